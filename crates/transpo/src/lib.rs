@@ -1,1 +1,53 @@
-pub fn x(){}
+//! # transpo: a transposition table for game-tree search
+//!
+//! A transposition table caches what an alpha-beta search learned about a position (score,
+//! whether it is exact or a bound, the depth searched, the best move) under the position's
+//! 64-bit hash key, so that a position reached again by another move order is not searched
+//! twice. This crate is the table and nothing else: it knows no game. A game turns positions
+//! into keys; a search probes and stores.
+//!
+//! One design serves three kinds of user:
+//! - **engines** with many search threads: [`ChessEntry`] (16 bytes, full-key lockless XOR
+//!   verification) or [`CompactEntry`] (8 bytes, 16-bit key check), in cache-line buckets,
+//!   shared through `&Table` with relaxed atomics and no locks;
+//! - **solvers** that want as many entries per MiB as possible: [`SolverEntry`] (4 bytes);
+//! - **labs** that compare replacement schemes: exact entry counts, one- or two-level
+//!   buckets, full keys and subtree sizes in [`ResearchEntry`], and [`Stats`] counters.
+//!
+//! The layers, from the bottom: [`cell`] (atomic words), the raw memory (allocation,
+//! alignment, huge pages; private), [`entry`] (packing), [`scheme`] (replacement policy,
+//! plain functions), [`Table`] (probe, store, new search, clear, resize, hashfull, prefetch),
+//! persistence ([`Table::save`], [`Table::load`]) and [`score`] (mate scores in the table).
+//!
+//! ```
+//! use transpo::{Bound, Config, ResearchEntry, Scheme, Size, Table};
+//!
+//! // The paper's TWOBIG1 on exactly 8K entries, with time stamping and counters.
+//! let config = Config { scheme: Scheme::TwoBig1, stamping: true, counting: true, ..Config::default() };
+//! let table = Table::<ResearchEntry>::new(Size::Entries(8192), config)?;
+//! assert_eq!((table.capacity(), table.ways()), (8192, 2));
+//! let entry = ResearchEntry { mv: 0, score: -12, depth: 3, bound: Bound::Upper, nodes: 517 };
+//! table.store(0xdead_beef_f00d_cafe, entry);
+//! assert_eq!(table.probe(0xdead_beef_f00d_cafe), Some(entry));
+//! assert_eq!(table.stats().hits, 1);
+//! # Ok::<(), transpo::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod cell;
+pub mod entry;
+mod error;
+mod persist;
+mod raw;
+pub mod scheme;
+pub mod score;
+mod stats;
+mod table;
+
+pub use entry::{Bound, ChessEntry, CompactEntry, Depth, Entry, ResearchEntry, SolverEntry};
+pub use error::Error;
+pub use persist::FORMAT_VERSION;
+pub use scheme::Scheme;
+pub use stats::Stats;
+pub use table::{Config, MAX_WAYS, Size, Stored, Table};

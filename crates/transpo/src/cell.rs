@@ -1,0 +1,185 @@
+//! Cells: the atomic words one entry lives in.
+//!
+//! A table is an array of cells shared by every search thread through `&self`, so a cell is
+//! always made of atomics and every access is a relaxed load or store. Three shapes cover
+//! the users we know: a 32-bit word (a solver's partial key and one byte), a 64-bit word (a
+//! compact chess entry with a 16-bit key check), and a run of 64-bit words verified with
+//! Hyatt's lockless XOR (a full 64-bit key and 64 or 128 bits of payload).
+//!
+//! A single-word cell cannot tear: the key check and the payload are written by one store.
+//! A multi-word cell can, when two threads write it at once; [`XorCell`] stores the key
+//! XOR-ed with every data word, so a reader that sees words from two different writes
+//! computes a key that is not the one it asked for, and the torn cell reads as a miss.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The atomic storage for one packed entry.
+///
+/// The trait is sealed: the raw memory layer relies on every cell being valid when all its
+/// bytes are zero (it allocates zeroed memory and hands it out as cells), and on its bits
+/// [`Cell::EMPTY`] reading back as an empty slot.
+pub trait Cell: sealed::Sealed + Send + Sync + 'static {
+    /// The plain value a cell holds, as the entry codec sees it.
+    type Bits: Copy + Eq + std::fmt::Debug + Send + Sync + 'static;
+    /// The value of a cell whose bytes are all zero: an empty slot.
+    const EMPTY: Self::Bits;
+    /// Size of the cell in bytes, as stored in memory and in a saved table.
+    const BYTES: usize;
+    /// Reads the cell (relaxed).
+    fn load(&self) -> Self::Bits;
+    /// Writes the cell (relaxed).
+    fn store(&self, bits: Self::Bits);
+    /// Serialises `bits` little-endian into `out`, which is [`Cell::BYTES`] long.
+    fn write_le(bits: Self::Bits, out: &mut [u8]);
+    /// Reads bits back from [`Cell::BYTES`] little-endian bytes.
+    fn read_le(bytes: &[u8]) -> Self::Bits;
+}
+
+impl sealed::Sealed for AtomicU32 {}
+impl Cell for AtomicU32 {
+    type Bits = u32;
+    const EMPTY: u32 = 0;
+    const BYTES: usize = 4;
+    #[inline]
+    fn load(&self) -> u32 {
+        AtomicU32::load(self, Relaxed)
+    }
+    #[inline]
+    fn store(&self, bits: u32) {
+        AtomicU32::store(self, bits, Relaxed)
+    }
+    fn write_le(bits: u32, out: &mut [u8]) {
+        out.copy_from_slice(&bits.to_le_bytes());
+    }
+    fn read_le(bytes: &[u8]) -> u32 {
+        let mut word = [0; 4];
+        word.copy_from_slice(bytes);
+        u32::from_le_bytes(word)
+    }
+}
+
+impl sealed::Sealed for AtomicU64 {}
+impl Cell for AtomicU64 {
+    type Bits = u64;
+    const EMPTY: u64 = 0;
+    const BYTES: usize = 8;
+    #[inline]
+    fn load(&self) -> u64 {
+        AtomicU64::load(self, Relaxed)
+    }
+    #[inline]
+    fn store(&self, bits: u64) {
+        AtomicU64::store(self, bits, Relaxed)
+    }
+    fn write_le(bits: u64, out: &mut [u8]) {
+        out.copy_from_slice(&bits.to_le_bytes());
+    }
+    fn read_le(bytes: &[u8]) -> u64 {
+        let mut word = [0; 8];
+        word.copy_from_slice(bytes);
+        u64::from_le_bytes(word)
+    }
+}
+
+/// `N` 64-bit words with lockless XOR verification (Hyatt & Mann 2002).
+///
+/// Logically the cell holds `[key, data1, …, dataN-1]`. In memory the first word is
+/// `key ^ data1 ^ … ^ dataN-1`; [`Cell::load`] undoes the XOR. A load that races with a store
+/// and sees words from two writes therefore returns a first word that is almost surely not
+/// any key, and the entry codec rejects it as a miss. Cost: `N - 1` XORs per load and store.
+#[repr(C)]
+pub struct XorCell<const N: usize>([AtomicU64; N]);
+
+impl<const N: usize> sealed::Sealed for XorCell<N> {}
+impl<const N: usize> Cell for XorCell<N> {
+    type Bits = [u64; N];
+    const EMPTY: [u64; N] = [0; N];
+    const BYTES: usize = 8 * N;
+    #[inline]
+    fn load(&self) -> [u64; N] {
+        let mut bits = [0; N];
+        let mut check = 0;
+        for (bit, word) in bits.iter_mut().zip(&self.0) {
+            *bit = word.load(Relaxed);
+            check ^= *bit;
+        }
+        // `check` is now key ^ (data XOR-ed twice) = key, if the words belong together.
+        if let Some(first) = bits.first_mut() {
+            *first = check;
+        }
+        bits
+    }
+    #[inline]
+    fn store(&self, bits: [u64; N]) {
+        let check = bits.iter().fold(0, |acc, w| acc ^ w);
+        for (i, (bit, word)) in bits.iter().zip(&self.0).enumerate() {
+            // The first word stores key ^ data; `check` is key ^ data already.
+            word.store(if i == 0 { check } else { *bit }, Relaxed);
+        }
+    }
+    fn write_le(bits: [u64; N], out: &mut [u8]) {
+        for (bit, chunk) in bits.iter().zip(out.chunks_exact_mut(8)) {
+            chunk.copy_from_slice(&bit.to_le_bytes());
+        }
+    }
+    fn read_le(bytes: &[u8]) -> [u64; N] {
+        let mut bits = [0; N];
+        for (bit, chunk) in bits.iter_mut().zip(bytes.chunks_exact(8)) {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            *bit = u64::from_le_bytes(word);
+        }
+        bits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zeroed<C: Cell>() -> C {
+        // SAFETY: every `Cell` is made of atomics, for which all-zero bytes are valid; this is
+        // the invariant the raw memory layer relies on, exercised here.
+        unsafe { std::mem::zeroed() }
+    }
+
+    #[test]
+    fn zeroed_cells_read_empty() {
+        assert_eq!(Cell::load(&zeroed::<AtomicU32>()), AtomicU32::EMPTY);
+        assert_eq!(Cell::load(&zeroed::<AtomicU64>()), AtomicU64::EMPTY);
+        assert_eq!(zeroed::<XorCell<3>>().load(), XorCell::<3>::EMPTY);
+    }
+
+    #[test]
+    fn xor_cell_round_trips_and_hides_key_in_memory() {
+        let cell: XorCell<3> = zeroed();
+        let bits = [0x0123_4567_89ab_cdef, 0xdead_beef, u64::MAX];
+        cell.store(bits);
+        assert_eq!(cell.load(), bits);
+        assert_eq!(cell.0[0].load(Relaxed), bits[0] ^ bits[1] ^ bits[2]);
+    }
+
+    #[test]
+    fn xor_cell_torn_write_changes_the_key() {
+        let cell: XorCell<2> = zeroed();
+        cell.store([7, 100]);
+        // Simulate a tear: the data word of another write lands without its key word.
+        cell.0[1].store(200, Relaxed);
+        assert_ne!(cell.load()[0], 7);
+    }
+
+    #[test]
+    fn little_endian_round_trip() {
+        let mut buf = [0u8; 24];
+        XorCell::<3>::write_le([1, 2, 3], &mut buf);
+        assert_eq!(XorCell::<3>::read_le(&buf), [1, 2, 3]);
+        let mut buf = [0u8; 4];
+        AtomicU32::write_le(0xa1b2c3d4, &mut buf);
+        assert_eq!(buf, [0xd4, 0xc3, 0xb2, 0xa1]);
+        assert_eq!(AtomicU32::read_le(&buf), 0xa1b2c3d4);
+    }
+}

@@ -1,0 +1,144 @@
+//! Entries: what one slot of the table remembers, and how it is packed into a [`Cell`].
+//!
+//! The table knows nothing about games. It asks an entry type four things: which cell it
+//! lives in, how to pack and unpack it with the key's verification bits and the generation,
+//! whether packed bits belong to a given key, and the three facts replacement schemes weigh
+//! (depth, bound, subtree size). Four layouts ship with the crate:
+//!
+//! | type | cell | per 64-byte line | key check | payload |
+//! |---|---|---|---|---|
+//! | [`ChessEntry`] | 2 × u64, XOR-verified | 4 | full 64 bits | move, score, eval, depth, bound, generation |
+//! | [`CompactEntry`] | u64 | 8 | 16 low bits | move, score, depth, bound, generation |
+//! | [`ResearchEntry`] | 3 × u64, XOR-verified | 2 (48 bytes) | full 64 bits | move, score, depth, bound, generation, subtree nodes |
+//! | [`SolverEntry`] | u32 | 16 | 24 low bits | one non-zero byte |
+//!
+//! The index takes the *high* bits of the key (see [`crate::Table`]), so partial key checks
+//! take the *low* bits, which the index barely uses.
+
+mod chess;
+mod compact;
+mod research;
+mod search_word;
+mod solver;
+
+pub use chess::ChessEntry;
+pub use compact::CompactEntry;
+pub use research::ResearchEntry;
+pub use solver::SolverEntry;
+
+use crate::cell::Cell;
+
+/// Search depth as stored in the table, in plies (or any unit the game uses).
+pub type Depth = u8;
+
+/// The low bits of the table's generation counter that an entry keeps.
+pub type Generation = u8;
+
+/// What a stored score says about the true value of the position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// The score is exact (a PV node: alpha < score < beta).
+    Exact,
+    /// The true value is at least the score (a cut node: score ≥ beta).
+    Lower,
+    /// The true value is at most the score (an all node: score ≤ alpha).
+    Upper,
+}
+
+impl Bound {
+    /// Two-bit code; 0 is kept free to mark an empty slot.
+    pub(crate) const fn code(self) -> u64 {
+        match self {
+            Bound::Exact => 3,
+            Bound::Lower => 2,
+            Bound::Upper => 1,
+        }
+    }
+
+    /// Inverse of [`Bound::code`]; `None` for 0, the empty slot.
+    pub(crate) const fn from_code(code: u64) -> Option<Bound> {
+        match code & 3 {
+            3 => Some(Bound::Exact),
+            2 => Some(Bound::Lower),
+            1 => Some(Bound::Upper),
+            _ => None,
+        }
+    }
+
+    /// How much an engine author usually values the bound: exact over lower over upper.
+    pub const fn priority(self) -> u8 {
+        match self {
+            Bound::Exact => 2,
+            Bound::Lower => 1,
+            Bound::Upper => 0,
+        }
+    }
+}
+
+/// The packed bits of an entry type's cell.
+pub type Bits<E> = <<E as Entry>::Cell as Cell>::Bits;
+
+/// A value the table can store: a packing of game knowledge into one [`Cell`].
+///
+/// Implement it to give the table your own layout; the shipped ones are good templates.
+/// Packing must be exact: `unpack(pack(e, key, g)) == Some((e, g))` and
+/// `verifies(pack(e, key, g), key)` for every entry, key and generation below
+/// `1 << GENERATION_BITS`; and the empty cell, [`Cell::EMPTY`], must unpack to `None`.
+pub trait Entry: Copy + PartialEq + std::fmt::Debug + Send + Sync + 'static {
+    /// The atomic cell this entry is packed into.
+    type Cell: Cell;
+    /// Bits of the generation the entry keeps (0 to 8). Ages are computed modulo
+    /// `1 << GENERATION_BITS`, so an entry this many searches old looks new again.
+    const GENERATION_BITS: u32;
+    /// A name for the layout, written into saved tables so that a file is only loaded into a
+    /// table of the same layout. Change it when the packing changes.
+    const LAYOUT: &'static str;
+
+    /// Packs the entry with `key`'s verification bits and the (masked) generation.
+    fn pack(&self, key: u64, generation: Generation) -> Bits<Self>;
+    /// Unpacks a slot: the entry and its generation, or `None` for an empty slot.
+    fn unpack(bits: Bits<Self>) -> Option<(Self, Generation)>;
+    /// Whether the slot's verification bits are those of `key`.
+    fn verifies(bits: Bits<Self>, key: u64) -> bool;
+    /// Depth of the search that produced the entry (for DEEP-like schemes).
+    fn depth(&self) -> Depth;
+    /// Bound of the stored score (for the priority scheme).
+    fn bound(&self) -> Bound;
+    /// Nodes in the subtree that produced the entry (for BIG-like schemes); 0 if not kept.
+    fn nodes(&self) -> u64 {
+        0
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Checks the packing contract for one entry against keys and generations at extremes.
+    pub(crate) fn assert_round_trips<E: Entry>(entry: E) {
+        let max_gen = ((1u32 << E::GENERATION_BITS) - 1) as Generation;
+        for key in [0, 1, 0xffff, 0x1234_5678_9abc_def0, u64::MAX] {
+            for generation in [0, max_gen / 2, max_gen] {
+                let bits = entry.pack(key, generation);
+                assert_eq!(
+                    E::unpack(bits),
+                    Some((entry, generation)),
+                    "{entry:?} {key:x}"
+                );
+                assert!(E::verifies(bits, key), "{entry:?} key {key:x}");
+                assert!(!E::verifies(bits, key ^ 1), "{entry:?} key {key:x}");
+            }
+        }
+        assert_eq!(E::unpack(<E::Cell as Cell>::EMPTY), None);
+    }
+
+    #[test]
+    fn bound_codes_round_trip_and_zero_is_empty() {
+        for bound in [Bound::Exact, Bound::Lower, Bound::Upper] {
+            assert_eq!(Bound::from_code(bound.code()), Some(bound));
+        }
+        assert_eq!(Bound::from_code(0), None);
+        assert!(Bound::Exact.priority() > Bound::Lower.priority());
+        assert!(Bound::Lower.priority() > Bound::Upper.priority());
+    }
+}

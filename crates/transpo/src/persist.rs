@@ -1,0 +1,289 @@
+//! Saving a table to a file and loading it back.
+//!
+//! File format, all integers little-endian:
+//!
+//! ```text
+//! magic        8 bytes   b"TRANSPO\0"
+//! version      u32       FORMAT_VERSION
+//! layout len   u32       ≤ 256
+//! layout       bytes     Entry::LAYOUT, UTF-8
+//! cell bytes   u32
+//! ways         u32
+//! buckets      u64
+//! generation   u32
+//! cells        buckets × ways × cell bytes, each cell as its logical words
+//! checksum     u64       over every byte above
+//! ```
+//!
+//! Loading reads into fresh memory and swaps it in only when everything checked out, so a
+//! truncated, corrupted or mismatched file leaves the table as it was.
+
+use crate::{Error, Table, cell::Cell, entry::Entry, raw::RawCells};
+use std::{
+    fs::File,
+    io::{BufReader, BufWriter, ErrorKind, Read, Write},
+    path::Path,
+};
+
+const MAGIC: &[u8; 8] = b"TRANSPO\0";
+/// Version of the file format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Cells per I/O chunk.
+const CHUNK_CELLS: usize = 1 << 16;
+
+impl<E: Entry> Table<E> {
+    /// Writes the table to `out`. Concurrent stores during a save are allowed; the file then
+    /// holds each cell as it was at some moment during the save.
+    pub fn save(&self, out: impl Write) -> Result<(), Error> {
+        let mut out = ChecksumWriter::new(BufWriter::with_capacity(1 << 20, out));
+        out.write_all(MAGIC)?;
+        out.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        out.write_all(&(E::LAYOUT.len() as u32).to_le_bytes())?;
+        out.write_all(E::LAYOUT.as_bytes())?;
+        out.write_all(&(<E::Cell as Cell>::BYTES as u32).to_le_bytes())?;
+        out.write_all(&(self.ways() as u32).to_le_bytes())?;
+        out.write_all(&(self.buckets() as u64).to_le_bytes())?;
+        out.write_all(&self.generation().to_le_bytes())?;
+        let size = <E::Cell as Cell>::BYTES;
+        let mut buf = vec![0; CHUNK_CELLS * size];
+        for cells in self.cells().chunks(CHUNK_CELLS) {
+            for (cell, bytes) in cells.iter().zip(buf.chunks_exact_mut(size)) {
+                <E::Cell as Cell>::write_le(cell.load(), bytes);
+            }
+            out.write_all(&buf[..cells.len() * size])?;
+        }
+        let (mut inner, checksum) = out.finish();
+        inner.write_all(&checksum.to_le_bytes())?;
+        inner.flush()?;
+        Ok(())
+    }
+
+    /// Saves to `path` through a temporary file renamed into place, so an interrupted save
+    /// never leaves a half-written file under that name.
+    pub fn save_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let path = path.as_ref();
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let file = File::create(&tmp)?;
+        let saved = self.save(&file).and_then(|()| Ok(file.sync_all()?));
+        if let Err(e) = saved {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    }
+
+    /// Replaces the table's contents by a saved table of the same layout and size. On any
+    /// error the table is left untouched.
+    pub fn load(&mut self, input: impl Read) -> Result<(), Error> {
+        let mut input = ChecksumReader::new(BufReader::with_capacity(1 << 20, input));
+        let magic: [u8; 8] = input.array("magic")?;
+        if &magic != MAGIC {
+            return Err(Error::Corrupt(
+                "not a transpo table file (bad magic)".into(),
+            ));
+        }
+        let version = u32::from_le_bytes(input.array("version")?);
+        if version != FORMAT_VERSION {
+            return Err(Error::Mismatch(format!(
+                "format version {version}, this build reads version {FORMAT_VERSION}"
+            )));
+        }
+        let layout_len = u32::from_le_bytes(input.array("layout length")?) as usize;
+        if layout_len > 256 {
+            return Err(Error::Corrupt(format!("layout name of {layout_len} bytes")));
+        }
+        let mut layout = vec![0; layout_len];
+        input.exact(&mut layout, "layout")?;
+        if layout != E::LAYOUT.as_bytes() {
+            return Err(Error::Mismatch(format!(
+                "entry layout {:?}, this table holds {:?}",
+                String::from_utf8_lossy(&layout),
+                E::LAYOUT
+            )));
+        }
+        let cell_bytes = u32::from_le_bytes(input.array("cell size")?) as usize;
+        let ways = u32::from_le_bytes(input.array("ways")?) as usize;
+        let buckets = u64::from_le_bytes(input.array("bucket count")?);
+        let generation = u32::from_le_bytes(input.array("generation")?);
+        if cell_bytes != <E::Cell as Cell>::BYTES
+            || ways != self.ways()
+            || buckets != self.buckets() as u64
+        {
+            return Err(Error::Mismatch(format!(
+                "the file holds {buckets} buckets of {ways} × {cell_bytes}-byte entries, this \
+                 table {} buckets of {} × {}; resize the table to the file's size first",
+                self.buckets(),
+                self.ways(),
+                <E::Cell as Cell>::BYTES
+            )));
+        }
+        let cells = RawCells::<E::Cell>::zeroed(self.capacity())?;
+        let mut buf = vec![0; CHUNK_CELLS * cell_bytes];
+        for chunk in cells.cells().chunks(CHUNK_CELLS) {
+            let bytes = &mut buf[..chunk.len() * cell_bytes];
+            input.exact(bytes, "entries")?;
+            for (cell, bytes) in chunk.iter().zip(bytes.chunks_exact(cell_bytes)) {
+                cell.store(<E::Cell as Cell>::read_le(bytes));
+            }
+        }
+        let (mut inner, computed) = input.finish();
+        let mut stored = [0; 8];
+        read_exact_or_truncated(&mut inner, &mut stored, "checksum")?;
+        if u64::from_le_bytes(stored) != computed {
+            return Err(Error::Corrupt("checksum mismatch".into()));
+        }
+        if inner.read(&mut [0])? != 0 {
+            return Err(Error::Corrupt("data after the checksum".into()));
+        }
+        self.adopt(cells, generation);
+        Ok(())
+    }
+
+    /// Loads the table saved in `path` (see [`Table::load`]).
+    pub fn load_file(&mut self, path: impl AsRef<Path>) -> Result<(), Error> {
+        self.load(File::open(path)?)
+    }
+}
+
+fn read_exact_or_truncated(input: &mut impl Read, buf: &mut [u8], what: &str) -> Result<(), Error> {
+    input.read_exact(buf).map_err(|e| match e.kind() {
+        ErrorKind::UnexpectedEof => {
+            Error::Corrupt(format!("truncated file: it ends in the {what}"))
+        }
+        _ => Error::Io(e),
+    })
+}
+
+/// A 64-bit checksum over a byte stream: each 8-byte word goes through a bijective mix, so
+/// any single changed word (hence any flipped bit) changes the result.
+#[derive(Default)]
+struct Checksum {
+    state: u64,
+    tail: Vec<u8>,
+    length: u64,
+}
+
+impl Checksum {
+    fn mix(&mut self, word: u64) {
+        self.state = (self.state ^ word)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
+    }
+
+    fn update(&mut self, mut bytes: &[u8]) {
+        self.length += bytes.len() as u64;
+        if !self.tail.is_empty() {
+            let take = (8 - self.tail.len()).min(bytes.len());
+            self.tail.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.tail.len() == 8 {
+                let word = u64::from_le_bytes(std::array::from_fn(|i| self.tail[i]));
+                self.mix(word);
+                self.tail.clear();
+            }
+        }
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.mix(u64::from_le_bytes(std::array::from_fn(|i| word[i])));
+        }
+        self.tail.extend_from_slice(words.remainder());
+    }
+
+    fn finish(mut self) -> u64 {
+        let mut last = [0; 8];
+        last[..self.tail.len()].copy_from_slice(&self.tail);
+        self.mix(u64::from_le_bytes(last));
+        let length = self.length;
+        self.mix(length);
+        self.state
+    }
+}
+
+struct ChecksumWriter<W> {
+    inner: W,
+    sum: Checksum,
+}
+
+impl<W: Write> ChecksumWriter<W> {
+    fn new(inner: W) -> Self {
+        Self {
+            inner,
+            sum: Checksum::default(),
+        }
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.sum.update(bytes);
+        self.inner.write_all(bytes)
+    }
+
+    fn finish(self) -> (W, u64) {
+        (self.inner, self.sum.finish())
+    }
+}
+
+struct ChecksumReader<R> {
+    inner: R,
+    sum: Checksum,
+}
+
+impl<R: Read> ChecksumReader<R> {
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            sum: Checksum::default(),
+        }
+    }
+
+    fn exact(&mut self, buf: &mut [u8], what: &str) -> Result<(), Error> {
+        read_exact_or_truncated(&mut self.inner, buf, what)?;
+        self.sum.update(buf);
+        Ok(())
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], Error> {
+        let mut buf = [0; N];
+        self.exact(&mut buf, what)?;
+        Ok(buf)
+    }
+
+    fn finish(self) -> (R, u64) {
+        (self.inner, self.sum.finish())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksum_does_not_depend_on_chunking() {
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
+        let mut whole = Checksum::default();
+        whole.update(&data);
+        let mut pieces = Checksum::default();
+        for piece in data.chunks(13) {
+            pieces.update(piece);
+        }
+        assert_eq!(whole.finish(), pieces.finish());
+    }
+
+    #[test]
+    fn checksum_sees_every_bit_and_the_length() {
+        let data = vec![0u8; 64];
+        let sum = |d: &[u8]| {
+            let mut c = Checksum::default();
+            c.update(d);
+            c.finish()
+        };
+        let base = sum(&data);
+        for bit in 0..data.len() * 8 {
+            let mut flipped = data.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            assert_ne!(sum(&flipped), base, "bit {bit}");
+        }
+        assert_ne!(sum(&data[..63]), base);
+    }
+}

@@ -1,0 +1,479 @@
+//! Replacement schemes: which slot of a bucket a new entry takes, if any.
+//!
+//! This is the policy layer, plain safe code with no memory or atomics in sight: the table
+//! describes each slot of the bucket as a [`Slot`], describes the newcomer as a
+//! [`Candidate`], and [`Scheme::place`] answers with a [`Placement`]. Every scheme is a short
+//! function that can be read beside its definition in Breuker, Uiterwijk & van den Herik,
+//! "Replacement Schemes for Transposition Tables" (ICCA Journal 17(4), 1994).
+//!
+//! Rules common to all schemes, applied before the scheme's own rule:
+//! 1. a slot that already holds the same position is updated in place (a re-search knows
+//!    more), except that a two-level scheme may promote it to the first slot;
+//! 2. an empty slot is used before anything is overwritten; with *time stamping* on, a
+//!    slot written in an earlier search counts as empty (the paper's rule: "an old entry is
+//!    overwritten unconditionally on a collision but still used for lookups").
+
+use crate::entry::{Bound, Depth};
+use std::fmt;
+
+/// A replacement scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// One-level: keep the entry with the deeper subtree (the newcomer wins ties).
+    Deep,
+    /// One-level: always replace.
+    New,
+    /// One-level: never replace.
+    Old,
+    /// One-level: keep the entry with more subtree nodes, counting a position taken from the
+    /// table as one node (the newcomer wins ties).
+    Big1,
+    /// One-level: as [`Scheme::Big1`], but a position taken from the table counts as the
+    /// node count stored with it.
+    BigAll,
+    /// Two-level: if the newcomer is at least as deep as the first slot, it goes first and
+    /// the first moves to the second slot; otherwise it goes second.
+    TwoDeep,
+    /// Two-level: [`Scheme::TwoDeep`] with BIG1 node counts instead of depth.
+    TwoBig1,
+    /// Any number of ways: the victim is the slot with the lowest `depth − k·age`, always
+    /// replaced (Stockfish uses `k = 8`, Ethereal `k = 4`).
+    DepthAge {
+        /// Weight of one generation of age, in plies.
+        k: u8,
+    },
+    /// Any number of ways: an entry of an earlier search is always replaceable; among the
+    /// rest, exact beats lower beats upper, and the deeper wins between equal bounds. The
+    /// newcomer replaces the least valuable slot unless that slot is worth more than it.
+    Priority,
+}
+
+impl Scheme {
+    /// The seven schemes of Breuker et al. (1994), in the paper's order.
+    pub const PAPER: [Scheme; 7] = [
+        Scheme::Deep,
+        Scheme::New,
+        Scheme::Old,
+        Scheme::Big1,
+        Scheme::BigAll,
+        Scheme::TwoDeep,
+        Scheme::TwoBig1,
+    ];
+
+    /// The number of ways a bucket must have for this scheme, or `None` if any number works.
+    pub const fn required_ways(self) -> Option<usize> {
+        match self {
+            Scheme::Deep | Scheme::New | Scheme::Old | Scheme::Big1 | Scheme::BigAll => Some(1),
+            Scheme::TwoDeep | Scheme::TwoBig1 => Some(2),
+            Scheme::DepthAge { .. } | Scheme::Priority => None,
+        }
+    }
+
+    /// How many nodes a search should count for a position whose score came from the table,
+    /// when it adds up subtree sizes for the BIG schemes: BIGALL counts what the entry stored,
+    /// every other scheme counts the one node that was looked up.
+    pub const fn nodes_for_hit(self, stored_nodes: u64) -> u64 {
+        match self {
+            Scheme::BigAll => stored_nodes,
+            _ => 1,
+        }
+    }
+
+    /// Where a newcomer goes in a bucket described by `slots`.
+    ///
+    /// `stamping`: whether slots from an earlier search count as empty (the paper's time
+    /// stamping). `slots` must be non-empty and as long as [`Scheme::required_ways`] says.
+    pub fn place(self, slots: &[Slot], new: &Candidate, stamping: bool) -> Placement {
+        let free = |s: &Slot| !s.occupied || (stamping && s.age > 0);
+        if self.required_ways() == Some(2) {
+            return self.place_two_level(slots, new, free);
+        }
+        if let Some(i) = slots.iter().position(|s| s.occupied && s.same_key) {
+            return Placement::Replace(i);
+        }
+        if let Some(i) = slots.iter().position(free) {
+            return Placement::Replace(i);
+        }
+        // Every slot holds another current position: the scheme's own rule.
+        let first = &slots[0];
+        let keep_if = |keep: bool| {
+            if keep {
+                Placement::Refuse
+            } else {
+                Placement::Replace(0)
+            }
+        };
+        match self {
+            Scheme::Deep => keep_if(new.depth < first.depth),
+            Scheme::New => Placement::Replace(0),
+            Scheme::Old => Placement::Refuse,
+            Scheme::Big1 | Scheme::BigAll => keep_if(new.nodes < first.nodes),
+            Scheme::DepthAge { k } => {
+                let worth = |s: &Slot| i32::from(s.depth) - i32::from(k) * i32::from(s.age);
+                Placement::Replace(index_of_min(slots, worth))
+            }
+            Scheme::Priority => {
+                let worth = |s: &Slot| (s.age == 0, s.bound.priority(), s.depth);
+                let victim = index_of_min(slots, worth);
+                let newcomer = (true, new.bound.priority(), new.depth);
+                if worth(&slots[victim]) > newcomer {
+                    Placement::Refuse
+                } else {
+                    Placement::Replace(victim)
+                }
+            }
+            // Cannot happen: two-level schemes returned at the top of this function.
+            Scheme::TwoDeep | Scheme::TwoBig1 => unreachable!("two-level schemes return above"),
+        }
+    }
+
+    /// TWODEEP and TWOBIG1.
+    fn place_two_level(
+        self,
+        slots: &[Slot],
+        new: &Candidate,
+        free: impl Fn(&Slot) -> bool,
+    ) -> Placement {
+        // When the second slot holds the same position, both outcomes below drop that copy.
+        let first = &slots[0];
+        if first.occupied && first.same_key {
+            return Placement::Replace(0);
+        }
+        if free(first) {
+            return Placement::Replace(0);
+        }
+        let goes_first = match self {
+            Scheme::TwoBig1 => new.nodes >= first.nodes,
+            _ => new.depth >= first.depth,
+        };
+        if goes_first {
+            Placement::PushFront
+        } else {
+            Placement::Replace(1)
+        }
+    }
+}
+
+/// Index of the first slot with the smallest `worth`.
+fn index_of_min<T: Ord>(slots: &[Slot], worth: impl Fn(&Slot) -> T) -> usize {
+    let mut best = 0;
+    for (i, slot) in slots.iter().enumerate().skip(1) {
+        if worth(slot) < worth(&slots[best]) {
+            best = i;
+        }
+    }
+    best
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scheme::Deep => f.write_str("deep"),
+            Scheme::New => f.write_str("new"),
+            Scheme::Old => f.write_str("old"),
+            Scheme::Big1 => f.write_str("big1"),
+            Scheme::BigAll => f.write_str("bigall"),
+            Scheme::TwoDeep => f.write_str("twodeep"),
+            Scheme::TwoBig1 => f.write_str("twobig1"),
+            Scheme::DepthAge { k } => write!(f, "depth-age-{k}"),
+            Scheme::Priority => f.write_str("priority"),
+        }
+    }
+}
+
+/// The error of parsing a scheme name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownScheme(pub String);
+
+impl fmt::Display for UnknownScheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown replacement scheme {:?} (expected deep, new, old, big1, bigall, twodeep, \
+             twobig1, priority, depth-age or depth-age-K)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownScheme {}
+
+impl std::str::FromStr for Scheme {
+    type Err = UnknownScheme;
+
+    /// Parses the names [`Scheme`]'s `Display` prints, case-insensitively; `depth-age` alone
+    /// means `k = 8`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let name = s.trim().to_ascii_lowercase();
+        Ok(match name.as_str() {
+            "deep" => Scheme::Deep,
+            "new" => Scheme::New,
+            "old" => Scheme::Old,
+            "big1" => Scheme::Big1,
+            "bigall" => Scheme::BigAll,
+            "twodeep" => Scheme::TwoDeep,
+            "twobig1" => Scheme::TwoBig1,
+            "priority" => Scheme::Priority,
+            "depth-age" => Scheme::DepthAge { k: 8 },
+            other => match other.strip_prefix("depth-age-").map(str::parse) {
+                Some(Ok(k)) => Scheme::DepthAge { k },
+                _ => return Err(UnknownScheme(s.to_string())),
+            },
+        })
+    }
+}
+
+/// What a scheme sees of one slot of the bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Whether the slot holds an entry.
+    pub occupied: bool,
+    /// Whether that entry is for the position being stored.
+    pub same_key: bool,
+    /// The entry's depth.
+    pub depth: Depth,
+    /// The entry's subtree node count.
+    pub nodes: u64,
+    /// The entry's bound.
+    pub bound: Bound,
+    /// Searches since the entry was written (modulo the entry's generation bits).
+    pub age: u8,
+}
+
+impl Slot {
+    /// An empty slot.
+    pub const EMPTY: Slot = Slot {
+        occupied: false,
+        same_key: false,
+        depth: 0,
+        nodes: 0,
+        bound: Bound::Upper,
+        age: 0,
+    };
+}
+
+/// What a scheme sees of the entry being stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// Its depth.
+    pub depth: Depth,
+    /// Its subtree node count.
+    pub nodes: u64,
+    /// Its bound.
+    pub bound: Bound,
+}
+
+/// A scheme's decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Keep the bucket as it is; the newcomer is not stored.
+    Refuse,
+    /// Write the newcomer into slot `i`.
+    Replace(usize),
+    /// Move the first slot's entry to the second slot, then write the newcomer first.
+    PushFront,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slot(depth: Depth, nodes: u64) -> Slot {
+        Slot {
+            occupied: true,
+            same_key: false,
+            depth,
+            nodes,
+            bound: Bound::Exact,
+            age: 0,
+        }
+    }
+
+    fn new(depth: Depth, nodes: u64) -> Candidate {
+        Candidate {
+            depth,
+            nodes,
+            bound: Bound::Exact,
+        }
+    }
+
+    #[test]
+    fn one_level_schemes_on_a_collision() {
+        let full = [slot(5, 100)];
+        let cases = [
+            (Scheme::Deep, new(4, 1000), Placement::Refuse),
+            (Scheme::Deep, new(5, 1), Placement::Replace(0)),
+            (Scheme::New, new(0, 0), Placement::Replace(0)),
+            (Scheme::Old, new(9, 9999), Placement::Refuse),
+            (Scheme::Big1, new(9, 99), Placement::Refuse),
+            (Scheme::Big1, new(0, 100), Placement::Replace(0)),
+            (Scheme::BigAll, new(0, 101), Placement::Replace(0)),
+        ];
+        for (scheme, candidate, expected) in cases {
+            assert_eq!(scheme.place(&full, &candidate, false), expected, "{scheme}");
+        }
+    }
+
+    #[test]
+    fn same_position_and_empty_slots_come_first() {
+        let same = [Slot {
+            same_key: true,
+            ..slot(9, 9)
+        }];
+        for scheme in [Scheme::Old, Scheme::Deep, Scheme::Big1] {
+            assert_eq!(
+                scheme.place(&same, &new(0, 0), false),
+                Placement::Replace(0)
+            );
+            assert_eq!(
+                scheme.place(&[Slot::EMPTY], &new(0, 0), false),
+                Placement::Replace(0)
+            );
+        }
+    }
+
+    #[test]
+    fn stamping_frees_old_entries_only_when_on() {
+        let old = [Slot {
+            age: 1,
+            ..slot(9, 9)
+        }];
+        assert_eq!(
+            Scheme::Old.place(&old, &new(1, 1), true),
+            Placement::Replace(0)
+        );
+        assert_eq!(
+            Scheme::Old.place(&old, &new(1, 1), false),
+            Placement::Refuse
+        );
+        let two = [
+            Slot {
+                age: 3,
+                ..slot(9, 9)
+            },
+            slot(9, 9),
+        ];
+        assert_eq!(
+            Scheme::TwoDeep.place(&two, &new(1, 1), true),
+            Placement::Replace(0)
+        );
+    }
+
+    #[test]
+    fn two_level_schemes() {
+        let bucket = [slot(5, 50), slot(7, 70)];
+        assert_eq!(
+            Scheme::TwoDeep.place(&bucket, &new(5, 0), false),
+            Placement::PushFront
+        );
+        assert_eq!(
+            Scheme::TwoDeep.place(&bucket, &new(4, 1000), false),
+            Placement::Replace(1)
+        );
+        assert_eq!(
+            Scheme::TwoBig1.place(&bucket, &new(0, 50), false),
+            Placement::PushFront
+        );
+        assert_eq!(
+            Scheme::TwoBig1.place(&bucket, &new(9, 49), false),
+            Placement::Replace(1)
+        );
+        let second_same = [
+            slot(5, 50),
+            Slot {
+                same_key: true,
+                ..slot(1, 1)
+            },
+        ];
+        assert_eq!(
+            Scheme::TwoDeep.place(&second_same, &new(2, 2), false),
+            Placement::Replace(1)
+        );
+        let empty_second = [slot(5, 50), Slot::EMPTY];
+        assert_eq!(
+            Scheme::TwoDeep.place(&empty_second, &new(2, 2), false),
+            Placement::Replace(1)
+        );
+    }
+
+    #[test]
+    fn depth_age_picks_lowest_depth_minus_k_age() {
+        let bucket = [
+            slot(10, 0),
+            Slot {
+                age: 1,
+                ..slot(12, 0)
+            },
+            slot(6, 0),
+            Slot {
+                age: 2,
+                ..slot(20, 0)
+            },
+        ];
+        // worths with k = 8: 10, 4, 6, 4 -> first minimum is slot 1
+        assert_eq!(
+            Scheme::DepthAge { k: 8 }.place(&bucket, &new(0, 0), false),
+            Placement::Replace(1)
+        );
+        // with k = 0: 10, 12, 6, 20 -> slot 2
+        assert_eq!(
+            Scheme::DepthAge { k: 0 }.place(&bucket, &new(0, 0), false),
+            Placement::Replace(2)
+        );
+    }
+
+    #[test]
+    fn priority_prefers_exact_then_depth_and_frees_old_entries() {
+        let upper = Slot {
+            bound: Bound::Upper,
+            ..slot(10, 0)
+        };
+        let bucket = [slot(3, 0), upper];
+        let lower_shallow = Candidate {
+            bound: Bound::Lower,
+            ..new(1, 0)
+        };
+        assert_eq!(
+            Scheme::Priority.place(&bucket, &lower_shallow, false),
+            Placement::Replace(1)
+        );
+        let upper_shallow = Candidate {
+            bound: Bound::Upper,
+            ..new(9, 0)
+        };
+        assert_eq!(
+            Scheme::Priority.place(&bucket, &upper_shallow, false),
+            Placement::Refuse
+        );
+        let stale = [
+            slot(3, 0),
+            Slot {
+                age: 1,
+                ..slot(50, 0)
+            },
+        ];
+        assert_eq!(
+            Scheme::Priority.place(&stale, &upper_shallow, false),
+            Placement::Replace(1)
+        );
+    }
+
+    #[test]
+    fn names_round_trip() {
+        let mut all = Scheme::PAPER.to_vec();
+        all.extend([Scheme::Priority, Scheme::DepthAge { k: 4 }]);
+        for scheme in all {
+            assert_eq!(scheme.to_string().parse::<Scheme>(), Ok(scheme));
+        }
+        assert_eq!("DEPTH-AGE".parse(), Ok(Scheme::DepthAge { k: 8 }));
+        assert!("twodep".parse::<Scheme>().is_err());
+        assert!("depth-age-999".parse::<Scheme>().is_err());
+    }
+
+    #[test]
+    fn only_bigall_counts_stored_nodes_for_a_hit() {
+        assert_eq!(Scheme::BigAll.nodes_for_hit(500), 500);
+        assert_eq!(Scheme::Big1.nodes_for_hit(500), 1);
+        assert_eq!(Scheme::TwoBig1.nodes_for_hit(500), 1);
+    }
+}

@@ -1,0 +1,640 @@
+//! The table: a few verbs over shared, bucketed, lockless memory.
+//!
+//! A key selects a bucket of `ways` consecutive cells by the high 64 bits of
+//! `key × bucket_count` (a 128-bit product), which maps keys evenly onto any bucket count,
+//! so a table can use every byte it is given rather than the largest power of two. Entries
+//! check the key's low bits, which the index barely uses. Buckets of `ways × cell size = 64`
+//! bytes fill exactly one cache line, so a probe costs one memory access.
+//!
+//! Every thread works through `&Table`: cells are atomics accessed with relaxed ordering,
+//! which compiles to plain loads and stores on x86-64 and ARM. Two threads storing into one
+//! bucket at once may lose one of the two entries, never mix them up (see [`crate::cell`]).
+
+use crate::{
+    Error,
+    cell::Cell,
+    entry::{Entry, Generation},
+    raw::{CACHE_LINE, RawCells},
+    scheme::{Candidate, Placement, Scheme, Slot},
+    stats::{Counters, Stats},
+};
+use std::{
+    marker::PhantomData,
+    sync::atomic::{AtomicU32, Ordering::Relaxed},
+};
+
+/// The most ways a bucket may have (sixteen 4-byte cells fill a cache line).
+pub const MAX_WAYS: usize = 16;
+
+/// How big a table is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// As many buckets as fit in this many MiB (at least 1).
+    Mib(u64),
+    /// Exactly this many entries (a multiple of the number of ways), as a lab needs.
+    Entries(u64),
+}
+
+/// How a table replaces entries and what it counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The replacement scheme.
+    pub scheme: Scheme,
+    /// Time stamping: entries from an earlier search (before the last
+    /// [`Table::new_search`]) count as empty slots when storing. They are still found by
+    /// [`Table::probe`].
+    pub stamping: bool,
+    /// Entries per bucket; `None` picks what the scheme requires, or else a full cache line.
+    pub ways: Option<usize>,
+    /// Whether to keep the [`Stats`] counters (a relaxed atomic add per operation).
+    pub counting: bool,
+}
+
+impl Default for Config {
+    /// Depth-and-age replacement with `k = 8`, full cache-line buckets, no counters.
+    fn default() -> Self {
+        Config {
+            scheme: Scheme::DepthAge { k: 8 },
+            stamping: false,
+            ways: None,
+            counting: false,
+        }
+    }
+}
+
+/// What a [`Table::store`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// The entry went into an empty slot.
+    Empty,
+    /// The entry replaced an older entry for the same position.
+    Updated,
+    /// The entry replaced an entry for a different position (a collision).
+    Overwrote,
+    /// The scheme kept what the bucket held; the entry was dropped.
+    Refused,
+}
+
+/// A transposition table of entries `E`, shared between threads through `&self`.
+///
+/// ```
+/// use transpo::{Bound, ChessEntry, Table};
+///
+/// let table = Table::<ChessEntry>::with_mib(16)?;
+/// let key = 0x463b_9618_1691_fc9c;
+/// table.prefetch(key);
+/// assert_eq!(table.probe(key), None);
+/// let entry = ChessEntry { mv: 796, score: 35, eval: 20, depth: 12, bound: Bound::Exact };
+/// table.store(key, entry);
+/// assert_eq!(table.probe(key), Some(entry));
+/// table.new_search();
+/// assert_eq!(table.hashfull(), 0); // the entry is from the previous search now
+/// # Ok::<(), transpo::Error>(())
+/// ```
+pub struct Table<E: Entry> {
+    cells: RawCells<E::Cell>,
+    buckets: usize,
+    ways: usize,
+    config: Config,
+    generation: AtomicU32,
+    counters: Counters,
+    _entry: PhantomData<E>,
+}
+
+impl<E: Entry> Table<E> {
+    /// A table of `mib` MiB with the default [`Config`].
+    pub fn with_mib(mib: u64) -> Result<Self, Error> {
+        Self::new(Size::Mib(mib), Config::default())
+    }
+
+    /// A table of the given size and configuration.
+    pub fn new(size: Size, config: Config) -> Result<Self, Error> {
+        let ways = Self::ways_for(&config)?;
+        let buckets = Self::buckets_for(size, ways)?;
+        let len = buckets
+            .checked_mul(ways)
+            .ok_or(Error::InvalidSize(format!("{size:?} overflows")))?;
+        Ok(Table {
+            cells: RawCells::zeroed(len)?,
+            buckets,
+            ways,
+            config,
+            generation: AtomicU32::new(0),
+            counters: Counters::default(),
+            _entry: PhantomData,
+        })
+    }
+
+    fn ways_for(config: &Config) -> Result<usize, Error> {
+        let natural = (CACHE_LINE / <E::Cell as Cell>::BYTES).clamp(1, MAX_WAYS);
+        let ways = config
+            .ways
+            .or(config.scheme.required_ways())
+            .unwrap_or(natural);
+        if !(1..=MAX_WAYS).contains(&ways) {
+            return Err(Error::Config(format!(
+                "ways must be 1 to {MAX_WAYS}, not {ways}"
+            )));
+        }
+        if let Some(required) = config.scheme.required_ways()
+            && required != ways
+        {
+            return Err(Error::Config(format!(
+                "scheme {} needs {required} way(s) per bucket, not {ways}",
+                config.scheme
+            )));
+        }
+        Ok(ways)
+    }
+
+    fn buckets_for(size: Size, ways: usize) -> Result<usize, Error> {
+        let bucket_bytes = (ways * <E::Cell as Cell>::BYTES) as u64;
+        let buckets = match size {
+            Size::Mib(0) => {
+                return Err(Error::InvalidSize("a table needs at least 1 MiB".into()));
+            }
+            Size::Mib(mib) => mib
+                .checked_mul(1 << 20)
+                .map(|bytes| bytes / bucket_bytes)
+                .ok_or(Error::TooLarge {
+                    bytes: u64::MAX,
+                    limit: crate::raw::physical_memory(),
+                })?,
+            Size::Entries(n) if n == 0 || n % ways as u64 != 0 => {
+                return Err(Error::InvalidSize(format!(
+                    "{n} entries is not a positive multiple of {ways} way(s)"
+                )));
+            }
+            Size::Entries(n) => n / ways as u64,
+        };
+        usize::try_from(buckets).map_err(|_| Error::TooLarge {
+            bytes: u64::MAX,
+            limit: crate::raw::physical_memory(),
+        })
+    }
+
+    /// The bucket `key` belongs to.
+    #[inline]
+    fn bucket(&self, key: u64) -> &[E::Cell] {
+        let start = self.bucket_index(key) * self.ways;
+        &self.cells.cells()[start..start + self.ways]
+    }
+
+    /// Which bucket `key` maps to: the high 64 bits of `key × bucket_count`.
+    #[inline]
+    pub fn bucket_index(&self, key: u64) -> usize {
+        ((u128::from(key) * self.buckets as u128) >> 64) as usize
+    }
+
+    /// The generation as entries store it.
+    #[inline]
+    fn generation_bits(&self) -> Generation {
+        (self.generation.load(Relaxed) & Self::generation_mask()) as Generation
+    }
+
+    #[inline]
+    const fn generation_mask() -> u32 {
+        (1u32 << E::GENERATION_BITS) - 1
+    }
+
+    /// Looks `key` up: the stored entry, or `None`.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<E> {
+        self.count(|c| &c.probes);
+        for cell in self.bucket(key) {
+            let bits = cell.load();
+            if E::verifies(bits, key)
+                && let Some((entry, _)) = E::unpack(bits)
+            {
+                self.count(|c| &c.hits);
+                return Some(entry);
+            }
+        }
+        None
+    }
+
+    /// Offers `entry` for `key` to the bucket; the scheme decides whether and where it goes.
+    pub fn store(&self, key: u64, entry: E) -> Stored {
+        let bucket = self.bucket(key);
+        let now = self.generation_bits();
+        let mut bits = [<E::Cell as Cell>::EMPTY; MAX_WAYS];
+        let mut slots = [Slot::EMPTY; MAX_WAYS];
+        for ((cell, bits), slot) in bucket.iter().zip(&mut bits).zip(&mut slots) {
+            *bits = cell.load();
+            if let Some((old, generation)) = E::unpack(*bits) {
+                *slot = Slot {
+                    occupied: true,
+                    same_key: E::verifies(*bits, key),
+                    depth: old.depth(),
+                    nodes: old.nodes(),
+                    bound: old.bound(),
+                    age: (u32::from(now.wrapping_sub(generation)) & Self::generation_mask()) as u8,
+                };
+            }
+        }
+        let slots = &slots[..self.ways];
+        let candidate = Candidate {
+            depth: entry.depth(),
+            nodes: entry.nodes(),
+            bound: entry.bound(),
+        };
+        let packed = entry.pack(key, now);
+        let outcome = match self
+            .config
+            .scheme
+            .place(slots, &candidate, self.config.stamping)
+        {
+            Placement::Refuse => Stored::Refused,
+            Placement::Replace(i) => {
+                bucket[i].store(packed);
+                Self::outcome(&slots[i])
+            }
+            Placement::PushFront => {
+                bucket[1].store(bits[0]);
+                bucket[0].store(packed);
+                // The dropped entry is the second slot's; the first one only moved.
+                Self::outcome(&slots[1])
+            }
+        };
+        self.count(|c| match outcome {
+            Stored::Refused => &c.refused,
+            _ => &c.stores,
+        });
+        if outcome == Stored::Overwrote {
+            self.count(|c| &c.overwrites);
+        }
+        outcome
+    }
+
+    fn outcome(displaced: &Slot) -> Stored {
+        match (displaced.occupied, displaced.same_key) {
+            (false, _) => Stored::Empty,
+            (true, true) => Stored::Updated,
+            (true, false) => Stored::Overwrote,
+        }
+    }
+
+    /// Starts a new search: entries stored before now age by one generation.
+    pub fn new_search(&self) {
+        self.generation.fetch_add(1, Relaxed);
+    }
+
+    /// How many times [`Table::new_search`] was called since the table was made, cleared or
+    /// resized (wrapping at 2³²; entries only keep its low [`Entry::GENERATION_BITS`]).
+    pub fn generation(&self) -> u32 {
+        self.generation.load(Relaxed)
+    }
+
+    /// Permille of entries written in the current search, sampled over the first 1000
+    /// buckets (Stockfish's convention for UCI `hashfull`). Entries without generation bits
+    /// count when occupied.
+    pub fn hashfull(&self) -> u16 {
+        let sample = self.buckets.min(1000);
+        let now = self.generation_bits();
+        let cells = &self.cells.cells()[..sample * self.ways];
+        let current = cells
+            .iter()
+            .filter(|cell| matches!(E::unpack(cell.load()), Some((_, g)) if g == now))
+            .count();
+        (current * 1000 / (sample * self.ways)) as u16
+    }
+
+    /// Asks the CPU to start loading `key`'s bucket into cache, so that a probe a little
+    /// later finds it there. A no-op on targets without a prefetch instruction.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let cell = &self.cells.cells()[self.bucket_index(key) * self.ways];
+            // SAFETY: prefetching is a hint that never faults, and the pointer is to our own
+            // live memory anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((cell as *const E::Cell).cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Empties every slot and resets the generation, on several threads for big tables.
+    pub fn clear(&self) {
+        const PER_THREAD_MIN: usize = 32 << 20;
+        let cells = self.cells.cells();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(self.cells.bytes().div_ceil(PER_THREAD_MIN))
+            .max(1);
+        let clear =
+            |chunk: &[E::Cell]| chunk.iter().for_each(|c| c.store(<E::Cell as Cell>::EMPTY));
+        if threads == 1 {
+            clear(cells);
+        } else {
+            std::thread::scope(|scope| {
+                for chunk in cells.chunks(cells.len().div_ceil(threads)) {
+                    scope.spawn(move || clear(chunk));
+                }
+            });
+        }
+        self.generation.store(0, Relaxed);
+    }
+
+    /// Replaces the table by an empty one of a new size. On error the table is unchanged.
+    pub fn resize(&mut self, size: Size) -> Result<(), Error> {
+        *self = Self::new(size, self.config)?;
+        Ok(())
+    }
+
+    /// Number of entries the table holds when full.
+    pub fn capacity(&self) -> usize {
+        self.buckets * self.ways
+    }
+
+    /// Number of buckets.
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// Entries per bucket.
+    pub fn ways(&self) -> usize {
+        self.ways
+    }
+
+    /// Memory used by the entries, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.cells.bytes()
+    }
+
+    /// The configuration the table was made with.
+    pub fn config(&self) -> Config {
+        self.config
+    }
+
+    /// The counters so far (all zero unless [`Config::counting`] is on).
+    pub fn stats(&self) -> Stats {
+        self.counters.snapshot()
+    }
+
+    /// Sets the counters back to zero.
+    pub fn reset_stats(&self) {
+        self.counters.reset();
+    }
+
+    #[inline]
+    fn count(&self, which: impl FnOnce(&Counters) -> &std::sync::atomic::AtomicU64) {
+        if self.config.counting {
+            which(&self.counters).fetch_add(1, Relaxed);
+        }
+    }
+
+    /// The raw cells, for persistence.
+    pub(crate) fn cells(&self) -> &[E::Cell] {
+        self.cells.cells()
+    }
+
+    /// Swaps in cells loaded from a file (same length) and their generation.
+    pub(crate) fn adopt(&mut self, cells: RawCells<E::Cell>, generation: u32) {
+        debug_assert_eq!(cells.cells().len(), self.capacity());
+        self.cells = cells;
+        self.generation.store(generation, Relaxed);
+    }
+
+    /// Packed bits of every slot of `key`'s bucket, for tests.
+    #[cfg(test)]
+    pub(crate) fn bucket_bits(&self, key: u64) -> Vec<crate::entry::Bits<E>> {
+        self.bucket(key).iter().map(Cell::load).collect()
+    }
+}
+
+impl<E: Entry> std::fmt::Debug for Table<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("layout", &E::LAYOUT)
+            .field("buckets", &self.buckets)
+            .field("ways", &self.ways)
+            .field("bytes", &self.bytes())
+            .field("config", &self.config)
+            .field("generation", &self.generation())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Bound, ChessEntry, CompactEntry, ResearchEntry, SolverEntry};
+
+    fn chess(depth: u8) -> ChessEntry {
+        ChessEntry {
+            mv: u16::from(depth) + 1,
+            score: i16::from(depth) * 10,
+            eval: -3,
+            depth,
+            bound: Bound::Exact,
+        }
+    }
+
+    /// Keys that all land in bucket 0 of a table with `buckets` buckets.
+    fn keys_in_first_bucket(n: u64) -> impl Iterator<Item = u64> {
+        (1..=n).map(|i| i * 0x10001)
+    }
+
+    #[test]
+    fn sizes_in_mib_and_entries() {
+        let t = Table::<ChessEntry>::with_mib(1).expect("1 MiB");
+        assert_eq!((t.ways(), t.buckets(), t.bytes()), (4, 16384, 1 << 20));
+        let t = Table::<SolverEntry>::with_mib(3).expect("3 MiB");
+        assert_eq!((t.ways(), t.capacity(), t.bytes()), (16, 3 << 18, 3 << 20));
+        let t = Table::<ResearchEntry>::new(
+            Size::Entries(3000),
+            Config {
+                scheme: Scheme::Deep,
+                ..Config::default()
+            },
+        )
+        .expect("3000 entries");
+        assert_eq!((t.ways(), t.buckets()), (1, 3000));
+    }
+
+    #[test]
+    fn bad_sizes_and_configs_are_errors_with_reasons() {
+        let err = |r: Result<Table<ResearchEntry>, Error>| r.expect_err("must fail").to_string();
+        assert!(err(Table::with_mib(0)).contains("at least 1 MiB"));
+        assert!(err(Table::new(Size::Entries(0), Config::default())).contains("multiple"));
+        let two = Config {
+            scheme: Scheme::TwoDeep,
+            ..Config::default()
+        };
+        assert!(err(Table::new(Size::Entries(7), two)).contains("multiple of 2"));
+        let wrong_ways = Config {
+            ways: Some(4),
+            ..two
+        };
+        assert!(err(Table::new(Size::Entries(8), wrong_ways)).contains("needs 2 way"));
+        let too_many = Config {
+            ways: Some(17),
+            ..Config::default()
+        };
+        assert!(err(Table::new(Size::Entries(17), too_many)).contains("ways must be"));
+        assert!(err(Table::with_mib(u64::MAX)).contains("overflows"));
+        assert!(err(Table::with_mib(1 << 40)).contains("does not fit"));
+    }
+
+    #[test]
+    fn index_uses_the_high_bits_and_covers_every_bucket() {
+        let t = Table::<ChessEntry>::new(Size::Entries(4 * 3), Config::default()).expect("small");
+        assert_eq!(t.bucket_index(0), 0);
+        assert_eq!(t.bucket_index(u64::MAX), 2);
+        assert_eq!(t.bucket_index(1 << 63), 1);
+        assert_eq!(
+            t.bucket_index(0xffff),
+            0,
+            "low bits alone do not move the index"
+        );
+    }
+
+    #[test]
+    fn depth_age_fills_a_bucket_then_evicts_the_shallowest() {
+        let t = Table::<ChessEntry>::new(Size::Entries(4), Config::default()).expect("one bucket");
+        let keys: Vec<u64> = keys_in_first_bucket(5).collect();
+        for (i, &key) in keys[..4].iter().enumerate() {
+            assert_eq!(t.store(key, chess(10 - i as u8)), Stored::Empty);
+        }
+        assert_eq!(t.store(keys[1], chess(20)), Stored::Updated);
+        assert_eq!(t.store(keys[4], chess(1)), Stored::Overwrote);
+        assert_eq!(t.probe(keys[3]), None, "depth 7 was the shallowest");
+        for key in [keys[0], keys[1], keys[2], keys[4]] {
+            assert!(t.probe(key).is_some());
+        }
+    }
+
+    #[test]
+    fn push_front_moves_the_first_entry_down() {
+        let config = Config {
+            scheme: Scheme::TwoDeep,
+            ..Config::default()
+        };
+        let t = Table::<ResearchEntry>::new(Size::Entries(2), config).expect("one bucket");
+        let entry = |depth| ResearchEntry {
+            mv: 1,
+            score: 2,
+            depth,
+            bound: Bound::Lower,
+            nodes: 3,
+        };
+        t.store(1, entry(3));
+        t.store(2, entry(5));
+        let bits = t.bucket_bits(1);
+        assert!(ResearchEntry::verifies(bits[0], 2) && ResearchEntry::verifies(bits[1], 1));
+        t.store(3, entry(4));
+        let bits = t.bucket_bits(1);
+        assert!(ResearchEntry::verifies(bits[0], 2) && ResearchEntry::verifies(bits[1], 3));
+    }
+
+    #[test]
+    fn hashfull_counts_current_entries_in_the_first_thousand_buckets() {
+        let t = Table::<CompactEntry>::new(Size::Entries(8 * 2000), Config::default())
+            .expect("2000 buckets");
+        assert_eq!(t.hashfull(), 0);
+        // One entry in each of the first 1000 buckets: 1/8 of the sample.
+        let per_bucket = u64::MAX / 2000 + 1;
+        let entry = CompactEntry {
+            mv: 0,
+            score: 0,
+            depth: 1,
+            bound: Bound::Upper,
+        };
+        for b in 0..2000 {
+            t.store(b * per_bucket + 7, entry);
+        }
+        assert_eq!(t.hashfull(), 125);
+        t.new_search();
+        assert_eq!(t.hashfull(), 0);
+        t.store(7, entry);
+        assert_eq!(t.hashfull(), 1000 / 8000);
+        for i in 0..8 {
+            t.store(i + 100, entry);
+        }
+        assert_eq!(t.hashfull(), 1, "8 of 8000 slots is one permille");
+    }
+
+    #[test]
+    fn generations_wrap_around_the_entry_bits() {
+        let config = Config {
+            scheme: Scheme::Old,
+            stamping: true,
+            ..Config::default()
+        };
+        let t = Table::<ResearchEntry>::new(Size::Entries(1), config).expect("one slot");
+        let entry = ResearchEntry {
+            mv: 0,
+            score: 0,
+            depth: 1,
+            bound: Bound::Exact,
+            nodes: 1,
+        };
+        t.store(1, entry);
+        // 64 searches later the 6-bit generation comes round: the entry looks current again.
+        for _ in 0..64 {
+            t.new_search();
+        }
+        assert_eq!(t.store(2, entry), Stored::Refused);
+        t.new_search();
+        assert_eq!(t.store(2, entry), Stored::Overwrote);
+        assert_eq!(t.generation(), 65);
+    }
+
+    #[test]
+    fn clear_and_resize_empty_the_table() {
+        let mut t = Table::<ChessEntry>::with_mib(40).expect("40 MiB");
+        for key in 0..10_000u64 {
+            t.store(key.wrapping_mul(0x9e37_79b9_7f4a_7c15), chess(3));
+        }
+        t.new_search();
+        t.clear();
+        assert_eq!(t.generation(), 0);
+        assert!((0..10_000u64).all(|k| t.probe(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)).is_none()));
+        t.store(5, chess(1));
+        t.resize(Size::Mib(2)).expect("2 MiB");
+        assert_eq!((t.bytes(), t.probe(5)), (2 << 20, None));
+        assert!(t.resize(Size::Mib(0)).is_err());
+        assert_eq!(t.bytes(), 2 << 20, "a failed resize keeps the table");
+    }
+
+    #[test]
+    fn counters_count_only_when_asked() {
+        let quiet = Table::<ChessEntry>::with_mib(1).expect("1 MiB");
+        quiet.probe(1);
+        assert_eq!(quiet.stats(), Stats::default());
+        let config = Config {
+            scheme: Scheme::Old,
+            counting: true,
+            ..Config::default()
+        };
+        let t = Table::<ResearchEntry>::new(Size::Entries(1), config).expect("one slot");
+        let entry = ResearchEntry {
+            mv: 0,
+            score: 0,
+            depth: 1,
+            bound: Bound::Exact,
+            nodes: 1,
+        };
+        t.probe(1);
+        t.store(1, entry);
+        t.probe(1);
+        t.store(2, entry);
+        let s = t.stats();
+        assert_eq!(
+            (s.probes, s.hits, s.stores, s.refused, s.overwrites),
+            (2, 1, 1, 1, 0)
+        );
+        t.reset_stats();
+        assert_eq!(t.stats(), Stats::default());
+    }
+
+    #[test]
+    fn prefetch_any_key_is_harmless() {
+        let t = Table::<SolverEntry>::with_mib(1).expect("1 MiB");
+        for key in [0, 1, u64::MAX, 1 << 63] {
+            t.prefetch(key);
+        }
+    }
+}
