@@ -1,0 +1,630 @@
+//! FEN and EPD text: parsing with errors that say which field is wrong and why, and printing.
+//!
+//! cozy-chess can parse FEN, but its errors only name a field ("the board is invalid"). A user
+//! pasting a position wants to know *what* is wrong, so this module checks each field itself
+//! (syntax, then the chess rules a position must obey: one king each, no pawn on the first or
+//! last rank, castling rights that match the pieces, a plausible en passant square, the side
+//! not to move not in check) and only then hands a canonical FEN to cozy-chess, whose
+//! remaining objections are reported as well.
+//!
+//! EPD is FEN's first four fields followed by `opcode operands;` operations. The common
+//! variant that keeps the two clock fields before the operations (as the perft suite does)
+//! is accepted too.
+
+use std::fmt;
+
+use cozy_chess::{Board, Color, FenParseError, Piece};
+
+use crate::position::Position;
+
+/// The part of a FEN or EPD record an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FenField {
+    /// The text as a whole (empty, wrong number of fields).
+    Text,
+    /// Field 1, piece placement.
+    Placement,
+    /// Field 2, side to move.
+    SideToMove,
+    /// Field 3, castling rights.
+    Castling,
+    /// Field 4, en passant target square.
+    EnPassant,
+    /// Field 5, half-move clock.
+    HalfmoveClock,
+    /// Field 6, full-move number.
+    FullmoveNumber,
+    /// The fields parse but together do not make a legal position.
+    Position,
+    /// The operations after an EPD's four fields.
+    Operations,
+}
+
+impl fmt::Display for FenField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FenField::Text => "FEN",
+            FenField::Placement => "piece placement (field 1)",
+            FenField::SideToMove => "side to move (field 2)",
+            FenField::Castling => "castling rights (field 3)",
+            FenField::EnPassant => "en passant square (field 4)",
+            FenField::HalfmoveClock => "half-move clock (field 5)",
+            FenField::FullmoveNumber => "full-move number (field 6)",
+            FenField::Position => "position",
+            FenField::Operations => "EPD operations",
+        })
+    }
+}
+
+/// A FEN or EPD record that could not be parsed: the field at fault and what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FenError {
+    /// Which field is wrong.
+    pub field: FenField,
+    /// What is wrong with it, for a person to read.
+    pub message: String,
+}
+
+impl FenError {
+    fn new(field: FenField, message: impl Into<String>) -> Self {
+        FenError {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid {}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for FenError {}
+
+const FIELD_NAMES: &str =
+    "placement, side to move, castling, en passant, half-move clock, full-move number";
+
+/// Parses a FEN into a cozy-chess board. Six fields, or four with clocks `0 1`.
+pub fn parse_fen(text: &str) -> Result<Board, FenError> {
+    let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+    match fields.len() {
+        0 => Err(FenError::new(FenField::Text, "empty text")),
+        4 => parse_fields(&fields[..4], "0", "1"),
+        6 => parse_fields(&fields[..4], fields[4], fields[5]),
+        5 => Err(FenError::new(
+            FenField::Text,
+            "5 fields: a half-move clock needs a full-move number after it",
+        )),
+        n => Err(FenError::new(
+            FenField::Text,
+            format!("{n} fields, expected 6 ({FIELD_NAMES}) or the first 4"),
+        )),
+    }
+}
+
+/// One square's content while parsing.
+type Cell = Option<(Piece, Color)>;
+
+fn parse_fields(
+    fields: &[&str],
+    halfmove: &str,
+    fullmove: &str,
+) -> Result<Board, FenError> {
+    let grid = parse_placement(fields[0])?;
+    check_placement(&grid)?;
+    let side = match fields[1] {
+        "w" => Color::White,
+        "b" => Color::Black,
+        other => {
+            return Err(FenError::new(
+                FenField::SideToMove,
+                format!("{:?} is not \"w\" or \"b\"", other),
+            ));
+        }
+    };
+    let castling = parse_castling(fields[2], &grid)?;
+    let en_passant = parse_en_passant(fields[3], side, &grid)?;
+    let halfmove: u8 = match halfmove.parse::<u64>() {
+        Ok(n) if n <= 100 => n as u8,
+        Ok(n) => {
+            return Err(FenError::new(
+                FenField::HalfmoveClock,
+                format!("{n} is above 100, where the fifty-move rule has already applied"),
+            ));
+        }
+        Err(_) => {
+            return Err(FenError::new(
+                FenField::HalfmoveClock,
+                format!("{halfmove:?} is not a non-negative whole number"),
+            ));
+        }
+    };
+    let fullmove: u16 = match fullmove.parse::<u64>() {
+        Ok(0) => {
+            return Err(FenError::new(
+                FenField::FullmoveNumber,
+                "0: move numbers start at 1",
+            ));
+        }
+        Ok(n) if n <= u64::from(u16::MAX) => n as u16,
+        Ok(n) => {
+            return Err(FenError::new(
+                FenField::FullmoveNumber,
+                format!("{n} is above {}", u16::MAX),
+            ));
+        }
+        Err(_) => {
+            return Err(FenError::new(
+                FenField::FullmoveNumber,
+                format!("{fullmove:?} is not a positive whole number"),
+            ));
+        }
+    };
+    let canonical = format!(
+        "{} {} {} {} {} {}",
+        fields[0], fields[1], castling, en_passant, halfmove, fullmove
+    );
+    Board::from_fen(&canonical, false).map_err(|error| explain_cozy_error(error, &canonical, side))
+}
+
+/// Turns cozy-chess's remaining objection (after our own checks passed) into a precise one.
+fn explain_cozy_error(error: FenParseError, canonical: &str, side: Color) -> FenError {
+    match error {
+        FenParseError::InvalidBoard => {
+            // Our checks covered kings, pawns and piece counts; what is left is check.
+            let mut fields = canonical.split(' ');
+            let placement = fields.next().unwrap_or_default();
+            let other = if side == Color::White { "b" } else { "w" };
+            let flipped = format!("{placement} {other} - - 0 1");
+            match Board::from_fen(&flipped, false) {
+                Ok(board) if !board.checkers().is_empty() => FenError::new(
+                    FenField::Position,
+                    format!(
+                        "{} is in check but it is {} to move",
+                        color_name(!side),
+                        color_name(side)
+                    ),
+                ),
+                _ => FenError::new(
+                    FenField::Position,
+                    format!(
+                        "{} is in check from more pieces, or in a way, that no legal move \
+                         could produce",
+                        color_name(side)
+                    ),
+                ),
+            }
+        }
+        FenParseError::InvalidEnPassant => FenError::new(
+            FenField::EnPassant,
+            "the check on the king could not have been given by the double pawn push the \
+             en passant square implies",
+        ),
+        other => FenError::new(
+            FenField::Position,
+            format!("rejected by cozy-chess: {other}"),
+        ),
+    }
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn square_name(file: usize, rank: usize) -> String {
+    format!("{}{}", (b'a' + file as u8) as char, rank + 1)
+}
+
+/// Parses field 1 into `grid[rank][file]`, rank 0 being the first rank.
+fn parse_placement(text: &str) -> Result<[[Cell; 8]; 8], FenError> {
+    let err = |message: String| FenError::new(FenField::Placement, message);
+    let rows: Vec<&str> = text.split('/').collect();
+    if rows.len() != 8 {
+        return Err(err(format!(
+            "{} ranks separated by '/', expected 8",
+            rows.len()
+        )));
+    }
+    let mut grid = [[None; 8]; 8];
+    for (index, row) in rows.iter().enumerate() {
+        let rank = 7 - index;
+        let rank_number = rank + 1;
+        if row.is_empty() {
+            return Err(err(format!("rank {rank_number} is empty")));
+        }
+        let mut file = 0usize;
+        for c in row.chars() {
+            if let Some(count) = c.to_digit(10) {
+                if !(1..=8).contains(&count) {
+                    return Err(err(format!(
+                        "'{c}' on rank {rank_number}: empty-square counts run from 1 to 8"
+                    )));
+                }
+                file += count as usize;
+            } else {
+                let piece = Piece::try_from(c.to_ascii_lowercase()).map_err(|_| {
+                    err(format!(
+                        "{c:?} on rank {rank_number} is neither a piece letter \
+                         (PNBRQK, pnbrqk) nor a digit"
+                    ))
+                })?;
+                let color = if c.is_ascii_uppercase() {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                if file < 8 {
+                    grid[rank][file] = Some((piece, color));
+                }
+                file += 1;
+            }
+            if file > 8 {
+                return Err(err(format!(
+                    "rank {rank_number} describes more than 8 squares"
+                )));
+            }
+        }
+        if file < 8 {
+            return Err(err(format!(
+                "rank {rank_number} describes {file} squares, expected 8"
+            )));
+        }
+    }
+    Ok(grid)
+}
+
+/// The rules on piece placement that hold in every legal position.
+fn check_placement(grid: &[[Cell; 8]; 8]) -> Result<(), FenError> {
+    for color in Color::ALL {
+        let name = color_name(color);
+        let mut kings = 0;
+        let mut pawns = 0;
+        let mut pieces = 0;
+        for (rank, row) in grid.iter().enumerate() {
+            for (file, cell) in row.iter().enumerate() {
+                let Some((piece, c)) = *cell else { continue };
+                if c != color {
+                    continue;
+                }
+                pieces += 1;
+                match piece {
+                    Piece::King => kings += 1,
+                    Piece::Pawn => {
+                        pawns += 1;
+                        if rank == 0 || rank == 7 {
+                            return Err(FenError::new(
+                                FenField::Placement,
+                                format!(
+                                    "{name} pawn on {}: pawns cannot stand on the first or \
+                                     last rank",
+                                    square_name(file, rank)
+                                ),
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        match kings {
+            1 => {}
+            0 => {
+                return Err(FenError::new(
+                    FenField::Placement,
+                    format!("{name} has no king"),
+                ));
+            }
+            n => {
+                return Err(FenError::new(
+                    FenField::Placement,
+                    format!("{name} has {n} kings, expected exactly one"),
+                ));
+            }
+        }
+        if pawns > 8 {
+            return Err(FenError::new(
+                FenField::Placement,
+                format!("{name} has {pawns} pawns, at most 8 are possible"),
+            ));
+        }
+        if pieces > 16 {
+            return Err(FenError::new(
+                FenField::Placement,
+                format!("{name} has {pieces} pieces, at most 16 are possible"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Parses field 3 and checks each right against the king and rook it needs; returns the
+/// rights in canonical order (`KQkq` subset, or `-`).
+fn parse_castling(text: &str, grid: &[[Cell; 8]; 8]) -> Result<String, FenError> {
+    let err = |message: String| FenError::new(FenField::Castling, message);
+    if text == "-" {
+        return Ok(text.to_string());
+    }
+    let mut seen = [false; 4];
+    for c in text.chars() {
+        let (index, color, rook_file) = match c {
+            'K' => (0, Color::White, 7),
+            'Q' => (1, Color::White, 0),
+            'k' => (2, Color::Black, 7),
+            'q' => (3, Color::Black, 0),
+            _ => {
+                return Err(err(format!(
+                    "{c:?} is not a castling right (K, Q, k, q, or \"-\" for none)"
+                )));
+            }
+        };
+        if seen[index] {
+            return Err(err(format!("{c:?} appears twice")));
+        }
+        seen[index] = true;
+        let rank = if color == Color::White { 0 } else { 7 };
+        let king_home = grid[rank][4] == Some((Piece::King, color));
+        let rook_home = grid[rank][rook_file] == Some((Piece::Rook, color));
+        if !king_home || !rook_home {
+            return Err(err(format!(
+                "'{c}' needs the {name} king on {} and a {name} rook on {}",
+                square_name(4, rank),
+                square_name(rook_file, rank),
+                name = color_name(color)
+            )));
+        }
+    }
+    Ok("KQkq"
+        .chars()
+        .zip(seen)
+        .filter_map(|(c, present)| present.then_some(c))
+        .collect())
+}
+
+/// Parses field 4: `-`, or the square a pawn just skipped with a double push.
+fn parse_en_passant(text: &str, side: Color, grid: &[[Cell; 8]; 8]) -> Result<String, FenError> {
+    let err = |message: String| FenError::new(FenField::EnPassant, message);
+    if text == "-" {
+        return Ok(text.to_string());
+    }
+    let bytes = text.as_bytes();
+    let valid = bytes.len() == 2
+        && (b'a'..=b'h').contains(&bytes[0])
+        && (b'1'..=b'8').contains(&bytes[1]);
+    if !valid {
+        return Err(err(format!("{text:?} is not a square (a1..h8) or \"-\"")));
+    }
+    let file = usize::from(bytes[0] - b'a');
+    let rank = usize::from(bytes[1] - b'1');
+    let (expected_rank, pawn_rank, origin_rank) = match side {
+        Color::White => (5, 4, 6),
+        Color::Black => (2, 3, 1),
+    };
+    if rank != expected_rank {
+        return Err(err(format!(
+            "{text} is on rank {}, but with {} to move it must be on rank {}",
+            rank + 1,
+            color_name(side),
+            expected_rank + 1
+        )));
+    }
+    let mover = !side;
+    if grid[pawn_rank][file] != Some((Piece::Pawn, mover)) {
+        return Err(err(format!(
+            "{text} needs a {} pawn on {} that has just made a double push",
+            color_name(mover),
+            square_name(file, pawn_rank)
+        )));
+    }
+    if grid[rank][file].is_some() || grid[origin_rank][file].is_some() {
+        return Err(err(format!(
+            "{text} needs {} and {} empty, as after a double push",
+            square_name(file, rank),
+            square_name(file, origin_rank)
+        )));
+    }
+    Ok(text.to_string())
+}
+
+/// One EPD operation: an opcode and its operands (quotes removed from string operands).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpdOperation {
+    /// The opcode, such as `bm`, `id` or `D5`.
+    pub opcode: String,
+    /// The operands, in order.
+    pub operands: Vec<String>,
+}
+
+/// An EPD record: a position and its operations.
+#[derive(Debug, Clone)]
+pub struct Epd {
+    /// The position (clocks from the record's clock fields or `hmvc`/`fmvn`, else `0 1`).
+    pub position: Position,
+    /// The operations, in order.
+    pub operations: Vec<EpdOperation>,
+}
+
+impl Epd {
+    /// Parses an EPD line: four FEN fields, optionally the two clock fields, then operations
+    /// separated by `;`.
+    pub fn parse(text: &str) -> Result<Epd, FenError> {
+        let (fields, rest) = split_fields(text, 4);
+        if fields.is_empty() {
+            return Err(FenError::new(FenField::Text, "empty text"));
+        }
+        if fields.len() < 4 {
+            return Err(FenError::new(
+                FenField::Text,
+                format!(
+                    "{} fields, an EPD record starts with 4 (placement, side to move, \
+                     castling, en passant)",
+                    fields.len()
+                ),
+            ));
+        }
+        // The perft-suite style keeps the FEN clocks before the first operation.
+        let (clocks, after_clocks) = split_fields(rest, 2);
+        let (mut halfmove, mut fullmove, ops_text) = if clocks.len() == 2
+            && clocks.iter().all(|f| f.bytes().all(|b| b.is_ascii_digit()))
+        {
+            (clocks[0].to_string(), clocks[1].to_string(), after_clocks)
+        } else {
+            ("0".to_string(), "1".to_string(), rest)
+        };
+        let operations = parse_operations(ops_text)?;
+        for op in &operations {
+            match (op.opcode.as_str(), op.operands.first()) {
+                ("hmvc", Some(value)) => halfmove = value.clone(),
+                ("fmvn", Some(value)) => fullmove = value.clone(),
+                _ => {}
+            }
+        }
+        let board = parse_fields(&fields, &halfmove, &fullmove)?;
+        Ok(Epd {
+            position: Position::from_board(board),
+            operations,
+        })
+    }
+
+    /// The first operation with this opcode.
+    pub fn operation(&self, opcode: &str) -> Option<&EpdOperation> {
+        self.operations.iter().find(|op| op.opcode == opcode)
+    }
+}
+
+impl fmt::Display for Epd {
+    /// The four position fields followed by ` opcode operands;` for each operation.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fen = self.position.fen();
+        let four: Vec<&str> = fen.split(' ').take(4).collect();
+        f.write_str(&four.join(" "))?;
+        for op in &self.operations {
+            write!(f, " {}", op.opcode)?;
+            for operand in &op.operands {
+                if operand.is_empty() || operand.contains([' ', ';', '"']) {
+                    write!(f, " \"{}\"", operand.replace('"', "'"))?;
+                } else {
+                    write!(f, " {operand}")?;
+                }
+            }
+            f.write_str(";")?;
+        }
+        Ok(())
+    }
+}
+
+/// Splits off up to `n` whitespace-separated fields; returns them and the rest of the text.
+fn split_fields(text: &str, n: usize) -> (Vec<&str>, &str) {
+    let mut fields = Vec::with_capacity(n);
+    let mut rest = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    while fields.len() < n && !rest.is_empty() {
+        let end = rest
+            .find(|c: char| c.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        fields.push(&rest[..end]);
+        rest = rest[end..].trim_start_matches(|c: char| c.is_ascii_whitespace());
+    }
+    (fields, rest)
+}
+
+/// Parses `opcode operand ...;` operations; operands may be double-quoted strings.
+fn parse_operations(text: &str) -> Result<Vec<EpdOperation>, FenError> {
+    let err = |message: String| FenError::new(FenField::Operations, message);
+    let mut operations = Vec::new();
+    let mut tokens: Vec<String> = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut finish = |tokens: &mut Vec<String>| -> Result<(), FenError> {
+        if tokens.is_empty() {
+            return Ok(());
+        }
+        let opcode = tokens.remove(0);
+        let valid = opcode.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && opcode.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(err(format!(
+                "{opcode:?} is not an opcode (a letter, then letters, digits or '_')"
+            )));
+        }
+        operations.push(EpdOperation {
+            opcode,
+            operands: std::mem::take(tokens),
+        });
+        Ok(())
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            ';' => finish(&mut tokens)?,
+            '"' => {
+                let mut s = String::new();
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some(c) => s.push(c),
+                        None => return Err(err("unterminated string operand".to_string())),
+                    }
+                }
+                tokens.push(s);
+            }
+            c if c.is_whitespace() => {}
+            c => {
+                let mut s = String::from(c);
+                while let Some(&next) = chars.peek() {
+                    if next.is_whitespace() || next == ';' || next == '"' {
+                        break;
+                    }
+                    s.push(next);
+                    chars.next();
+                }
+                tokens.push(s);
+            }
+        }
+    }
+    if !tokens.is_empty() {
+        // A last operation without its ';' is common enough to accept.
+        finish(&mut tokens)?;
+    }
+    Ok(operations)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_start_position() {
+        let board = parse_fen(crate::STARTPOS_FEN).unwrap();
+        assert_eq!(board.to_string(), crate::STARTPOS_FEN);
+    }
+
+    #[test]
+    fn four_fields_default_clocks() {
+        let board = parse_fen("8/8/4k3/8/8/4K3/8/8 w - -").unwrap();
+        assert_eq!(board.to_string(), "8/8/4k3/8/8/4K3/8/8 w - - 0 1");
+    }
+
+    #[test]
+    fn castling_rights_come_out_canonical() {
+        let board = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w qkQK - 0 1").unwrap();
+        assert_eq!(board.to_string(), "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    }
+
+    #[test]
+    fn epd_with_clocks_and_operations() {
+        let epd = Epd::parse(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400",
+        )
+        .unwrap();
+        assert_eq!(epd.operations.len(), 2);
+        assert_eq!(epd.operation("D2").unwrap().operands, ["400"]);
+        let epd = Epd::parse(r#"8/8/4k3/8/8/4K3/8/8 b - - bm Kd5; id "a b"; hmvc 7;"#).unwrap();
+        assert_eq!(epd.position.halfmove_clock(), 7);
+        assert_eq!(epd.operation("id").unwrap().operands, ["a b"]);
+        assert_eq!(
+            epd.to_string(),
+            r#"8/8/4k3/8/8/4K3/8/8 b - - bm Kd5; id "a b"; hmvc 7;"#
+        );
+    }
+}

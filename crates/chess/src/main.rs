@@ -1,0 +1,129 @@
+//! `transpo-chess`: perft with divide, a perft timing, and (with no arguments) the UCI loop.
+
+use std::io;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Parser, Subcommand};
+use transpo_chess::{Position, perft, uci};
+
+#[derive(Parser)]
+#[command(version, about = "Chess positions with Polyglot keys: perft and a UCI loop")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count leaf nodes DEPTH plies deep, per move (like Stockfish's `go perft`).
+    Perft {
+        /// Depth in plies.
+        depth: u32,
+        /// Position as FEN (the start position if absent); may be given unquoted.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        fen: Vec<String>,
+    },
+    /// Time perft playing every move: plain cozy-chess, with the key, and through Position.
+    BenchPerft {
+        /// Depth in plies.
+        #[arg(default_value_t = 5)]
+        depth: u32,
+        /// Runs of each variant; the fastest run counts.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+        /// Position as FEN (the start position if absent).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        fen: Vec<String>,
+    },
+}
+
+fn position_from(fen: &[String]) -> Result<Position, String> {
+    if fen.is_empty() {
+        Ok(Position::startpos())
+    } else {
+        Position::from_fen(&fen.join(" ")).map_err(|e| e.to_string())
+    }
+}
+
+fn bench_perft(pos: &mut Position, depth: u32, repeat: u32) {
+    fn best(times: &mut Duration, nodes: &mut u64, f: impl FnOnce() -> u64) {
+        let start = Instant::now();
+        *nodes = f();
+        *times = (*times).min(start.elapsed());
+    }
+    let board = pos.board().clone();
+    let key = pos.key();
+    let mut plain = (Duration::MAX, 0);
+    let mut keyed = (Duration::MAX, 0);
+    let mut full = (Duration::MAX, 0);
+    // Interleaved, so that load from other processes hits all three alike.
+    for _ in 0..repeat.max(1) {
+        best(&mut plain.0, &mut plain.1, || {
+            perft::perft_plain_make_all(&board, depth)
+        });
+        best(&mut keyed.0, &mut keyed.1, || {
+            perft::perft_keyed_make_all(&board, key, depth)
+        });
+        best(&mut full.0, &mut full.1, || perft::perft_make_all(pos, depth));
+    }
+    let mnps = |(time, nodes): (Duration, u64)| nodes as f64 / time.as_secs_f64() / 1e6;
+    let cost = |variant: (Duration, u64)| (1.0 - mnps(variant) / mnps(plain)) * 100.0;
+    println!("perft {depth} of {}: {} nodes, best of {repeat}", pos.fen(), plain.1);
+    println!(
+        "plain cozy-chess copy-make:         {:8.2} Mnps  {:?}",
+        mnps(plain),
+        plain.0
+    );
+    println!(
+        "copy-make + incremental key:        {:8.2} Mnps  {:?}  key costs {:5.1}%",
+        mnps(keyed),
+        keyed.0,
+        cost(keyed)
+    );
+    println!(
+        "Position play/undo (key + history): {:8.2} Mnps  {:?}  costs {:5.1}%",
+        mnps(full),
+        full.0,
+        cost(full)
+    );
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => match uci::run(io::stdin().lock(), io::stdout().lock()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Some(Command::Perft { depth, fen }) => {
+            let mut pos = match position_from(&fen) {
+                Ok(pos) => pos,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match uci::write_divide(&mut pos, depth, &mut io::stdout().lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some(Command::BenchPerft { depth, repeat, fen }) => match position_from(&fen) {
+            Ok(mut pos) => {
+                bench_perft(&mut pos, depth, repeat);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
