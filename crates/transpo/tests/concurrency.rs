@@ -1,0 +1,154 @@
+//! Concurrency stress: threads store and probe overlapping keys whose payload is a function
+//! of the key. A hit whose payload is not that function of its key would be a torn or
+//! misattributed entry, and fails the test.
+
+use std::num::NonZeroU8;
+use transpo::{
+    Bound, ChessEntry, CompactEntry, Config, Entry, ResearchEntry, Scheme, Size, SolverEntry, Table,
+};
+
+const THREADS: usize = 4;
+const OPS_PER_THREAD: usize = 300_000;
+
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// Hammers a small table (many collisions) from several threads; returns the hits seen.
+fn hammer<E: Entry>(config: Config, keys: &[u64], payload: impl Fn(u64) -> E + Sync) -> u64 {
+    let table = Table::<E>::new(Size::Entries(64 * 16), config).expect("small table");
+    let hits = std::sync::atomic::AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for thread in 0..THREADS {
+            let (table, payload, hits) = (&table, &payload, &hits);
+            scope.spawn(move || {
+                let mut x = thread as u64 + 1;
+                for i in 0..OPS_PER_THREAD {
+                    x = mix(x);
+                    let key = keys[x as usize % keys.len()];
+                    if i % 2 == 0 {
+                        table.store(key, payload(key));
+                    } else if let Some(found) = table.probe(key) {
+                        assert_eq!(
+                            found,
+                            payload(key),
+                            "torn or foreign entry for key {key:#x}"
+                        );
+                        hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    if i % 50_000 == 0 {
+                        table.new_search();
+                    }
+                }
+            });
+        }
+    });
+    hits.into_inner()
+}
+
+fn keys_with_distinct_low_bits(n: u64, low_bits: u32) -> Vec<u64> {
+    (0..n)
+        .map(|i| (mix(i) << low_bits) | (i & ((1 << low_bits) - 1)))
+        .collect()
+}
+
+fn bound_of(x: u64) -> Bound {
+    [Bound::Exact, Bound::Lower, Bound::Upper][(x % 3) as usize]
+}
+
+#[test]
+fn chess_entries_never_tear() {
+    let keys = keys_with_distinct_low_bits(4096, 0);
+    let hits = hammer(Config::default(), &keys, |k| {
+        let h = mix(k);
+        ChessEntry {
+            mv: h as u16,
+            score: (h >> 16) as i16,
+            eval: (h >> 32) as i16,
+            depth: (h >> 48) as u8,
+            bound: bound_of(h),
+        }
+    });
+    assert!(hits > 1000, "the test must exercise hits, saw {hits}");
+}
+
+#[test]
+fn research_entries_never_tear() {
+    let keys = keys_with_distinct_low_bits(4096, 0);
+    let config = Config {
+        scheme: Scheme::TwoBig1,
+        stamping: true,
+        ..Config::default()
+    };
+    let hits = hammer(config, &keys, |k| {
+        let h = mix(k);
+        ResearchEntry {
+            mv: h as u16,
+            score: (h >> 16) as i16,
+            depth: (h >> 48) as u8,
+            bound: bound_of(h),
+            nodes: mix(h),
+        }
+    });
+    assert!(hits > 1000, "saw {hits}");
+}
+
+#[test]
+fn compact_entries_never_tear() {
+    // Low 16 bits distinct, so the 16-bit check cannot confuse two keys of this set.
+    let keys = keys_with_distinct_low_bits(4096, 16);
+    let hits = hammer(Config::default(), &keys, |k| {
+        let h = mix(k);
+        CompactEntry {
+            mv: h as u16,
+            score: (h >> 16) as i16,
+            depth: (h >> 48) as u8,
+            bound: bound_of(h),
+        }
+    });
+    assert!(hits > 1000, "saw {hits}");
+}
+
+#[test]
+fn solver_entries_never_tear() {
+    let keys = keys_with_distinct_low_bits(4096, 24);
+    let config = Config {
+        scheme: Scheme::New,
+        ..Config::default()
+    };
+    let hits = hammer(config, &keys, |k| SolverEntry {
+        value: NonZeroU8::new((mix(k) % 255 + 1) as u8).expect("1..=255"),
+    });
+    assert!(hits > 1000, "saw {hits}");
+}
+
+#[test]
+fn clear_while_others_probe_is_safe() {
+    let table = Table::<ChessEntry>::with_mib(64).expect("64 MiB");
+    let entry = |k: u64| ChessEntry {
+        mv: k as u16,
+        score: 1,
+        eval: 2,
+        depth: 3,
+        bound: Bound::Exact,
+    };
+    std::thread::scope(|scope| {
+        let t = &table;
+        scope.spawn(move || {
+            for k in 0..200_000u64 {
+                let key = mix(k);
+                t.store(key, entry(key));
+                if let Some(e) = t.probe(key) {
+                    assert_eq!(e, entry(key));
+                }
+            }
+        });
+        for _ in 0..3 {
+            t.clear();
+        }
+    });
+}
