@@ -1,1 +1,38 @@
-fn main(){}
+//! `transpo-lab`: experiments on transposition tables.
+//!
+//! For now one command, `tt-bench`, measures what a probe of the table costs against the
+//! hardware's floor, one dependent DRAM access. The replacement-scheme study of Breuker,
+//! Uiterwijk & van den Herik (1994) joins it as `breuker`.
+
+mod tt_bench;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Experiments on transposition tables.
+#[derive(Parser)]
+#[command(name = "transpo-lab", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Probe latency against a dependent DRAM access, prefetching, and multi-thread throughput.
+    TtBench(tt_bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::TtBench(args) => tt_bench::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("transpo-lab: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

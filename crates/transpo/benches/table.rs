@@ -1,1 +1,140 @@
-fn main() {}
+//! Probe hit, probe miss and store on tables from 1 MiB to 1 GiB, against
+//! `hashbrown::HashMap<u64, ChessEntry>` holding as many entries, plus the compact 8-byte
+//! layout beside the 16-byte XOR-verified one.
+//!
+//! `cargo bench -p transpo --bench table` (all sizes; the 1 GiB runs need ~3 GiB of memory),
+//! or `cargo bench -p transpo --bench table -- '16 MiB'` for one size.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use transpo::{Bound, ChessEntry, CompactEntry, Entry, Table};
+
+const SIZES_MIB: [u64; 4] = [1, 16, 256, 1024];
+/// Keys cycled through by each measurement (enough to defeat caches on big tables).
+const KEYS: usize = 1 << 16;
+
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn chess(key: u64) -> ChessEntry {
+    ChessEntry {
+        mv: key as u16,
+        score: (key >> 16) as i16,
+        eval: 0,
+        depth: (key >> 56) as u8,
+        bound: Bound::Exact,
+    }
+}
+
+fn compact(key: u64) -> CompactEntry {
+    CompactEntry {
+        mv: key as u16,
+        score: (key >> 16) as i16,
+        depth: (key >> 56) as u8,
+        bound: Bound::Exact,
+    }
+}
+
+/// Keys `mix(0..filled)` are stored; hits probe a random sample of them, misses fresh keys.
+fn key_sets(filled: u64) -> (Vec<u64>, Vec<u64>) {
+    let hits = (0..KEYS as u64)
+        .map(|i| mix(mix(i ^ 0x5555) % filled))
+        .collect();
+    let misses = (0..KEYS as u64).map(|i| mix(filled + i)).collect();
+    (hits, misses)
+}
+
+fn bench_table<E: Entry>(c: &mut Criterion, name: &str, make: fn(u64) -> E) {
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Elements(1));
+    for mib in SIZES_MIB {
+        if mib >= 256 {
+            group.sample_size(20);
+        }
+        let table = Table::<E>::with_mib(mib).expect("table fits in memory");
+        let filled = table.capacity() as u64 / 2;
+        for i in 0..filled {
+            table.store(mix(i), make(mix(i)));
+        }
+        let (hits, misses) = key_sets(filled);
+        let label = format!("{mib} MiB");
+        let mut i = 0;
+        group.bench_function(BenchmarkId::new("probe hit", &label), |b| {
+            b.iter(|| {
+                i = (i + 1) % KEYS;
+                black_box(table.probe(hits[i]))
+            })
+        });
+        group.bench_function(BenchmarkId::new("probe miss", &label), |b| {
+            b.iter(|| {
+                i = (i + 1) % KEYS;
+                black_box(table.probe(misses[i]))
+            })
+        });
+        group.bench_function(BenchmarkId::new("store", &label), |b| {
+            b.iter(|| {
+                i = (i + 1) % KEYS;
+                black_box(table.store(misses[i], make(misses[i])))
+            })
+        });
+    }
+    group.finish();
+}
+
+fn bench_hashbrown(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hashbrown HashMap<u64, ChessEntry>");
+    group.throughput(Throughput::Elements(1));
+    for mib in SIZES_MIB {
+        if mib >= 256 {
+            group.sample_size(20);
+        }
+        // As many entries as the transpo table of this size holds at half load.
+        let filled = (mib << 20) / 16 / 2;
+        let mut map = hashbrown::HashMap::with_capacity(filled as usize);
+        for i in 0..filled {
+            map.insert(mix(i), chess(mix(i)));
+        }
+        let (hits, misses) = key_sets(filled);
+        let label = format!("{mib} MiB");
+        let mut i = 0;
+        group.bench_function(BenchmarkId::new("probe hit", &label), |b| {
+            b.iter(|| {
+                i = (i + 1) % KEYS;
+                black_box(map.get(&hits[i]).copied())
+            })
+        });
+        group.bench_function(BenchmarkId::new("probe miss", &label), |b| {
+            b.iter(|| {
+                i = (i + 1) % KEYS;
+                black_box(map.get(&misses[i]).copied())
+            })
+        });
+        group.bench_function(BenchmarkId::new("store", &label), |b| {
+            b.iter(|| {
+                i = (i + 1) % KEYS;
+                // Overwrite an existing key, so the map neither grows nor rehashes.
+                black_box(map.insert(hits[i], chess(misses[i])))
+            })
+        });
+    }
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    bench_table(c, "transpo ChessEntry (16 B, XOR-verified)", chess);
+    bench_table(c, "transpo CompactEntry (8 B, 16-bit check)", compact);
+    bench_hashbrown(c);
+}
+
+criterion_group! {
+    name = table;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2));
+    targets = benches
+}
+criterion_main!(table);

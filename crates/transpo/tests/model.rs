@@ -6,14 +6,17 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 use transpo::{Bound, ChessEntry, Config, Entry, ResearchEntry, Scheme, Size, Stored, Table};
 
-/// The reference: bucket index → slots of (key, entry, generation at store time).
+/// One slot of the model: (key, entry, generation at store time), or empty.
+type ModelSlot<E> = Option<(u64, E, u32)>;
+
+/// The reference: bucket index → slots.
 struct Model<E> {
     buckets: usize,
     ways: usize,
     scheme: Scheme,
     stamping: bool,
     generation: u32,
-    slots: HashMap<usize, Vec<Option<(u64, E, u32)>>>,
+    slots: HashMap<usize, Vec<ModelSlot<E>>>,
 }
 
 impl<E: Entry> Model<E> {
@@ -56,14 +59,13 @@ impl<E: Entry> Model<E> {
         };
         let bucket = self.slots.get_mut(&index).expect("inserted above");
         let new = Some((key, e, now));
-        let free =
-            |i: usize, b: &[Option<(u64, E, u32)>]| b[i].is_none() || (stamping && ages[i] > 0);
-        let outcome = |old: Option<(u64, E, u32)>| match old {
+        let free = |i: usize, b: &[ModelSlot<E>]| b[i].is_none() || (stamping && ages[i] > 0);
+        let outcome = |old: ModelSlot<E>| match old {
             None => Stored::Empty,
             Some((k, _, _)) if k == key => Stored::Updated,
             Some(_) => Stored::Overwrote,
         };
-        let is_key = |s: &Option<(u64, E, u32)>| matches!(s, Some((k, _, _)) if *k == key);
+        let is_key = |s: &ModelSlot<E>| matches!(s, Some((k, _, _)) if *k == key);
         match scheme {
             Scheme::TwoDeep | Scheme::TwoBig1 => {
                 let value = |x: &E| match scheme {

@@ -1,0 +1,285 @@
+//! `tt-bench`: what one probe costs, measured against one dependent DRAM access.
+//!
+//! Four measurements on one table of `--hash-mib` MiB of [`ChessEntry`], filled first:
+//! 1. `probe_ns`: dependent probes, each key chosen from the previous probe's result, so no
+//!    two probes overlap — the latency of a probe;
+//! 2. `chase_ns`: a pointer chase through a random cycle over the cache lines of a buffer of
+//!    the same size with the same huge-page advice — the latency of one DRAM access, the
+//!    floor for any table that needs one cache line per probe. `ratio = probe_ns / chase_ns`;
+//! 3. `prefetched_probe_ns`: independent keys known one step ahead, each prefetched one probe
+//!    before it is probed, as an engine prefetches a child's bucket before it needs it
+//!    (`independent_probe_ns` is the same without the prefetch);
+//! 4. `mprobes_per_s`: independent probes per second from `--threads` threads at once.
+
+use std::{hint::black_box, time::Instant};
+use transpo::{Bound, ChessEntry, Table};
+
+/// Arguments of `tt-bench`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Table size in MiB (the chase buffer is as large).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    hash_mib: u64,
+    /// Threads for the throughput measurement (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+    /// Probes per latency measurement.
+    #[arg(long, default_value_t = 4_000_000, value_parser = clap::value_parser!(u64).range(1000..))]
+    probes: u64,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// SplitMix64: a fast, well-mixed sequence of keys.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn entry_for(key: u64) -> ChessEntry {
+    ChessEntry {
+        mv: key as u16,
+        score: (key >> 16) as i16,
+        eval: (key >> 32) as i16,
+        depth: (key >> 48) as u8,
+        bound: Bound::Exact,
+    }
+}
+
+/// The measurements, in the order `--json` prints them.
+struct Report {
+    hash_mib: u64,
+    entries: usize,
+    probe_ns: f64,
+    chase_ns: f64,
+    independent_probe_ns: f64,
+    prefetched_probe_ns: f64,
+    threads: u32,
+    mprobes_per_s: f64,
+    huge_pages: String,
+}
+
+/// Runs the benchmark and prints the report.
+pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+    let table = Table::<ChessEntry>::with_mib(args.hash_mib)?;
+    let filled = fill(&table, threads);
+    let probe_ns = dependent_probes(&table, filled, args.probes);
+    let chase_ns = pointer_chase(table.bytes(), args.probes)?;
+    let keys: Vec<u64> = (0..args.probes)
+        .map(|i| mix(mix(i ^ 0xabcd) % filled))
+        .collect();
+    let independent_probe_ns = independent_probes(&table, &keys, false);
+    let prefetched_probe_ns = independent_probes(&table, &keys, true);
+    let mprobes_per_s = throughput(&table, filled, args.probes, threads);
+    let report = Report {
+        hash_mib: args.hash_mib,
+        entries: table.capacity(),
+        probe_ns,
+        chase_ns,
+        independent_probe_ns,
+        prefetched_probe_ns,
+        threads,
+        mprobes_per_s,
+        huge_pages: huge_page_mode(),
+    };
+    if args.json {
+        println!("{}", report.json());
+    } else {
+        report.print();
+    }
+    Ok(())
+}
+
+/// Stores entries for keys `mix(0..n)`, `n` a quarter of the capacity, so that nearly every
+/// key stays in the table (a bucket must receive five of them to lose one) and the probes
+/// below hit: a missing key would let the CPU run ahead on a predicted branch.
+fn fill(table: &Table<ChessEntry>, threads: u32) -> u64 {
+    let n = (table.capacity() as u64 / 4).max(1);
+    std::thread::scope(|scope| {
+        for t in 0..u64::from(threads) {
+            scope.spawn(move || {
+                let mut i = t;
+                while i < n {
+                    let key = mix(i);
+                    table.store(key, entry_for(key));
+                    i += u64::from(threads);
+                }
+            });
+        }
+    });
+    n
+}
+
+/// Latency of probes that depend on each other: each key is computed from the last result.
+///
+/// The `k`-th key is `mix(mix(k) % filled)`, a stored key, XOR-ed with the difference between
+/// the move the previous probe returned and the move stored for that key, which is zero but
+/// unknown until the previous probe's data arrives. (A key computed from the result alone
+/// would fall into a short cycle that fits in cache.)
+fn dependent_probes(table: &Table<ChessEntry>, filled: u64, probes: u64) -> f64 {
+    let mut carry = 0u64;
+    let start = Instant::now();
+    for k in 0..probes {
+        let key = mix(mix(k) % filled) ^ carry;
+        let expected = entry_for(key).mv;
+        carry = u64::from(table.probe(key).map_or(expected, |e| e.mv) ^ expected);
+    }
+    black_box(carry);
+    start.elapsed().as_nanos() as f64 / probes as f64
+}
+
+/// Latency of one dependent random access to a buffer of `bytes` bytes.
+fn pointer_chase(bytes: usize, steps: u64) -> Result<f64, Box<dyn std::error::Error>> {
+    const WORDS_PER_LINE: usize = 8;
+    let lines = bytes / 64;
+    let mut buffer = chase_buffer(lines * WORDS_PER_LINE)?;
+    // Sattolo's algorithm: a random permutation that is one cycle through every line.
+    let mut order: Vec<u32> = (0..lines as u32).collect();
+    let mut x = 42u64;
+    for i in (1..lines).rev() {
+        x = mix(x);
+        order.swap(i, (x % i as u64) as usize);
+    }
+    for (line, &next) in order.iter().enumerate() {
+        buffer[line * WORDS_PER_LINE] = u64::from(next);
+    }
+    drop(order);
+    let mut line = 0usize;
+    let start = Instant::now();
+    for _ in 0..steps {
+        line = buffer[line * WORDS_PER_LINE] as usize;
+    }
+    black_box(line);
+    Ok(start.elapsed().as_nanos() as f64 / steps as f64)
+}
+
+/// A zeroed buffer of `words` words, advised for transparent huge pages like the table.
+fn chase_buffer(words: usize) -> Result<Vec<u64>, Box<dyn std::error::Error>> {
+    let mut buffer = Vec::new();
+    buffer.try_reserve_exact(words)?;
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = buffer.as_mut_ptr() as usize;
+        let end = start + words * 8;
+        let aligned = start.next_multiple_of(HUGE);
+        if aligned < end {
+            // SAFETY: [aligned, end) lies inside the allocation just reserved, and page
+            // advice only changes how the kernel backs memory, never its contents.
+            unsafe {
+                libc::madvise(
+                    aligned as *mut libc::c_void,
+                    end - aligned,
+                    libc::MADV_HUGEPAGE,
+                )
+            };
+        }
+    }
+    buffer.resize(words, 0);
+    Ok(buffer)
+}
+
+/// Average time per probe over independent keys, optionally prefetching one key ahead.
+fn independent_probes(table: &Table<ChessEntry>, keys: &[u64], prefetch: bool) -> f64 {
+    let mut hits = 0u64;
+    let start = Instant::now();
+    for (i, &key) in keys.iter().enumerate() {
+        if prefetch && let Some(&next) = keys.get(i + 1) {
+            table.prefetch(next);
+        }
+        hits += u64::from(table.probe(key).is_some());
+    }
+    black_box(hits);
+    start.elapsed().as_nanos() as f64 / keys.len() as f64
+}
+
+/// Millions of independent probes per second from `threads` threads at once.
+fn throughput(table: &Table<ChessEntry>, filled: u64, probes: u64, threads: u32) -> f64 {
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for t in 0..u64::from(threads) {
+            scope.spawn(move || {
+                let mut hits = 0u64;
+                for i in 0..probes {
+                    hits += u64::from(table.probe(mix(mix(i ^ (t << 40)) % filled)).is_some());
+                }
+                black_box(hits);
+            });
+        }
+    });
+    (probes * u64::from(threads)) as f64 / start.elapsed().as_secs_f64() / 1e6
+}
+
+/// The kernel's transparent-huge-page mode, e.g. "madvise", or "unknown".
+fn huge_page_mode() -> String {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .ok()
+        .and_then(|s| {
+            let start = s.find('[')?;
+            let end = s.find(']')?;
+            Some(s[start + 1..end].to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+impl Report {
+    fn ratio(&self) -> f64 {
+        self.probe_ns / self.chase_ns
+    }
+
+    fn prefetch_ratio(&self) -> f64 {
+        self.prefetched_probe_ns / self.probe_ns
+    }
+
+    fn json(&self) -> String {
+        format!(
+            "{{\"hash_mib\":{},\"entries\":{},\"probe_ns\":{:.2},\"chase_ns\":{:.2},\"ratio\":{:.3},\
+             \"independent_probe_ns\":{:.2},\"prefetched_probe_ns\":{:.2},\"prefetch_ratio\":{:.3},\
+             \"threads\":{},\"mprobes_per_s\":{:.2},\"huge_pages\":\"{}\"}}",
+            self.hash_mib,
+            self.entries,
+            self.probe_ns,
+            self.chase_ns,
+            self.ratio(),
+            self.independent_probe_ns,
+            self.prefetched_probe_ns,
+            self.prefetch_ratio(),
+            self.threads,
+            self.mprobes_per_s,
+            self.huge_pages
+        )
+    }
+
+    fn print(&self) {
+        println!(
+            "table                {} MiB, {} entries (ChessEntry, 4 per bucket)",
+            self.hash_mib, self.entries
+        );
+        println!("transparent huge pages: {}", self.huge_pages);
+        println!("dependent probe      {:8.2} ns", self.probe_ns);
+        println!(
+            "dependent DRAM read  {:8.2} ns   (pointer chase, same size)",
+            self.chase_ns
+        );
+        println!(
+            "ratio                {:8.3}      (goal ≤ 1.10)",
+            self.ratio()
+        );
+        println!("independent probe    {:8.2} ns", self.independent_probe_ns);
+        println!(
+            "prefetched probe     {:8.2} ns   ({:.3} × dependent probe; goal ≤ 0.35)",
+            self.prefetched_probe_ns,
+            self.prefetch_ratio()
+        );
+        println!(
+            "throughput           {:8.2} M probes/s with {} thread(s)",
+            self.mprobes_per_s, self.threads
+        );
+    }
+}
