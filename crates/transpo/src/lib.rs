@@ -45,7 +45,9 @@ pub mod score;
 mod stats;
 mod table;
 
-pub use entry::{Bound, ChessEntry, CompactEntry, Depth, Entry, ResearchEntry, SolverEntry};
+pub use entry::{
+    Bound, ChessEntry, CompactEntry, Depth, Entry, ExactEntry, ResearchEntry, SolverEntry,
+};
 pub use error::Error;
 pub use persist::FORMAT_VERSION;
 pub use scheme::Scheme;

@@ -3,7 +3,7 @@
 //! The table knows nothing about games. It asks an entry type four things: which cell it
 //! lives in, how to pack and unpack it with the key's verification bits and the generation,
 //! whether packed bits belong to a given key, and the three facts replacement schemes weigh
-//! (depth, bound, subtree size). Four layouts ship with the crate:
+//! (depth, bound, subtree size). Five layouts ship with the crate:
 //!
 //! | type | cell | per 64-byte line | key check | payload |
 //! |---|---|---|---|---|
@@ -11,18 +11,21 @@
 //! | [`CompactEntry`] | u64 | 8 | 16 low bits | move, score, depth, bound, generation |
 //! | [`ResearchEntry`] | 3 × u64, XOR-verified | 2 (48 bytes) | full 64 bits | move, score, depth, bound, generation, subtree nodes |
 //! | [`SolverEntry`] | u32 | 16 | 24 low bits | one non-zero byte |
+//! | [`ExactEntry`] | u64 | 8 | 48 low bits, exact with the bucket index | depth, one non-zero byte |
 //!
 //! The index takes the *high* bits of the key (see [`crate::Table`]), so partial key checks
 //! take the *low* bits, which the index barely uses.
 
 mod chess;
 mod compact;
+mod exact;
 mod research;
 mod search_word;
 mod solver;
 
 pub use chess::ChessEntry;
 pub use compact::CompactEntry;
+pub use exact::ExactEntry;
 pub use research::ResearchEntry;
 pub use solver::SolverEntry;
 

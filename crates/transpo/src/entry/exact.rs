@@ -1,0 +1,163 @@
+//! An 8-byte solver entry whose key check, together with the bucket it sits in, identifies
+//! the key exactly: no false hits, ever, in a table of at least [`ExactEntry::MIN_BUCKETS`]
+//! buckets.
+//!
+//! Why it exists: [`super::SolverEntry`] checks 24 key bits, so a probe of a full bucket for an
+//! absent position is a false hit about `ways / 2^24` of the time. Over the 10^8–10^9 probes of
+//! a Connect Four solve that is certain to happen, and one false hit can change a score. An
+//! exhaustive solver must never be wrong, so it needs an exact check.
+//!
+//! # Exactness
+//!
+//! The table sends `key` to bucket `floor(key · n / 2^64)` for `n` buckets. Let two keys
+//! `a < b` share their low 48 bits. Then `b − a` is a positive multiple of `2^48`, so
+//! `b · n / 2^64 ≥ a · n / 2^64 + n / 2^16 ≥ a · n / 2^64 + 1` when `n ≥ 2^16`, and their
+//! buckets differ. Hence within one bucket the low 48 bits tell every key apart, and an entry
+//! that verifies against `key` in `key`'s bucket was stored for exactly `key`. The caller's part
+//! of the bargain: distinct positions must have distinct 64-bit keys (use a bijective mix of an
+//! exact position code, not a Zobrist hash) and the table must have `n ≥ 2^16` buckets.
+//!
+//! Cost: 8 bytes per entry, against 5 for a hand-made prime-sized table that relies on the
+//! Chinese remainder theorem (32-bit partial key + one byte, Pons' Connect Four solver); the
+//! multiply index gives no such theorem for fewer check bits.
+
+use super::{Bits, Bound, Depth, Entry, Generation};
+use std::num::NonZeroU8;
+
+/// Key check bits kept by an [`ExactEntry`].
+const CHECK_BITS: u32 = 48;
+const CHECK_MASK: u64 = (1 << CHECK_BITS) - 1;
+const DEPTH_SHIFT: u32 = 48;
+const VALUE_SHIFT: u32 = 56;
+
+/// An 8-byte entry, eight to a cache line: the key's low 48 bits, a depth and one non-zero
+/// byte that the solver uses for its own score-and-bound code (0 marks the empty slot).
+///
+/// Layout, from bit 0:
+///
+/// | bits | field |
+/// |---|---|
+/// | 0..48 | key check: the key's low 48 bits |
+/// | 48..56 | depth (any measure of the work below the entry, for the DEEP-like schemes) |
+/// | 56..64 | value, non-zero |
+///
+/// No generation: a solver clears its table per problem (or folds an epoch into its keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ExactEntry {
+    /// The solver's byte.
+    pub value: NonZeroU8,
+    /// Work below the entry, as the solver measures it (e.g. empty squares left).
+    pub depth: Depth,
+}
+
+impl ExactEntry {
+    /// The fewest buckets for which the check is exact (see the module docs).
+    pub const MIN_BUCKETS: usize = 1 << (64 - CHECK_BITS);
+}
+
+impl Entry for ExactEntry {
+    type Cell = std::sync::atomic::AtomicU64;
+    const GENERATION_BITS: u32 = 0;
+    const LAYOUT: &'static str = "exact-u64-v1";
+
+    #[inline]
+    fn pack(&self, key: u64, _generation: Generation) -> Bits<Self> {
+        (key & CHECK_MASK)
+            | u64::from(self.depth) << DEPTH_SHIFT
+            | u64::from(self.value.get()) << VALUE_SHIFT
+    }
+
+    #[inline]
+    fn unpack(bits: Bits<Self>) -> Option<(Self, Generation)> {
+        let value = NonZeroU8::new((bits >> VALUE_SHIFT) as u8)?;
+        let depth = (bits >> DEPTH_SHIFT) as u8;
+        Some((ExactEntry { value, depth }, 0))
+    }
+
+    #[inline]
+    fn verifies(bits: Bits<Self>, key: u64) -> bool {
+        (bits ^ key) & CHECK_MASK == 0
+    }
+
+    fn depth(&self) -> Depth {
+        self.depth
+    }
+
+    fn bound(&self) -> Bound {
+        Bound::Exact
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::tests::assert_round_trips;
+    use crate::{Config, Scheme, Size, Table};
+
+    #[test]
+    fn every_value_and_depth_round_trips() {
+        for v in 1..=u8::MAX {
+            for depth in [0, 1, 42, u8::MAX] {
+                assert_round_trips(ExactEntry {
+                    value: NonZeroU8::new(v).expect("v starts at 1"),
+                    depth,
+                });
+            }
+        }
+    }
+
+    /// The exactness argument, checked: keys that share the low 48 bits (differ only above
+    /// bit 48) land in different buckets of a table with `MIN_BUCKETS` buckets, at the edges
+    /// of the key range and for odd bucket counts too.
+    #[test]
+    fn keys_sharing_the_check_never_share_a_bucket() {
+        for ways in [1, 8] {
+            for buckets in [ExactEntry::MIN_BUCKETS, ExactEntry::MIN_BUCKETS + 7] {
+                let config = Config {
+                    scheme: if ways == 1 {
+                        Scheme::New
+                    } else {
+                        Scheme::DepthAge { k: 0 }
+                    },
+                    ways: Some(ways),
+                    ..Config::default()
+                };
+                let size = Size::Entries((buckets * ways) as u64);
+                let table = Table::<ExactEntry>::new(size, config).expect("small table");
+                for low in [0, 1, 0x1234_5678_9abc, CHECK_MASK] {
+                    let mut last = None;
+                    for high in (0..1u64 << 16).step_by(97).chain([(1 << 16) - 1]) {
+                        let index = table.bucket_index(high << CHECK_BITS | low);
+                        assert!(last.is_none_or(|l| l < index), "{high:x} {low:x}");
+                        last = Some(index);
+                    }
+                }
+            }
+        }
+    }
+
+    /// No false hits: fill a minimum-size direct-mapped table with keys that all share
+    /// their low 48 bits, then probe for other such keys.
+    #[test]
+    fn colliding_checks_are_misses() {
+        let config = Config {
+            scheme: Scheme::New,
+            ways: Some(1),
+            ..Config::default()
+        };
+        let size = Size::Entries(ExactEntry::MIN_BUCKETS as u64);
+        let table = Table::<ExactEntry>::new(size, config).expect("small table");
+        let entry = ExactEntry {
+            value: NonZeroU8::MIN,
+            depth: 3,
+        };
+        let key = |high: u64| high << CHECK_BITS | 0xabc;
+        for high in (0..1 << 16).step_by(2) {
+            table.store(key(high), entry);
+        }
+        for high in 0..1 << 16 {
+            let expected = (high % 2 == 0).then_some(entry);
+            assert_eq!(table.probe(key(high)), expected, "{high:x}");
+        }
+    }
+}
