@@ -60,6 +60,8 @@ struct Report {
     threads: u32,
     mprobes_per_s: f64,
     huge_pages: String,
+    /// MiB of this process's memory backed by transparent huge pages at the end of the run.
+    huge_page_mib: Option<u64>,
 }
 
 /// Runs the benchmark and prints the report.
@@ -77,6 +79,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let independent_probe_ns = independent_probes(&table, &keys, false);
     let prefetched_probe_ns = independent_probes(&table, &keys, true);
     let mprobes_per_s = throughput(&table, filled, args.probes, threads);
+    let huge_page_mib = huge_page_mib();
     let report = Report {
         hash_mib: args.hash_mib,
         entries: table.capacity(),
@@ -87,6 +90,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         threads,
         mprobes_per_s,
         huge_pages: huge_page_mode(),
+        huge_page_mib,
     };
     if args.json {
         println!("{}", report.json());
@@ -228,6 +232,14 @@ fn huge_page_mode() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// MiB of this process's anonymous memory in huge pages (Linux `smaps_rollup`).
+fn huge_page_mib() -> Option<u64> {
+    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
+    let line = rollup.lines().find(|l| l.starts_with("AnonHugePages:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib >> 10)
+}
+
 impl Report {
     fn ratio(&self) -> f64 {
         self.probe_ns / self.chase_ns
@@ -241,7 +253,7 @@ impl Report {
         format!(
             "{{\"hash_mib\":{},\"entries\":{},\"probe_ns\":{:.2},\"chase_ns\":{:.2},\"ratio\":{:.3},\
              \"independent_probe_ns\":{:.2},\"prefetched_probe_ns\":{:.2},\"prefetch_ratio\":{:.3},\
-             \"threads\":{},\"mprobes_per_s\":{:.2},\"huge_pages\":\"{}\"}}",
+             \"threads\":{},\"mprobes_per_s\":{:.2},\"huge_pages\":\"{}\",\"huge_page_mib\":{}}}",
             self.hash_mib,
             self.entries,
             self.probe_ns,
@@ -252,7 +264,9 @@ impl Report {
             self.prefetch_ratio(),
             self.threads,
             self.mprobes_per_s,
-            self.huge_pages
+            self.huge_pages,
+            self.huge_page_mib
+                .map_or("null".to_string(), |m| m.to_string())
         )
     }
 
@@ -261,7 +275,12 @@ impl Report {
             "table                {} MiB, {} entries (ChessEntry, 4 per bucket)",
             self.hash_mib, self.entries
         );
-        println!("transparent huge pages: {}", self.huge_pages);
+        println!(
+            "transparent huge pages: {} ({} MiB of this process in huge pages)",
+            self.huge_pages,
+            self.huge_page_mib
+                .map_or("?".to_string(), |m| m.to_string())
+        );
         println!("dependent probe      {:8.2} ns", self.probe_ns);
         println!(
             "dependent DRAM read  {:8.2} ns   (pointer chase, same size)",

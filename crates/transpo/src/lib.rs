@@ -53,3 +53,12 @@ pub use persist::FORMAT_VERSION;
 pub use scheme::Scheme;
 pub use stats::Stats;
 pub use table::{Config, MAX_WAYS, Size, Stored, Table};
+
+/// The code in the READMEs is compiled and run as doc tests, so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadme;
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct WorkspaceReadme;
