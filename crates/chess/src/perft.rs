@@ -104,7 +104,7 @@ pub fn perft_keyed_make_all(board: &Board, key: u64, depth: u32) -> u64 {
         for mv in moves {
             let mut child = board.clone();
             child.play_unchecked(mv);
-            let child_key = crate::zobrist::after_move(key, board, mv, &child);
+            let child_key = crate::zobrist::after_move_of(key, board, moves.piece, mv, &child);
             nodes += perft_keyed_make_all(&child, child_key, depth - 1);
         }
         false

@@ -11,7 +11,7 @@
 //! capture would be legal. cozy-chess records an en passant file after every double push, so
 //! [`en_passant_key`] applies Polyglot's rule itself.
 
-use cozy_chess::{Board, Color, File, Move, Piece, Rank, Square, get_pawn_attacks};
+use cozy_chess::{BitBoard, Board, Color, File, Move, Piece, Rank, Square, get_pawn_attacks};
 
 use crate::polyglot_keys::POLYGLOT_RANDOM;
 
@@ -21,6 +21,9 @@ const CASTLING: usize = 768;
 const EN_PASSANT: usize = 772;
 /// Index of the constant XORed in when White is to move.
 const WHITE_TO_MOVE: usize = 780;
+
+/// The squares whose pieces castling rights depend on: a1, e1, h1, a8, e8, h8.
+const CASTLING_SQUARES: BitBoard = BitBoard(0x9100_0000_0000_0091);
 
 /// Piece-square constants regrouped as `[color][piece][square]`, so that indexing with
 /// cozy-chess enums needs no arithmetic and no bounds check at run time.
@@ -121,11 +124,17 @@ pub fn compute(board: &Board) -> u64 {
 /// rather than guessed.
 #[inline]
 pub fn after_move(key: u64, before: &Board, mv: Move, after: &Board) -> u64 {
+    match before.piece_on(mv.from) {
+        Some(moved) => after_move_of(key, before, moved, mv, after),
+        None => compute(after),
+    }
+}
+
+/// [`after_move`] for a caller that already knows the moving piece (move generation tells).
+#[inline(always)]
+pub fn after_move_of(key: u64, before: &Board, moved: Piece, mv: Move, after: &Board) -> u64 {
     let us = before.side_to_move();
-    let Some(moved) = before.piece_on(mv.from) else {
-        return compute(after);
-    };
-    let mut key = key;
+    let mut key = key ^ POLYGLOT_RANDOM[WHITE_TO_MOVE];
     if before.colors(us).has(mv.to) {
         // Castling, which cozy-chess encodes as the king taking its own rook.
         let rank = mv.from.rank();
@@ -141,17 +150,27 @@ pub fn after_move(key: u64, before: &Board, mv: Move, after: &Board) -> u64 {
     } else {
         let placed = mv.promotion.unwrap_or(moved);
         key ^= piece_key(moved, us, mv.from) ^ piece_key(placed, us, mv.to);
-        if let Some(victim) = before.piece_on(mv.to) {
-            key ^= piece_key(victim, !us, mv.to);
+        if before.colors(!us).has(mv.to) {
+            if let Some(victim) = before.piece_on(mv.to) {
+                key ^= piece_key(victim, !us, mv.to);
+            }
         } else if moved == Piece::Pawn && mv.from.file() != mv.to.file() {
             // A diagonal pawn move to an empty square is en passant; the victim stands
             // beside the origin square.
             key ^= piece_key(Piece::Pawn, !us, Square::new(mv.to.file(), mv.from.rank()));
         }
     }
-    // Usually unchanged; recomputing both sides is a handful of branches and no table walk.
-    key ^= castling_key(before) ^ castling_key(after);
-    key ^ en_passant_key(before) ^ en_passant_key(after) ^ POLYGLOT_RANDOM[WHITE_TO_MOVE]
+    // Castling rights can only change when a move touches a king's or rook's home square.
+    if !(CASTLING_SQUARES & (mv.from.bitboard() | mv.to.bitboard())).is_empty() {
+        key ^= castling_key(before) ^ castling_key(after);
+    }
+    if before.en_passant().is_some() {
+        key ^= en_passant_key(before);
+    }
+    if after.en_passant().is_some() {
+        key ^= en_passant_key(after);
+    }
+    key
 }
 
 /// The key after a null move from `before`: the side to move flips and any en passant

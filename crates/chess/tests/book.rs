@@ -1,0 +1,170 @@
+//! The Polyglot book reader: the shared performance.bin lookups (ANCHORS.md §3) and books
+//! written and read back by the test itself.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::shared_data;
+use transpo_chess::book::{ENTRY_SIZE, encode_move};
+use transpo_chess::{Book, BookEntry, BookError, Position, SplitMix64};
+
+fn temp_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("transpo-chess-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn play(moves: &str) -> Position {
+    let mut pos = Position::startpos();
+    for text in moves.split_whitespace() {
+        let mv = pos.parse_uci_move(text).unwrap();
+        pos.play(mv).unwrap();
+    }
+    pos
+}
+
+#[test]
+fn performance_book_lookups() {
+    let Some(path) = shared_data("chess/performance.bin") else {
+        return;
+    };
+    let book = Book::open(&path).unwrap();
+    assert_eq!(book.len(), 92_954);
+
+    let start = book.moves(&Position::startpos());
+    assert_eq!(start.len(), 3, "{start:?}");
+
+    let pos = play("e2e4 c7c5");
+    assert_eq!(pos.key(), 0x644d4afe02564aeb);
+    let moves: Vec<(String, u16)> = book
+        .moves(&pos)
+        .into_iter()
+        .map(|m| (m.uci, m.weight))
+        .collect();
+    assert_eq!(
+        moves,
+        [
+            ("g1f3".to_string(), 306),
+            ("b1c3".to_string(), 12),
+            ("c2c3".to_string(), 10)
+        ]
+    );
+
+    // A seeded pick is reproducible and follows the weights.
+    let mut rng = SplitMix64::new(7);
+    let picks: Vec<String> = (0..200)
+        .map(|_| book.pick(&pos, &mut rng).unwrap().uci)
+        .collect();
+    let mut again = SplitMix64::new(7);
+    let picks_again: Vec<String> = (0..200)
+        .map(|_| book.pick(&pos, &mut again).unwrap().uci)
+        .collect();
+    assert_eq!(picks, picks_again);
+    let g1f3 = picks.iter().filter(|m| *m == "g1f3").count();
+    assert!(g1f3 > 170, "g1f3 has 306 of 328 weight, got {g1f3}/200");
+}
+
+#[test]
+fn written_book_reads_back_with_castling() {
+    let castle = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+    let start = Position::startpos();
+    let entry = |pos: &Position, uci: &str, weight: u16| BookEntry {
+        key: pos.key(),
+        raw_move: encode_move(pos.parse_uci_move(uci).unwrap()),
+        weight,
+        learn: 0,
+    };
+    let mut entries = vec![
+        entry(&castle, "e1g1", 5),
+        entry(&castle, "e1c1", 3),
+        entry(&castle, "a1a8", 0),
+        entry(&start, "e2e4", 10),
+        entry(&start, "d2d4", 1),
+    ];
+    // A key collision: a move that is illegal in the start position is skipped.
+    entries.push(BookEntry {
+        key: start.key(),
+        raw_move: (4 << 6) | 60, // e1e8
+        weight: 100,
+        learn: 0,
+    });
+    let book = Book::from_entries(entries);
+    let path = temp_path("written.bin");
+    std::fs::write(&path, book.to_bytes()).unwrap();
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        (6 * ENTRY_SIZE) as u64
+    );
+
+    let read = Book::open(&path).unwrap();
+    assert_eq!(read.len(), 6);
+    // Castling is stored king-takes-rook, as Polyglot does.
+    let raw: Vec<u16> = read
+        .entries_for_key(castle.key())
+        .iter()
+        .map(|e| e.raw_move)
+        .collect();
+    assert!(raw.contains(&((4 << 6) | 7)), "e1h1 expected in {raw:?}");
+    assert!(raw.contains(&(4 << 6)), "e1a1 expected in {raw:?}");
+
+    let moves: Vec<(String, u16)> = read
+        .moves(&castle)
+        .into_iter()
+        .map(|m| (m.uci, m.weight))
+        .collect();
+    assert_eq!(
+        moves,
+        [
+            ("e1g1".to_string(), 5),
+            ("e1c1".to_string(), 3),
+            ("a1a8".to_string(), 0)
+        ]
+    );
+    let start_moves: Vec<String> = read.moves(&start).into_iter().map(|m| m.uci).collect();
+    assert_eq!(start_moves, ["e2e4", "d2d4"]);
+
+    // Zero weight is never picked; the book move plays as castling.
+    let mut rng = SplitMix64::new(1);
+    for _ in 0..100 {
+        let pick = read.pick(&castle, &mut rng).unwrap();
+        assert_ne!(pick.uci, "a1a8");
+        let mut after = castle.clone();
+        after.play(pick.mv).unwrap();
+        assert!(after.fen().starts_with("r3k2r/8/8/8/8/8/8/"), "{}", after.fen());
+        assert!(after.fen().contains(" b kq - "), "{}", after.fen());
+    }
+    // No entries: nothing to pick.
+    assert!(read.pick(&play("a2a3"), &mut rng).is_none());
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn bad_book_files_are_errors() {
+    // Truncated: not a multiple of 16 bytes; the message names the size.
+    let path = temp_path("truncated.bin");
+    std::fs::write(&path, [0u8; 17]).unwrap();
+    let err = Book::open(&path).unwrap_err();
+    assert!(matches!(err, BookError::Size { len: 17 }), "{err:?}");
+    assert!(err.to_string().contains("17 bytes"), "{err}");
+    std::fs::remove_file(&path).unwrap();
+
+    // Missing file.
+    let err = Book::open(temp_path("does-not-exist.bin")).unwrap_err();
+    assert!(matches!(err, BookError::Io { .. }), "{err:?}");
+    assert!(err.to_string().contains("does-not-exist.bin"), "{err}");
+
+    // Unsorted keys.
+    let a = BookEntry { key: 2, raw_move: 796, weight: 1, learn: 0 }.to_bytes();
+    let b = BookEntry { key: 1, raw_move: 796, weight: 1, learn: 0 }.to_bytes();
+    let err = Book::from_bytes(&[a, b].concat()).unwrap_err();
+    assert!(matches!(err, BookError::Unsorted { index: 1 }), "{err:?}");
+
+    // Promotion code 7.
+    let c = BookEntry { key: 1, raw_move: 0x7000 | 796, weight: 1, learn: 0 }.to_bytes();
+    let err = Book::from_bytes(&c).unwrap_err();
+    assert!(matches!(err, BookError::BadMove { index: 0, .. }), "{err:?}");
+
+    // Empty is a valid, empty book.
+    assert!(Book::from_bytes(&[]).unwrap().is_empty());
+}

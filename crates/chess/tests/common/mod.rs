@@ -1,0 +1,68 @@
+//! Helpers shared by the integration tests: finding the shared data folder and reading
+//! perft records.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use transpo_chess::{Epd, Position};
+
+/// A file under `shared/data/` beside the repository, if present. When it is missing the
+/// test fails under CI (`CI` set) and is skipped with a message otherwise.
+pub fn shared_data(relative: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data")
+        .join(relative);
+    if path.is_file() {
+        return Some(path);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{} is missing, and CI is set", path.display());
+    }
+    eprintln!("skipping: {} is missing (set CI to make this fail)", path.display());
+    None
+}
+
+/// A position with its expected perft counts as `(depth, nodes)`.
+pub struct PerftCase {
+    pub line: usize,
+    pub fen: String,
+    pub position: Position,
+    pub counts: Vec<(u32, u64)>,
+}
+
+/// Parses `FEN ;D1 n ;D2 n ...` lines; `#` comments and blank lines are skipped.
+pub fn read_perft_cases(text: &str) -> Vec<PerftCase> {
+    let mut cases = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let epd = Epd::parse(line).unwrap_or_else(|e| panic!("line {}: {e}", index + 1));
+        let counts = epd
+            .operations
+            .iter()
+            .map(|op| {
+                let depth = op
+                    .opcode
+                    .strip_prefix('D')
+                    .and_then(|d| d.parse().ok())
+                    .unwrap_or_else(|| panic!("line {}: bad opcode {}", index + 1, op.opcode));
+                let nodes = op
+                    .operands
+                    .first()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| panic!("line {}: bad count", index + 1));
+                (depth, nodes)
+            })
+            .collect();
+        cases.push(PerftCase {
+            line: index + 1,
+            fen: line.split(';').next().unwrap_or_default().trim().to_string(),
+            position: epd.position,
+            counts,
+        });
+    }
+    cases
+}
