@@ -1,0 +1,141 @@
+//! The `transpo-c4` line protocol: read `moves [expected]` lines, write `moves score nodes
+//! micros` lines (or one score per column with `--analyze`), report bad lines on the error
+//! stream and go on.
+//!
+//! Why in the library: the protocol is what users and tests talk to, so it is a function over
+//! any reader and writers, tested without spawning a process; `main.rs` only wires it to
+//! stdin, stdout and stderr.
+
+use crate::position::{ParseError, Position};
+use crate::solver::{Solver, Strength};
+use std::fmt;
+use std::io::{self, BufRead, Write};
+use std::time::Instant;
+
+/// Why an input line was rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineError {
+    /// Nothing but whitespace.
+    Empty,
+    /// The move sequence is not a position to solve.
+    Moves(ParseError),
+    /// The second field is not an integer score.
+    BadExpected(String),
+    /// More than two fields.
+    TrailingText(String),
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::Empty => write!(f, "empty line"),
+            LineError::Moves(e) => write!(f, "{e}"),
+            LineError::BadExpected(s) => write!(f, "expected score {s:?} is not an integer"),
+            LineError::TrailingText(s) => write!(f, "unexpected text {s:?} after the score"),
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
+/// One parsed input line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem<'a> {
+    /// The move sequence as written.
+    pub moves: &'a str,
+    /// The position it leads to.
+    pub position: Position,
+    /// The score the line claims, if any.
+    pub expected: Option<i32>,
+}
+
+/// Parses `moves [expected]`.
+pub fn parse_line(line: &str) -> Result<Problem<'_>, LineError> {
+    let mut fields = line.split_whitespace();
+    let moves = fields.next().ok_or(LineError::Empty)?;
+    let position = Position::from_moves(moves).map_err(LineError::Moves)?;
+    let expected = fields
+        .next()
+        .map(|s| s.parse().map_err(|_| LineError::BadExpected(s.into())))
+        .transpose()?;
+    if let Some(extra) = fields.next() {
+        return Err(LineError::TrailingText(extra.into()));
+    }
+    Ok(Problem {
+        moves,
+        position,
+        expected,
+    })
+}
+
+/// Options of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Strong or weak.
+    pub strength: Strength,
+    /// Score every column instead of the position.
+    pub analyze: bool,
+}
+
+/// What a run saw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Lines solved.
+    pub solved: usize,
+    /// Lines rejected.
+    pub rejected: usize,
+    /// Solved lines whose score differs from the expected one.
+    pub wrong: usize,
+}
+
+/// Runs the protocol over `input`. Bad lines go to `errors` as `line N: reason`; only I/O
+/// errors stop the run.
+pub fn run(
+    solver: &mut Solver,
+    input: impl BufRead,
+    mut out: impl Write,
+    mut errors: impl Write,
+    options: Options,
+) -> io::Result<Summary> {
+    let mut summary = Summary::default();
+    for (i, line) in input.lines().enumerate() {
+        let line = line?;
+        let number = i + 1;
+        let problem = match parse_line(&line) {
+            Ok(p) => p,
+            Err(e) => {
+                writeln!(errors, "line {number}: {e}")?;
+                summary.rejected += 1;
+                continue;
+            }
+        };
+        solver.reset();
+        let start = Instant::now();
+        let (text, score) = if options.analyze {
+            let scores = solver.analyze(&problem.position, options.strength);
+            let text: Vec<String> = scores
+                .iter()
+                .map(|s| s.map_or_else(|| "-".to_string(), |s| s.to_string()))
+                .collect();
+            let best = scores.iter().flatten().max().copied();
+            (text.join(" "), best)
+        } else {
+            let score = solver.solve(&problem.position, options.strength);
+            (score.to_string(), Some(score))
+        };
+        let micros = start.elapsed().as_micros();
+        writeln!(out, "{} {text} {} {micros}", problem.moves, solver.nodes())?;
+        summary.solved += 1;
+        if let (Some(expected), Some(score)) = (problem.expected, score) {
+            let expected = match options.strength {
+                Strength::Strong => expected,
+                Strength::Weak => expected.signum(),
+            };
+            if expected != score {
+                writeln!(errors, "line {number}: expected {expected}, solved {score}")?;
+                summary.wrong += 1;
+            }
+        }
+    }
+    Ok(summary)
+}

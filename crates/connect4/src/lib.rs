@@ -1,0 +1,35 @@
+//! # transpo-connect4: a 7×6 Connect Four solver on the shared transposition table
+//!
+//! A strong solver (the exact score) and a weak one (win, draw or loss) in the style of Pascal
+//! Pons' solver ("Solving Connect 4", Part 12), built on [`transpo::Table`]: bitboards, a
+//! negamax that never plays into an immediate loss, threat-ordered moves, null-window binary
+//! search on the score, and upper and lower bounds in an exact table.
+//!
+//! The modules, in the order data flows:
+//! [`position`] (bitboards, move sequences, keys) → [`moves`] (ordering) →
+//! [`bounds`] (what the table remembers) → [`solver`] (the search) → [`book`] (opening books)
+//! → [`bench`] (Pons-style test-set runs) and [`cli`] (the `transpo-c4` line protocol).
+//!
+//! ```
+//! use transpo_connect4::{Position, Solver, Strength};
+//!
+//! let pos = Position::from_moves("2252576253462244111563365343671351441")?;
+//! let mut solver = Solver::new(16)?;
+//! assert_eq!(solver.solve(&pos, Strength::Strong), -1);
+//! assert_eq!(solver.solve(&pos, Strength::Weak), -1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod bench;
+pub mod book;
+pub mod bounds;
+pub mod cli;
+pub mod moves;
+pub mod position;
+pub mod solver;
+
+pub use book::{Book, BookError};
+pub use position::{ParseError, Position};
+pub use solver::{Solver, Strength};

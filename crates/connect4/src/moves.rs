@@ -1,0 +1,114 @@
+//! Move ordering: centre columns first, refined by the number of threats a move creates.
+//!
+//! Why it matters: alpha-beta prunes most when the best move comes first. In Connect Four
+//! centre stones take part in more lines, and a move that leaves more of one's own winning
+//! squares on the board tends to be strong. The order is Pons' (Part 10): an insertion sort
+//! of at most seven moves, fed from the edges inwards so that among equal scores the most
+//! central move comes out first.
+
+use crate::position::{Position, WIDTH, column_mask};
+
+/// Columns from the centre outwards: 3, 2, 4, 1, 5, 0, 6.
+pub const CENTRE_FIRST: [usize; WIDTH] = {
+    let mut order = [0; WIDTH];
+    let mut i = 0;
+    while i < WIDTH {
+        // WIDTH/2 + (1 − 2·(i mod 2))·(i + 1)/2
+        let offset = i.div_ceil(2);
+        order[i] = if i % 2 == 0 {
+            WIDTH / 2 + offset
+        } else {
+            WIDTH / 2 - offset
+        };
+        i += 1;
+    }
+    order
+};
+
+/// The moves of one node in the order to try them, best last in storage.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveSorter {
+    squares: [u64; WIDTH],
+    scores: [u32; WIDTH],
+    len: usize,
+}
+
+impl MoveSorter {
+    /// The moves among `candidates` (squares from [`Position::non_losing_moves`]), sorted,
+    /// with the move in column `first` (the table's best move), if a candidate, ahead of all.
+    #[inline]
+    pub fn new(pos: &Position, candidates: u64, first: Option<usize>) -> Self {
+        let mut sorter = MoveSorter {
+            squares: [0; WIDTH],
+            scores: [0; WIDTH],
+            len: 0,
+        };
+        for &col in CENTRE_FIRST.iter().rev() {
+            let square = candidates & column_mask(col);
+            if square != 0 {
+                let score = if Some(col) == first {
+                    u32::MAX
+                } else {
+                    pos.move_score(square)
+                };
+                sorter.add(square, score);
+            }
+        }
+        sorter
+    }
+
+    /// Inserts after every move of equal or lower score, so equal moves come out
+    /// last-added first.
+    #[inline]
+    fn add(&mut self, square: u64, score: u32) {
+        let mut i = self.len;
+        self.len += 1;
+        while i > 0 && self.scores[i - 1] > score {
+            self.squares[i] = self.squares[i - 1];
+            self.scores[i] = self.scores[i - 1];
+            i -= 1;
+        }
+        self.squares[i] = square;
+        self.scores[i] = score;
+    }
+}
+
+impl Iterator for MoveSorter {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.squares[self.len])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn centre_first_order() {
+        assert_eq!(CENTRE_FIRST, [3, 2, 4, 1, 5, 0, 6]);
+    }
+
+    #[test]
+    fn on_the_empty_board_moves_come_centre_first() {
+        let pos = Position::new();
+        let cols: Vec<usize> = MoveSorter::new(&pos, pos.possible(), None)
+            .map(|sq| (sq.trailing_zeros() / 7) as usize)
+            .collect();
+        assert_eq!(cols, CENTRE_FIRST);
+    }
+
+    #[test]
+    fn a_move_creating_threats_comes_first() {
+        // First player has two stones stacked in column 1; a third makes a winning square
+        // above it, which no other move does, so column 1 beats the centre.
+        let pos = Position::from_moves("1712").expect("valid");
+        let first = MoveSorter::new(&pos, pos.possible(), None).next();
+        assert_eq!(first, Some(pos.possible() & column_mask(0)));
+        let hinted = MoveSorter::new(&pos, pos.possible(), Some(6)).next();
+        assert_eq!(hinted, Some(pos.possible() & column_mask(6)));
+    }
+}
