@@ -42,7 +42,24 @@ pub struct BookEntry {
 impl BookEntry {
     /// Decodes an entry from its 16 big-endian bytes.
     pub fn from_bytes(bytes: [u8; ENTRY_SIZE]) -> Self {
-        let [k0, k1, k2, k3, k4, k5, k6, k7, m0, m1, w0, w1, l0, l1, l2, l3] = bytes;
+        let [
+            k0,
+            k1,
+            k2,
+            k3,
+            k4,
+            k5,
+            k6,
+            k7,
+            m0,
+            m1,
+            w0,
+            w1,
+            l0,
+            l1,
+            l2,
+            l3,
+        ] = bytes;
         BookEntry {
             key: u64::from_be_bytes([k0, k1, k2, k3, k4, k5, k6, k7]),
             raw_move: u16::from_be_bytes([m0, m1]),
@@ -217,7 +234,7 @@ impl Book {
 
     /// Parses and checks a book from its bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Book, BookError> {
-        if bytes.len() % ENTRY_SIZE != 0 {
+        if !bytes.len().is_multiple_of(ENTRY_SIZE) {
             return Err(BookError::Size {
                 len: bytes.len() as u64,
             });

@@ -106,11 +106,7 @@ pub fn parse_fen(text: &str) -> Result<Board, FenError> {
 /// One square's content while parsing.
 type Cell = Option<(Piece, Color)>;
 
-fn parse_fields(
-    fields: &[&str],
-    halfmove: &str,
-    fullmove: &str,
-) -> Result<Board, FenError> {
+fn parse_fields(fields: &[&str], halfmove: &str, fullmove: &str) -> Result<Board, FenError> {
     let grid = parse_placement(fields[0])?;
     check_placement(&grid)?;
     let side = match fields[1] {
@@ -391,9 +387,8 @@ fn parse_en_passant(text: &str, side: Color, grid: &[[Cell; 8]; 8]) -> Result<St
         return Ok(text.to_string());
     }
     let bytes = text.as_bytes();
-    let valid = bytes.len() == 2
-        && (b'a'..=b'h').contains(&bytes[0])
-        && (b'1'..=b'8').contains(&bytes[1]);
+    let valid =
+        bytes.len() == 2 && (b'a'..=b'h').contains(&bytes[0]) && (b'1'..=b'8').contains(&bytes[1]);
     if !valid {
         return Err(err(format!("{text:?} is not a square (a1..h8) or \"-\"")));
     }
@@ -467,13 +462,12 @@ impl Epd {
         }
         // The perft-suite style keeps the FEN clocks before the first operation.
         let (clocks, after_clocks) = split_fields(rest, 2);
-        let (mut halfmove, mut fullmove, ops_text) = if clocks.len() == 2
-            && clocks.iter().all(|f| f.bytes().all(|b| b.is_ascii_digit()))
-        {
-            (clocks[0].to_string(), clocks[1].to_string(), after_clocks)
-        } else {
-            ("0".to_string(), "1".to_string(), rest)
-        };
+        let (mut halfmove, mut fullmove, ops_text) =
+            if clocks.len() == 2 && clocks.iter().all(|f| f.bytes().all(|b| b.is_ascii_digit())) {
+                (clocks[0].to_string(), clocks[1].to_string(), after_clocks)
+            } else {
+                ("0".to_string(), "1".to_string(), rest)
+            };
         let operations = parse_operations(ops_text)?;
         for op in &operations {
             match (op.opcode.as_str(), op.operands.first()) {
@@ -541,8 +535,13 @@ fn parse_operations(text: &str) -> Result<Vec<EpdOperation>, FenError> {
             return Ok(());
         }
         let opcode = tokens.remove(0);
-        let valid = opcode.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && opcode.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let valid = opcode
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+            && opcode
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
             return Err(err(format!(
                 "{opcode:?} is not an opcode (a letter, then letters, digits or '_')"
@@ -613,10 +612,9 @@ mod tests {
 
     #[test]
     fn epd_with_clocks_and_operations() {
-        let epd = Epd::parse(
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400",
-        )
-        .unwrap();
+        let epd =
+            Epd::parse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400")
+                .unwrap();
         assert_eq!(epd.operations.len(), 2);
         assert_eq!(epd.operation("D2").unwrap().operands, ["400"]);
         let epd = Epd::parse(r#"8/8/4k3/8/8/4K3/8/8 b - - bm Kd5; id "a b"; hmvc 7;"#).unwrap();

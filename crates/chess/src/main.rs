@@ -8,7 +8,10 @@ use clap::{Parser, Subcommand};
 use transpo_chess::{Position, perft, uci};
 
 #[derive(Parser)]
-#[command(version, about = "Chess positions with Polyglot keys: perft and a UCI loop")]
+#[command(
+    version,
+    about = "Chess positions with Polyglot keys: perft and a UCI loop"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -65,11 +68,17 @@ fn bench_perft(pos: &mut Position, depth: u32, repeat: u32) {
         best(&mut keyed.0, &mut keyed.1, || {
             perft::perft_keyed_make_all(&board, key, depth)
         });
-        best(&mut full.0, &mut full.1, || perft::perft_make_all(pos, depth));
+        best(&mut full.0, &mut full.1, || {
+            perft::perft_make_all(pos, depth)
+        });
     }
     let mnps = |(time, nodes): (Duration, u64)| nodes as f64 / time.as_secs_f64() / 1e6;
     let cost = |variant: (Duration, u64)| (1.0 - mnps(variant) / mnps(plain)) * 100.0;
-    println!("perft {depth} of {}: {} nodes, best of {repeat}", pos.fen(), plain.1);
+    println!(
+        "perft {depth} of {}: {} nodes, best of {repeat}",
+        pos.fen(),
+        plain.1
+    );
     println!(
         "plain cozy-chess copy-make:         {:8.2} Mnps  {:?}",
         mnps(plain),

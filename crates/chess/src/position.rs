@@ -432,7 +432,10 @@ mod tests {
     #[test]
     fn pawn_move_cuts_repetition_window() {
         let mut pos = Position::startpos();
-        play_all(&mut pos, "g1f3 g8f6 f3g1 f6g8 e2e4 e7e5 g1f3 g8f6 f3g1 f6g8");
+        play_all(
+            &mut pos,
+            "g1f3 g8f6 f3g1 f6g8 e2e4 e7e5 g1f3 g8f6 f3g1 f6g8",
+        );
         assert!(pos.is_repetition(2));
         assert!(!pos.is_repetition(3));
     }

@@ -131,7 +131,11 @@ fn written_book_reads_back_with_castling() {
         assert_ne!(pick.uci, "a1a8");
         let mut after = castle.clone();
         after.play(pick.mv).unwrap();
-        assert!(after.fen().starts_with("r3k2r/8/8/8/8/8/8/"), "{}", after.fen());
+        assert!(
+            after.fen().starts_with("r3k2r/8/8/8/8/8/8/"),
+            "{}",
+            after.fen()
+        );
         assert!(after.fen().contains(" b kq - "), "{}", after.fen());
     }
     // No entries: nothing to pick.
@@ -155,15 +159,36 @@ fn bad_book_files_are_errors() {
     assert!(err.to_string().contains("does-not-exist.bin"), "{err}");
 
     // Unsorted keys.
-    let a = BookEntry { key: 2, raw_move: 796, weight: 1, learn: 0 }.to_bytes();
-    let b = BookEntry { key: 1, raw_move: 796, weight: 1, learn: 0 }.to_bytes();
+    let a = BookEntry {
+        key: 2,
+        raw_move: 796,
+        weight: 1,
+        learn: 0,
+    }
+    .to_bytes();
+    let b = BookEntry {
+        key: 1,
+        raw_move: 796,
+        weight: 1,
+        learn: 0,
+    }
+    .to_bytes();
     let err = Book::from_bytes(&[a, b].concat()).unwrap_err();
     assert!(matches!(err, BookError::Unsorted { index: 1 }), "{err:?}");
 
     // Promotion code 7.
-    let c = BookEntry { key: 1, raw_move: 0x7000 | 796, weight: 1, learn: 0 }.to_bytes();
+    let c = BookEntry {
+        key: 1,
+        raw_move: 0x7000 | 796,
+        weight: 1,
+        learn: 0,
+    }
+    .to_bytes();
     let err = Book::from_bytes(&c).unwrap_err();
-    assert!(matches!(err, BookError::BadMove { index: 0, .. }), "{err:?}");
+    assert!(
+        matches!(err, BookError::BadMove { index: 0, .. }),
+        "{err:?}"
+    );
 
     // Empty is a valid, empty book.
     assert!(Book::from_bytes(&[]).unwrap().is_empty());

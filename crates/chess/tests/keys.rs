@@ -71,7 +71,12 @@ fn check_tree(pos: &mut Position, depth: u32, nodes: &mut u64) {
     }
     let key = pos.key();
     if pos.play_null().is_ok() {
-        assert_eq!(pos.key(), zobrist::compute(pos.board()), "null move in {}", pos.fen());
+        assert_eq!(
+            pos.key(),
+            zobrist::compute(pos.board()),
+            "null move in {}",
+            pos.fen()
+        );
         pos.undo();
     }
     for &mv in pos.legal_moves().iter() {
@@ -104,7 +109,10 @@ fn incremental_equals_scratch_in_tricky_trees() {
         ),
         // En passant available at the root, and an en passant that gives check.
         ("8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1", 4),
-        ("rnbqkb1r/ppppp1pp/7n/4Pp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", 3),
+        (
+            "rnbqkb1r/ppppp1pp/7n/4Pp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            3,
+        ),
         // Promotions on both sides.
         ("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N w - - 0 1", 4),
     ];
@@ -142,7 +150,12 @@ fn usable_en_passant_square_changes_the_key() {
     let pinned = Position::from_fen("4r1k1/8/8/3pP3/8/8/8/4K3 w - d6 0 1").unwrap();
     let pinned_none = Position::from_fen("4r1k1/8/8/3pP3/8/8/8/4K3 w - - 0 1").unwrap();
     assert_ne!(pinned.key(), pinned_none.key());
-    assert!(!pinned.legal_moves().iter().any(|mv| pinned.move_to_uci(*mv) == "e5d6"));
+    assert!(
+        !pinned
+            .legal_moves()
+            .iter()
+            .any(|mv| pinned.move_to_uci(*mv) == "e5d6")
+    );
 }
 
 #[test]

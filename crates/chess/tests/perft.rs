@@ -12,7 +12,11 @@ use transpo_chess::perft::{divide, perft, perft_make_all};
 fn fixture_counts_match() {
     let text = include_str!("data/perft.epd");
     let cases = read_perft_cases(text);
-    assert!(cases.len() >= 30, "fixture has only {} positions", cases.len());
+    assert!(
+        cases.len() >= 30,
+        "fixture has only {} positions",
+        cases.len()
+    );
     let mut failures = Vec::new();
     for mut case in cases {
         let fen_before = case.position.fen();
@@ -25,7 +29,11 @@ fn fixture_counts_match() {
                 ));
             }
         }
-        assert_eq!(case.position.fen(), fen_before, "perft must undo every move");
+        assert_eq!(
+            case.position.fen(),
+            fen_before,
+            "perft must undo every move"
+        );
         assert_eq!(case.position.ply(), 0);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -63,7 +71,12 @@ fn shared_perft_suite() {
     let max_depth = if cfg!(debug_assertions) { 4 } else { 5 };
     let text = std::fs::read_to_string(&path).unwrap();
     let cases = read_perft_cases(&text);
-    assert!(cases.len() >= 126, "{} has {} positions", path.display(), cases.len());
+    assert!(
+        cases.len() >= 126,
+        "{} has {} positions",
+        path.display(),
+        cases.len()
+    );
     let start = Instant::now();
     let mut total = 0;
     let mut failures = Vec::new();

@@ -19,7 +19,10 @@ pub fn shared_data(relative: &str) -> Option<PathBuf> {
     if std::env::var_os("CI").is_some() {
         panic!("{} is missing, and CI is set", path.display());
     }
-    eprintln!("skipping: {} is missing (set CI to make this fail)", path.display());
+    eprintln!(
+        "skipping: {} is missing (set CI to make this fail)",
+        path.display()
+    );
     None
 }
 
@@ -59,7 +62,12 @@ pub fn read_perft_cases(text: &str) -> Vec<PerftCase> {
             .collect();
         cases.push(PerftCase {
             line: index + 1,
-            fen: line.split(';').next().unwrap_or_default().trim().to_string(),
+            fen: line
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
             position: epd.position,
             counts,
         });

@@ -1,0 +1,92 @@
+//! Drives the `transpo-chess` binary through stdin/stdout and its `perft` subcommand.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run_uci(input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn d_prints_board_fen_and_key() {
+    let out = run_uci("uci\nisready\nposition startpos moves e2e4 d7d5\nd\nquit\n");
+    assert!(out.contains("uciok\n"), "{out}");
+    assert!(out.contains("readyok\n"), "{out}");
+    assert!(
+        out.contains("Fen: rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2\n"),
+        "{out}"
+    );
+    // ANCHORS.md §3: after e2e4 d7d5.
+    assert!(out.contains("Key: 0756b94461c50fb0\n"), "{out}");
+    assert!(
+        out.contains(" | r | n | b | q | k | b | n | r | 8"),
+        "{out}"
+    );
+}
+
+#[test]
+fn malformed_lines_are_answered_and_the_loop_goes_on() {
+    let out = run_uci(
+        "hello world\nposition fen 8/8/8/8/8/8/8/8 w - - 0 1\nposition startpos moves e2e4 e7e9\n\
+         position fen 4k3/8/8/8/8/8/8/4K3 w - - 0 1\nd\n",
+    );
+    let errors: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string error: "))
+        .collect();
+    assert_eq!(errors.len(), 3, "{out}");
+    assert!(errors[0].contains("unknown command \"hello\""), "{out}");
+    assert!(errors[1].contains("white has no king"), "{out}");
+    assert!(errors[2].contains("\"e9\" is not a square"), "{out}");
+    // The loop kept going (and ended at end of input without `quit`).
+    assert!(out.contains("Fen: 4k3/8/8/8/8/8/8/4K3 w - - 0 1"), "{out}");
+}
+
+#[test]
+fn perft_subcommand_divides_like_stockfish() {
+    let output = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        .args(["perft", "3"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let out = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 22, "{out}");
+    assert!(lines.contains(&"e2e4: 600"), "{out}");
+    assert_eq!(lines[20], "");
+    assert_eq!(lines[21], "Nodes searched: 8902");
+
+    // An unquoted FEN after the depth (Kiwipete, CPW: 2039 at depth 2).
+    let output = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        .args(
+            "perft 2 r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+                .split(' '),
+        )
+        .output()
+        .unwrap();
+    let out = String::from_utf8(output.stdout).unwrap();
+    assert!(out.ends_with("\nNodes searched: 2039\n"), "{out}");
+    assert!(out.contains("e1g1: "), "{out}");
+
+    let output = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        .args(["perft", "2", "not a fen"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(err.contains("error: invalid FEN: 3 fields"), "{err}");
+}
