@@ -1,0 +1,130 @@
+//! Bad input never panics: each malformed line is rejected with its line number and reason,
+//! and the lines after it are still solved.
+
+use transpo_connect4::{
+    Solver, Strength,
+    cli::{Options, run},
+};
+
+/// `(line, words the error must contain)`.
+const BAD: &[(&str, &str)] = &[
+    ("", "empty line"),
+    ("   ", "empty line"),
+    ("44a4", "move 3: 'a' is not a column digit"),
+    ("4-4", "move 2: '-' is not a column digit"),
+    ("4é", "move 2: 'é' is not a column digit"),
+    ("408", "move 2: column 0 is out of range"),
+    ("48", "move 2: column 8 is out of range"),
+    ("9", "move 1: column 9 is out of range"),
+    ("4444444", "move 7: column 4 is full"),
+    (
+        "1212121",
+        "move 7: column 1 completes four in a row, the game is already won",
+    ),
+    ("12121213", "move 7: column 1 completes four in a row"),
+    (
+        "121212343434565656212121434343656565777777",
+        "the board is full, the game is over",
+    ),
+    ("44 x", "expected score \"x\" is not an integer"),
+    ("44 1 2", "unexpected text \"2\" after the score"),
+];
+
+fn run_text(text: &str) -> (String, String, transpo_connect4::cli::Summary) {
+    let mut solver = Solver::new(4).expect("4 MiB");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let options = Options {
+        strength: Strength::Strong,
+        analyze: false,
+    };
+    let summary =
+        run(&mut solver, text.as_bytes(), &mut out, &mut err, options).expect("memory I/O");
+    let text = |v: Vec<u8>| String::from_utf8(v).expect("utf-8");
+    (text(out), text(err), summary)
+}
+
+#[test]
+fn every_bad_line_is_rejected_with_its_number_and_reason() {
+    let good = "2252576253462244111563365343671351441 -1";
+    let mut input = String::new();
+    for (line, _) in BAD {
+        input.push_str(line);
+        input.push('\n');
+        input.push_str(good);
+        input.push('\n');
+    }
+    let (out, err, summary) = run_text(&input);
+    assert_eq!(summary.rejected, BAD.len());
+    assert_eq!(summary.solved, BAD.len());
+    assert_eq!(summary.wrong, 0);
+    let errors: Vec<&str> = err.lines().collect();
+    assert_eq!(errors.len(), BAD.len(), "{err}");
+    for (i, ((line, reason), error)) in BAD.iter().zip(&errors).enumerate() {
+        let prefix = format!("line {}: ", 2 * i + 1);
+        assert!(error.starts_with(&prefix), "{line:?}: {error}");
+        assert!(error.contains(reason), "{line:?}: {error}");
+    }
+    for line in out.lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        assert_eq!(fields.len(), 4, "{line}");
+        assert_eq!(fields[..2], ["2252576253462244111563365343671351441", "-1"]);
+    }
+}
+
+#[test]
+fn a_wrong_expected_score_is_reported() {
+    let (out, err, summary) = run_text("2252576253462244111563365343671351441 3\n");
+    assert_eq!((summary.solved, summary.wrong), (1, 1));
+    assert!(out.starts_with("2252576253462244111563365343671351441 -1 "));
+    assert_eq!(err.trim(), "line 1: expected 3, solved -1");
+}
+
+#[test]
+fn the_binary_survives_bad_input_and_fails_with_status_1() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-c4"))
+        .args(["--hash-mib", "4", "--analyze"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(b"x\n\n2252576253462244111563365343671351441\n")
+        .expect("write");
+    let output = child.wait_with_output().expect("the binary ends");
+    assert_eq!(output.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.starts_with("2252576253462244111563365343671351441 - - - - - -1 -2 "),
+        "{out}"
+    );
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("line 1: move 1: 'x'") && err.contains("line 2: empty line"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_corrupt_book_is_a_clear_error() {
+    let path = std::env::temp_dir().join(format!("transpo-c4-bad-book-{}", std::process::id()));
+    std::fs::write(&path, b"TC4BOOK\nthis is not a book at all, really").expect("temp file");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_transpo-c4"))
+        .args(["--hash-mib", "4", "--book"])
+        .arg(&path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the binary runs");
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("not a valid opening book: checksum mismatch"),
+        "{err}"
+    );
+}

@@ -1,0 +1,124 @@
+//! Facts kept in the repository (`fixtures/facts.txt`, sources named there): strong and weak
+//! scores, mirror symmetry, and `analyze` against `solve`.
+
+use transpo_connect4::{Position, Solver, Strength, cli::parse_line};
+
+const FACTS: &str = include_str!("fixtures/facts.txt");
+
+/// `(moves, score, is a test-set line)` for every fact.
+fn facts() -> Vec<(&'static str, i32, bool)> {
+    let mut out = Vec::new();
+    let mut next_is_source = false;
+    for line in FACTS.lines() {
+        if line.starts_with("# Test_") {
+            next_is_source = true;
+        } else if !line.starts_with('#') {
+            let problem = parse_line(line).expect("fixture lines are valid");
+            let score = problem.expected.expect("fixture lines have a score");
+            out.push((problem.moves, score, next_is_source));
+            next_is_source = false;
+        }
+    }
+    out
+}
+
+/// The move sequence of the mirror image: column c becomes 8 − c.
+fn mirror(moves: &str) -> String {
+    moves
+        .chars()
+        .map(|c| char::from(b'8' - (c as u8 - b'0')))
+        .collect()
+}
+
+#[test]
+fn fixture_has_a_few_dozen_facts_from_six_sources() {
+    let facts = facts();
+    assert!(facts.len() >= 30, "{}", facts.len());
+    assert_eq!(facts.iter().filter(|f| f.2).count(), 6);
+}
+
+#[test]
+fn strong_and_weak_scores_and_mirrors_match_the_facts() {
+    let mut solver = Solver::new(32).expect("32 MiB");
+    for (moves, score, _) in facts() {
+        let pos = Position::from_moves(moves).expect("valid");
+        let mirrored = Position::from_moves(&mirror(moves)).expect("valid");
+        assert_eq!(mirrored, pos.mirror(), "{moves}");
+        solver.reset();
+        assert_eq!(solver.solve(&pos, Strength::Strong), score, "{moves}");
+        solver.reset();
+        let weak = solver.solve(&pos, Strength::Weak);
+        assert_eq!(weak, score.signum(), "weak {moves}");
+        solver.reset();
+        assert_eq!(
+            solver.solve(&mirrored, Strength::Strong),
+            score,
+            "mirror of {moves}"
+        );
+    }
+}
+
+#[test]
+fn analyze_agrees_with_solve() {
+    let mut solver = Solver::new(32).expect("32 MiB");
+    for (moves, score, source) in facts() {
+        if !source {
+            continue;
+        }
+        let pos = Position::from_moves(moves).expect("valid");
+        solver.reset();
+        let columns = solver.analyze(&pos, Strength::Strong);
+        let best = columns.iter().flatten().max().copied();
+        assert_eq!(best, Some(score), "{moves}");
+        for (col, column_score) in columns.iter().enumerate() {
+            assert_eq!(column_score.is_some(), pos.can_play(col), "{moves} {col}");
+            let Some(column_score) = *column_score else {
+                continue;
+            };
+            if pos.is_winning_move(col) {
+                assert_eq!(column_score, (43 - pos.moves() as i32) / 2);
+                continue;
+            }
+            let mut child = pos;
+            child.play_column(col);
+            solver.reset();
+            assert_eq!(
+                -solver.solve(&child, Strength::Strong),
+                column_score,
+                "{moves}+{col}"
+            );
+        }
+        solver.reset();
+        let weak = solver.analyze(&pos, Strength::Weak);
+        for (w, s) in weak.iter().zip(&columns) {
+            assert_eq!(*w, s.map(i32::signum), "weak analyze {moves}");
+        }
+    }
+}
+
+#[test]
+fn weak_is_the_sign_of_strong_on_positions_near_the_end() {
+    // Every child of every fact two plies deep, a few hundred positions of all outcomes.
+    let mut solver = Solver::new(16).expect("16 MiB");
+    let mut seen = [0usize; 3];
+    for (moves, _, _) in facts().into_iter().filter(|f| f.0.len() >= 25) {
+        let pos = Position::from_moves(moves).expect("valid");
+        for a in 0..7 {
+            if !pos.can_play(a) || pos.is_winning_move(a) {
+                continue;
+            }
+            let mut child = pos;
+            child.play_column(a);
+            solver.reset();
+            let strong = solver.solve(&child, Strength::Strong);
+            solver.reset();
+            let weak = solver.solve(&child, Strength::Weak);
+            assert_eq!(weak, strong.signum(), "{moves}+{a}");
+            seen[(strong.signum() + 1) as usize] += 1;
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "wins, draws and losses: {seen:?}"
+    );
+}

@@ -1,0 +1,70 @@
+//! Pons' test sets, checked line by line with zero wrong scores: every line of End-Easy,
+//! Middle-Easy, Middle-Medium and Begin-Easy, the first 20 of Begin-Medium and Begin-Hard.
+//!
+//! The files live outside the repository (`../shared/data/connect4/`). When one is missing
+//! the test fails if the environment variable `CI` is set, and otherwise skips with a message.
+
+use std::path::PathBuf;
+use transpo_connect4::{Solver, Strength, bench::run_set};
+
+fn check(file: &str, limit: Option<usize>, strength: Strength) {
+    let path: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "..",
+        "..",
+        "shared",
+        "data",
+        "connect4",
+        file,
+    ]
+    .iter()
+    .collect();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if std::env::var_os("CI").is_some() => {
+            panic!("{}: {e} (required when CI is set)", path.display())
+        }
+        Err(e) => {
+            eprintln!("skipping {file}: {}: {e}", path.display());
+            return;
+        }
+    };
+    let mut solver = Solver::new(64).expect("64 MiB");
+    let result = run_set(&mut solver, file, &text, strength, limit, |_, _| {});
+    let expected = limit.unwrap_or(1000).min(text.lines().count());
+    assert_eq!(result.positions, expected, "{file}");
+    assert!(result.failures.is_empty(), "{file}: {:?}", result.failures);
+}
+
+#[test]
+fn end_easy() {
+    check("Test_L3_R1", None, Strength::Strong);
+    check("Test_L3_R1", None, Strength::Weak);
+}
+
+#[test]
+fn middle_easy() {
+    check("Test_L2_R1", None, Strength::Strong);
+    check("Test_L2_R1", None, Strength::Weak);
+}
+
+#[test]
+fn middle_medium() {
+    check("Test_L2_R2", None, Strength::Strong);
+}
+
+#[test]
+fn begin_easy() {
+    check("Test_L1_R1", None, Strength::Strong);
+}
+
+#[test]
+fn begin_medium_first_20() {
+    check("Test_L1_R2", Some(20), Strength::Strong);
+}
+
+#[test]
+fn begin_hard_first_20() {
+    check("Test_L1_R3", Some(20), Strength::Strong);
+}
