@@ -26,25 +26,28 @@ pub enum PlayedMove {
     Null,
 }
 
-/// The position before a move, kept so that the move can be undone and repetitions found.
+/// One position on the game stack: the board, its key, and the move that led to it.
 #[derive(Debug, Clone)]
-struct Undo {
-    board: Board,
-    key: u64,
-    reversible_plies: u32,
-    played: PlayedMove,
-}
-
-/// A chess position with an incrementally updated Polyglot key and move history.
-#[derive(Debug, Clone)]
-pub struct Position {
+struct State {
     board: Board,
     key: u64,
     /// Plies since the last capture, pawn move or null move: how far back a repetition can
     /// lie. Unlike the board's half-move clock this is not capped at 100 and is reset by a
     /// null move, because a line through a null move is no real repetition.
     reversible_plies: u32,
-    history: Vec<Undo>,
+    /// The move that led here (`None` for the root).
+    played: Option<PlayedMove>,
+}
+
+/// A chess position with an incrementally updated Polyglot key and move history.
+///
+/// The positions of the game so far form a stack whose top is the current position. Playing
+/// a move copies the top board once into a new slot and plays on it there; undoing just
+/// drops the top, so play/undo costs what copy-make costs and a search never clones history.
+#[derive(Debug, Clone)]
+pub struct Position {
+    /// Never empty: constructors push the root and [`Position::undo`] never pops it.
+    states: Vec<State>,
 }
 
 /// Error from [`Position::play`]: the move is not legal in the position.
@@ -139,12 +142,24 @@ impl Position {
 
     /// A position from a cozy-chess board, with an empty history.
     pub fn from_board(board: Board) -> Self {
-        let key = zobrist::compute(&board);
-        Position {
+        let root = State {
+            key: zobrist::compute(&board),
             reversible_plies: u32::from(board.halfmove_clock()),
             board,
-            key,
-            history: Vec::new(),
+            played: None,
+        };
+        let mut states = Vec::with_capacity(64);
+        states.push(root);
+        Position { states }
+    }
+
+    /// The current state, the top of the stack.
+    #[inline(always)]
+    fn top(&self) -> &State {
+        match self.states.last() {
+            Some(state) => state,
+            // Cannot happen: the root is pushed on construction and never popped.
+            None => unreachable!("position stack is never empty"),
         }
     }
 
@@ -155,53 +170,55 @@ impl Position {
 
     /// The position as FEN.
     pub fn fen(&self) -> String {
-        self.board.to_string()
+        self.top().board.to_string()
     }
 
     /// The Polyglot Zobrist key of the position.
     #[inline]
     pub fn key(&self) -> u64 {
-        self.key
+        self.top().key
     }
 
     /// The cozy-chess board.
     #[inline]
     pub fn board(&self) -> &Board {
-        &self.board
+        &self.top().board
     }
 
     /// The side to move.
     #[inline]
     pub fn side_to_move(&self) -> Color {
-        self.board.side_to_move()
+        self.top().board.side_to_move()
     }
 
     /// Number of moves (including null moves) played since this position was created.
     #[inline]
     pub fn ply(&self) -> usize {
-        self.history.len()
+        self.states.len() - 1
     }
 
     /// Keys of the earlier positions, oldest first (not including the current one).
     pub fn key_history(&self) -> impl DoubleEndedIterator<Item = u64> + '_ {
-        self.history.iter().map(|undo| undo.key)
+        self.states[..self.states.len() - 1]
+            .iter()
+            .map(|state| state.key)
     }
 
     /// Whether the side to move is in check.
     #[inline]
     pub fn is_check(&self) -> bool {
-        !self.board.checkers().is_empty()
+        !self.top().board.checkers().is_empty()
     }
 
     /// Whether `mv` is legal here.
     #[inline]
     pub fn is_legal(&self, mv: Move) -> bool {
-        self.board.is_legal(mv)
+        self.top().board.is_legal(mv)
     }
 
     /// Plays a legal move, or returns an error and leaves the position unchanged.
     pub fn play(&mut self, mv: Move) -> Result<(), IllegalMoveError> {
-        if !self.board.is_legal(mv) {
+        if !self.top().board.is_legal(mv) {
             return Err(IllegalMoveError {
                 uci: self.move_to_uci(mv),
                 fen: self.fen(),
@@ -217,63 +234,70 @@ impl Position {
     /// [`Position::play`] for moves from outside.
     #[inline]
     pub fn play_unchecked(&mut self, mv: Move) {
-        let before = self.board.clone();
-        self.board.play_unchecked(mv);
-        let key = zobrist::after_move(self.key, &before, mv, &self.board);
-        let reversible_plies = if self.board.halfmove_clock() == 0 {
+        let top = self.top();
+        let moved = top.board.piece_on(mv.from);
+        let next = State {
+            played: Some(PlayedMove::Move(mv)),
+            ..top.clone()
+        };
+        self.states.push(next);
+        let [.., before, after] = self.states.as_mut_slice() else {
+            // Cannot happen: the stack held the root before this push.
+            unreachable!("position stack has at least two states after a push")
+        };
+        after.board.play_unchecked(mv);
+        after.key = match moved {
+            Some(moved) => {
+                zobrist::after_move_of(before.key, &before.board, moved, mv, &after.board)
+            }
+            // Unreachable for a legal move, which has a piece on its origin square.
+            None => zobrist::compute(&after.board),
+        };
+        after.reversible_plies = if after.board.halfmove_clock() == 0 {
             0
         } else {
-            self.reversible_plies + 1
+            before.reversible_plies + 1
         };
-        self.history.push(Undo {
-            board: before,
-            key: self.key,
-            reversible_plies: self.reversible_plies,
-            played: PlayedMove::Move(mv),
-        });
-        self.key = key;
-        self.reversible_plies = reversible_plies;
     }
 
     /// Passes the move to the opponent (for null-move pruning). Not allowed in check.
     pub fn play_null(&mut self) -> Result<(), NullMoveError> {
-        let Some(board) = self.board.null_move() else {
+        let top = self.top();
+        let Some(board) = top.board.null_move() else {
             return Err(NullMoveError);
         };
-        let key = zobrist::after_null_move(self.key, &self.board);
-        let before = std::mem::replace(&mut self.board, board);
-        self.history.push(Undo {
-            board: before,
-            key: self.key,
-            reversible_plies: self.reversible_plies,
-            played: PlayedMove::Null,
+        let key = zobrist::after_null_move(top.key, &top.board);
+        self.states.push(State {
+            board,
+            key,
+            reversible_plies: 0,
+            played: Some(PlayedMove::Null),
         });
-        self.key = key;
-        self.reversible_plies = 0;
         Ok(())
     }
 
     /// Takes back the last move or null move; `None` if nothing was played.
     #[inline]
     pub fn undo(&mut self) -> Option<PlayedMove> {
-        let undo = self.history.pop()?;
-        self.board = undo.board;
-        self.key = undo.key;
-        self.reversible_plies = undo.reversible_plies;
-        Some(undo.played)
+        if self.states.len() < 2 {
+            return None;
+        }
+        let played = self.top().played;
+        self.states.truncate(self.states.len() - 1);
+        played
     }
 
     /// Calls `listener` with the legal moves, grouped by moving piece, as cozy-chess does;
     /// the listener returns `true` to stop early, and then so does this function.
     #[inline]
     pub fn generate_moves(&self, listener: impl FnMut(PieceMoves) -> bool) -> bool {
-        self.board.generate_moves(listener)
+        self.top().board.generate_moves(listener)
     }
 
     /// All legal moves, in cozy-chess's generation order.
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
-        self.board.generate_moves(|moves| {
+        self.top().board.generate_moves(|moves| {
             for mv in moves {
                 list.push(mv);
             }
@@ -284,12 +308,12 @@ impl Position {
 
     /// Whether the side to move has at least one legal move.
     pub fn has_legal_moves(&self) -> bool {
-        self.board.generate_moves(|_| true)
+        self.top().board.generate_moves(|_| true)
     }
 
     /// Whether the side to move is checkmated.
     pub fn is_checkmate(&self) -> bool {
-        self.board.status() == GameStatus::Won
+        self.top().board.status() == GameStatus::Won
     }
 
     /// Whether the side to move is stalemated.
@@ -301,13 +325,13 @@ impl Position {
     /// cozy-chess, which is all the fifty-move rule needs).
     #[inline]
     pub fn halfmove_clock(&self) -> u8 {
-        self.board.halfmove_clock()
+        self.top().board.halfmove_clock()
     }
 
     /// Whether the fifty-move rule ends the game: 100 plies without capture or pawn move,
     /// unless the last of them delivered mate.
     pub fn is_fifty_move_draw(&self) -> bool {
-        self.board.halfmove_clock() >= 100 && !self.is_checkmate()
+        self.top().board.halfmove_clock() >= 100 && !self.is_checkmate()
     }
 
     /// Whether the current position has occurred at least `count` times (this time included)
@@ -317,11 +341,13 @@ impl Position {
         if count <= 1 {
             return true;
         }
-        let window = (self.reversible_plies as usize).min(self.history.len());
+        let top = self.top();
+        let window = (top.reversible_plies as usize).min(self.ply());
         let mut seen = 1;
         // Only positions with the same side to move can repeat: every second ply back.
-        for undo in self.history.iter().rev().take(window).skip(1).step_by(2) {
-            if undo.key == self.key {
+        let earlier = self.states.iter().rev().skip(1);
+        for state in earlier.take(window).skip(1).step_by(2) {
+            if state.key == top.key {
                 seen += 1;
                 if seen >= count {
                     return true;
@@ -339,7 +365,7 @@ impl Position {
     /// Whether neither side can possibly mate: only kings, a king and one minor piece against
     /// a bare king, or kings and bishops all on squares of one colour.
     pub fn is_insufficient_material(&self) -> bool {
-        let b = &self.board;
+        let b = &self.top().board;
         let heavy = b.pieces(Piece::Pawn) | b.pieces(Piece::Rook) | b.pieces(Piece::Queen);
         if !heavy.is_empty() {
             return false;
@@ -367,12 +393,12 @@ impl Position {
 
     /// Parses UCI move text (`e2e4`, `e7e8q`, castling as `e1g1`) into a legal move.
     pub fn parse_uci_move(&self, text: &str) -> Result<Move, MoveError> {
-        uci_move::parse(&self.board, text)
+        uci_move::parse(&self.top().board, text)
     }
 
     /// UCI text of a move of this position (castling as `e1g1`).
     pub fn move_to_uci(&self, mv: Move) -> String {
-        uci_move::to_uci(&self.board, mv)
+        uci_move::to_uci(&self.top().board, mv)
     }
 }
 
@@ -384,7 +410,10 @@ impl fmt::Display for Position {
         for rank in cozy_chess::Rank::ALL.iter().rev() {
             for file in cozy_chess::File::ALL {
                 let square = Square::new(file, *rank);
-                let symbol = match (self.board.piece_on(square), self.board.color_on(square)) {
+                let symbol = match (
+                    self.top().board.piece_on(square),
+                    self.top().board.color_on(square),
+                ) {
                     (Some(piece), Some(color)) => {
                         let c = char::from(piece);
                         if color == Color::White {
@@ -403,7 +432,7 @@ impl fmt::Display for Position {
         writeln!(f, "   a   b   c   d   e   f   g   h")?;
         writeln!(f)?;
         writeln!(f, "Fen: {}", self.fen())?;
-        write!(f, "Key: {:016x}", self.key)
+        write!(f, "Key: {:016x}", self.top().key)
     }
 }
 
