@@ -234,17 +234,15 @@ impl Position {
     /// [`Position::play`] for moves from outside.
     #[inline]
     pub fn play_unchecked(&mut self, mv: Move) {
-        let top = self.top();
-        let moved = top.board.piece_on(mv.from);
-        let next = State {
-            played: Some(PlayedMove::Move(mv)),
-            ..top.clone()
-        };
-        self.states.push(next);
+        let moved = self.top().board.piece_on(mv.from);
+        // Clone the top state straight into the new slot (no temporary copy).
+        let last = self.states.len() - 1;
+        self.states.extend_from_within(last..);
         let [.., before, after] = self.states.as_mut_slice() else {
             // Cannot happen: the stack held the root before this push.
             unreachable!("position stack has at least two states after a push")
         };
+        after.played = Some(PlayedMove::Move(mv));
         after.board.play_unchecked(mv);
         after.key = match moved {
             Some(moved) => {
