@@ -156,13 +156,14 @@ impl Scheme {
 
 /// Index of the first slot with the smallest `worth`.
 fn index_of_min<T: Ord>(slots: &[Slot], worth: impl Fn(&Slot) -> T) -> usize {
-    let mut best = 0;
+    let mut best = (0, worth(&slots[0]));
     for (i, slot) in slots.iter().enumerate().skip(1) {
-        if worth(slot) < worth(&slots[best]) {
-            best = i;
+        let w = worth(slot);
+        if w < best.1 {
+            best = (i, w);
         }
     }
-    best
+    best.0
 }
 
 impl fmt::Display for Scheme {

@@ -215,10 +215,23 @@ impl<E: Entry> Table<E> {
 
     /// Offers `entry` for `key` to the bucket; the scheme decides whether and where it goes.
     pub fn store(&self, key: u64, entry: E) -> Stored {
+        // Scratch arrays sized for the bucket, so a 4-way store does not fill 16 slots.
+        match self.ways {
+            1 => self.store_with::<1>(key, entry),
+            2 => self.store_with::<2>(key, entry),
+            3 | 4 => self.store_with::<4>(key, entry),
+            5..=8 => self.store_with::<8>(key, entry),
+            _ => self.store_with::<MAX_WAYS>(key, entry),
+        }
+    }
+
+    /// [`Table::store`] with scratch room for `N ≥ ways` slots.
+    #[inline]
+    fn store_with<const N: usize>(&self, key: u64, entry: E) -> Stored {
         let bucket = self.bucket(key);
         let now = self.generation_bits();
-        let mut bits = [<E::Cell as Cell>::EMPTY; MAX_WAYS];
-        let mut slots = [Slot::EMPTY; MAX_WAYS];
+        let mut bits = [<E::Cell as Cell>::EMPTY; N];
+        let mut slots = [Slot::EMPTY; N];
         for ((cell, bits), slot) in bucket.iter().zip(&mut bits).zip(&mut slots) {
             *bits = cell.load();
             if let Some((old, generation)) = E::unpack(*bits) {
