@@ -26,6 +26,9 @@ fn perft_variants(c: &mut Criterion) {
         group.bench_function("plain_cozy_copy_make", |b| {
             b.iter(|| perft::perft_plain_make_all(black_box(&board), depth))
         });
+        group.bench_function("copy_make_cozy_hash", |b| {
+            b.iter(|| perft::perft_plain_hash_make_all(black_box(&board), depth))
+        });
         group.bench_function("copy_make_with_key", |b| {
             b.iter(|| perft::perft_keyed_make_all(black_box(&board), key, depth))
         });

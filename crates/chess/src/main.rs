@@ -58,12 +58,16 @@ fn bench_perft(pos: &mut Position, depth: u32, repeat: u32) {
     let board = pos.board().clone();
     let key = pos.key();
     let mut plain = (Duration::MAX, 0);
+    let mut cozy_hash = (Duration::MAX, 0);
     let mut keyed = (Duration::MAX, 0);
     let mut full = (Duration::MAX, 0);
     // Interleaved, so that load from other processes hits all three alike.
     for _ in 0..repeat.max(1) {
         best(&mut plain.0, &mut plain.1, || {
             perft::perft_plain_make_all(&board, depth)
+        });
+        best(&mut cozy_hash.0, &mut cozy_hash.1, || {
+            perft::perft_plain_hash_make_all(&board, depth)
         });
         best(&mut keyed.0, &mut keyed.1, || {
             perft::perft_keyed_make_all(&board, key, depth)
@@ -83,6 +87,12 @@ fn bench_perft(pos: &mut Position, depth: u32, repeat: u32) {
         "plain cozy-chess copy-make:         {:8.2} Mnps  {:?}",
         mnps(plain),
         plain.0
+    );
+    println!(
+        "copy-make, reading cozy's own hash: {:8.2} Mnps  {:?}  costs {:5.1}%",
+        mnps(cozy_hash),
+        cozy_hash.0,
+        cost(cozy_hash)
     );
     println!(
         "copy-make + incremental key:        {:8.2} Mnps  {:?}  key costs {:5.1}%",

@@ -92,6 +92,26 @@ pub fn perft_plain_make_all(board: &Board, depth: u32) -> u64 {
     nodes
 }
 
+/// Copy-make perft on a bare board that reads cozy-chess's own (non-Polyglot) Zobrist hash
+/// at every node, as a search using that hash would: the baseline that shows what the
+/// Polyglot key costs beyond *any* key. Returns the leaf count.
+pub fn perft_plain_hash_make_all(board: &Board, depth: u32) -> u64 {
+    if depth == 0 {
+        // Use the hash so that the optimiser cannot drop it.
+        return 1 + u64::from(board.hash() == 0x0123_4567_89ab_cdef);
+    }
+    let mut nodes = 0;
+    board.generate_moves(|moves| {
+        for mv in moves {
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            nodes += perft_plain_hash_make_all(&child, depth - 1);
+        }
+        false
+    });
+    nodes
+}
+
 /// Copy-make perft on a bare board that also keeps a Polyglot key (incremental, no
 /// history): isolates the cost of the key from that of the history stack.
 pub fn perft_keyed_make_all(board: &Board, key: u64, depth: u32) -> u64 {
@@ -136,6 +156,7 @@ mod tests {
         assert_eq!(perft(&mut pos, 3), 8_902);
         assert_eq!(perft_make_all(&mut pos, 3), 8_902);
         assert_eq!(perft_plain_make_all(pos.board(), 3), 8_902);
+        assert_eq!(perft_plain_hash_make_all(pos.board(), 3), 8_902);
         assert_eq!(perft_keyed_make_all(pos.board(), pos.key(), 3), 8_902);
         let divide = divide(&mut pos, 2);
         assert_eq!(divide.len(), 20);
