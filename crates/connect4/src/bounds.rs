@@ -138,6 +138,12 @@ impl BoundTable {
         (pos.symmetric_key() | self.epoch << KEY_BITS).wrapping_mul(MIX)
     }
 
+    /// Starts loading `pos`'s bucket into the cache, for a [`BoundTable::get`] soon after.
+    #[inline]
+    pub fn prefetch(&self, pos: &Position) {
+        self.table.prefetch(self.key(pos));
+    }
+
     /// What is known about `pos`, if anything: a bound and maybe the best column.
     #[inline]
     pub fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
