@@ -12,7 +12,7 @@
 //! 4. `mprobes_per_s`: independent probes per second from `--threads` threads at once.
 
 use std::{hint::black_box, time::Instant};
-use transpo::{Bound, ChessEntry, Table};
+use transpo::{Bound, ChessEntry, Table, key::mix};
 
 /// Arguments of `tt-bench`.
 #[derive(clap::Args)]
@@ -29,14 +29,6 @@ pub struct Args {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
-}
-
-/// SplitMix64: a fast, well-mixed sequence of keys.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 fn entry_for(key: u64) -> ChessEntry {

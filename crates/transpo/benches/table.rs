@@ -7,18 +7,11 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use transpo::{Bound, ChessEntry, CompactEntry, Entry, Table};
+use transpo::{Bound, ChessEntry, CompactEntry, Entry, Table, key::mix};
 
 const SIZES_MIB: [u64; 4] = [1, 16, 256, 1024];
 /// Keys cycled through by each measurement (enough to defeat caches on big tables).
 const KEYS: usize = 1 << 16;
-
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
 
 fn chess(key: u64) -> ChessEntry {
     ChessEntry {

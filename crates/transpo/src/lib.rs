@@ -38,6 +38,7 @@
 pub mod cell;
 pub mod entry;
 mod error;
+pub mod key;
 mod persist;
 mod raw;
 pub mod scheme;

@@ -445,6 +445,16 @@ mod tests {
         }
     }
 
+    fn research(depth: u8) -> ResearchEntry {
+        ResearchEntry {
+            mv: 0,
+            score: 0,
+            depth,
+            bound: Bound::Exact,
+            nodes: 1,
+        }
+    }
+
     /// Keys that all land in bucket 0 of a table with `buckets` buckets.
     fn keys_in_first_bucket(n: u64) -> impl Iterator<Item = u64> {
         (1..=n).map(|i| i * 0x10001)
@@ -526,18 +536,11 @@ mod tests {
             ..Config::default()
         };
         let t = Table::<ResearchEntry>::new(Size::Entries(2), config).expect("one bucket");
-        let entry = |depth| ResearchEntry {
-            mv: 1,
-            score: 2,
-            depth,
-            bound: Bound::Lower,
-            nodes: 3,
-        };
-        t.store(1, entry(3));
-        t.store(2, entry(5));
+        t.store(1, research(3));
+        t.store(2, research(5));
         let bits = t.bucket_bits(1);
         assert!(ResearchEntry::verifies(bits[0], 2) && ResearchEntry::verifies(bits[1], 1));
-        t.store(3, entry(4));
+        t.store(3, research(4));
         let bits = t.bucket_bits(1);
         assert!(ResearchEntry::verifies(bits[0], 2) && ResearchEntry::verifies(bits[1], 3));
     }
@@ -577,13 +580,7 @@ mod tests {
             ..Config::default()
         };
         let t = Table::<ResearchEntry>::new(Size::Entries(1), config).expect("one slot");
-        let entry = ResearchEntry {
-            mv: 0,
-            score: 0,
-            depth: 1,
-            bound: Bound::Exact,
-            nodes: 1,
-        };
+        let entry = research(1);
         t.store(1, entry);
         // 64 searches later the 6-bit generation comes round: the entry looks current again.
         for _ in 0..64 {
@@ -623,13 +620,7 @@ mod tests {
             ..Config::default()
         };
         let t = Table::<ResearchEntry>::new(Size::Entries(1), config).expect("one slot");
-        let entry = ResearchEntry {
-            mv: 0,
-            score: 0,
-            depth: 1,
-            bound: Bound::Exact,
-            nodes: 1,
-        };
+        let entry = research(1);
         t.probe(1);
         t.store(1, entry);
         t.probe(1);

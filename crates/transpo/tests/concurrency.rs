@@ -4,19 +4,12 @@
 
 use std::num::NonZeroU8;
 use transpo::{
-    Bound, ChessEntry, CompactEntry, Config, Entry, ResearchEntry, Scheme, Size, SolverEntry, Table,
+    Bound, ChessEntry, CompactEntry, Config, Entry, ResearchEntry, Scheme, Size, SolverEntry,
+    Table, key::mix,
 };
 
 const THREADS: usize = 4;
 const OPS_PER_THREAD: usize = 300_000;
-
-fn mix(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
 
 /// Hammers a small table (many collisions) from several threads; returns the hits seen.
 fn hammer<E: Entry>(config: Config, keys: &[u64], payload: impl Fn(u64) -> E + Sync) -> u64 {
