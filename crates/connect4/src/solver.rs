@@ -19,8 +19,11 @@ use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
 
 const SQUARES_I: i32 = SQUARES as i32;
 /// Enhanced transposition cutoffs only where at least 20 squares are empty: nearer the end
-/// the subtrees are too small to pay for probing every child (measured on Begin-Hard).
+/// the subtrees are too small to pay for probing every child (measured on Begin-Hard) ...
 const ETC_MAX_MOVES: i32 = 22;
+/// ... and only once a solve has explored this many positions: before that the table holds
+/// too little for the extra probes to find anything (they slowed Begin-Easy down).
+const ETC_AFTER_NODES: u64 = 100_000;
 
 /// Strong (exact score) or weak (sign of the score) solving.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,7 +190,7 @@ impl Solver {
         }
         // Enhanced transposition cutoff: a child whose stored upper bound already refutes
         // it at the window's top ends the node without a search.
-        let mut rest = if moves <= ETC_MAX_MOVES {
+        let mut rest = if moves <= ETC_MAX_MOVES && self.nodes > ETC_AFTER_NODES {
             candidates
         } else {
             0
