@@ -24,11 +24,15 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bench;
+pub mod bench_positions;
 pub mod book;
+pub mod eval;
 pub mod fen;
 pub mod perft;
 pub mod polyglot_keys;
 pub mod position;
+pub mod search;
 pub mod uci;
 pub mod uci_move;
 pub mod zobrist;

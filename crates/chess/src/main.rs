@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
-use transpo_chess::{Position, perft, uci};
+use transpo::{ChessEntry, Table};
+use transpo_chess::search::{Profile, SearchConfig};
+use transpo_chess::{Position, bench, perft, uci};
 
 #[derive(Parser)]
 #[command(
@@ -26,6 +28,21 @@ enum Command {
         /// Position as FEN (the start position if absent); may be given unquoted.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         fen: Vec<String>,
+    },
+    /// Search the 49 bench positions to DEPTH; ends with `N nodes N nps`.
+    Bench {
+        /// Depth in plies.
+        #[arg(default_value_t = transpo_chess::bench::DEFAULT_DEPTH)]
+        depth: u32,
+        /// Table size in MiB; 0 searches without a table.
+        #[arg(long, default_value_t = 16)]
+        hash: u64,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Search profile: full or paper.
+        #[arg(long, default_value = "full")]
+        profile: Profile,
     },
     /// Time perft playing every move: plain cozy-chess, with the key, and through Position.
     BenchPerft {
@@ -128,6 +145,34 @@ fn main() -> ExitCode {
             };
             match uci::write_divide(&mut pos, depth, &mut io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some(Command::Bench {
+            depth,
+            hash,
+            threads,
+            profile,
+        }) => {
+            let table = match hash {
+                0 => None,
+                mib => match Table::<ChessEntry>::with_mib(mib) {
+                    Ok(table) => Some(table),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                },
+            };
+            let config = SearchConfig {
+                threads,
+                ..SearchConfig::with_profile(profile)
+            };
+            match bench::run(depth, config, table.as_ref(), &mut io::stdout().lock()) {
+                Ok(_) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: {e}");
                     ExitCode::FAILURE

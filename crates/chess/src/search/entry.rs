@@ -1,0 +1,83 @@
+//! What the search keeps in a table entry, independent of the entry's layout.
+//!
+//! The search is generic over the table's entry type so that an engine can use the compact
+//! [`ChessEntry`] and the lab the [`ResearchEntry`] with subtree sizes, through one small
+//! trait. [`TtData`] holds every field any layout might keep; a layout drops what it has no
+//! room for (the research entry has no static eval, the chess entry no node count).
+
+use transpo::{Bound, ChessEntry, Entry, ResearchEntry};
+
+/// Everything the search stores about a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtData {
+    /// Best (or refutation) move in the 16-bit encoding of [`super::encoding`]; 0 = none.
+    pub mv: u16,
+    /// Score, node-relative for mates (see [`transpo::score`]).
+    pub score: i16,
+    /// Static evaluation of the position (0 when the layout does not keep it).
+    pub eval: i16,
+    /// Remaining depth of the search that produced the score, in plies.
+    pub depth: u8,
+    /// What the score says about the true value.
+    pub bound: Bound,
+    /// Nodes searched in the subtree (0 when the layout does not keep it).
+    pub nodes: u64,
+}
+
+/// An entry type the search can store its [`TtData`] in.
+pub trait SearchEntry: Entry {
+    /// Builds the entry, dropping fields the layout does not keep.
+    fn from_data(data: TtData) -> Self;
+    /// Reads the entry back; fields the layout does not keep are 0.
+    fn data(&self) -> TtData;
+}
+
+impl SearchEntry for ChessEntry {
+    #[inline]
+    fn from_data(d: TtData) -> Self {
+        ChessEntry {
+            mv: d.mv,
+            score: d.score,
+            eval: d.eval,
+            depth: d.depth,
+            bound: d.bound,
+        }
+    }
+
+    #[inline]
+    fn data(&self) -> TtData {
+        TtData {
+            mv: self.mv,
+            score: self.score,
+            eval: self.eval,
+            depth: self.depth,
+            bound: self.bound,
+            nodes: 0,
+        }
+    }
+}
+
+impl SearchEntry for ResearchEntry {
+    #[inline]
+    fn from_data(d: TtData) -> Self {
+        ResearchEntry {
+            mv: d.mv,
+            score: d.score,
+            depth: d.depth,
+            bound: d.bound,
+            nodes: d.nodes,
+        }
+    }
+
+    #[inline]
+    fn data(&self) -> TtData {
+        TtData {
+            mv: self.mv,
+            score: self.score,
+            eval: 0,
+            depth: self.depth,
+            bound: self.bound,
+            nodes: self.nodes,
+        }
+    }
+}

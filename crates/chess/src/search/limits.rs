@@ -1,0 +1,164 @@
+//! When to stop: the UCI `go` limits, the stop and ponder flags, and time management.
+//!
+//! A search stops at the first limit reached: a depth, a node count (exact at one thread, so
+//! node-limited searches are reproducible), a mate found within N moves, or the clock. Clock
+//! limits become two durations: a *soft* one, after which no new iteration is started (an
+//! iteration that cannot finish is wasted), and a *hard* one that interrupts the search.
+//! While pondering or in `infinite` mode the clock is not looked at; `ponderhit` starts it.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::Duration;
+
+/// The limits of one search, as UCI `go` gives them. All `None`/`false`: search until stopped
+/// (or until the maximum depth).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest iteration to finish.
+    pub depth: Option<u32>,
+    /// Nodes to search at most.
+    pub nodes: Option<u64>,
+    /// Exact time to use.
+    pub movetime: Option<Duration>,
+    /// Stop once a mate in at most this many moves is found.
+    pub mate: Option<u32>,
+    /// Time left on White's clock.
+    pub wtime: Option<Duration>,
+    /// Time left on Black's clock.
+    pub btime: Option<Duration>,
+    /// White's increment per move.
+    pub winc: Option<Duration>,
+    /// Black's increment per move.
+    pub binc: Option<Duration>,
+    /// Moves to the next time control.
+    pub movestogo: Option<u32>,
+    /// Search until `stop`.
+    pub infinite: bool,
+    /// Start as a ponder search: the clock starts at `ponderhit`.
+    pub ponder: bool,
+}
+
+impl Limits {
+    /// A search to a fixed depth.
+    pub fn depth(depth: u32) -> Self {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    /// A search of a fixed number of nodes.
+    pub fn nodes(nodes: u64) -> Self {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+
+    /// A search of a fixed time.
+    pub fn movetime(time: Duration) -> Self {
+        Limits {
+            movetime: Some(time),
+            ..Limits::default()
+        }
+    }
+
+    /// The soft and hard time budgets for the side to move (`white`), after subtracting
+    /// `overhead` for communication; `None` when the clock does not limit the search.
+    pub fn time_budget(&self, white: bool, overhead: Duration) -> Option<TimeBudget> {
+        if let Some(movetime) = self.movetime {
+            let t = movetime
+                .saturating_sub(overhead)
+                .max(Duration::from_millis(1));
+            return Some(TimeBudget { soft: t, hard: t });
+        }
+        let (time, inc) = if white {
+            (self.wtime?, self.winc.unwrap_or_default())
+        } else {
+            (self.btime?, self.binc.unwrap_or_default())
+        };
+        let left = time.saturating_sub(overhead);
+        // Spread the time over the moves to go (or a guess of 30), plus most of the increment;
+        // never plan more than 40% of what is left (60% as an emergency hard limit).
+        let moves = self.movestogo.unwrap_or(30).clamp(1, 60);
+        let base = left / moves + inc * 3 / 4;
+        let soft = base.min(left * 2 / 5);
+        let hard = (base * 3).min(left * 3 / 5);
+        let floor = Duration::from_millis(1);
+        Some(TimeBudget {
+            soft: (soft * 3 / 5).max(floor),
+            hard: hard.max(floor),
+        })
+    }
+}
+
+/// How long a clocked search may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBudget {
+    /// No iteration starts after this.
+    pub soft: Duration,
+    /// The search is interrupted at this.
+    pub hard: Duration,
+}
+
+/// Flags another thread uses to steer a running search: shared through an `Arc`.
+#[derive(Debug, Default)]
+pub struct Control {
+    stop: AtomicBool,
+    pondering: AtomicBool,
+}
+
+impl Control {
+    /// Asks the search to stop as soon as it can (it still returns a legal best move).
+    pub fn stop(&self) {
+        self.stop.store(true, Relaxed);
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Relaxed)
+    }
+
+    /// Clears the stop flag and sets whether the next search starts pondering. Call it before
+    /// starting a search, never from inside one: a `stop` sent right after `go` must not be
+    /// lost.
+    pub fn reset(&self, pondering: bool) {
+        self.stop.store(false, Relaxed);
+        self.pondering.store(pondering, Relaxed);
+    }
+
+    /// `ponderhit`: the move pondered on was played; the clock starts now.
+    pub fn ponderhit(&self) {
+        self.pondering.store(false, Relaxed);
+    }
+
+    /// Whether the search is pondering (its clock has not started).
+    pub fn is_pondering(&self) -> bool {
+        self.pondering.load(Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_leave_time_on_the_clock() {
+        let ms = Duration::from_millis;
+        let limits = Limits {
+            wtime: Some(ms(60_000)),
+            winc: Some(ms(1_000)),
+            ..Limits::default()
+        };
+        let b = limits.time_budget(true, ms(10)).unwrap();
+        assert!(b.soft < b.hard && b.hard < ms(30_000), "{b:?}");
+        assert_eq!(limits.time_budget(false, ms(10)), None);
+        let tiny = Limits {
+            btime: Some(ms(5)),
+            ..Limits::default()
+        };
+        let b = tiny.time_budget(false, ms(50)).unwrap();
+        assert_eq!(b.hard, ms(1));
+        let fixed = Limits::movetime(ms(100)).time_budget(true, ms(10)).unwrap();
+        assert_eq!((fixed.soft, fixed.hard), (ms(90), ms(90)));
+    }
+}

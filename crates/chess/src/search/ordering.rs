@@ -1,0 +1,254 @@
+//! Move ordering: which move to try first, so that alpha-beta cuts early.
+//!
+//! Order (the paper's, plus killers in the `full` profile): the previous iteration's
+//! principal-variation move while the search follows that line, the table's move, captures by
+//! most valuable victim / least valuable attacker, promotions (queen first), killer moves
+//! (quiet moves that refuted a sibling), then the rest by the history heuristic (quiet moves
+//! that caused cut-offs anywhere, weighted by depth²).
+
+use cozy_chess::{Board, Move, Piece};
+
+use crate::position::MAX_MOVES;
+
+/// Plies a search can go below the root (also bounds the per-ply tables).
+pub const MAX_PLY: usize = 128;
+
+const PV_SCORE: i32 = 30_000_000;
+const TT_SCORE: i32 = 20_000_000;
+const CAPTURE_SCORE: i32 = 10_000_000;
+const PROMOTION_SCORE: i32 = 9_000_000;
+const KILLER_SCORE: i32 = 8_000_000;
+
+/// Values MVV/LVA ranks pieces by, pawn … king.
+const VALUE: [i32; 6] = [1, 3, 3, 5, 9, 20];
+
+/// Killer moves and the history table of one search thread.
+#[derive(Clone)]
+pub struct Heuristics {
+    killers: Vec<[Option<Move>; 2]>,
+    /// `history[side][from][to]`.
+    history: Vec<[[i32; 64]; 64]>,
+}
+
+impl Default for Heuristics {
+    fn default() -> Self {
+        Heuristics {
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: vec![[[0; 64]; 64]; 2],
+        }
+    }
+}
+
+impl Heuristics {
+    /// Records a quiet move that caused a cut-off at `ply` with `depth` plies left.
+    pub fn reward(&mut self, board: &Board, mv: Move, ply: usize, depth: i32, killers: bool) {
+        let h = &mut self.history[board.side_to_move() as usize][mv.from as usize][mv.to as usize];
+        *h = (*h + depth * depth).min(1 << 20);
+        if killers
+            && let Some(k) = self.killers.get_mut(ply)
+            && k[0] != Some(mv)
+        {
+            k[1] = k[0];
+            k[0] = Some(mv);
+        }
+    }
+
+    fn killer_rank(&self, mv: Move, ply: usize) -> Option<i32> {
+        let k = self.killers.get(ply)?;
+        if k[0] == Some(mv) {
+            Some(1)
+        } else if k[1] == Some(mv) {
+            Some(0)
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether `mv` captures something (en passant included; castling, king-takes-own-rook in
+/// cozy-chess, does not).
+#[inline]
+pub fn is_capture(board: &Board, mv: Move) -> bool {
+    board.colors(!board.side_to_move()).has(mv.to)
+        || (board.piece_on(mv.from) == Some(Piece::Pawn) && mv.from.file() != mv.to.file())
+}
+
+/// Whether `mv` is neither a capture nor a promotion.
+#[inline]
+pub fn is_quiet(board: &Board, mv: Move) -> bool {
+    mv.promotion.is_none() && !is_capture(board, mv)
+}
+
+/// MVV/LVA and promotion score of a capture or promotion, 0 for a quiet move.
+#[inline]
+fn tactical_score(board: &Board, mv: Move) -> i32 {
+    let mut score = 0;
+    if is_capture(board, mv) {
+        let victim = board.piece_on(mv.to).map_or(0, |p| VALUE[p as usize]);
+        let attacker = board.piece_on(mv.from).map_or(0, |p| VALUE[p as usize]);
+        score = CAPTURE_SCORE + victim * 64 - attacker;
+    }
+    if let Some(p) = mv.promotion {
+        score = score.max(PROMOTION_SCORE) + VALUE[p as usize] * 8;
+    }
+    score
+}
+
+/// A move list with scores, handed out best first by selection.
+pub struct ScoredMoves {
+    moves: [(Move, i32); MAX_MOVES],
+    len: usize,
+    next: usize,
+}
+
+impl ScoredMoves {
+    /// An empty list.
+    pub fn new() -> Self {
+        let filler = Move {
+            from: cozy_chess::Square::A1,
+            to: cozy_chess::Square::A1,
+            promotion: None,
+        };
+        ScoredMoves {
+            moves: [(filler, 0); MAX_MOVES],
+            len: 0,
+            next: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, mv: Move, score: i32) {
+        if let Some(slot) = self.moves.get_mut(self.len) {
+            *slot = (mv, score);
+            self.len += 1;
+        }
+    }
+
+    /// Number of moves in the list.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// All legal moves of `board` but `skip`, scored for the main search.
+    pub fn all(
+        board: &Board,
+        heuristics: &Heuristics,
+        ply: usize,
+        pv_move: Option<Move>,
+        tt_move: Option<Move>,
+        skip: Option<Move>,
+    ) -> Self {
+        let mut list = Self::new();
+        let side = board.side_to_move() as usize;
+        board.generate_moves(|moves| {
+            for mv in moves {
+                if Some(mv) == skip {
+                    continue;
+                }
+                let score = if Some(mv) == pv_move {
+                    PV_SCORE
+                } else if Some(mv) == tt_move {
+                    TT_SCORE
+                } else {
+                    match tactical_score(board, mv) {
+                        0 => match heuristics.killer_rank(mv, ply) {
+                            Some(rank) => KILLER_SCORE + rank,
+                            None => heuristics.history[side][mv.from as usize][mv.to as usize],
+                        },
+                        s => s,
+                    }
+                };
+                list.push(mv, score);
+            }
+            false
+        });
+        list
+    }
+
+    /// The captures and promotions of `board` (every legal move when in check), by MVV/LVA.
+    pub fn tactical(board: &Board) -> Self {
+        let mut list = Self::new();
+        let in_check = !board.checkers().is_empty();
+        let enemy = board.colors(!board.side_to_move());
+        let ep = board
+            .en_passant()
+            .map_or(cozy_chess::BitBoard::EMPTY, |file| file.bitboard());
+        let back_ranks = cozy_chess::Rank::First.bitboard() | cozy_chess::Rank::Eighth.bitboard();
+        board.generate_moves(|mut moves| {
+            if !in_check {
+                let mask = if moves.piece == Piece::Pawn {
+                    enemy | back_ranks | (ep & !enemy & !board.colors(board.side_to_move()))
+                } else {
+                    enemy
+                };
+                moves.to &= mask;
+            }
+            for mv in moves {
+                if !in_check
+                    && moves.piece == Piece::Pawn
+                    && mv.promotion.is_none()
+                    && !is_capture(board, mv)
+                {
+                    continue;
+                }
+                list.push(mv, tactical_score(board, mv));
+            }
+            false
+        });
+        list
+    }
+
+    /// The best-scored move not handed out yet.
+    #[inline]
+    pub fn pick(&mut self) -> Option<Move> {
+        if self.next >= self.len {
+            return None;
+        }
+        let mut best = self.next;
+        for i in self.next + 1..self.len {
+            if self.moves[i].1 > self.moves[best].1 {
+                best = i;
+            }
+        }
+        self.moves.swap(self.next, best);
+        self.next += 1;
+        Some(self.moves[self.next - 1].0)
+    }
+}
+
+impl Default for ScoredMoves {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captures_come_first_by_victim() {
+        let board: Board = "4k3/8/3q1r2/4P3/8/8/8/4K3 w - - 0 1".parse().unwrap();
+        let mut list = ScoredMoves::all(&board, &Heuristics::default(), 0, None, None, None);
+        assert_eq!(list.pick().map(|m| m.to.to_string()), Some("d6".into()));
+        assert_eq!(list.pick().map(|m| m.to.to_string()), Some("f6".into()));
+        let mut tactical = ScoredMoves::tactical(&board);
+        assert_eq!(tactical.len(), 2);
+        tactical.pick();
+        tactical.pick();
+        assert_eq!(tactical.pick(), None);
+    }
+
+    #[test]
+    fn quiescence_sees_promotions_and_en_passant() {
+        let board: Board = "4k3/1P6/8/3pP3/8/8/8/4K3 w - d6 0 2".parse().unwrap();
+        let list = ScoredMoves::tactical(&board);
+        // b8=N, b8=B, b8=R, b8=Q, exd6 e.p.
+        assert_eq!(list.len(), 5);
+    }
+}

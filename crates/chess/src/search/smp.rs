@@ -1,0 +1,253 @@
+//! Iterative deepening with aspiration windows, on one thread or several (Lazy SMP).
+//!
+//! Lazy SMP: every thread runs its own iterative deepening on its own copy of the position,
+//! sharing only the table (through `&Table`) and a few atomics (stop flag, node total). The
+//! helpers' entries make the main thread's search cheaper; odd helpers start one ply deeper
+//! so the threads spread over depths. The main thread alone reports, watches the clock and
+//! decides the result; when it finishes it stops the helpers. At one thread no other thread
+//! exists and the node count depends only on the position, the limits and the table.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use cozy_chess::Move;
+use transpo::Table;
+
+use super::alphabeta::Worker;
+use super::entry::SearchEntry;
+use super::limits::{Control, Limits, TimeBudget};
+use super::{INFINITY, Info, MATE, MATE_BOUND, MAX_DEPTH, Score, SearchConfig, SearchResult};
+use crate::Position;
+use crate::eval::Evaluator;
+
+/// Stack for helper threads: a search frame holds a move list, and plies go deep.
+const STACK_BYTES: usize = 32 << 20;
+
+/// What the threads of one search share.
+pub(super) struct Shared<'a> {
+    pub(super) control: &'a Control,
+    /// Set when the search must end (a limit was reached or the main thread finished).
+    halt: AtomicBool,
+    pub(super) total_nodes: AtomicU64,
+    pub(super) start: Instant,
+    pub(super) budget: Option<TimeBudget>,
+    pub(super) node_limit: Option<u64>,
+}
+
+impl Shared<'_> {
+    pub(super) fn halt(&self) {
+        self.halt.store(true, Relaxed);
+    }
+
+    pub(super) fn halted(&self) -> bool {
+        self.halt.load(Relaxed) || self.control.is_stopped()
+    }
+}
+
+/// What one thread's iterative deepening produced.
+struct Outcome {
+    score: i32,
+    depth: u32,
+    pv: Vec<Move>,
+}
+
+pub(super) fn search<E: SearchEntry>(
+    config: &SearchConfig,
+    control: &Control,
+    pos: &mut Position,
+    limits: &Limits,
+    table: Option<&Table<E>>,
+    on_info: &mut dyn FnMut(&Info),
+) -> SearchResult {
+    let start = Instant::now();
+    if let Some(table) = table {
+        table.new_search();
+    }
+    let evaluator = if config.features.tapered_eval {
+        Evaluator::Tapered
+    } else {
+        Evaluator::paper(pos.board())
+    };
+    let clocked = !limits.infinite;
+    let white = pos.side_to_move() == cozy_chess::Color::White;
+    let shared = Shared {
+        control,
+        halt: AtomicBool::new(false),
+        total_nodes: AtomicU64::new(0),
+        start,
+        budget: if clocked {
+            limits.time_budget(white, config.move_overhead)
+        } else {
+            None
+        },
+        node_limit: limits.nodes,
+    };
+    let threads = config.threads.max(1);
+    let root_moves = pos.legal_moves();
+    let mut main = Worker::new(pos.clone(), table, config, &evaluator, &shared, true);
+    let mut helper_stats = (0u64, 0u64, 0u64);
+    let outcome = if root_moves.is_empty() || shared.halted() {
+        None
+    } else if threads == 1 {
+        iterate(&mut main, limits, 1, &mut Some(on_info))
+    } else {
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            for id in 1..threads {
+                let mut helper =
+                    Worker::new(pos.clone(), table, config, &evaluator, &shared, false);
+                let spawned = std::thread::Builder::new()
+                    .name(format!("search-{id}"))
+                    .stack_size(STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        iterate(&mut helper, limits, 1 + (id as u32 & 1), &mut None);
+                        (helper.nodes, helper.qnodes, helper.tt_failures)
+                    });
+                // A thread the system refuses is a thread fewer, not an error.
+                if let Ok(handle) = spawned {
+                    handles.push(handle);
+                }
+            }
+            let outcome = iterate(&mut main, limits, 1, &mut Some(on_info));
+            shared.halt();
+            for handle in handles {
+                if let Ok((n, q, f)) = handle.join() {
+                    helper_stats.0 += n;
+                    helper_stats.1 += q;
+                    helper_stats.2 += f;
+                }
+            }
+            outcome
+        })
+    };
+
+    // The move to play: the last finished iteration's, else the partial iteration's, else
+    // the table's or the first legal move. Each of those is legal here.
+    let (raw_score, depth, mut pv) = match outcome {
+        Some(o) => (o.score, o.depth, o.pv),
+        None => (0, 0, main.root_pv()),
+    };
+    let first_legal = pv.first().is_some_and(|&mv| pos.is_legal(mv));
+    if !first_legal {
+        pv = root_moves.first().map(|&mv| vec![mv]).unwrap_or_default();
+    }
+    let uci = pv_text(pos, &pv);
+    pv.truncate(uci.len());
+    let raw_score = if root_moves.is_empty() {
+        if pos.is_check() { -MATE } else { 0 }
+    } else {
+        raw_score
+    };
+    SearchResult {
+        best_move: pv.first().copied(),
+        pv,
+        raw_score,
+        score: Score::from_internal(raw_score),
+        depth,
+        seldepth: main.seldepth as u32,
+        nodes: main.nodes + helper_stats.0,
+        qnodes: main.qnodes + helper_stats.1,
+        tt_move_failures: main.tt_failures + helper_stats.2,
+        time: start.elapsed(),
+        uci,
+    }
+}
+
+/// The UCI text of the moves of `pv` from `pos`, as far as they are legal in sequence.
+fn pv_text(pos: &Position, pv: &[Move]) -> Vec<String> {
+    let mut walk = pos.clone();
+    let mut text = Vec::with_capacity(pv.len());
+    for &mv in pv {
+        if !walk.is_legal(mv) {
+            break;
+        }
+        text.push(walk.move_to_uci(mv));
+        walk.play_unchecked(mv);
+    }
+    text
+}
+
+/// Iterative deepening from `first_depth` with aspiration windows. `None` if not even one
+/// iteration finished.
+fn iterate<E: SearchEntry>(
+    worker: &mut Worker<'_, E>,
+    limits: &Limits,
+    first_depth: u32,
+    on_info: &mut Option<&mut dyn FnMut(&Info)>,
+) -> Option<Outcome> {
+    let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+    let mut best: Option<Outcome> = None;
+    for depth in first_depth..=max_depth.max(first_depth) {
+        let d = depth as i32;
+        // The paper's aspiration: ±1 pawn around the previous score; on a fail low search
+        // (-inf, score], on a fail high [score, +inf); should that fail too, the full window.
+        let mut window = match &best {
+            Some(prev) if depth >= 2 && prev.score.abs() < MATE_BOUND => {
+                (prev.score - 100, prev.score + 100)
+            }
+            _ => (-INFINITY, INFINITY),
+        };
+        let mut retries = 0;
+        let score = loop {
+            let (alpha, beta) = window;
+            let score = worker.negamax(d, 0, alpha, beta, true, true);
+            if worker.stopped {
+                break None;
+            }
+            let failed_low = score <= alpha && alpha > -INFINITY;
+            let failed_high = score >= beta && beta < INFINITY;
+            if !failed_low && !failed_high {
+                break Some(score);
+            }
+            retries += 1;
+            window = match (retries, failed_low) {
+                (1, true) => (-INFINITY, score + 1),
+                (1, false) => (score - 1, INFINITY),
+                _ => (-INFINITY, INFINITY),
+            };
+        };
+        let Some(score) = score else { break };
+        let pv = worker.root_pv();
+        worker.prev_pv = pv.clone();
+        if let Some(report) = on_info {
+            worker.flush_nodes();
+            let nodes = worker.total_nodes();
+            let time = worker_elapsed(worker);
+            let uci = pv_text(&worker.pos, &pv);
+            report(&Info {
+                depth,
+                seldepth: worker.seldepth as u32,
+                score: Score::from_internal(score),
+                nodes,
+                nps: nps(nodes, time),
+                hashfull: worker_hashfull(worker),
+                time,
+                pv: uci,
+            });
+        }
+        best = Some(Outcome { score, depth, pv });
+        if let Some(mate) = limits.mate
+            && score >= MATE - (2 * mate as i32 - 1)
+        {
+            break;
+        }
+        if worker.out_of_time(false) || worker.stopped {
+            break;
+        }
+    }
+    best
+}
+
+fn worker_elapsed<E: SearchEntry>(worker: &Worker<'_, E>) -> Duration {
+    worker.started().elapsed()
+}
+
+fn worker_hashfull<E: SearchEntry>(worker: &Worker<'_, E>) -> u16 {
+    worker.table().map_or(0, Table::hashfull)
+}
+
+/// Nodes per second (time is rounded up to a microsecond).
+pub fn nps(nodes: u64, time: Duration) -> u64 {
+    let micros = time.as_micros().max(1);
+    (u128::from(nodes) * 1_000_000 / micros) as u64
+}
