@@ -1,4 +1,5 @@
-//! `transpo-chess`: perft with divide, a perft timing, and (with no arguments) the UCI loop.
+//! `transpo-chess`: analyse a position, bench, perft with divide, a perft timing, and (with no
+//! arguments) the UCI loop.
 
 use std::io;
 use std::process::ExitCode;
@@ -6,13 +7,13 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use transpo::{ChessEntry, Table};
-use transpo_chess::search::{Profile, SearchConfig};
+use transpo_chess::search::{Limits, Profile, SearchConfig, Searcher};
 use transpo_chess::{Position, bench, perft, uci};
 
 #[derive(Parser)]
 #[command(
     version,
-    about = "Chess positions with Polyglot keys: perft and a UCI loop"
+    about = "A chess engine on the transpo table: analyse, bench, perft and (with no arguments) UCI"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -43,6 +44,30 @@ enum Command {
         /// Search profile: full or paper.
         #[arg(long, default_value = "full")]
         profile: Profile,
+    },
+    /// Analyse a position: UCI-style info lines, then `bestmove`.
+    Analyse {
+        /// Search to this depth (the default when no limit is given: 14).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Search this many milliseconds.
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// Search this many nodes.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Table size in MiB; 0 searches without a table.
+        #[arg(long, default_value_t = 64)]
+        hash: u64,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Search profile: full or paper.
+        #[arg(long, default_value = "full")]
+        profile: Profile,
+        /// Position as FEN (the start position if absent); may be given unquoted.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        fen: Vec<String>,
     },
     /// Time perft playing every move: plain cozy-chess, with the key, and through Position.
     BenchPerft {
@@ -128,7 +153,7 @@ fn bench_perft(pos: &mut Position, depth: u32, repeat: u32) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        None => match uci::run(io::stdin().lock(), io::stdout().lock()) {
+        None => match uci::run(io::stdin().lock(), io::stdout()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -178,6 +203,56 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+        Some(Command::Analyse {
+            depth,
+            movetime,
+            nodes,
+            hash,
+            threads,
+            profile,
+            fen,
+        }) => {
+            let mut pos = match position_from(&fen) {
+                Ok(pos) => pos,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let table = match hash {
+                0 => None,
+                mib => match Table::<ChessEntry>::with_mib(mib) {
+                    Ok(table) => Some(table),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                },
+            };
+            let mut limits = Limits {
+                depth,
+                nodes,
+                movetime: movetime.map(Duration::from_millis),
+                ..Limits::default()
+            };
+            if depth.is_none() && nodes.is_none() && movetime.is_none() {
+                limits.depth = Some(14);
+            }
+            let config = SearchConfig {
+                threads: threads.clamp(1, uci::MAX_THREADS),
+                move_overhead: Duration::ZERO,
+                ..SearchConfig::with_profile(profile)
+            };
+            let result =
+                Searcher::new(config).search(&mut pos, &limits, table.as_ref(), &mut |info| {
+                    println!("{info}");
+                });
+            match result.best_move_uci() {
+                Some(best) => println!("bestmove {best}"),
+                None => println!("bestmove 0000"),
+            }
+            ExitCode::SUCCESS
         }
         Some(Command::BenchPerft { depth, repeat, fen }) => match position_from(&fen) {
             Ok(mut pos) => {

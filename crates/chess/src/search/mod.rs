@@ -307,6 +307,11 @@ impl Searcher {
         }
     }
 
+    /// A searcher steered through an existing [`Control`] (e.g. one a UCI loop keeps).
+    pub fn with_control(config: SearchConfig, control: Arc<Control>) -> Self {
+        Searcher { config, control }
+    }
+
     /// The configuration.
     pub fn config(&self) -> &SearchConfig {
         &self.config
