@@ -4,6 +4,7 @@
 //! hardware's floor, one dependent DRAM access. The replacement-scheme study of Breuker,
 //! Uiterwijk & van den Herik (1994) joins it as `breuker`.
 
+mod breuker;
 mod tt_bench;
 
 use clap::{Parser, Subcommand};
@@ -21,12 +22,25 @@ struct Cli {
 enum Command {
     /// Probe latency against a dependent DRAM access, prefetching, and multi-thread throughput.
     TtBench(tt_bench::Args),
+    /// The replacement-scheme experiment of Breuker, Uiterwijk & van den Herik (1994).
+    Breuker(breuker::Args),
+    /// Merge the observations of several runs or shards into one run with its report.
+    Merge {
+        /// Output directory.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Run directories (or their observations.csv files) to merge.
+        #[arg(required = true)]
+        inputs: Vec<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::TtBench(args) => tt_bench::run(&args),
+        Command::Breuker(args) => breuker::run(&args).map_err(Into::into),
+        Command::Merge { out, inputs } => breuker::merge(&out, &inputs).map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

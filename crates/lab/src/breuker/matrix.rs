@@ -1,0 +1,315 @@
+//! The experiment's matrix: which (scheme, stamping, size, depth) cells to run, parsed from
+//! the command line, enumerated in a fixed order, and split into shards.
+//!
+//! A *cell* searches every position of the set in game order with one table configuration;
+//! it is the unit of work (time stamping carries the table from one position to the next, so
+//! a cell's positions cannot be split) and of resumption.
+
+use std::{fmt, ops::RangeInclusive, str::FromStr};
+use transpo::Scheme;
+
+/// How the table is treated between the positions of a cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stamping {
+    /// Cleared before every position.
+    Cleared,
+    /// Kept, with entries of earlier searches marked old (the paper's time stamping).
+    Stamped,
+}
+
+impl fmt::Display for Stamping {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stamping::Cleared => "cleared",
+            Stamping::Stamped => "stamped",
+        })
+    }
+}
+
+impl FromStr for Stamping {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "cleared" => Ok(Stamping::Cleared),
+            "stamped" => Ok(Stamping::Stamped),
+            _ => Err(format!(
+                "unknown stamping {s:?} (expected cleared or stamped)"
+            )),
+        }
+    }
+}
+
+/// The table of a cell: `None` is the no-table baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TableSetup {
+    /// Replacement scheme.
+    pub scheme: Scheme,
+    /// Cleared or time-stamped between positions.
+    pub stamping: Stamping,
+    /// Entries in the table.
+    pub entries: u64,
+}
+
+/// One cell of the matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cell {
+    /// The table, or `None` for the baseline without one.
+    pub table: Option<TableSetup>,
+    /// Search depth in plies.
+    pub depth: u32,
+}
+
+impl Cell {
+    /// The cell's identity as written in the CSV: `scheme,stamping,entries,depth`.
+    pub fn key(&self) -> String {
+        match self.table {
+            Some(t) => format!("{},{},{},{}", t.scheme, t.stamping, t.entries, self.depth),
+            None => format!("none,none,0,{}", self.depth),
+        }
+    }
+}
+
+/// The experiment's parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matrix {
+    /// Schemes, in the order given.
+    pub schemes: Vec<Scheme>,
+    /// Stampings, in the order given.
+    pub stampings: Vec<Stamping>,
+    /// Table sizes in entries, ascending.
+    pub sizes: Vec<u64>,
+    /// Depths, ascending.
+    pub depths: Vec<u32>,
+    /// Depths from which on only `deep_sizes` are run (the paper ran 8 ply only at 16K, 64K,
+    /// 256K and 1024K); `None` runs every size at every depth.
+    pub deep_from: Option<u32>,
+    /// The sizes run at depths of `deep_from` and more.
+    pub deep_sizes: Vec<u64>,
+}
+
+impl Matrix {
+    /// The paper's matrix: 7 schemes × both stampings × 8K…1024K × depths 3–7, plus 8 ply at
+    /// 16K, 64K, 256K and 1024K — 616 cells, 11,088 observations on 18 positions.
+    pub fn paper() -> Self {
+        Matrix {
+            schemes: Scheme::PAPER.to_vec(),
+            stampings: vec![Stamping::Cleared, Stamping::Stamped],
+            sizes: (13..=20).map(|b| 1u64 << b).collect(),
+            depths: (3..=8).collect(),
+            deep_from: Some(8),
+            deep_sizes: [14, 16, 18, 20].map(|b| 1u64 << b).to_vec(),
+        }
+    }
+
+    /// Every cell, baselines first (one per depth), then tables in the order
+    /// depth, scheme, stamping, size — so that a cheap shallow sweep finishes first.
+    pub fn cells(&self) -> Vec<Cell> {
+        let mut cells: Vec<Cell> = self
+            .depths
+            .iter()
+            .map(|&depth| Cell { table: None, depth })
+            .collect();
+        for &depth in &self.depths {
+            for &scheme in &self.schemes {
+                for &stamping in &self.stampings {
+                    for &entries in &self.sizes {
+                        let deep = self.deep_from.is_some_and(|d| depth >= d);
+                        if deep && !self.deep_sizes.contains(&entries) {
+                            continue;
+                        }
+                        cells.push(Cell {
+                            table: Some(TableSetup {
+                                scheme,
+                                stamping,
+                                entries,
+                            }),
+                            depth,
+                        });
+                    }
+                }
+            }
+        }
+        cells
+    }
+}
+
+/// `I/N`: run the cells whose index modulo `N` is `I - 1` (1-based, like Slurm array ids).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, 1 to `count`.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl Shard {
+    /// The cells of this shard.
+    pub fn select(&self, cells: Vec<Cell>) -> Vec<Cell> {
+        cells
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % self.count == self.index - 1)
+            .map(|(_, c)| c)
+            .collect()
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("bad shard {s:?}: expected I/N with 1 ≤ I ≤ N, e.g. 3/8");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let count: usize = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// Parses a table size: `8192`, `8K` (8 × 1024) or `1M` (1024 × 1024).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 1 << 10),
+        Some((i, 'M' | 'm')) => (&t[..i], 1 << 20),
+        _ => (t, 1),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("bad table size {s:?}: expected e.g. 8K, 1024K, 1M or 65536"))?;
+    match n.checked_mul(unit) {
+        Some(0) | None => Err(format!("bad table size {s:?}: must be between 1 and 2^64")),
+        Some(entries) => Ok(entries),
+    }
+}
+
+/// Sizes as a list (`8K,16K`) or a range of powers of two (`8K..1024K`).
+pub fn parse_sizes(s: &str) -> Result<Vec<u64>, String> {
+    let mut sizes = if let Some((lo, hi)) = s.split_once("..") {
+        let (lo, hi) = (parse_size(lo)?, parse_size(hi)?);
+        if !lo.is_power_of_two() || !hi.is_power_of_two() || lo > hi {
+            return Err(format!(
+                "bad size range {s:?}: expected powers of two, low..high, e.g. 8K..1024K"
+            ));
+        }
+        let mut v = vec![lo];
+        while *v.last().unwrap_or(&hi) < hi {
+            v.push(v[v.len() - 1] * 2);
+        }
+        v
+    } else {
+        s.split(',')
+            .map(parse_size)
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    sizes.sort_unstable();
+    sizes.dedup();
+    Ok(sizes)
+}
+
+/// Depths as a range (`3..8`, inclusive) or a list (`3,5,7`); each from 1 to 30.
+pub fn parse_depths(s: &str) -> Result<Vec<u32>, String> {
+    let bad = || format!("bad depths {s:?}: expected e.g. 3..8 or 3,5,7 (1 to 30)");
+    let parse = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|d| (1..=30).contains(d))
+            .ok_or_else(bad)
+    };
+    let mut depths: Vec<u32> = if let Some((lo, hi)) = s.split_once("..") {
+        let range: RangeInclusive<u32> = parse(lo)?..=parse(hi)?;
+        if range.is_empty() {
+            return Err(bad());
+        }
+        range.collect()
+    } else {
+        s.split(',').map(parse).collect::<Result<_, _>>()?
+    };
+    depths.sort_unstable();
+    depths.dedup();
+    Ok(depths)
+}
+
+/// Schemes as a list of names or `all` (the paper's seven).
+pub fn parse_schemes(s: &str) -> Result<Vec<Scheme>, String> {
+    if s.trim() == "all" {
+        return Ok(Scheme::PAPER.to_vec());
+    }
+    s.split(',')
+        .map(|name| name.parse::<Scheme>().map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// `cleared`, `stamped` or `both`.
+pub fn parse_stampings(s: &str) -> Result<Vec<Stamping>, String> {
+    match s.trim() {
+        "both" => Ok(vec![Stamping::Cleared, Stamping::Stamped]),
+        other => other.split(',').map(str::parse).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_paper_matrix_has_616_cells_and_six_baselines() {
+        let cells = Matrix::paper().cells();
+        assert_eq!(cells.iter().filter(|c| c.table.is_none()).count(), 6);
+        assert_eq!(cells.iter().filter(|c| c.table.is_some()).count(), 616);
+        assert_eq!(616 * 18, 11_088);
+    }
+
+    #[test]
+    fn shards_partition_the_cells() {
+        let cells = Matrix::paper().cells();
+        let mut union: Vec<String> = (1..=5)
+            .flat_map(|i| Shard { index: i, count: 5 }.select(cells.clone()))
+            .map(|c| c.key())
+            .collect();
+        union.sort();
+        let mut all: Vec<String> = cells.iter().map(Cell::key).collect();
+        all.sort();
+        assert_eq!(union, all);
+        assert_eq!(
+            Shard { index: 1, count: 1 }.select(cells.clone()).len(),
+            cells.len()
+        );
+    }
+
+    #[test]
+    fn values_parse_and_bad_ones_say_why() {
+        assert_eq!(parse_sizes("8K..64K"), Ok(vec![8192, 16384, 32768, 65536]));
+        assert_eq!(parse_sizes("16K,8K,1M"), Ok(vec![8192, 16384, 1 << 20]));
+        assert!(
+            parse_sizes("8K..12K")
+                .unwrap_err()
+                .contains("powers of two")
+        );
+        assert!(parse_sizes("8Q").unwrap_err().contains("8Q"));
+        assert!(parse_sizes("0").is_err());
+        assert_eq!(parse_depths("3..5"), Ok(vec![3, 4, 5]));
+        assert_eq!(parse_depths("7,3"), Ok(vec![3, 7]));
+        assert!(parse_depths("5..3").is_err());
+        assert!(parse_depths("0").is_err());
+        assert_eq!(parse_schemes("all").map(|v| v.len()), Ok(7));
+        assert_eq!(
+            parse_schemes("deep,twobig1"),
+            Ok(vec![Scheme::Deep, Scheme::TwoBig1])
+        );
+        assert!(
+            parse_schemes("deep,shallow")
+                .unwrap_err()
+                .contains("shallow")
+        );
+        assert_eq!(parse_stampings("both").map(|v| v.len()), Ok(2));
+        assert!(parse_stampings("sometimes").is_err());
+        assert_eq!("2/4".parse(), Ok(Shard { index: 2, count: 4 }));
+        for bad in ["0/4", "5/4", "x/4", "4", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+}

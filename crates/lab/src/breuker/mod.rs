@@ -1,0 +1,224 @@
+//! `breuker`: the replacement-scheme experiment of Breuker, Uiterwijk & van den Herik (1994),
+//! run with the chess engine's `paper` search profile.
+//!
+//! Files: [`matrix`] (which cells to run, shards), [`positions`] (the position set with its
+//! game history), [`record`] (CSV rows, resume, merge), [`report`] (the paper's tables beside
+//! ours). This file runs cells in parallel and writes them as they finish.
+
+pub mod matrix;
+pub mod positions;
+pub mod record;
+pub mod report;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use matrix::{Cell, Matrix, Shard, Stamping};
+use positions::GamePosition;
+use rayon::prelude::*;
+use record::Row;
+use std::{
+    fs::OpenOptions,
+    path::{Path, PathBuf},
+    sync::Mutex,
+    time::Instant,
+};
+use transpo::{Config, ResearchEntry, Size, Table};
+use transpo_chess::search::{Limits, Profile, Score, SearchConfig, Searcher};
+
+/// Arguments of `breuker`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Depths, as a range `3..8` or a list `3,5,7` (default: the paper's 3 to 8).
+    #[arg(long, value_parser = |s: &str| matrix::parse_depths(s).map(List))]
+    depths: Option<List<u32>>,
+    /// Table sizes in entries: a list `8K,16K` or a range of powers of two `8K..1024K`.
+    #[arg(long, value_parser = |s: &str| matrix::parse_sizes(s).map(List))]
+    sizes: Option<List<u64>>,
+    /// Schemes: a comma-separated list of deep,new,old,big1,bigall,twodeep,twobig1 (or any
+    /// scheme transpo knows, e.g. depth-age-8, priority), or all.
+    #[arg(long, value_parser = |s: &str| matrix::parse_schemes(s).map(List))]
+    schemes: Option<List<transpo::Scheme>>,
+    /// cleared, stamped or both.
+    #[arg(long, value_parser = |s: &str| matrix::parse_stampings(s).map(List))]
+    stamping: Option<List<Stamping>>,
+    /// Run every size at every depth (the paper ran 8 ply only at 16K, 64K, 256K, 1024K).
+    #[arg(long)]
+    all_sizes_deep: bool,
+    /// An EPD file of positions, searched in file order (default: the paper's 18).
+    #[arg(long)]
+    positions: Option<PathBuf>,
+    /// Output directory: observations.csv and report.md (created; an existing run resumes).
+    #[arg(long, default_value = "breuker-run")]
+    out: PathBuf,
+    /// Worker threads (default: all cores). Each searches one cell on one thread.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: Option<u32>,
+    /// Run only shard I of N (1-based), e.g. `--shard $SLURM_ARRAY_TASK_ID/16`.
+    #[arg(long, default_value = "1/1")]
+    shard: Shard,
+}
+
+/// A comma-separated (or range) value parsed whole, so clap keeps it as one argument.
+#[derive(Clone, Debug)]
+pub struct List<T>(Vec<T>);
+
+/// The given list, or the default.
+fn or<T: Clone>(given: &Option<List<T>>, default: Vec<T>) -> Vec<T> {
+    given.as_ref().map_or(default, |l| l.0.clone())
+}
+
+impl Args {
+    fn matrix(&self) -> Matrix {
+        let paper = Matrix::paper();
+        Matrix {
+            schemes: or(&self.schemes, paper.schemes),
+            stampings: or(&self.stamping, paper.stampings),
+            sizes: or(&self.sizes, paper.sizes),
+            depths: or(&self.depths, paper.depths),
+            deep_from: if self.all_sizes_deep {
+                None
+            } else {
+                paper.deep_from
+            },
+            deep_sizes: paper.deep_sizes,
+        }
+    }
+}
+
+/// Runs (or resumes) the experiment and writes the report.
+pub fn run(args: &Args) -> Result<(), String> {
+    let positions = positions::load(args.positions.as_deref())?;
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let csv = args.out.join("observations.csv");
+    let done = record::complete_cells(record::read(&csv)?, positions.len());
+    record::write_all(&csv, done.values().flatten().cloned())?;
+    let cells = args.shard.select(args.matrix().cells());
+    let total = cells.len();
+    let pending = record::pending(cells, &done);
+    eprintln!(
+        "{} positions, {total} cells in this shard, {} already done, {} to run",
+        positions.len(),
+        total - pending.len(),
+        pending.len()
+    );
+    let file = OpenOptions::new()
+        .append(true)
+        .open(&csv)
+        .map_err(|e| format!("{}: {e}", csv.display()))?;
+    let out = Mutex::new(file);
+    let bar = ProgressBar::new(pending.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let started = Instant::now();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.map_or(0, |t| t as usize))
+        .build()
+        .map_err(|e| e.to_string())?;
+    pool.install(|| {
+        pending.par_iter().try_for_each(|cell| {
+            let rows = observe(cell, &positions)?;
+            let mut file = out.lock().map_err(|_| "a worker panicked".to_string())?;
+            record::append(&mut *file, &rows).map_err(|e| format!("{}: {e}", csv.display()))?;
+            bar.inc(1);
+            Ok::<(), String>(())
+        })
+    })?;
+    bar.finish_and_clear();
+    eprintln!(
+        "ran {} cells in {:.1} s",
+        pending.len(),
+        started.elapsed().as_secs_f64()
+    );
+    write_report(&args.out, positions.len())
+}
+
+/// Merges the observations of several runs (shards) into `out` and writes its report.
+pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+    let mut runs = Vec::new();
+    for input in inputs {
+        let csv = if input.is_dir() {
+            input.join("observations.csv")
+        } else {
+            input.clone()
+        };
+        if !csv.exists() {
+            return Err(format!("{}: no such file", csv.display()));
+        }
+        runs.push(record::read(&csv)?);
+    }
+    let merged = record::merge(runs)?;
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let positions = merged.iter().map(|r| r.position + 1).max().unwrap_or(0);
+    record::write_all(&out.join("observations.csv"), merged)?;
+    write_report(out, positions)
+}
+
+fn write_report(out: &Path, positions: usize) -> Result<(), String> {
+    let rows: Vec<Row> =
+        record::complete_cells(record::read(&out.join("observations.csv"))?, positions)
+            .into_values()
+            .flatten()
+            .collect();
+    let path = out.join("report.md");
+    std::fs::write(&path, report::markdown(&rows))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// Searches every position of the set with one cell's table, in order.
+pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, String> {
+    let searcher = Searcher::new(SearchConfig::with_profile(Profile::Paper));
+    let table = match cell.table {
+        Some(setup) => {
+            let config = Config {
+                scheme: setup.scheme,
+                stamping: setup.stamping == Stamping::Stamped,
+                ways: None,
+                counting: true,
+            };
+            Some(
+                Table::<ResearchEntry>::new(Size::Entries(setup.entries), config)
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        None => None,
+    };
+    let mut rows = Vec::with_capacity(positions.len());
+    for (index, game_position) in positions.iter().enumerate() {
+        if let (Some(table), Some(setup)) = (&table, cell.table) {
+            match setup.stamping {
+                Stamping::Cleared => table.clear(),
+                Stamping::Stamped => table.new_search(),
+            }
+            table.reset_stats();
+        }
+        let mut position = game_position.position.clone();
+        let result = searcher.search(
+            &mut position,
+            &Limits::depth(cell.depth),
+            table.as_ref(),
+            &mut |_| {},
+        );
+        let stats = table.as_ref().map(Table::stats).unwrap_or_default();
+        rows.push(Row {
+            cell: cell.key(),
+            position: index,
+            id: game_position.id.clone(),
+            nodes: result.nodes,
+            micros: result.time.as_micros() as u64,
+            probes: stats.probes,
+            hits: stats.hits,
+            stores: stats.stores,
+            overwrites: stats.overwrites,
+            refused: stats.refused,
+            tt_move_failures: result.tt_move_failures,
+            best_move: result.best_move_uci().unwrap_or_else(|| "0000".into()),
+            score: match result.score {
+                Score::Mate(n) => format!("mate {n}"),
+                Score::Cp(cp) => format!("cp {cp}"),
+            },
+        });
+    }
+    Ok(rows)
+}

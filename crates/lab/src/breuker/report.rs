@@ -1,0 +1,275 @@
+//! The Markdown report: our analogues of the paper's tables, beside the paper's numbers.
+//!
+//! Paper numbers: Breuker, Uiterwijk & van den Herik (1994), node counts in thousands summed
+//! over the 18 positions, as transcribed in `shared/ANCHORS.md` §1.
+
+use super::record::Row;
+use std::{collections::BTreeMap, fmt::Write};
+
+/// Depths of the paper's table (3 to 8 ply).
+const PAPER_DEPTHS: [u32; 6] = [3, 4, 5, 6, 7, 8];
+/// The paper's no-table node counts, thousands.
+const PAPER_NO_TABLE: [u64; 6] = [185, 1_083, 3_847, 23_573, 96_969, 610_696];
+/// The paper's 1024K rows, thousands: (scheme, cleared counts, stamped counts).
+const PAPER_1024K: [(&str, [u64; 6], [u64; 6]); 7] = [
+    (
+        "twobig1",
+        [194, 897, 2_791, 12_591, 40_161, 191_687],
+        [191, 915, 2_738, 12_296, 38_062, 180_187],
+    ),
+    (
+        "twodeep",
+        [194, 897, 2_791, 12_507, 39_596, 185_354],
+        [191, 915, 2_738, 11_989, 38_514, 191_747],
+    ),
+    (
+        "big1",
+        [194, 907, 2_788, 12_568, 40_324, 197_502],
+        [191, 914, 2_764, 12_327, 38_357, 197_978],
+    ),
+    (
+        "bigall",
+        [194, 907, 2_788, 12_542, 40_478, 197_377],
+        [191, 914, 2_792, 11_822, 39_985, 197_573],
+    ),
+    (
+        "deep",
+        [194, 899, 2_816, 13_206, 40_916, 196_826],
+        [191, 907, 2_753, 11_887, 39_622, 195_008],
+    ),
+    (
+        "new",
+        [194, 899, 2_816, 12_702, 39_634, 214_693],
+        [191, 907, 2_753, 12_112, 40_656, 202_209],
+    ),
+    (
+        "old",
+        [194, 931, 2_798, 12_897, 40_116, 202_986],
+        [191, 934, 2_777, 11_926, 39_580, 205_200],
+    ),
+];
+
+/// Summed nodes per (scheme, stamping, entries, depth), from complete cells.
+type Totals = BTreeMap<(String, String, u64, u32), u64>;
+
+fn totals(rows: &[Row]) -> Totals {
+    let mut totals = Totals::new();
+    for row in rows {
+        let f: Vec<&str> = row.cell.split(',').collect();
+        if let [scheme, stamping, entries, depth] = f[..]
+            && let (Ok(entries), Ok(depth)) = (entries.parse(), depth.parse())
+        {
+            *totals
+                .entry((scheme.to_string(), stamping.to_string(), entries, depth))
+                .or_default() += row.nodes;
+        }
+    }
+    totals
+}
+
+fn size_name(entries: u64) -> String {
+    if entries.is_multiple_of(1024) {
+        format!("{}K", entries / 1024)
+    } else {
+        entries.to_string()
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let k = (n + 500) / 1000;
+    let s = k.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The report for complete cells' rows.
+pub fn markdown(rows: &[Row]) -> String {
+    let totals = totals(rows);
+    let mut md = String::from(
+        "# Replacement schemes: reproduction of Breuker, Uiterwijk & van den Herik (1994)\n\n",
+    );
+    let positions = rows.iter().map(|r| r.position + 1).max().unwrap_or(0);
+    let _ = writeln!(
+        md,
+        "{} observations on {positions} positions. Node counts are all nodes searched, interior and \
+         leaf, quiescence included (the paper counts every node; ALIBABA's quiescence nodes are nodes \
+         of its tree). Thousands, summed over the positions.\n",
+        rows.len()
+    );
+    let depths: Vec<u32> = {
+        let mut d: Vec<u32> = totals.keys().map(|k| k.3).collect();
+        d.sort_unstable();
+        d.dedup();
+        d
+    };
+    let baseline = |depth: u32| {
+        totals
+            .get(&("none".into(), "none".into(), 0, depth))
+            .copied()
+    };
+
+    // Table 1: the largest size, both stampings, beside the paper's 1024K.
+    let largest = totals.keys().filter(|k| k.0 != "none").map(|k| k.2).max();
+    if let Some(largest) = largest {
+        let _ = writeln!(
+            md,
+            "## Table 1: node counts at {} entries (paper: 1024K), ours / paper\n",
+            size_name(largest)
+        );
+        let _ = write!(md, "| | ");
+        for d in &depths {
+            let _ = write!(md, "{d} | ");
+        }
+        let _ = write!(md, "\n|---|");
+        md.push_str(&"---|".repeat(depths.len()));
+        md.push('\n');
+        let paper_at = |d: u32, values: &[u64; 6]| {
+            PAPER_DEPTHS.iter().position(|&p| p == d).map(|i| values[i])
+        };
+        let _ = write!(md, "| no table | ");
+        for &d in &depths {
+            let ours = baseline(d).map_or("–".into(), thousands);
+            let paper = paper_at(d, &PAPER_NO_TABLE).map_or("–".into(), |v| thousands(v * 1000));
+            let _ = write!(md, "{ours} / {paper} | ");
+        }
+        md.push('\n');
+        for stamping in ["cleared", "stamped"] {
+            for (scheme, cleared, stamped) in PAPER_1024K {
+                let paper_row = if stamping == "cleared" {
+                    cleared
+                } else {
+                    stamped
+                };
+                let mut any = false;
+                let mut line = format!("| {stamping} {scheme} | ");
+                for &d in &depths {
+                    let ours = totals.get(&(scheme.to_string(), stamping.to_string(), largest, d));
+                    any |= ours.is_some();
+                    let ours = ours.map_or("–".into(), |&n| thousands(n));
+                    let paper =
+                        paper_at(d, &paper_row).map_or("–".into(), |v| thousands(v * 1000));
+                    let _ = write!(line, "{ours} / {paper} | ");
+                }
+                if any {
+                    md.push_str(&line);
+                    md.push('\n');
+                }
+            }
+        }
+        md.push('\n');
+    }
+
+    // Table 2 and 3: per size, at the deepest depth every size ran: ratio to no table,
+    // ranking, spread.
+    let sizes: Vec<u64> = {
+        let mut s: Vec<u64> = totals
+            .keys()
+            .filter(|k| k.0 != "none")
+            .map(|k| k.2)
+            .collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    };
+    let common_depth = depths
+        .iter()
+        .rev()
+        .find(|&&d| {
+            sizes
+                .iter()
+                .all(|&s| totals.keys().any(|k| k.2 == s && k.3 == d))
+        })
+        .copied();
+    if let Some(depth) = common_depth {
+        for stamping in ["cleared", "stamped"] {
+            let _ = writeln!(
+                md,
+                "## Tables 2–3: {stamping}, {depth} ply: nodes relative to no table, best scheme first; spread = worst / best − 1\n"
+            );
+            md.push_str("| size | ranking (nodes ÷ no-table nodes) | spread |\n|---|---|---|\n");
+            for &size in &sizes {
+                let mut ranked: Vec<(String, u64)> = totals
+                    .iter()
+                    .filter(|(k, _)| k.1 == stamping && k.2 == size && k.3 == depth)
+                    .map(|(k, &n)| (k.0.clone(), n))
+                    .collect();
+                if ranked.is_empty() {
+                    continue;
+                }
+                ranked.sort_by_key(|(_, n)| *n);
+                let base = baseline(depth);
+                let ranking: Vec<String> = ranked
+                    .iter()
+                    .map(|(s, n)| match base {
+                        Some(b) if b > 0 => format!("{s} {:.3}", *n as f64 / b as f64),
+                        _ => format!("{s} {}", thousands(*n)),
+                    })
+                    .collect();
+                let (best, worst) = (ranked[0].1, ranked[ranked.len() - 1].1);
+                let spread = if best > 0 {
+                    worst as f64 / best as f64 - 1.0
+                } else {
+                    0.0
+                };
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {:.1}% |",
+                    size_name(size),
+                    ranking.join(", "),
+                    spread * 100.0
+                );
+            }
+            md.push('\n');
+        }
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cell: &str, position: usize, nodes: u64) -> Row {
+        Row {
+            cell: cell.into(),
+            position,
+            id: format!("p{position}"),
+            nodes,
+            micros: 0,
+            probes: 0,
+            hits: 0,
+            stores: 0,
+            overwrites: 0,
+            refused: 0,
+            tt_move_failures: 0,
+            best_move: "e2e4".into(),
+            score: "cp 0".into(),
+        }
+    }
+
+    #[test]
+    fn tables_sum_positions_and_rank_schemes() {
+        let rows = vec![
+            row("none,none,0,3", 0, 1000),
+            row("none,none,0,3", 1, 1000),
+            row("deep,cleared,8192,3", 0, 600),
+            row("deep,cleared,8192,3", 1, 600),
+            row("new,cleared,8192,3", 0, 700),
+            row("new,cleared,8192,3", 1, 800),
+        ];
+        let md = markdown(&rows);
+        assert!(md.contains("| no table | 2 / 185 |"), "{md}");
+        assert!(md.contains("| cleared deep | 1 / 194 |"), "{md}");
+        assert!(
+            md.contains("| 8K | deep 0.600, new 0.750 | 25.0% |"),
+            "{md}"
+        );
+        assert_eq!(thousands(1_234_567_000), "1,234,567");
+    }
+}

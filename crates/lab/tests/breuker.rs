@@ -1,0 +1,202 @@
+//! A small matrix (2 schemes, 2 sizes, depth 3, 3 positions) run through the binary, checked
+//! for invariants that truly hold: identical node counts across runs, a resumed run equal to
+//! an uninterrupted one, the union of shards equal to the whole run, and a no-table baseline
+//! that does not depend on the schemes and sizes around it.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+const POSITIONS: usize = 3;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("transpo-lab-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// The first three positions of the paper's set, as an EPD file.
+fn positions(dir: &Path) -> PathBuf {
+    let fixture = include_str!("../data/breuker18.epd");
+    let lines: Vec<&str> = fixture
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .take(POSITIONS)
+        .collect();
+    let path = dir.join("three.epd");
+    std::fs::write(&path, lines.join("\n")).expect("write positions");
+    path
+}
+
+fn lab(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
+        .args(args)
+        .output()
+        .expect("run transpo-lab");
+    assert!(
+        out.status.success(),
+        "transpo-lab {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn run(dir: &Path, positions: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "breuker",
+        "--schemes",
+        "twobig1,deep",
+        "--sizes",
+        "8K,16K",
+        "--depths",
+        "3",
+        "--threads",
+        "2",
+        "--positions",
+        positions.to_str().expect("utf-8 path"),
+        "--out",
+        dir.to_str().expect("utf-8 path"),
+    ];
+    args.extend(extra);
+    lab(&args);
+}
+
+/// The CSV's lines without the wall-time column, sorted.
+fn observations(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("observations.csv")).expect("observations.csv");
+    let mut lines: Vec<String> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut f: Vec<&str> = l.split(',').collect();
+            f[7] = "_";
+            f.join(",")
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn small_matrix_is_deterministic_resumable_and_shardable() {
+    let dir = scratch("matrix");
+    let epd = positions(&dir);
+
+    let whole = dir.join("whole");
+    run(&whole, &epd, &[]);
+    let rows = observations(&whole);
+    // 1 baseline + 2 schemes × 2 stampings × 2 sizes = 9 cells of 3 positions.
+    assert_eq!(rows.len(), 9 * POSITIONS);
+    let report = std::fs::read_to_string(whole.join("report.md")).expect("report.md");
+    assert!(
+        report.contains("## Table 1") && report.contains("| 8K |") && report.contains("| 16K |"),
+        "{report}"
+    );
+
+    let again = dir.join("again");
+    run(&again, &epd, &[]);
+    assert_eq!(
+        observations(&again),
+        rows,
+        "node counts must not change between runs"
+    );
+
+    // Interrupt: keep the header and the first cell plus half of the next, then resume.
+    let resumed = dir.join("resumed");
+    std::fs::create_dir_all(&resumed).expect("dir");
+    let text = std::fs::read_to_string(whole.join("observations.csv")).expect("csv");
+    let partial: Vec<&str> = text.lines().take(1 + POSITIONS + 1).collect();
+    std::fs::write(resumed.join("observations.csv"), partial.join("\n") + "\n").expect("write");
+    let log = lab(&[
+        "breuker",
+        "--schemes",
+        "twobig1,deep",
+        "--sizes",
+        "8K,16K",
+        "--depths",
+        "3",
+        "--positions",
+        epd.to_str().expect("utf-8"),
+        "--out",
+        resumed.to_str().expect("utf-8"),
+    ]);
+    assert!(log.contains("1 already done"), "{log}");
+    assert_eq!(
+        observations(&resumed),
+        rows,
+        "a resumed run must equal an uninterrupted one"
+    );
+
+    let shards: Vec<PathBuf> = (1..=3).map(|i| dir.join(format!("shard{i}"))).collect();
+    for (i, shard) in shards.iter().enumerate() {
+        run(shard, &epd, &["--shard", &format!("{}/3", i + 1)]);
+    }
+    let merged = dir.join("merged");
+    let mut args = vec!["merge", "--out", merged.to_str().expect("utf-8")];
+    args.extend(shards.iter().map(|s| s.to_str().expect("utf-8")));
+    lab(&args);
+    assert_eq!(
+        observations(&merged),
+        rows,
+        "the union of shards must equal the whole run"
+    );
+
+    // The baseline does not depend on the schemes and sizes it ran beside.
+    let other = dir.join("other");
+    lab(&[
+        "breuker",
+        "--schemes",
+        "new",
+        "--sizes",
+        "32K",
+        "--depths",
+        "3",
+        "--stamping",
+        "cleared",
+        "--positions",
+        epd.to_str().expect("utf-8"),
+        "--out",
+        other.to_str().expect("utf-8"),
+    ]);
+    let baseline = |rows: &[String]| {
+        rows.iter()
+            .filter(|r| r.starts_with("none,"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(baseline(&observations(&other)), baseline(&rows));
+    assert_eq!(baseline(&rows).len(), POSITIONS);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_flags_are_clear_errors() {
+    for (args, expected) in [
+        (vec!["breuker", "--schemes", "deep,shallow"], "shallow"),
+        (vec!["breuker", "--sizes", "8K..12K"], "powers of two"),
+        (vec!["breuker", "--depths", "9..3"], "bad depths"),
+        (vec!["breuker", "--shard", "4/3"], "bad shard"),
+        (
+            vec!["breuker", "--stamping", "sometimes"],
+            "unknown stamping",
+        ),
+        (
+            vec!["breuker", "--positions", "/nonexistent/file.epd"],
+            "nonexistent",
+        ),
+        (
+            vec!["merge", "--out", "/tmp/x", "/nonexistent/run"],
+            "no such file",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
+            .args(&args)
+            .output()
+            .expect("run");
+        assert!(!out.status.success(), "{args:?} should fail");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+}
