@@ -1,0 +1,311 @@
+//! A UCI session with the `transpo-chess` binary, line by line through stdin/stdout, with
+//! deadlines: options, positions with moves, `go depth/nodes/movetime/infinite`, `stop` and
+//! `isready` during a search, malformed lines, illegal moves, Hash 0 and an impossible Hash.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use transpo_chess::Position;
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the binary starts");
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("engine reads");
+        self.stdin.flush().expect("engine reads");
+    }
+
+    /// Lines up to and including the first that starts with `prefix`, within `limit`.
+    fn until(&mut self, prefix: &str, limit: Duration) -> Vec<String> {
+        let deadline = Instant::now() + limit;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.starts_with(prefix);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no {prefix:?} within {limit:?}; got {seen:#?}")
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!("engine exited; got {seen:#?}"),
+            }
+        }
+    }
+
+    /// The `bestmove` line's move, checked to be legal in `pos`.
+    fn bestmove(&mut self, pos: &Position, limit: Duration) -> String {
+        let lines = self.until("bestmove", limit);
+        let last = lines.last().expect("until returns the match");
+        let mv = last.split_whitespace().nth(1).expect("bestmove has a move");
+        assert!(
+            pos.parse_uci_move(mv).is_ok(),
+            "illegal {last:?} in {}",
+            pos.fen()
+        );
+        mv.to_string()
+    }
+}
+
+const SECOND: Duration = Duration::from_secs(1);
+
+#[test]
+fn a_whole_session() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok", SECOND * 5);
+    for option in [
+        "Hash",
+        "Threads",
+        "Clear Hash",
+        "Replacement",
+        "Profile",
+        "Move Overhead",
+        "OwnBook",
+        "BookFile",
+    ] {
+        let wanted = format!("option name {option} type");
+        assert!(lines.iter().any(|l| l.starts_with(&wanted)), "{option}");
+    }
+    e.send("setoption name Hash value 32");
+    e.send("setoption name Threads value 2");
+    e.send("setoption name Replacement value twobig1");
+    e.send("setoption name Move Overhead value 20");
+    e.send("ucinewgame");
+    e.send("isready");
+    e.until("readyok", SECOND * 5);
+
+    // Positions with moves; depth, nodes and movetime searches.
+    let mut pos = Position::startpos();
+    for mv in ["e2e4", "e7e5", "g1f3"] {
+        pos.play(pos.parse_uci_move(mv).unwrap()).unwrap();
+    }
+    e.send("position startpos moves e2e4 e7e5 g1f3");
+    e.send("go depth 6");
+    let lines = e.until("bestmove", SECOND * 30);
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info depth 6 "))
+        .expect("an info line for depth 6");
+    for field in [
+        " seldepth ",
+        " score cp ",
+        " nodes ",
+        " nps ",
+        " hashfull ",
+        " time ",
+        " pv ",
+    ] {
+        assert!(info.contains(field), "{field} missing in {info}");
+    }
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+    assert!(pos.parse_uci_move(best).is_ok(), "{best}");
+
+    e.send("setoption name Threads value 1");
+    e.send("go nodes 5000");
+    e.bestmove(&pos, SECOND * 10);
+    let start = Instant::now();
+    e.send("go movetime 200");
+    e.bestmove(&pos, SECOND * 5);
+    let took = start.elapsed();
+    assert!(took >= Duration::from_millis(150), "{took:?}");
+
+    // Infinite: nothing until stop; isready answered during the search; stop answered fast.
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    e.send("isready");
+    let lines = e.until("readyok", SECOND);
+    assert!(
+        start.elapsed() < Duration::from_millis(100),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("bestmove")),
+        "{lines:?}"
+    );
+    let start = Instant::now();
+    e.send("stop");
+    e.bestmove(&pos, SECOND);
+    let stop_time = start.elapsed();
+    assert!(
+        stop_time < Duration::from_millis(50),
+        "stop took {stop_time:?}"
+    );
+
+    // Ponder: bestmove only after ponderhit (then within the movetime).
+    e.send("go ponder movetime 100");
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("isready");
+    let lines = e.until("readyok", SECOND);
+    assert!(
+        !lines.iter().any(|l| l.starts_with("bestmove")),
+        "{lines:?}"
+    );
+    e.send("ponderhit");
+    e.bestmove(&pos, SECOND * 2);
+
+    // Malformed lines and illegal moves: one error each, the position is kept.
+    for bad in [
+        "frobnicate",
+        "position startpos moves e2e5",
+        "position fen 8/8/8/8 w - - 0 1",
+        "go depth x",
+        "go wibble",
+        "setoption name Hash value -1",
+        "setoption name Threads value 100000",
+        "setoption name Hash value 65536",
+        "loadhash /nonexistent/file.tt",
+    ] {
+        e.send(bad);
+        e.send("isready");
+        let lines = e.until("readyok", SECOND * 5);
+        assert!(
+            lines.iter().any(|l| l.starts_with("info string error: ")),
+            "{bad:?} gave {lines:?}"
+        );
+    }
+    e.send("d");
+    let lines = e.until("Key:", SECOND);
+    assert!(lines.iter().any(|l| l.contains(&pos.fen())), "{lines:?}");
+
+    // Save and load the table; Hash 0 searches without a table.
+    let file = std::env::temp_dir().join(format!("transpo-uci-{}.tt", std::process::id()));
+    e.send("setoption name Hash value 1");
+    e.send("go depth 5");
+    e.bestmove(&pos, SECOND * 10);
+    e.send(&format!("savehash {}", file.display()));
+    e.send("setoption name Clear Hash");
+    e.send(&format!("loadhash {}", file.display()));
+    e.send("isready");
+    let lines = e.until("readyok", SECOND * 5);
+    assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+    let _ = std::fs::remove_file(&file);
+    e.send("setoption name Hash value 0");
+    e.send("go depth 4");
+    let lines = e.until("bestmove", SECOND * 10);
+    assert!(
+        lines.iter().any(|l| l.contains(" hashfull 0 ")),
+        "{lines:?}"
+    );
+
+    // No legal move: bestmove 0000. Checkmated side too.
+    e.send("position fen 8/8/8/8/8/6k1/6p1/6K1 w - - 0 1");
+    e.send("go depth 3");
+    let lines = e.until("bestmove", SECOND * 5);
+    assert_eq!(lines.last().unwrap(), "bestmove 0000");
+
+    // The paper profile, a book move, and quit with a search running.
+    e.send("setoption name Profile value paper");
+    e.send("position startpos");
+    e.send("go depth 3");
+    e.bestmove(&Position::startpos(), SECOND * 10);
+    e.send("go infinite");
+    e.send("quit");
+    let status = e.child.wait().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn the_book_answers_at_once() {
+    let book = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/chess/performance.bin");
+    if !book.is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} missing",
+            book.display()
+        );
+        eprintln!("skipping: {} is missing", book.display());
+        return;
+    }
+    let mut e = Engine::start();
+    e.send(&format!("setoption name BookFile value {}", book.display()));
+    e.send("setoption name OwnBook value true");
+    e.send("position startpos moves e2e4 c7c5");
+    e.send("go wtime 1000 btime 1000");
+    let lines = e.until("bestmove", SECOND * 5);
+    // ANCHORS §3: the book has g1f3, b1c3 and c2c3 after 1.e4 c5.
+    let best = lines.last().unwrap();
+    assert!(
+        ["bestmove g1f3", "bestmove b1c3", "bestmove c2c3"].contains(&best.as_str()),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l.starts_with("info string book move")));
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+}
+
+#[test]
+fn bench_and_analyse_subcommands() {
+    let out = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        .args(["bench", "4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let last = text.lines().last().unwrap();
+    let words: Vec<&str> = last.split_whitespace().collect();
+    assert_eq!(
+        (words.len(), words[1], words[3]),
+        (4, "nodes", "nps"),
+        "{last}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("position ")).count(),
+        49
+    );
+    // Deterministic at one thread.
+    let again = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        .args(["bench", "4"])
+        .output()
+        .unwrap();
+    let again = String::from_utf8(again.stdout).unwrap();
+    assert_eq!(
+        words[0],
+        again.lines().last().unwrap().split(' ').next().unwrap()
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        .args("analyse --depth 5 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1".split(' '))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("score mate 1"), "{text}");
+    assert!(text.ends_with("bestmove a1a8\n"), "{text}");
+}
