@@ -1,6 +1,6 @@
 //! The `transpo-c4` line protocol: read `moves [expected]` lines, write `moves score nodes
 //! micros` lines (or one score per column with `--analyze`), report bad lines on the error
-//! stream and go on.
+//! stream and go on. A lone `-` is the empty board.
 //!
 //! Why in the library: the protocol is what users and tests talk to, so it is a function over
 //! any reader and writers, tested without spawning a process; `main.rs` only wires it to
@@ -49,11 +49,18 @@ pub struct Problem<'a> {
     pub expected: Option<i32>,
 }
 
-/// Parses `moves [expected]`.
+/// How a line names the empty board (an empty line is an error, as the issue asks).
+pub const EMPTY_BOARD: &str = "-";
+
+/// Parses `moves [expected]`; `moves` is [`EMPTY_BOARD`] for the empty board.
 pub fn parse_line(line: &str) -> Result<Problem<'_>, LineError> {
     let mut fields = line.split_whitespace();
     let moves = fields.next().ok_or(LineError::Empty)?;
-    let position = Position::from_moves(moves).map_err(LineError::Moves)?;
+    let position = if moves == EMPTY_BOARD {
+        Position::new()
+    } else {
+        Position::from_moves(moves).map_err(LineError::Moves)?
+    };
     let expected = fields
         .next()
         .map(|s| s.parse().map_err(|_| LineError::BadExpected(s.into())))

@@ -12,6 +12,7 @@ const BAD: &[(&str, &str)] = &[
     ("   ", "empty line"),
     ("44a4", "move 3: 'a' is not a column digit"),
     ("4-4", "move 2: '-' is not a column digit"),
+    ("--", "move 1: '-' is not a column digit"),
     ("4é", "move 2: 'é' is not a column digit"),
     ("408", "move 2: column 0 is out of range"),
     ("48", "move 2: column 8 is out of range"),
