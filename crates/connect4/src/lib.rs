@@ -8,7 +8,7 @@
 //! The modules, in the order data flows:
 //! [`position`] (bitboards, move sequences, keys) → [`moves`] (ordering) →
 //! [`bounds`] (what the table remembers) → [`solver`] (the search) → [`book`] (opening books)
-//! → [`bench`] (Pons-style test-set runs) and [`cli`] (the `transpo-c4` line protocol).
+//! → [`bench`](mod@bench) (Pons-style test-set runs) and [`cli`] (the `transpo-c4` line protocol).
 //!
 //! ```
 //! use transpo_connect4::{Position, Solver, Strength};
