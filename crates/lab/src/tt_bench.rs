@@ -5,7 +5,8 @@
 //!    two probes overlap — the latency of a probe;
 //! 2. `chase_ns`: a pointer chase through a random cycle over the cache lines of a buffer of
 //!    the same size with the same huge-page advice — the latency of one DRAM access, the
-//!    floor for any table that needs one cache line per probe. `ratio = probe_ns / chase_ns`;
+//!    floor for any table that needs one cache line per probe. `ratio = probe_ns / chase_ns`.
+//!    Probes and chase alternate in 7 rounds and each reports its median round;
 //! 3. `prefetched_probe_ns`: independent keys known one step ahead, each prefetched one probe
 //!    before it is probed, as an engine prefetches a child's bucket before it needs it
 //!    (`independent_probe_ns` is the same without the prefetch);
@@ -63,8 +64,18 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
     let table = Table::<ChessEntry>::with_mib(args.hash_mib)?;
     let filled = fill(&table, threads);
-    let probe_ns = dependent_probes(&table, filled, args.probes);
-    let chase_ns = pointer_chase(table.bytes(), args.probes)?;
+    // Probe and chase take turns, ROUNDS times, and each reports its median, so that a burst
+    // of load on the machine moves one sample rather than one whole measurement.
+    const ROUNDS: u64 = 7;
+    let mut chase = Chase::new(table.bytes())?;
+    let (mut probe_samples, mut chase_samples) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let steps = args.probes / ROUNDS;
+        probe_samples.push(dependent_probes(&table, filled, round * steps, steps));
+        chase_samples.push(chase.measure(steps));
+    }
+    drop(chase);
+    let (probe_ns, chase_ns) = (median(probe_samples), median(chase_samples));
     let keys: Vec<u64> = (0..args.probes)
         .map(|i| mix(mix(i ^ 0xabcd) % filled))
         .collect();
@@ -118,10 +129,10 @@ fn fill(table: &Table<ChessEntry>, threads: u32) -> u64 {
 /// the move the previous probe returned and the move stored for that key, which is zero but
 /// unknown until the previous probe's data arrives. (A key computed from the result alone
 /// would fall into a short cycle that fits in cache.)
-fn dependent_probes(table: &Table<ChessEntry>, filled: u64, probes: u64) -> f64 {
+fn dependent_probes(table: &Table<ChessEntry>, filled: u64, first: u64, probes: u64) -> f64 {
     let mut carry = 0u64;
     let start = Instant::now();
-    for k in 0..probes {
+    for k in first..first + probes {
         let key = mix(mix(k) % filled) ^ carry;
         let expected = entry_for(key).mv;
         carry = u64::from(table.probe(key).map_or(expected, |e| e.mv) ^ expected);
@@ -130,29 +141,48 @@ fn dependent_probes(table: &Table<ChessEntry>, filled: u64, probes: u64) -> f64 
     start.elapsed().as_nanos() as f64 / probes as f64
 }
 
-/// Latency of one dependent random access to a buffer of `bytes` bytes.
-fn pointer_chase(bytes: usize, steps: u64) -> Result<f64, Box<dyn std::error::Error>> {
+/// A buffer whose cache lines form one random cycle, for measuring dependent DRAM reads.
+struct Chase {
+    buffer: Vec<u64>,
+    line: usize,
+}
+
+impl Chase {
     const WORDS_PER_LINE: usize = 8;
-    let lines = bytes / 64;
-    let mut buffer = chase_buffer(lines * WORDS_PER_LINE)?;
-    // Sattolo's algorithm: a random permutation that is one cycle through every line.
-    let mut order: Vec<u32> = (0..lines as u32).collect();
-    let mut x = 42u64;
-    for i in (1..lines).rev() {
-        x = mix(x);
-        order.swap(i, (x % i as u64) as usize);
+
+    fn new(bytes: usize) -> Result<Self, Box<dyn std::error::Error>> {
+        let lines = bytes / 64;
+        let mut buffer = chase_buffer(lines * Self::WORDS_PER_LINE)?;
+        // Sattolo's algorithm: a random permutation that is one cycle through every line.
+        let mut order: Vec<u32> = (0..lines as u32).collect();
+        let mut x = 42u64;
+        for i in (1..lines).rev() {
+            x = mix(x);
+            order.swap(i, (x % i as u64) as usize);
+        }
+        for (line, &next) in order.iter().enumerate() {
+            buffer[line * Self::WORDS_PER_LINE] = u64::from(next);
+        }
+        Ok(Chase { buffer, line: 0 })
     }
-    for (line, &next) in order.iter().enumerate() {
-        buffer[line * WORDS_PER_LINE] = u64::from(next);
+
+    /// Nanoseconds per step over `steps` dependent reads, continuing the cycle.
+    fn measure(&mut self, steps: u64) -> f64 {
+        let mut line = self.line;
+        let start = Instant::now();
+        for _ in 0..steps {
+            line = self.buffer[line * Self::WORDS_PER_LINE] as usize;
+        }
+        let elapsed = start.elapsed();
+        self.line = black_box(line);
+        elapsed.as_nanos() as f64 / steps as f64
     }
-    drop(order);
-    let mut line = 0usize;
-    let start = Instant::now();
-    for _ in 0..steps {
-        line = buffer[line * WORDS_PER_LINE] as usize;
-    }
-    black_box(line);
-    Ok(start.elapsed().as_nanos() as f64 / steps as f64)
+}
+
+/// The median of a few samples.
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
 }
 
 /// A zeroed buffer of `words` words, advised for transparent huge pages like the table.
