@@ -6,9 +6,11 @@
 //! ours). This file runs cells in parallel and writes them as they finish.
 
 pub mod matrix;
+pub mod plots;
 pub mod positions;
 pub mod record;
 pub mod report;
+pub mod stats;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use matrix::{Cell, Matrix, Shard, Stamping};
@@ -160,8 +162,17 @@ fn write_report(out: &Path, positions: usize) -> Result<(), String> {
             .flatten()
             .collect();
     let path = out.join("report.md");
-    std::fs::write(&path, report::markdown(&rows))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut markdown = report::markdown(&rows);
+    let figures = plots::figures(&report::totals(&rows), out)?;
+    if !figures.is_empty() {
+        markdown.push_str("## Figures\n\n");
+        for figure in &figures {
+            if let Some(name) = figure.file_name().and_then(|n| n.to_str()) {
+                markdown.push_str(&format!("![{name}]({name})\n\n"));
+            }
+        }
+    }
+    std::fs::write(&path, markdown).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

@@ -49,25 +49,51 @@ const PAPER_1024K: [(&str, [u64; 6], [u64; 6]); 7] = [
     ),
 ];
 
-/// Summed nodes per (scheme, stamping, entries, depth), from complete cells.
-type Totals = BTreeMap<(String, String, u64, u32), u64>;
+/// A cell's identity: (scheme, stamping, entries, depth).
+pub type CellId = (String, String, u64, u32);
 
-fn totals(rows: &[Row]) -> Totals {
-    let mut totals = Totals::new();
-    for row in rows {
-        let f: Vec<&str> = row.cell.split(',').collect();
-        if let [scheme, stamping, entries, depth] = f[..]
-            && let (Ok(entries), Ok(depth)) = (entries.parse(), depth.parse())
-        {
-            *totals
-                .entry((scheme.to_string(), stamping.to_string(), entries, depth))
-                .or_default() += row.nodes;
-        }
+/// Summed nodes per cell, from complete cells.
+pub type Totals = BTreeMap<CellId, u64>;
+
+/// Per-position nodes per cell, in position order.
+pub type PerPosition = BTreeMap<CellId, Vec<u64>>;
+
+fn cell_id(cell: &str) -> Option<CellId> {
+    let f: Vec<&str> = cell.split(',').collect();
+    match f[..] {
+        [scheme, stamping, entries, depth] => Some((
+            scheme.to_string(),
+            stamping.to_string(),
+            entries.parse().ok()?,
+            depth.parse().ok()?,
+        )),
+        _ => None,
     }
-    totals
 }
 
-fn size_name(entries: u64) -> String {
+/// Nodes per position for every cell.
+pub fn per_position(rows: &[Row]) -> PerPosition {
+    let mut sorted: Vec<&Row> = rows.iter().collect();
+    sorted.sort_by_key(|r| r.position);
+    let mut out = PerPosition::new();
+    for row in sorted {
+        if let Some(id) = cell_id(&row.cell) {
+            out.entry(id).or_default().push(row.nodes);
+        }
+    }
+    out
+}
+
+/// Summed nodes for every cell.
+pub fn totals(rows: &[Row]) -> Totals {
+    per_position(rows)
+        .into_iter()
+        .map(|(k, v)| (k, v.iter().sum()))
+        .collect()
+}
+
+/// `8K` for 8192 entries, the number itself otherwise.
+pub fn size_name(entries: u64) -> String {
     if entries.is_multiple_of(1024) {
         format!("{}K", entries / 1024)
     } else {
@@ -227,8 +253,57 @@ pub fn markdown(rows: &[Row]) -> String {
             }
             md.push('\n');
         }
+        paired_section(&mut md, &per_position(rows), depth);
     }
     md
+}
+
+/// Each scheme against the best at every size: per-position ratios with a 95% interval and
+/// the Wilcoxon signed-rank p-value, so that "A beats B" comes with its evidence.
+fn paired_section(md: &mut String, per: &PerPosition, depth: u32) {
+    let _ = writeln!(
+        md,
+        "## Paired comparisons, {depth} ply: each scheme against the best of its row\n\n\
+         Geometric mean over positions of nodes ÷ the best scheme's nodes, its 95% confidence \
+         interval, and the two-sided Wilcoxon signed-rank p-value.\n"
+    );
+    md.push_str("| stamping | size | best | others: ratio [95% CI] p |\n|---|---|---|---|\n");
+    let sizes: std::collections::BTreeSet<u64> = per
+        .keys()
+        .filter(|k| k.0 != "none" && k.3 == depth)
+        .map(|k| k.2)
+        .collect();
+    for stamping in ["cleared", "stamped"] {
+        for &size in &sizes {
+            let mut cells: Vec<(&String, &Vec<u64>)> = per
+                .iter()
+                .filter(|(k, _)| k.1 == stamping && k.2 == size && k.3 == depth)
+                .map(|(k, v)| (&k.0, v))
+                .collect();
+            if cells.len() < 2 {
+                continue;
+            }
+            cells.sort_by_key(|(_, v)| v.iter().sum::<u64>());
+            let (best, best_nodes) = cells[0];
+            let others: Vec<String> = cells[1..]
+                .iter()
+                .filter_map(|(scheme, nodes)| {
+                    let p = super::stats::paired(nodes, best_nodes)?;
+                    Some(format!(
+                        "{scheme} {:.3} [{:.3}, {:.3}] p={:.3}",
+                        p.ratio, p.low, p.high, p.p
+                    ))
+                })
+                .collect();
+            let _ = writeln!(
+                md,
+                "| {stamping} | {} | {best} | {} |",
+                size_name(size),
+                others.join("; ")
+            );
+        }
+    }
+    md.push('\n');
 }
 
 #[cfg(test)]
