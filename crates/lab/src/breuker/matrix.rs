@@ -39,11 +39,93 @@ impl FromStr for Stamping {
     }
 }
 
+/// A replacement scheme and, for schemes that take any number, the ways per bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SchemeSpec {
+    /// The scheme.
+    pub scheme: Scheme,
+    /// Ways per bucket; `None` for the paper's schemes (which fix their own) and for the
+    /// table's default (a full cache line) otherwise.
+    pub ways: Option<usize>,
+}
+
+impl SchemeSpec {
+    /// The paper's seven.
+    pub fn paper() -> Vec<SchemeSpec> {
+        Scheme::PAPER
+            .iter()
+            .map(|&scheme| SchemeSpec { scheme, ways: None })
+            .collect()
+    }
+
+    /// 2026's common practice: depth-and-age with k = 4 (Ethereal) and 8 (Stockfish), in
+    /// buckets of 3 and 4 entries.
+    pub fn modern() -> Vec<SchemeSpec> {
+        let mut specs = Vec::new();
+        for k in [4, 8] {
+            for ways in [3, 4] {
+                specs.push(SchemeSpec {
+                    scheme: Scheme::DepthAge { k },
+                    ways: Some(ways),
+                });
+            }
+        }
+        specs
+    }
+
+    /// Whether the paper's time stamping (old entries count as empty) applies: only to the
+    /// paper's schemes; the modern ones weigh age by their own rule.
+    pub fn uses_paper_stamping(&self) -> bool {
+        self.scheme.required_ways().is_some()
+    }
+}
+
+impl fmt::Display for SchemeSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.ways {
+            Some(ways) => write!(f, "{}:{ways}", self.scheme),
+            None => write!(f, "{}", self.scheme),
+        }
+    }
+}
+
+impl FromStr for SchemeSpec {
+    type Err = String;
+    /// `name` or `name:ways`, e.g. `twobig1`, `depth-age-8:4`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, ways) = match s.split_once(':') {
+            Some((name, ways)) => {
+                let ways: usize = ways
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|w| (1..=transpo::MAX_WAYS).contains(w))
+                    .ok_or_else(|| {
+                        format!("bad ways in {s:?}: expected 1 to {}", transpo::MAX_WAYS)
+                    })?;
+                (name, Some(ways))
+            }
+            None => (s, None),
+        };
+        let scheme: Scheme = name
+            .parse()
+            .map_err(|e: transpo::scheme::UnknownScheme| e.to_string())?;
+        if let (Some(required), Some(ways)) = (scheme.required_ways(), ways)
+            && required != ways
+        {
+            return Err(format!(
+                "{scheme} is a {required}-way scheme; {s:?} asks for {ways}"
+            ));
+        }
+        Ok(SchemeSpec { scheme, ways })
+    }
+}
+
 /// The table of a cell: `None` is the no-table baseline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TableSetup {
-    /// Replacement scheme.
-    pub scheme: Scheme,
+    /// Replacement scheme and ways.
+    pub scheme: SchemeSpec,
     /// Cleared or time-stamped between positions.
     pub stamping: Stamping,
     /// Entries in the table.
@@ -73,7 +155,7 @@ impl Cell {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Matrix {
     /// Schemes, in the order given.
-    pub schemes: Vec<Scheme>,
+    pub schemes: Vec<SchemeSpec>,
     /// Stampings, in the order given.
     pub stampings: Vec<Stamping>,
     /// Table sizes in entries, ascending.
@@ -92,7 +174,7 @@ impl Matrix {
     /// 16K, 64K, 256K and 1024K — 616 cells, 11,088 observations on 18 positions.
     pub fn paper() -> Self {
         Matrix {
-            schemes: Scheme::PAPER.to_vec(),
+            schemes: SchemeSpec::paper(),
             stampings: vec![Stamping::Cleared, Stamping::Stamped],
             sizes: (13..=20).map(|b| 1u64 << b).collect(),
             depths: (3..=8).collect(),
@@ -233,14 +315,20 @@ pub fn parse_depths(s: &str) -> Result<Vec<u32>, String> {
     Ok(depths)
 }
 
-/// Schemes as a list of names or `all` (the paper's seven).
-pub fn parse_schemes(s: &str) -> Result<Vec<Scheme>, String> {
-    if s.trim() == "all" {
-        return Ok(Scheme::PAPER.to_vec());
+/// Schemes as a list of `name[:ways]`, where `all` (or `paper`) stands for the paper's seven
+/// and `modern` for depth-and-age with k = 4, 8 in 3- and 4-way buckets.
+pub fn parse_schemes(s: &str) -> Result<Vec<SchemeSpec>, String> {
+    let mut specs = Vec::new();
+    for item in s.split(',') {
+        match item.trim() {
+            "all" | "paper" => specs.extend(SchemeSpec::paper()),
+            "modern" => specs.extend(SchemeSpec::modern()),
+            other => specs.push(other.parse()?),
+        }
     }
-    s.split(',')
-        .map(|name| name.parse::<Scheme>().map_err(|e| e.to_string()))
-        .collect()
+    let mut seen = std::collections::HashSet::new();
+    specs.retain(|s| seen.insert(*s));
+    Ok(specs)
 }
 
 /// `cleared`, `stamped` or `both`.
@@ -296,10 +384,25 @@ mod tests {
         assert!(parse_depths("5..3").is_err());
         assert!(parse_depths("0").is_err());
         assert_eq!(parse_schemes("all").map(|v| v.len()), Ok(7));
+        let spec = |scheme, ways| SchemeSpec { scheme, ways };
         assert_eq!(
             parse_schemes("deep,twobig1"),
-            Ok(vec![Scheme::Deep, Scheme::TwoBig1])
+            Ok(vec![spec(Scheme::Deep, None), spec(Scheme::TwoBig1, None)])
         );
+        assert_eq!(parse_schemes("all,modern").map(|v| v.len()), Ok(11));
+        assert_eq!(
+            parse_schemes("depth-age-8:4"),
+            Ok(vec![spec(Scheme::DepthAge { k: 8 }, Some(4))])
+        );
+        assert!(parse_schemes("twodeep:4").unwrap_err().contains("2-way"));
+        assert!(
+            parse_schemes("priority:99")
+                .unwrap_err()
+                .contains("bad ways")
+        );
+        for s in SchemeSpec::modern() {
+            assert_eq!(s.to_string().parse(), Ok(s));
+        }
         assert!(
             parse_schemes("deep,shallow")
                 .unwrap_err()
