@@ -43,24 +43,20 @@ fn lab(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn run(dir: &Path, positions: &Path, extra: &[&str]) {
-    let mut args = vec![
-        "breuker",
-        "--schemes",
-        "twobig1,deep",
-        "--sizes",
-        "8K,16K",
-        "--depths",
-        "3",
-        "--threads",
-        "2",
+/// Runs `breuker` on `positions` into `dir` at depth 3; `matrix` defaults to the small
+/// matrix (2 schemes, 2 sizes, both stampings). Returns what it said on stderr.
+fn run(dir: &Path, positions: &Path, matrix: Option<&[&str]>, extra: &[&str]) -> String {
+    let small: &[&str] = &["--schemes", "twobig1,deep", "--sizes", "8K,16K"];
+    let mut args = vec!["breuker", "--depths", "3"];
+    args.extend(matrix.unwrap_or(small));
+    args.extend([
         "--positions",
         positions.to_str().expect("utf-8 path"),
         "--out",
         dir.to_str().expect("utf-8 path"),
-    ];
+    ]);
     args.extend(extra);
-    lab(&args);
+    lab(&args)
 }
 
 /// The CSV's lines without the wall-time column, sorted.
@@ -85,7 +81,7 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
     let epd = positions(&dir);
 
     let whole = dir.join("whole");
-    run(&whole, &epd, &[]);
+    run(&whole, &epd, None, &[]);
     let rows = observations(&whole);
     // 1 baseline + 2 schemes × 2 stampings × 2 sizes = 9 cells of 3 positions.
     assert_eq!(rows.len(), 9 * POSITIONS);
@@ -96,7 +92,7 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
     );
 
     let again = dir.join("again");
-    run(&again, &epd, &[]);
+    run(&again, &epd, None, &["--threads", "2"]);
     assert_eq!(
         observations(&again),
         rows,
@@ -109,19 +105,7 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
     let text = std::fs::read_to_string(whole.join("observations.csv")).expect("csv");
     let partial: Vec<&str> = text.lines().take(1 + POSITIONS + 1).collect();
     std::fs::write(resumed.join("observations.csv"), partial.join("\n") + "\n").expect("write");
-    let log = lab(&[
-        "breuker",
-        "--schemes",
-        "twobig1,deep",
-        "--sizes",
-        "8K,16K",
-        "--depths",
-        "3",
-        "--positions",
-        epd.to_str().expect("utf-8"),
-        "--out",
-        resumed.to_str().expect("utf-8"),
-    ]);
+    let log = run(&resumed, &epd, None, &["--threads", "1"]);
     assert!(log.contains("1 already done"), "{log}");
     assert_eq!(
         observations(&resumed),
@@ -131,7 +115,7 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
 
     let shards: Vec<PathBuf> = (1..=3).map(|i| dir.join(format!("shard{i}"))).collect();
     for (i, shard) in shards.iter().enumerate() {
-        run(shard, &epd, &["--shard", &format!("{}/3", i + 1)]);
+        run(shard, &epd, None, &["--shard", &format!("{}/3", i + 1)]);
     }
     let merged = dir.join("merged");
     let mut args = vec!["merge", "--out", merged.to_str().expect("utf-8")];
@@ -145,21 +129,15 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
 
     // The baseline does not depend on the schemes and sizes it ran beside.
     let other = dir.join("other");
-    lab(&[
-        "breuker",
+    let elsewhere: &[&str] = &[
         "--schemes",
         "new",
         "--sizes",
         "32K",
-        "--depths",
-        "3",
         "--stamping",
         "cleared",
-        "--positions",
-        epd.to_str().expect("utf-8"),
-        "--out",
-        other.to_str().expect("utf-8"),
-    ]);
+    ];
+    run(&other, &epd, Some(elsewhere), &[]);
     let baseline = |rows: &[String]| {
         rows.iter()
             .filter(|r| r.starts_with("none,"))

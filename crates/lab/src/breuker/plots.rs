@@ -140,22 +140,9 @@ fn draw(
 /// Writes the figures for `totals` into `dir`; returns the files written.
 pub fn figures(totals: &Totals, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut written = Vec::new();
-    let schemes: Vec<String> = {
-        let mut s: Vec<String> = totals
-            .keys()
-            .filter(|k| k.0 != "none")
-            .map(|k| k.0.clone())
-            .collect();
-        s.sort();
-        s.dedup();
-        s
-    };
-    let depths: Vec<u32> = {
-        let mut d: Vec<u32> = totals.keys().map(|k| k.3).collect();
-        d.sort_unstable();
-        d.dedup();
-        d
-    };
+    let schemes: Vec<String> =
+        super::report::distinct(totals, |k| (k.0 != "none").then(|| k.0.clone()));
+    let depths: Vec<u32> = super::report::distinct(totals, |k| Some(k.3));
     // Figures 1–2 at 7 ply, or the deepest depth with more than one size.
     let sizes_at = |depth: u32| {
         totals

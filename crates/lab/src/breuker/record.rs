@@ -199,27 +199,29 @@ pub fn pending(cells: Vec<Cell>, done: &BTreeMap<String, Vec<Row>>) -> Vec<Cell>
         .collect()
 }
 
+/// A row for tests: the given identity and node count, fixed other fields.
+#[cfg(test)]
+pub fn sample_row(cell: &str, position: usize, nodes: u64) -> Row {
+    Row {
+        cell: cell.into(),
+        position,
+        id: "KS94 w15".into(),
+        nodes,
+        micros: 17,
+        probes: 1,
+        hits: 2,
+        stores: 3,
+        overwrites: 4,
+        refused: 5,
+        tt_move_failures: 0,
+        best_move: "d2d4".into(),
+        score: "cp 35".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    fn row(cell: &str, position: usize, nodes: u64) -> Row {
-        Row {
-            cell: cell.into(),
-            position,
-            id: "KS94 w15".into(),
-            nodes,
-            micros: 17,
-            probes: 1,
-            hits: 2,
-            stores: 3,
-            overwrites: 4,
-            refused: 5,
-            tt_move_failures: 0,
-            best_move: "d2d4".into(),
-            score: "cp 35".into(),
-        }
-    }
+    use super::{sample_row as row, *};
 
     #[test]
     fn rows_round_trip_through_csv() {

@@ -92,6 +92,12 @@ pub fn totals(rows: &[Row]) -> Totals {
         .collect()
 }
 
+/// The distinct values of one field of the cells, ascending (e.g. every depth run).
+pub fn distinct<T: Ord>(totals: &Totals, field: impl Fn(&CellId) -> Option<T>) -> Vec<T> {
+    let set: std::collections::BTreeSet<T> = totals.keys().filter_map(field).collect();
+    set.into_iter().collect()
+}
+
 /// `8K` for 8192 entries, the number itself otherwise.
 pub fn size_name(entries: u64) -> String {
     if entries.is_multiple_of(1024) {
@@ -128,12 +134,7 @@ pub fn markdown(rows: &[Row]) -> String {
          of its tree). Thousands, summed over the positions.\n",
         rows.len()
     );
-    let depths: Vec<u32> = {
-        let mut d: Vec<u32> = totals.keys().map(|k| k.3).collect();
-        d.sort_unstable();
-        d.dedup();
-        d
-    };
+    let depths: Vec<u32> = distinct(&totals, |k| Some(k.3));
     let baseline = |depth: u32| {
         totals
             .get(&("none".into(), "none".into(), 0, depth))
@@ -193,16 +194,7 @@ pub fn markdown(rows: &[Row]) -> String {
 
     // Table 2 and 3: per size, at the deepest depth every size ran: ratio to no table,
     // ranking, spread.
-    let sizes: Vec<u64> = {
-        let mut s: Vec<u64> = totals
-            .keys()
-            .filter(|k| k.0 != "none")
-            .map(|k| k.2)
-            .collect();
-        s.sort_unstable();
-        s.dedup();
-        s
-    };
+    let sizes: Vec<u64> = distinct(&totals, |k| (k.0 != "none").then_some(k.2));
     let common_depth = depths
         .iter()
         .rev()
@@ -309,24 +301,7 @@ fn paired_section(md: &mut String, per: &PerPosition, depth: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(cell: &str, position: usize, nodes: u64) -> Row {
-        Row {
-            cell: cell.into(),
-            position,
-            id: format!("p{position}"),
-            nodes,
-            micros: 0,
-            probes: 0,
-            hits: 0,
-            stores: 0,
-            overwrites: 0,
-            refused: 0,
-            tt_move_failures: 0,
-            best_move: "e2e4".into(),
-            score: "cp 0".into(),
-        }
-    }
+    use crate::breuker::record::sample_row as row;
 
     #[test]
     fn tables_sum_positions_and_rank_schemes() {
