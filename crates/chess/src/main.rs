@@ -44,6 +44,9 @@ enum Command {
         /// Search profile: full or paper.
         #[arg(long, default_value = "full")]
         profile: Profile,
+        /// Features of the profile to switch off, comma-separated (e.g. `lmr,killers`).
+        #[arg(long, value_delimiter = ',')]
+        without: Vec<String>,
     },
     /// Analyse a position: UCI-style info lines, then `bestmove`.
     Analyse {
@@ -181,7 +184,18 @@ fn main() -> ExitCode {
             hash,
             threads,
             profile,
+            without,
         }) => {
+            let mut config = SearchConfig {
+                threads,
+                ..SearchConfig::with_profile(profile)
+            };
+            for name in &without {
+                if let Err(e) = config.features.set(name, false) {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
             let table = match hash {
                 0 => None,
                 mib => match Table::<ChessEntry>::with_mib(mib) {
@@ -191,10 +205,6 @@ fn main() -> ExitCode {
                         return ExitCode::FAILURE;
                     }
                 },
-            };
-            let config = SearchConfig {
-                threads,
-                ..SearchConfig::with_profile(profile)
             };
             match bench::run(depth, config, table.as_ref(), &mut io::stdout().lock()) {
                 Ok(_) => ExitCode::SUCCESS,

@@ -173,6 +173,33 @@ pub fn after_move_of(key: u64, before: &Board, moved: Piece, mv: Move, after: &B
     key
 }
 
+/// A cheap guess of the key after `mv` (a move of `before`, whose key is `key`), for
+/// prefetching the child's table bucket *before* the move is played. Exact for ordinary
+/// moves, captures and promotions; castling, a change of castling rights and a new en
+/// passant square are ignored, so the guess can be wrong then (a prefetch of the wrong
+/// bucket costs a little bandwidth, nothing else). Never use it as the real key.
+#[inline]
+pub fn predict_after_move(key: u64, before: &Board, mv: Move) -> u64 {
+    let us = before.side_to_move();
+    let Some(moved) = before.piece_on(mv.from) else {
+        return key;
+    };
+    let placed = mv.promotion.unwrap_or(moved);
+    let mut key = key
+        ^ POLYGLOT_RANDOM[WHITE_TO_MOVE]
+        ^ piece_key(moved, us, mv.from)
+        ^ piece_key(placed, us, mv.to);
+    if before.colors(!us).has(mv.to)
+        && let Some(victim) = before.piece_on(mv.to)
+    {
+        key ^= piece_key(victim, !us, mv.to);
+    }
+    if before.en_passant().is_some() {
+        key ^= en_passant_key(before);
+    }
+    key
+}
+
 /// The key after a null move from `before`: the side to move flips and any en passant
 /// constant disappears (a null move forfeits en passant).
 #[inline]

@@ -17,7 +17,7 @@ use cozy_chess::{Move, Piece};
 use transpo::{Bound, Scheme, Table, score};
 
 use super::encoding::{decode, encode_opt};
-use super::entry::{SearchEntry, TtData};
+use super::entry::{NO_EVAL, SearchEntry, TtData};
 use super::ordering::{Heuristics, MAX_PLY, ScoredMoves, is_capture};
 use super::smp::Shared;
 use super::{Features, INFINITY, MATE, MATE_BOUND};
@@ -57,6 +57,11 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     clock_start: Instant,
     clock_running: bool,
     lmr: Box<[[i32; 64]; 64]>,
+    /// One move list per ply, reused (no initialisation or copying of a list per node).
+    lists: Vec<ScoredMoves>,
+    /// Whether static evaluations may be stored in and read from the table: only when the
+    /// evaluation depends on the position alone (not the paper's root-filled tables).
+    table_evals: bool,
 }
 
 impl<'a, E: SearchEntry> Worker<'a, E> {
@@ -98,6 +103,8 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             clock_start: shared.start,
             clock_running: !shared.control.is_pondering(),
             lmr,
+            lists: (0..=MAX_PLY).map(|_| ScoredMoves::new()).collect(),
+            table_evals: matches!(evaluator, Evaluator::Tapered),
         }
     }
 
@@ -179,6 +186,25 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         self.evaluator.evaluate(self.pos.board())
     }
 
+    /// The static evaluation, taken from a table entry's `eval` when it holds one.
+    #[inline]
+    fn evaluate_with(&self, stored: i16) -> i32 {
+        if self.table_evals && stored != NO_EVAL {
+            i32::from(stored)
+        } else {
+            self.evaluate()
+        }
+    }
+
+    /// What to store as the entry's static evaluation.
+    #[inline]
+    fn eval_to_store(&self, eval: Option<i32>) -> i16 {
+        match eval {
+            Some(e) if self.table_evals => e.clamp(-30_000, 30_000) as i16,
+            _ => NO_EVAL,
+        }
+    }
+
     fn has_non_pawn_material(&self) -> bool {
         let b = self.pos.board();
         let own = b.colors(b.side_to_move());
@@ -234,10 +260,12 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         // The table, before any move is generated.
         let key = self.pos.key();
         let mut tt_move = None;
+        let mut tt_eval = NO_EVAL;
         if let Some(table) = self.table
             && let Some(entry) = table.probe(key)
         {
             let d = entry.data();
+            tt_eval = d.eval;
             let mut sound = true;
             if d.mv != 0 {
                 match decode(d.mv) {
@@ -276,7 +304,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         let static_eval = if in_check || !self.features.futility && !self.features.null_move {
             None
         } else {
-            Some(self.evaluate())
+            Some(self.evaluate_with(tt_eval))
         };
         let mut futile = false;
         if let Some(eval) = static_eval
@@ -324,7 +352,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         };
         let first = pv_move.or(tt_move);
         let mut pending = first;
-        let mut list: Option<ScoredMoves> = None;
+        let mut generated = false;
         let old_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
@@ -334,17 +362,18 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             let mv = match pending.take() {
                 Some(mv) => mv,
                 None => {
-                    let moves = list.get_or_insert_with(|| {
-                        ScoredMoves::all(
+                    if !generated {
+                        generated = true;
+                        self.lists[ply].fill_all(
                             self.pos.board(),
                             &self.heuristics,
                             ply,
                             pv_move,
                             tt_move,
                             first,
-                        )
-                    });
-                    match moves.pick() {
+                        );
+                    }
+                    match self.lists[ply].pick() {
                         Some(mv) => mv,
                         None => break,
                     }
@@ -352,11 +381,11 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             };
             legal += 1;
             let board = self.pos.board();
+            if let Some(table) = self.table {
+                table.prefetch(crate::zobrist::predict_after_move(key, board, mv));
+            }
             let quiet = mv.promotion.is_none() && !is_capture(board, mv);
             self.pos.play_unchecked(mv);
-            if let Some(table) = self.table {
-                table.prefetch(self.pos.key());
-            }
             let gives_check = self.pos.is_check();
             if futile && quiet && searched > 0 && !gives_check {
                 self.pos.undo();
@@ -440,7 +469,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
                 E::from_data(TtData {
                     mv: encode_opt(mv),
                     score: score::to_table(best, ply_score, MATE_BOUND) as i16,
-                    eval: static_eval.unwrap_or(0).clamp(-30_000, 30_000) as i16,
+                    eval: self.eval_to_store(static_eval),
                     depth: depth.clamp(0, 255) as u8,
                     bound,
                     nodes: self.subtree - subtree_start,
@@ -480,14 +509,27 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         } else {
             None
         };
+        // Stand pat before the probe: the evaluation runs while the bucket (prefetched by
+        // the parent) arrives, and a stand-pat cut-off needs no probe at all.
+        let mut best = -INFINITY;
+        let mut stand = 0;
+        if !in_check {
+            stand = self.evaluate();
+            if stand >= beta {
+                return stand;
+            }
+            best = stand;
+        }
+        let mut tt_move = None;
         if let Some(table) = probing
             && let Some(entry) = table.probe(key)
         {
             let d = entry.data();
-            let sound = d.mv == 0 || decode(d.mv).is_some_and(|mv| self.pos.is_legal(mv));
-            if !sound {
+            let decoded = decode(d.mv).filter(|&mv| self.pos.is_legal(mv));
+            if d.mv != 0 && decoded.is_none() {
                 self.tt_failures += 1;
             } else {
+                tt_move = decoded;
                 let stored = score::from_table(i32::from(d.score), ply as i32, MATE_BOUND);
                 let cut = match d.bound {
                     Bound::Exact => true,
@@ -499,22 +541,25 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
                 }
             }
         }
-        let mut best = -INFINITY;
+        alpha = alpha.max(best);
         let mut best_move = None;
-        let mut stand = 0;
-        if !in_check {
-            stand = self.evaluate();
-            if stand >= beta {
-                return stand;
-            }
-            alpha = alpha.max(stand);
-            best = stand;
+        self.lists[ply].fill_tactical(self.pos.board());
+        if let Some(mv) = tt_move {
+            self.lists[ply].promote(mv);
         }
-        let mut moves = ScoredMoves::tactical(self.pos.board());
-        if in_check && moves.is_empty() {
+        if in_check && self.lists[ply].is_empty() {
             return -MATE + ply as i32;
         }
-        while let Some(mv) = moves.pick() {
+        while let Some(mv) = self.lists[ply].pick() {
+            // Start loading the child's bucket now, so the pruning tests below and playing
+            // the move overlap the memory access.
+            if let Some(table) = probing {
+                table.prefetch(crate::zobrist::predict_after_move(
+                    key,
+                    self.pos.board(),
+                    mv,
+                ));
+            }
             // Deep in quiescence, only recaptures: dense positions otherwise explode.
             if self.features.see_pruning && !in_check && qply >= 6 && Some(mv.to) != last_to {
                 continue;
@@ -522,7 +567,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             if self.features.see_pruning
                 && !in_check
                 && mv.promotion.is_none()
-                && super::see::see(self.pos.board(), mv) < 0
+                && super::see::loses_material(self.pos.board(), mv)
             {
                 continue;
             }
@@ -565,7 +610,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
                 E::from_data(TtData {
                     mv: encode_opt(best_move),
                     score: score::to_table(best, ply as i32, MATE_BOUND) as i16,
-                    eval: stand.clamp(-30_000, 30_000) as i16,
+                    eval: self.eval_to_store((!in_check).then_some(stand)),
                     depth: 0,
                     bound,
                     nodes: 1,

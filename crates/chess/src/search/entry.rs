@@ -7,6 +7,10 @@
 
 use transpo::{Bound, ChessEntry, Entry, ResearchEntry};
 
+/// [`TtData::eval`] when no static evaluation is stored: the position was in check, the
+/// evaluation depends on the search's root (the `paper` profile), or the layout has no room.
+pub const NO_EVAL: i16 = i16::MIN;
+
 /// Everything the search stores about a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtData {
@@ -14,7 +18,8 @@ pub struct TtData {
     pub mv: u16,
     /// Score, node-relative for mates (see [`transpo::score`]).
     pub score: i16,
-    /// Static evaluation of the position (0 when the layout does not keep it).
+    /// Static evaluation of the position ([`NO_EVAL`] when none is stored or the layout does
+    /// not keep it).
     pub eval: i16,
     /// Remaining depth of the search that produced the score, in plies.
     pub depth: u8,
@@ -28,7 +33,8 @@ pub struct TtData {
 pub trait SearchEntry: Entry {
     /// Builds the entry, dropping fields the layout does not keep.
     fn from_data(data: TtData) -> Self;
-    /// Reads the entry back; fields the layout does not keep are 0.
+    /// Reads the entry back; fields the layout does not keep are 0 ([`NO_EVAL`] for the
+    /// static evaluation).
     fn data(&self) -> TtData;
 }
 
@@ -74,7 +80,7 @@ impl SearchEntry for ResearchEntry {
         TtData {
             mv: self.mv,
             score: self.score,
-            eval: 0,
+            eval: NO_EVAL,
             depth: self.depth,
             bound: self.bound,
             nodes: self.nodes,

@@ -113,6 +113,41 @@ pub struct Features {
 }
 
 impl Features {
+    /// The names [`Features::set`] accepts, one per switch.
+    pub const NAMES: [&'static str; 8] = [
+        "null_move",
+        "lmr",
+        "check_extension",
+        "futility",
+        "killers",
+        "tt_in_quiescence",
+        "see_pruning",
+        "tapered_eval",
+    ];
+
+    /// Switches the feature called `name` (one of [`Features::NAMES`]) on or off; an unknown
+    /// name is an error naming the known ones.
+    pub fn set(&mut self, name: &str, on: bool) -> Result<(), String> {
+        let switch = match name.trim() {
+            "null_move" => &mut self.null_move,
+            "lmr" => &mut self.lmr,
+            "check_extension" => &mut self.check_extension,
+            "futility" => &mut self.futility,
+            "killers" => &mut self.killers,
+            "tt_in_quiescence" => &mut self.tt_in_quiescence,
+            "see_pruning" => &mut self.see_pruning,
+            "tapered_eval" => &mut self.tapered_eval,
+            other => {
+                return Err(format!(
+                    "unknown feature {other:?} (known: {})",
+                    Self::NAMES.join(", ")
+                ));
+            }
+        };
+        *switch = on;
+        Ok(())
+    }
+
     /// The features of a profile.
     pub const fn of(profile: Profile) -> Self {
         let on = matches!(profile, Profile::Full);

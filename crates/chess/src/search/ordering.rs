@@ -144,6 +144,23 @@ impl ScoredMoves {
         skip: Option<Move>,
     ) -> Self {
         let mut list = Self::new();
+        list.fill_all(board, heuristics, ply, pv_move, tt_move, skip);
+        list
+    }
+
+    /// [`ScoredMoves::all`] into this list, reusing its storage (a search keeps one list per
+    /// ply instead of initialising and moving a fresh one at every node).
+    pub fn fill_all(
+        &mut self,
+        board: &Board,
+        heuristics: &Heuristics,
+        ply: usize,
+        pv_move: Option<Move>,
+        tt_move: Option<Move>,
+        skip: Option<Move>,
+    ) {
+        self.len = 0;
+        self.next = 0;
         let side = board.side_to_move() as usize;
         board.generate_moves(|moves| {
             for mv in moves {
@@ -163,16 +180,23 @@ impl ScoredMoves {
                         s => s,
                     }
                 };
-                list.push(mv, score);
+                self.push(mv, score);
             }
             false
         });
-        list
     }
 
     /// The captures and promotions of `board` (every legal move when in check), by MVV/LVA.
     pub fn tactical(board: &Board) -> Self {
         let mut list = Self::new();
+        list.fill_tactical(board);
+        list
+    }
+
+    /// [`ScoredMoves::tactical`] into this list, reusing its storage.
+    pub fn fill_tactical(&mut self, board: &Board) {
+        self.len = 0;
+        self.next = 0;
         let in_check = !board.checkers().is_empty();
         let enemy = board.colors(!board.side_to_move());
         let ep = board
@@ -196,11 +220,20 @@ impl ScoredMoves {
                 {
                     continue;
                 }
-                list.push(mv, tactical_score(board, mv));
+                self.push(mv, tactical_score(board, mv));
             }
             false
         });
-        list
+    }
+
+    /// Moves `mv`, if the list holds it, ahead of every other move not handed out yet.
+    pub fn promote(&mut self, mv: Move) {
+        if let Some(slot) = self.moves[self.next..self.len]
+            .iter_mut()
+            .find(|(m, _)| *m == mv)
+        {
+            slot.1 = PV_SCORE;
+        }
     }
 
     /// The best-scored move not handed out yet.

@@ -25,6 +25,19 @@ fn attackers_to(board: &Board, square: Square, occupied: BitBoard) -> BitBoard {
         | (get_king_moves(square) & board.pieces(Piece::King))
 }
 
+/// Whether `mv` loses material by static exchange ([`see`] below zero). A capture of
+/// something at least as valuable as the capturing piece never does (the opponent's best
+/// answer leaves at least victim − mover ≥ 0), so those skip the exchange loop.
+pub fn loses_material(board: &Board, mv: Move) -> bool {
+    let (Some(mover), Some(victim)) = (board.piece_on(mv.from), board.piece_on(mv.to)) else {
+        return see(board, mv) < 0;
+    };
+    if VALUE[victim as usize] >= VALUE[mover as usize] {
+        return false;
+    }
+    see(board, mv) < 0
+}
+
 /// The material the side to move gains by `mv` and the exchange that follows on its target
 /// square (pins are ignored; promotions count as plain pawn moves).
 pub fn see(board: &Board, mv: Move) -> i32 {
