@@ -376,3 +376,24 @@ fn feature_ablation() {
         );
     }
 }
+
+/// Lazy SMP: two threads reach the requested depth (on whichever thread gets there first)
+/// and give a legal move and a PV that is legal in sequence.
+#[test]
+fn two_threads_reach_the_depth_with_a_legal_move() {
+    let table = Table::<ChessEntry>::with_mib(16).unwrap();
+    let searcher = Searcher::new(SearchConfig {
+        threads: 2,
+        ..SearchConfig::default()
+    });
+    for mut pos in bench_positions().into_iter().take(8) {
+        let mut last = 0;
+        let r = searcher.search(&mut pos, &Limits::depth(7), Some(&table), &mut |info| {
+            last = info.depth;
+        });
+        assert_eq!((r.depth, last), (7, 7), "{}", pos.fen());
+        assert!(pos.is_legal(r.best_move.unwrap()));
+        assert_eq!(r.pv.len(), r.pv_uci().len());
+        assert!(r.nodes > 0);
+    }
+}

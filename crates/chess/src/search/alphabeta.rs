@@ -108,6 +108,11 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         }
     }
 
+    /// What the threads of this search share.
+    pub(super) fn shared(&self) -> &'a Shared<'a> {
+        self.shared
+    }
+
     /// When the search began.
     pub(super) fn started(&self) -> Instant {
         self.shared.start

@@ -1,13 +1,18 @@
 //! Iterative deepening with aspiration windows, on one thread or several (Lazy SMP).
 //!
 //! Lazy SMP: every thread runs its own iterative deepening on its own copy of the position,
-//! sharing only the table (through `&Table`) and a few atomics (stop flag, node total). The
-//! helpers' entries make the main thread's search cheaper; odd helpers start one ply deeper
-//! so the threads spread over depths. The main thread alone reports, watches the clock and
-//! decides the result; when it finishes it stops the helpers. At one thread no other thread
-//! exists and the node count depends only on the position, the limits and the table.
+//! sharing only the table (through `&Table`) and a few atomics (stop flag, node total,
+//! deepest finished iteration). The helpers' entries make the main thread's search cheaper;
+//! helpers skip some depths (Stockfish's former skip tables) so that the threads spread over
+//! depths and one is often an iteration ahead. Whichever thread first finishes the
+//! depth-limit iteration ends the search for all, and its result counts. Otherwise the main
+//! thread alone reports, watches the clock and stops the helpers when it finishes; a helper
+//! that finished a deeper iteration than the main thread then gives the result. Each thread
+//! counts nodes in its own `Worker` and adds them to the shared total every 1024 nodes. At
+//! one thread no other thread exists and the node count depends only on the position, the
+//! limits and the table.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use cozy_chess::Move;
@@ -29,6 +34,8 @@ pub(super) struct Shared<'a> {
     /// Set when the search must end (a limit was reached or the main thread finished).
     halt: AtomicBool,
     pub(super) total_nodes: AtomicU64,
+    /// The deepest iteration any thread has finished.
+    completed: AtomicU32,
     pub(super) start: Instant,
     pub(super) budget: Option<TimeBudget>,
     pub(super) node_limit: Option<u64>,
@@ -74,6 +81,7 @@ pub(super) fn search<E: SearchEntry>(
         control,
         halt: AtomicBool::new(false),
         total_nodes: AtomicU64::new(0),
+        completed: AtomicU32::new(0),
         start,
         budget: if clocked {
             limits.time_budget(white, config.move_overhead)
@@ -86,10 +94,12 @@ pub(super) fn search<E: SearchEntry>(
     let root_moves = pos.legal_moves();
     let mut main = Worker::new(pos.clone(), table, config, &evaluator, &shared, true);
     let mut helper_stats = (0u64, 0u64, 0u64);
+    // The deepest iteration a helper finished, when deeper than the main thread's.
+    let mut helper_best: Option<(Outcome, u32)> = None;
     let outcome = if root_moves.is_empty() || shared.halted() {
         None
     } else if threads == 1 {
-        iterate(&mut main, limits, 1, &mut Some(on_info))
+        iterate(&mut main, limits, 0, &mut Some(on_info))
     } else {
         std::thread::scope(|scope| {
             let mut handles = Vec::new();
@@ -100,24 +110,53 @@ pub(super) fn search<E: SearchEntry>(
                     .name(format!("search-{id}"))
                     .stack_size(STACK_BYTES)
                     .spawn_scoped(scope, move || {
-                        iterate(&mut helper, limits, 1 + (id as u32 & 1), &mut None);
-                        (helper.nodes, helper.qnodes, helper.tt_failures)
+                        let outcome = iterate(&mut helper, limits, id, &mut None);
+                        let stats = (helper.nodes, helper.qnodes, helper.tt_failures);
+                        (stats, outcome, helper.seldepth as u32)
                     });
                 // A thread the system refuses is a thread fewer, not an error.
                 if let Ok(handle) = spawned {
                     handles.push(handle);
                 }
             }
-            let outcome = iterate(&mut main, limits, 1, &mut Some(on_info));
+            let outcome = iterate(&mut main, limits, 0, &mut Some(on_info));
             shared.halt();
             for handle in handles {
-                if let Ok((n, q, f)) = handle.join() {
+                if let Ok(((n, q, f), helper_outcome, seldepth)) = handle.join() {
                     helper_stats.0 += n;
                     helper_stats.1 += q;
                     helper_stats.2 += f;
+                    let deepest = helper_best
+                        .as_ref()
+                        .map_or(outcome.as_ref().map_or(0, |o| o.depth), |(o, _)| o.depth);
+                    if let Some(h) = helper_outcome
+                        && h.depth > deepest
+                    {
+                        helper_best = Some((h, seldepth));
+                    }
                 }
             }
-            outcome
+            // A helper that finished a deeper iteration than the main thread (e.g. the
+            // last one of a depth-limited search, which then ended the search) decides.
+            match helper_best.take() {
+                Some((h, seldepth)) => {
+                    main.seldepth = main.seldepth.max(seldepth as usize);
+                    let nodes = main.nodes + helper_stats.0;
+                    let time = start.elapsed();
+                    on_info(&Info {
+                        depth: h.depth,
+                        seldepth: main.seldepth as u32,
+                        score: Score::from_internal(h.score),
+                        nodes,
+                        nps: nps(nodes, time),
+                        hashfull: table.map_or(0, Table::hashfull),
+                        time,
+                        pv: pv_text(pos, &h.pv),
+                    });
+                    Some(h)
+                }
+                None => outcome,
+            }
         })
     };
 
@@ -167,17 +206,37 @@ fn pv_text(pos: &Position, pv: &[Move]) -> Vec<String> {
     text
 }
 
-/// Iterative deepening from `first_depth` with aspiration windows. `None` if not even one
-/// iteration finished.
+/// Which depths helper `id` skips (Stockfish's former Lazy SMP tables): helper `id` searches
+/// `depth` unless `((depth + phase) / size)` is odd, so that helpers spread over depths and
+/// one of them is often an iteration ahead of the main thread.
+const SKIP_SIZE: [u32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+const SKIP_PHASE: [u32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+
+/// Whether thread `id` (0 = main) skips iteration `depth`.
+fn skips(id: usize, depth: u32) -> bool {
+    if id == 0 {
+        return false;
+    }
+    let i = (id - 1) % SKIP_SIZE.len();
+    ((depth + SKIP_PHASE[i]) / SKIP_SIZE[i]) % 2 == 1
+}
+
+/// Iterative deepening with aspiration windows on thread `id` (0 = the main thread, which
+/// searches every depth; helpers skip some). The iteration reaching the depth limit, on any
+/// thread, ends the search for all. `None` if not even one iteration finished.
 fn iterate<E: SearchEntry>(
     worker: &mut Worker<'_, E>,
     limits: &Limits,
-    first_depth: u32,
+    id: usize,
     on_info: &mut Option<&mut dyn FnMut(&Info)>,
 ) -> Option<Outcome> {
     let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
     let mut best: Option<Outcome> = None;
-    for depth in first_depth..=max_depth.max(first_depth) {
+    for depth in 1..=max_depth {
+        // Helpers skip depths; at one thread nothing here changes the search.
+        if depth < max_depth && depth > 1 && skips(id, depth) {
+            continue;
+        }
         let d = depth as i32;
         // The paper's aspiration: ±1 pawn around the previous score; on a fail low search
         // (-inf, score], on a fail high [score, +inf); should that fail too, the full window.
@@ -226,9 +285,15 @@ fn iterate<E: SearchEntry>(
             });
         }
         best = Some(Outcome { score, depth, pv });
+        worker.shared().completed.fetch_max(depth, Relaxed);
+        if depth >= max_depth {
+            worker.shared().halt();
+            break;
+        }
         if let Some(mate) = limits.mate
             && score >= MATE - (2 * mate as i32 - 1)
         {
+            worker.shared().halt();
             break;
         }
         if worker.out_of_time(false) || worker.stopped {
