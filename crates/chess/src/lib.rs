@@ -33,6 +33,7 @@ pub mod perft;
 pub mod polyglot_keys;
 pub mod position;
 pub mod search;
+pub mod selfplay;
 pub mod uci;
 pub mod uci_move;
 pub mod zobrist;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use transpo::{ChessEntry, Table};
 use transpo_chess::search::{Limits, Profile, SearchConfig, Searcher};
-use transpo_chess::{Position, bench, perft, uci};
+use transpo_chess::{Position, bench, perft, selfplay, uci};
 
 #[derive(Parser)]
 #[command(
@@ -47,6 +47,40 @@ enum Command {
         /// Features of the profile to switch off, comma-separated (e.g. `lmr,killers`).
         #[arg(long, value_delimiter = ',')]
         without: Vec<String>,
+    },
+    /// Self-play match between two configurations of the `full` profile (A and B differ by
+    /// the features each switches off), each opening played twice with colours swapped.
+    Selfplay {
+        /// Features A switches off, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        a_without: Vec<String>,
+        /// Features B switches off, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        b_without: Vec<String>,
+        /// Number of openings (games = 2 × openings).
+        #[arg(long, default_value_t = 100)]
+        openings: usize,
+        /// First opening line to use (openings are spread evenly over the file).
+        #[arg(long, default_value_t = 0)]
+        offset: usize,
+        /// Nodes per move.
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// B's nodes per move, if different.
+        #[arg(long)]
+        b_nodes: Option<u64>,
+        /// Games at once.
+        #[arg(long, default_value_t = 2)]
+        concurrency: usize,
+        /// Table size per side in MiB.
+        #[arg(long, default_value_t = 4)]
+        hash: u64,
+        /// Openings file (EPD or FEN lines).
+        #[arg(long, default_value = "../shared/data/chess/openings/8moves_v3.epd")]
+        book: String,
+        /// Print every game.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Analyse a position: UCI-style info lines, then `bestmove`.
     Analyse {
@@ -262,6 +296,71 @@ fn main() -> ExitCode {
                 Some(best) => println!("bestmove {best}"),
                 None => println!("bestmove 0000"),
             }
+            ExitCode::SUCCESS
+        }
+        Some(Command::Selfplay {
+            a_without,
+            b_without,
+            openings,
+            offset,
+            nodes,
+            b_nodes,
+            concurrency,
+            hash,
+            book,
+            verbose,
+        }) => {
+            let mut a = SearchConfig::default();
+            let mut b = SearchConfig::default();
+            for (config, names) in [(&mut a, &a_without), (&mut b, &b_without)] {
+                for name in names {
+                    if let Err(e) = config.features.set(name, false) {
+                        eprintln!("error: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+            let text = match std::fs::read_to_string(&book) {
+                Ok(text) => text,
+                Err(e) => {
+                    eprintln!("error: cannot read {book}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let openings = selfplay::read_openings(&text, openings, offset);
+            let m = selfplay::Match {
+                nodes,
+                b_nodes,
+                concurrency,
+                hash_mib: hash,
+                ..selfplay::Match::new(a, b, openings)
+            };
+            println!(
+                "A without {a_without:?} vs B without {b_without:?}: {} games, {nodes} nodes/move (B {})",
+                m.openings.len() * 2,
+                b_nodes.unwrap_or(nodes)
+            );
+            let start = Instant::now();
+            let mut tally = selfplay::MatchResult::default();
+            let result = selfplay::play_match(&m, &mut |game| {
+                match game.a_points() {
+                    1.0 => tally.wins += 1,
+                    0.0 => tally.losses += 1,
+                    _ => tally.draws += 1,
+                }
+                if verbose {
+                    println!(
+                        "game {} opening {} A {}: {:?} by {} after {} plies; {tally}",
+                        tally.games(),
+                        game.opening,
+                        if game.a_white { "white" } else { "black" },
+                        game.outcome,
+                        game.reason,
+                        game.plies
+                    );
+                }
+            });
+            println!("{result} in {:.0?}", start.elapsed());
             ExitCode::SUCCESS
         }
         Some(Command::BenchPerft { depth, repeat, fen }) => match position_from(&fen) {

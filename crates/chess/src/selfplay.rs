@@ -1,0 +1,413 @@
+//! Self-play matches between two search configurations, to measure whether a feature helps.
+//!
+//! Each opening is played twice with colours swapped, so neither side profits from a
+//! lopsided opening. Every move is searched to a fixed node budget (reproducible, and
+//! independent of the machine's load), each side on its own table, cleared before each game.
+//! A game ends by checkmate, stalemate, threefold repetition, the fifty-move rule or
+//! insufficient material; after `max_plies` plies it is adjudicated a draw, and once both
+//! sides have reported a score of at least `resign_cp` for the same side in `resign_plies`
+//! consecutive plies, a win for that side (that saves playing out won end games).
+//!
+//! The result is reported as wins/draws/losses of configuration A, its score, and the Elo
+//! difference with a 95% error from the trinomial variance of the game results.
+//!
+//! ```
+//! use transpo_chess::search::SearchConfig;
+//! use transpo_chess::selfplay::{Match, play_match};
+//!
+//! let openings = vec!["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".to_string()];
+//! let m = Match { nodes: 300, max_plies: 20, ..Match::new(SearchConfig::default(), SearchConfig::default(), openings) };
+//! let result = play_match(&m, &mut |_| {});
+//! assert_eq!(result.games(), 2);
+//! ```
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use transpo::{ChessEntry, Table};
+
+use crate::Position;
+use crate::search::{Limits, MATE_BOUND, SearchConfig, Searcher};
+
+/// A match between configurations A and B.
+#[derive(Clone, Debug)]
+pub struct Match {
+    /// Configuration A (results are from its side).
+    pub a: SearchConfig,
+    /// Configuration B.
+    pub b: SearchConfig,
+    /// Opening positions as FEN; each is played twice, colours swapped.
+    pub openings: Vec<String>,
+    /// Node budget per move (A's, and B's unless `b_nodes` is set).
+    pub nodes: u64,
+    /// B's node budget per move, when it differs (to give a faster configuration the nodes
+    /// it would search in the same time).
+    pub b_nodes: Option<u64>,
+    /// Table size per side, in MiB.
+    pub hash_mib: u64,
+    /// Games played at once (one thread each).
+    pub concurrency: usize,
+    /// Plies (from the opening position) after which a game is a draw.
+    pub max_plies: u32,
+    /// Win adjudication: both sides' scores at least this far for one side …
+    pub resign_cp: i32,
+    /// … in this many consecutive plies (0 turns win adjudication off).
+    pub resign_plies: u32,
+}
+
+impl Match {
+    /// A match with defaults: 5,000 nodes a move, 4 MiB tables, 2 games at once, draw after
+    /// 300 plies, win adjudication at 1000 cp for 8 plies.
+    pub fn new(a: SearchConfig, b: SearchConfig, openings: Vec<String>) -> Self {
+        Match {
+            a,
+            b,
+            openings,
+            nodes: 5_000,
+            b_nodes: None,
+            hash_mib: 4,
+            concurrency: 2,
+            max_plies: 300,
+            resign_cp: 1000,
+            resign_plies: 8,
+        }
+    }
+}
+
+/// How a game ended, from White's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// White won.
+    WhiteWins,
+    /// Drawn (by rule or adjudication).
+    Draw,
+    /// Black won.
+    BlackWins,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    /// Index of the opening in [`Match::openings`].
+    pub opening: usize,
+    /// Whether A had White.
+    pub a_white: bool,
+    /// The result.
+    pub outcome: Outcome,
+    /// Why the game ended.
+    pub reason: &'static str,
+    /// Plies played after the opening.
+    pub plies: u32,
+}
+
+impl Game {
+    /// A's points from this game: 1, ½ or 0.
+    pub fn a_points(&self) -> f64 {
+        match (self.outcome, self.a_white) {
+            (Outcome::Draw, _) => 0.5,
+            (Outcome::WhiteWins, true) | (Outcome::BlackWins, false) => 1.0,
+            _ => 0.0,
+        }
+    }
+}
+
+/// Wins, draws and losses of configuration A.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MatchResult {
+    /// Games A won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games A lost.
+    pub losses: u32,
+}
+
+impl MatchResult {
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// A's score as a fraction of the points (0.5 if no games).
+    pub fn score(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            return 0.5;
+        }
+        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(n)
+    }
+
+    /// A's Elo advantage implied by its score, with the half-width of a 95% interval (from
+    /// the trinomial variance of the results). Infinite when A scored all or nothing.
+    pub fn elo(&self) -> (f64, f64) {
+        let n = f64::from(self.games());
+        let p = self.score();
+        if n == 0.0 {
+            return (0.0, f64::INFINITY);
+        }
+        let (w, d, l) = (
+            f64::from(self.wins) / n,
+            f64::from(self.draws) / n,
+            f64::from(self.losses) / n,
+        );
+        let variance = w * (1.0 - p).powi(2) + d * (0.5 - p).powi(2) + l * p.powi(2);
+        let sigma = (variance / n).sqrt();
+        let elo = elo_of(p);
+        let low = elo_of(p - 1.96 * sigma);
+        let high = elo_of(p + 1.96 * sigma);
+        (elo, (high - low) / 2.0)
+    }
+}
+
+/// The Elo difference corresponding to a score fraction.
+pub fn elo_of(score: f64) -> f64 {
+    if score <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if score >= 1.0 {
+        return f64::INFINITY;
+    }
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+impl std::fmt::Display for MatchResult {
+    /// `W/D/L w/d/l, score 51.2%, Elo +8.3 ± 25.1 (n games)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (elo, error) = self.elo();
+        write!(
+            f,
+            "W/D/L {}/{}/{}, score {:.1}%, Elo {:+.1} ± {:.1} ({} games)",
+            self.wins,
+            self.draws,
+            self.losses,
+            100.0 * self.score(),
+            elo,
+            error,
+            self.games()
+        )
+    }
+}
+
+/// Plays every opening twice (colours swapped), `concurrency` games at a time, calling
+/// `on_game` after each game (from whichever thread played it, one call at a time).
+/// Openings that do not parse are skipped.
+pub fn play_match(m: &Match, on_game: &mut (dyn FnMut(&Game) + Send)) -> MatchResult {
+    let total = m.openings.len() * 2;
+    let next = AtomicUsize::new(0);
+    let state = Mutex::new((MatchResult::default(), on_game));
+    std::thread::scope(|scope| {
+        for _ in 0..m.concurrency.max(1) {
+            scope.spawn(|| {
+                let tables = (
+                    Table::<ChessEntry>::with_mib(m.hash_mib.max(1)),
+                    Table::<ChessEntry>::with_mib(m.hash_mib.max(1)),
+                );
+                let (Ok(table_a), Ok(table_b)) = tables else {
+                    return;
+                };
+                loop {
+                    let index = next.fetch_add(1, Relaxed);
+                    if index >= total {
+                        break;
+                    }
+                    let opening = index / 2;
+                    let a_white = index.is_multiple_of(2);
+                    let Ok(pos) = Position::from_fen(&m.openings[opening]) else {
+                        continue;
+                    };
+                    table_a.clear();
+                    table_b.clear();
+                    let game = play_game(m, pos, opening, a_white, &table_a, &table_b);
+                    // A poisoned lock means another game thread panicked; keep counting.
+                    let mut guard = state.lock().unwrap_or_else(|e| e.into_inner());
+                    let (result, on_game) = &mut *guard;
+                    match game.a_points() {
+                        1.0 => result.wins += 1,
+                        0.0 => result.losses += 1,
+                        _ => result.draws += 1,
+                    }
+                    on_game(&game);
+                }
+            });
+        }
+    });
+    state.into_inner().unwrap_or_else(|e| e.into_inner()).0
+}
+
+/// Plays one game from `pos`; A has White when `a_white`.
+fn play_game(
+    m: &Match,
+    mut pos: Position,
+    opening: usize,
+    a_white: bool,
+    table_a: &Table<ChessEntry>,
+    table_b: &Table<ChessEntry>,
+) -> Game {
+    let searchers = (Searcher::new(m.a), Searcher::new(m.b));
+    let limits = (
+        Limits::nodes(m.nodes.max(1)),
+        Limits::nodes(m.b_nodes.unwrap_or(m.nodes).max(1)),
+    );
+    // Consecutive plies in which the mover's score said White (+) or Black (−) is winning.
+    let mut streak: (i32, u32) = (0, 0);
+    let mut plies = 0;
+    let end = |outcome, reason, plies| Game {
+        opening,
+        a_white,
+        outcome,
+        reason,
+        plies,
+    };
+    loop {
+        let white = pos.side_to_move() == cozy_chess::Color::White;
+        if pos.is_checkmate() {
+            let outcome = if white {
+                Outcome::BlackWins
+            } else {
+                Outcome::WhiteWins
+            };
+            return end(outcome, "checkmate", plies);
+        }
+        if pos.is_stalemate() {
+            return end(Outcome::Draw, "stalemate", plies);
+        }
+        if pos.is_draw_by_repetition() {
+            return end(Outcome::Draw, "threefold repetition", plies);
+        }
+        if pos.is_fifty_move_draw() {
+            return end(Outcome::Draw, "fifty-move rule", plies);
+        }
+        if pos.is_insufficient_material() {
+            return end(Outcome::Draw, "insufficient material", plies);
+        }
+        if plies >= m.max_plies {
+            return end(Outcome::Draw, "move limit", plies);
+        }
+        let a_to_move = white == a_white;
+        let (searcher, table, limits) = if a_to_move {
+            (&searchers.0, table_a, &limits.0)
+        } else {
+            (&searchers.1, table_b, &limits.1)
+        };
+        let result = searcher.search(&mut pos, limits, Some(table), &mut |_| {});
+        let Some(mv) = result.best_move else {
+            // Only without legal moves, which the checks above caught.
+            return end(Outcome::Draw, "no move", plies);
+        };
+        // Win adjudication: the score from White's side, counted while both agree.
+        let white_score = if white {
+            result.raw_score
+        } else {
+            -result.raw_score
+        };
+        let side = if white_score >= m.resign_cp || white_score >= MATE_BOUND {
+            1
+        } else if white_score <= -m.resign_cp || white_score <= -MATE_BOUND {
+            -1
+        } else {
+            0
+        };
+        streak = if side != 0 && side == streak.0 {
+            (side, streak.1 + 1)
+        } else {
+            (side, u32::from(side != 0))
+        };
+        if m.resign_plies > 0 && streak.1 >= m.resign_plies {
+            let outcome = if streak.0 > 0 {
+                Outcome::WhiteWins
+            } else {
+                Outcome::BlackWins
+            };
+            return end(outcome, "adjudicated win", plies);
+        }
+        if pos.play(mv).is_err() {
+            // Cannot happen: the search only returns legal moves. Score it as a loss for
+            // the side that produced it rather than panic.
+            let outcome = if white {
+                Outcome::BlackWins
+            } else {
+                Outcome::WhiteWins
+            };
+            return end(outcome, "illegal move", plies);
+        }
+        plies += 1;
+    }
+}
+
+/// Reads opening FENs (the first four or six fields of each EPD line), taking `count`
+/// lines spread evenly over the file starting at line `offset`.
+pub fn read_openings(text: &str, count: usize, offset: usize) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() || count == 0 {
+        return Vec::new();
+    }
+    let step = (lines.len() / count).max(1);
+    lines
+        .iter()
+        .skip(offset % lines.len())
+        .step_by(step)
+        .take(count)
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // EPD has 4 position fields then operations; FEN has 6 fields.
+            let is_clock = |s: &&str| s.parse::<u32>().is_ok();
+            if fields.len() >= 6 && is_clock(&fields[4]) && is_clock(&fields[5]) {
+                fields[..6].join(" ")
+            } else {
+                fields.iter().take(4).copied().collect::<Vec<_>>().join(" ")
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_of_scores() {
+        assert!((elo_of(0.5)).abs() < 1e-9);
+        assert!((elo_of(0.75) - 190.85).abs() < 0.1);
+        let r = MatchResult {
+            wins: 30,
+            draws: 40,
+            losses: 30,
+        };
+        let (elo, error) = r.elo();
+        assert!(elo.abs() < 1e-9 && error > 40.0 && error < 60.0, "{error}");
+    }
+
+    #[test]
+    fn openings_are_read_from_epd_and_fen() {
+        let text = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n\
+                    r3k2r/8/8/8/8/8/8/R3K2R w KQkq - id \"x\";\n";
+        let o = read_openings(text, 2, 0);
+        assert_eq!(o.len(), 2);
+        assert!(o.iter().all(|f| Position::from_fen(f).is_ok()), "{o:?}");
+    }
+
+    #[test]
+    fn a_short_match_plays_every_game_to_an_end() {
+        let openings = vec![
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".to_string(),
+            "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1".to_string(),
+        ];
+        let m = Match {
+            nodes: 500,
+            max_plies: 40,
+            ..Match::new(SearchConfig::default(), SearchConfig::default(), openings)
+        };
+        let mut games = Vec::new();
+        let r = play_match(&m, &mut |g| games.push(g.clone()));
+        assert_eq!(r.games(), 4);
+        assert_eq!(games.len(), 4);
+        // The back-rank mate is found by whoever has White.
+        assert!(
+            games
+                .iter()
+                .filter(|g| g.opening == 1)
+                .all(|g| g.outcome == Outcome::WhiteWins),
+            "{games:?}"
+        );
+    }
+}
