@@ -355,6 +355,9 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         } else {
             None
         };
+        if self.features.iir && depth >= 4 && !in_check && tt_move.is_none() && pv_move.is_none() {
+            depth -= 1;
+        }
         let first = pv_move.or(tt_move);
         let mut pending = first;
         let mut generated = false;
@@ -376,6 +379,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
                             pv_move,
                             tt_move,
                             first,
+                            self.features.see_pruning,
                         );
                     }
                     match self.lists[ply].pick() {

@@ -110,11 +110,14 @@ pub struct Features {
     pub see_pruning: bool,
     /// The tapered evaluation (else the paper's).
     pub tapered_eval: bool,
+    /// Internal iterative reduction: a node with no table move to try first searches one
+    /// ply shallower (its ordering is poor, and the next iteration finds the entry).
+    pub iir: bool,
 }
 
 impl Features {
     /// The names [`Features::set`] accepts, one per switch.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "null_move",
         "lmr",
         "check_extension",
@@ -123,6 +126,7 @@ impl Features {
         "tt_in_quiescence",
         "see_pruning",
         "tapered_eval",
+        "iir",
     ];
 
     /// Switches the feature called `name` (one of [`Features::NAMES`]) on or off; an unknown
@@ -137,6 +141,7 @@ impl Features {
             "tt_in_quiescence" => &mut self.tt_in_quiescence,
             "see_pruning" => &mut self.see_pruning,
             "tapered_eval" => &mut self.tapered_eval,
+            "iir" => &mut self.iir,
             other => {
                 return Err(format!(
                     "unknown feature {other:?} (known: {})",
@@ -160,6 +165,7 @@ impl Features {
             see_pruning: on,
             tt_in_quiescence: on,
             tapered_eval: on,
+            iir: on,
         }
     }
 }

@@ -18,6 +18,9 @@ const TT_SCORE: i32 = 20_000_000;
 const CAPTURE_SCORE: i32 = 10_000_000;
 const PROMOTION_SCORE: i32 = 9_000_000;
 const KILLER_SCORE: i32 = 8_000_000;
+/// Captures that lose material by static exchange, when ordered last: below every quiet
+/// move (history scores are at most 2²⁰).
+const BAD_CAPTURE_SCORE: i32 = -10_000_000;
 
 /// Values MVV/LVA ranks pieces by, pawn … king.
 const VALUE: [i32; 6] = [1, 3, 3, 5, 9, 20];
@@ -51,6 +54,11 @@ impl Heuristics {
             k[1] = k[0];
             k[0] = Some(mv);
         }
+    }
+
+    /// Whether `mv` is one of the killer moves at `ply`.
+    pub fn is_killer(&self, mv: Move, ply: usize) -> bool {
+        self.killer_rank(mv, ply).is_some()
     }
 
     fn killer_rank(&self, mv: Move, ply: usize) -> Option<i32> {
@@ -144,12 +152,15 @@ impl ScoredMoves {
         skip: Option<Move>,
     ) -> Self {
         let mut list = Self::new();
-        list.fill_all(board, heuristics, ply, pv_move, tt_move, skip);
+        list.fill_all(board, heuristics, ply, pv_move, tt_move, skip, false);
         list
     }
 
     /// [`ScoredMoves::all`] into this list, reusing its storage (a search keeps one list per
-    /// ply instead of initialising and moving a fresh one at every node).
+    /// ply instead of initialising and moving a fresh one at every node). With
+    /// `bad_captures_last`, captures that lose material by static exchange come after the
+    /// quiet moves (the `full` profile); otherwise all captures come first (the paper's).
+    #[allow(clippy::too_many_arguments)]
     pub fn fill_all(
         &mut self,
         board: &Board,
@@ -158,6 +169,7 @@ impl ScoredMoves {
         pv_move: Option<Move>,
         tt_move: Option<Move>,
         skip: Option<Move>,
+        bad_captures_last: bool,
     ) {
         self.len = 0;
         self.next = 0;
@@ -177,6 +189,12 @@ impl ScoredMoves {
                             Some(rank) => KILLER_SCORE + rank,
                             None => heuristics.history[side][mv.from as usize][mv.to as usize],
                         },
+                        s if bad_captures_last
+                            && mv.promotion.is_none()
+                            && super::see::loses_material(board, mv) =>
+                        {
+                            BAD_CAPTURE_SCORE + s - CAPTURE_SCORE
+                        }
                         s => s,
                     }
                 };
