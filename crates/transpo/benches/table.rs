@@ -5,7 +5,10 @@
 //! `cargo bench -p transpo --bench table` (all sizes; the 1 GiB runs need ~3 GiB of memory),
 //! or `cargo bench -p transpo --bench table -- '16 MiB'` for one size.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+    measurement::WallTime,
+};
 use std::hint::black_box;
 use transpo::{Bound, ChessEntry, CompactEntry, Entry, Table, key::mix};
 
@@ -41,80 +44,91 @@ fn key_sets(filled: u64) -> (Vec<u64>, Vec<u64>) {
     (hits, misses)
 }
 
-fn bench_table<E: Entry>(c: &mut Criterion, name: &str, make: fn(u64) -> E) {
+/// The three measurements on one filled container: `probe(key)` for stored and for absent
+/// keys, and `store(hit key, miss key)`.
+fn bench_ops<R, S>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    label: &str,
+    (hits, misses): (Vec<u64>, Vec<u64>),
+    mut probe: impl FnMut(u64) -> R,
+    mut store: impl FnMut(u64, u64) -> S,
+) {
+    let mut i = 0;
+    group.bench_function(BenchmarkId::new("probe hit", label), |b| {
+        b.iter(|| {
+            i = (i + 1) % KEYS;
+            black_box(probe(hits[i]))
+        })
+    });
+    group.bench_function(BenchmarkId::new("probe miss", label), |b| {
+        b.iter(|| {
+            i = (i + 1) % KEYS;
+            black_box(probe(misses[i]))
+        })
+    });
+    group.bench_function(BenchmarkId::new("store", label), |b| {
+        b.iter(|| {
+            i = (i + 1) % KEYS;
+            black_box(store(hits[i], misses[i]))
+        })
+    });
+}
+
+/// A group over every size, with fewer samples for the big ones.
+fn for_each_size(
+    c: &mut Criterion,
+    name: &str,
+    mut run: impl FnMut(&mut BenchmarkGroup<'_, WallTime>, u64),
+) {
     let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Elements(1));
     for mib in SIZES_MIB {
         if mib >= 256 {
             group.sample_size(20);
         }
+        run(&mut group, mib);
+    }
+    group.finish();
+}
+
+fn bench_table<E: Entry>(c: &mut Criterion, name: &str, make: fn(u64) -> E) {
+    for_each_size(c, name, |group, mib| {
         let table = Table::<E>::with_mib(mib).expect("table fits in memory");
         let filled = table.capacity() as u64 / 2;
         for i in 0..filled {
             table.store(mix(i), make(mix(i)));
         }
-        let (hits, misses) = key_sets(filled);
-        let label = format!("{mib} MiB");
-        let mut i = 0;
-        group.bench_function(BenchmarkId::new("probe hit", &label), |b| {
-            b.iter(|| {
-                i = (i + 1) % KEYS;
-                black_box(table.probe(hits[i]))
-            })
-        });
-        group.bench_function(BenchmarkId::new("probe miss", &label), |b| {
-            b.iter(|| {
-                i = (i + 1) % KEYS;
-                black_box(table.probe(misses[i]))
-            })
-        });
-        group.bench_function(BenchmarkId::new("store", &label), |b| {
-            b.iter(|| {
-                i = (i + 1) % KEYS;
-                black_box(table.store(misses[i], make(misses[i])))
-            })
-        });
-    }
-    group.finish();
+        // A store of a fresh key into a cold bucket: the worst case.
+        let store = |_hit, miss| table.store(miss, make(miss));
+        bench_ops(
+            group,
+            &format!("{mib} MiB"),
+            key_sets(filled),
+            |k| table.probe(k),
+            store,
+        );
+    });
 }
 
 fn bench_hashbrown(c: &mut Criterion) {
-    let mut group = c.benchmark_group("hashbrown HashMap<u64, ChessEntry>");
-    group.throughput(Throughput::Elements(1));
-    for mib in SIZES_MIB {
-        if mib >= 256 {
-            group.sample_size(20);
-        }
+    for_each_size(c, "hashbrown HashMap<u64, ChessEntry>", |group, mib| {
         // As many entries as the transpo table of this size holds at half load.
         let filled = (mib << 20) / 16 / 2;
         let mut map = hashbrown::HashMap::with_capacity(filled as usize);
         for i in 0..filled {
             map.insert(mix(i), chess(mix(i)));
         }
-        let (hits, misses) = key_sets(filled);
-        let label = format!("{mib} MiB");
-        let mut i = 0;
-        group.bench_function(BenchmarkId::new("probe hit", &label), |b| {
-            b.iter(|| {
-                i = (i + 1) % KEYS;
-                black_box(map.get(&hits[i]).copied())
-            })
-        });
-        group.bench_function(BenchmarkId::new("probe miss", &label), |b| {
-            b.iter(|| {
-                i = (i + 1) % KEYS;
-                black_box(map.get(&misses[i]).copied())
-            })
-        });
-        group.bench_function(BenchmarkId::new("store", &label), |b| {
-            b.iter(|| {
-                i = (i + 1) % KEYS;
-                // Overwrite an existing key, so the map neither grows nor rehashes.
-                black_box(map.insert(hits[i], chess(misses[i])))
-            })
-        });
-    }
-    group.finish();
+        let map = std::cell::RefCell::new(map);
+        // Overwrite an existing key, so the map neither grows nor rehashes.
+        let store = |hit, miss| map.borrow_mut().insert(hit, chess(miss));
+        bench_ops(
+            group,
+            &format!("{mib} MiB"),
+            key_sets(filled),
+            |k| map.borrow().get(&k).copied(),
+            store,
+        );
+    });
 }
 
 fn benches(c: &mut Criterion) {
