@@ -7,18 +7,14 @@
 //! Friederich, as published on the Chess Programming Wiki); the piece-square terms are simple
 //! formulas (centralisation, advancement, seventh rank) rather than tuned tables.
 
-use cozy_chess::{
-    BitBoard, Board, Color, Piece, Rank, Square, get_bishop_moves, get_knight_moves, get_rook_moves,
-};
+use cozy_chess::{Board, Color, Piece, get_bishop_moves, get_knight_moves, get_rook_moves};
 
-use super::{centre_ring, piece_index};
+use super::centre_ring;
 
 /// Middle-game material, pawn … king.
 pub const MG_MATERIAL: [i32; 6] = [82, 337, 365, 477, 1025, 0];
 /// End-game material, pawn … king.
 pub const EG_MATERIAL: [i32; 6] = [94, 281, 297, 512, 936, 0];
-/// Phase weight of each piece kind (a full board is 24).
-const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
 /// End-game bonus of a passed pawn by relative rank (the middle-game bonus is half).
 const PASSED: [i32; 8] = [0, 5, 10, 20, 35, 60, 100, 0];
 
@@ -62,53 +58,106 @@ static TABLE: [[(i32, i32); 64]; 6] = {
     t
 };
 
+/// `PASSED_MASK[color][square]`: the squares in front of a pawn on its own and the adjacent
+/// files; the pawn is passed when no enemy pawn stands there.
+static PASSED_MASK: [[u64; 64]; 2] = {
+    let mut masks = [[0u64; 64]; 2];
+    let mut square = 0;
+    while square < 64 {
+        let file = square % 8;
+        let rank = square / 8;
+        let mut files = 0u64;
+        let mut r = 0;
+        while r < 8 {
+            let mut f = 0;
+            while f < 8 {
+                let df = f.abs_diff(file);
+                if df <= 1 {
+                    files |= 1u64 << (8 * r + f);
+                }
+                f += 1;
+            }
+            r += 1;
+        }
+        let mut white_ahead = 0u64;
+        let mut black_ahead = 0u64;
+        let mut r = 0;
+        while r < 8 {
+            if r > rank {
+                white_ahead |= 0xffu64 << (8 * r);
+            }
+            if r < rank {
+                black_ahead |= 0xffu64 << (8 * r);
+            }
+            r += 1;
+        }
+        masks[0][square] = files & white_ahead;
+        masks[1][square] = files & black_ahead;
+        square += 1;
+    }
+    masks
+};
+
 /// Score for White, in centipawns.
 pub fn evaluate_white(board: &Board) -> i32 {
     let mut mg = 0;
     let mut eg = 0;
-    let mut phase = 0;
     let occupied = board.occupied();
+    // Phase: minor pieces 1, rooks 2, queens 4 (a full board is 24).
+    let phase = (board.pieces(Piece::Knight).len() + board.pieces(Piece::Bishop).len()) as i32
+        + 2 * board.pieces(Piece::Rook).len() as i32
+        + 4 * board.pieces(Piece::Queen).len() as i32;
     for color in [Color::White, Color::Black] {
         let sign = if color == Color::White { 1 } else { -1 };
         let own = board.colors(color);
-        let enemy_pawns = board.colored_pieces(!color, Piece::Pawn);
+        let not_own = !own;
+        let enemy_pawns = board.colored_pieces(!color, Piece::Pawn).0;
+        let flip = if color == Color::White { 0 } else { 56 };
         let (mut cmg, mut ceg) = (0, 0);
-        for piece in Piece::ALL {
-            let table = &TABLE[piece_index(piece)];
-            for square in board.colored_pieces(color, piece) {
-                let (m, e) = table[square.relative_to(color) as usize];
-                cmg += m;
-                ceg += e;
-                phase += PHASE[piece_index(piece)];
-                let reach = match piece {
-                    Piece::Knight => get_knight_moves(square),
-                    Piece::Bishop => get_bishop_moves(square, occupied),
-                    Piece::Rook => get_rook_moves(square, occupied),
-                    Piece::Queen => {
-                        get_bishop_moves(square, occupied) | get_rook_moves(square, occupied)
-                    }
-                    Piece::Pawn => {
-                        if is_passed(square, color, enemy_pawns) {
-                            let r = square.relative_to(color).rank() as usize;
-                            cmg += PASSED[r] / 2;
-                            ceg += PASSED[r];
-                        }
-                        continue;
-                    }
-                    Piece::King => continue,
-                };
-                let n = (reach & !own).len() as i32;
-                let (wm, we) = match piece {
-                    Piece::Knight => (4, 4),
-                    Piece::Bishop => (5, 5),
-                    Piece::Rook => (2, 4),
-                    _ => (1, 2),
-                };
-                cmg += wm * (n - 4);
-                ceg += we * (n - 4);
+        let passed = &PASSED_MASK[color as usize];
+        for square in board.colored_pieces(color, Piece::Pawn) {
+            let s = square as usize;
+            let (m, e) = TABLE[0][s ^ flip];
+            cmg += m;
+            ceg += e;
+            if passed[s] & enemy_pawns == 0 {
+                let r = (s ^ flip) / 8;
+                cmg += PASSED[r] / 2;
+                ceg += PASSED[r];
             }
         }
-        if board.colored_pieces(color, Piece::Bishop).len() >= 2 {
+        for square in board.colored_pieces(color, Piece::Knight) {
+            let (m, e) = TABLE[1][square as usize ^ flip];
+            let n = (get_knight_moves(square) & not_own).len() as i32 - 4;
+            cmg += m + 4 * n;
+            ceg += e + 4 * n;
+        }
+        let bishops = board.colored_pieces(color, Piece::Bishop);
+        for square in bishops {
+            let (m, e) = TABLE[2][square as usize ^ flip];
+            let n = (get_bishop_moves(square, occupied) & not_own).len() as i32 - 4;
+            cmg += m + 5 * n;
+            ceg += e + 5 * n;
+        }
+        for square in board.colored_pieces(color, Piece::Rook) {
+            let (m, e) = TABLE[3][square as usize ^ flip];
+            let n = (get_rook_moves(square, occupied) & not_own).len() as i32 - 4;
+            cmg += m + 2 * n;
+            ceg += e + 4 * n;
+        }
+        for square in board.colored_pieces(color, Piece::Queen) {
+            let (m, e) = TABLE[4][square as usize ^ flip];
+            let reach = get_bishop_moves(square, occupied) | get_rook_moves(square, occupied);
+            let n = (reach & not_own).len() as i32 - 4;
+            cmg += m + n;
+            ceg += e + 2 * n;
+        }
+        for square in board.colored_pieces(color, Piece::King) {
+            let (m, e) = TABLE[5][square as usize ^ flip];
+            cmg += m;
+            ceg += e;
+        }
+        if bishops.len() >= 2 {
             cmg += 30;
             ceg += 50;
         }
@@ -117,20 +166,6 @@ pub fn evaluate_white(board: &Board) -> i32 {
     }
     let phase = phase.min(24);
     (mg * phase + eg * (24 - phase)) / 24
-}
-
-/// Whether no enemy pawn stands in front of the pawn on its own or an adjacent file.
-fn is_passed(square: Square, color: Color, enemy_pawns: BitBoard) -> bool {
-    let files = square.file().bitboard() | square.file().adjacent();
-    let rank = square.rank() as usize;
-    let mut ahead = BitBoard::EMPTY;
-    for r in Rank::ALL {
-        let r_i = r as usize;
-        if (color == Color::White && r_i > rank) || (color == Color::Black && r_i < rank) {
-            ahead |= r.bitboard();
-        }
-    }
-    (files & ahead & enemy_pawns).is_empty()
 }
 
 #[cfg(test)]

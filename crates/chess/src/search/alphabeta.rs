@@ -62,7 +62,14 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     /// Whether static evaluations may be stored in and read from the table: only when the
     /// evaluation depends on the position alone (not the paper's root-filled tables).
     table_evals: bool,
+    /// Evaluations by key (direct-mapped, [`EVAL_CACHE`] slots), when `table_evals`: a
+    /// position met again (transpositions, re-searches, the next iteration) is not
+    /// evaluated again.
+    eval_cache: Vec<(u64, i32)>,
 }
+
+/// Slots of a thread's evaluation cache (256 KiB: it stays in the core's L2 cache).
+const EVAL_CACHE: usize = 1 << 14;
 
 impl<'a, E: SearchEntry> Worker<'a, E> {
     pub(super) fn new(
@@ -105,6 +112,11 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             lmr,
             lists: (0..=MAX_PLY).map(|_| ScoredMoves::new()).collect(),
             table_evals: matches!(evaluator, Evaluator::Tapered),
+            eval_cache: if matches!(evaluator, Evaluator::Tapered) {
+                vec![(0, 0); EVAL_CACHE]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -187,13 +199,24 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
     }
 
     #[inline]
-    fn evaluate(&self) -> i32 {
-        self.evaluator.evaluate(self.pos.board())
+    fn evaluate(&mut self) -> i32 {
+        let key = self.pos.key();
+        let slot = (key as usize) & (EVAL_CACHE - 1);
+        if let Some(&(k, eval)) = self.eval_cache.get(slot)
+            && k == key
+        {
+            return eval;
+        }
+        let eval = self.evaluator.evaluate(self.pos.board());
+        if let Some(entry) = self.eval_cache.get_mut(slot) {
+            *entry = (key, eval);
+        }
+        eval
     }
 
     /// The static evaluation, taken from a table entry's `eval` when it holds one.
     #[inline]
-    fn evaluate_with(&self, stored: i16) -> i32 {
+    fn evaluate_with(&mut self, stored: i16) -> i32 {
         if self.table_evals && stored != NO_EVAL {
             i32::from(stored)
         } else {
@@ -379,7 +402,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
                             pv_move,
                             tt_move,
                             first,
-                            self.features.see_pruning,
+                            self.features.bad_captures_last,
                         );
                     }
                     match self.lists[ply].pick() {
