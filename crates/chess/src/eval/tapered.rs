@@ -69,7 +69,7 @@ static PASSED_MASK: [[u64; 64]; 2] = {
         let mut files = 0u64;
         let mut r = 0;
         while r < 8 {
-            let mut f = 0;
+            let mut f: usize = 0;
             while f < 8 {
                 let df = f.abs_diff(file);
                 if df <= 1 {
