@@ -322,22 +322,28 @@ fn wac_with(config: SearchConfig, step: usize, budget: u64) -> Option<(usize, us
     Some((solved, tried))
 }
 
-/// The CI sample: every 5th WAC position at 200,000 nodes.
+/// The CI sample: every 5th WAC position at 500,000 nodes (the budget the README states).
 #[test]
 fn wac_sample_at_a_fixed_node_budget() {
     let start = Instant::now();
-    if let Some((solved, tried)) = wac(5, 200_000) {
+    if let Some((solved, tried)) = wac(5, 500_000) {
         eprintln!("took {:?}", start.elapsed());
         assert!(solved * 100 >= tried * 80, "{solved}/{tried}");
     }
 }
 
-/// All 300 (about a minute in release): `cargo test -p transpo-chess --release -- --ignored`.
+/// All 300 (about a minute in release at the default 200,000 nodes; `WAC_NODES=N` sets the
+/// budget): `cargo test -p transpo-chess --release --test search -- --ignored wac_all`.
 #[test]
 #[ignore]
 fn wac_all_at_a_fixed_node_budget() {
-    if let Some((solved, tried)) = wac(1, 200_000) {
-        assert!(solved * 100 >= tried * 80, "{solved}/{tried}");
+    let budget = std::env::var("WAC_NODES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(200_000);
+    if let Some((solved, tried)) = wac(1, budget) {
+        // 85% is the margin the README reports at 500,000 nodes (the issue asks for 80%).
+        assert!(solved * 100 >= tried * 85, "{solved}/{tried}");
     }
 }
 
