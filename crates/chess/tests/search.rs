@@ -332,7 +332,7 @@ fn wac_sample_at_a_fixed_node_budget() {
     }
 }
 
-/// All 300 (about a minute in release at the default 200,000 nodes; `WAC_NODES=N` sets the
+/// All 300 (about two minutes in release at the default 500,000 nodes; `WAC_NODES=N` sets the
 /// budget): `cargo test -p transpo-chess --release --test search -- --ignored wac_all`.
 #[test]
 #[ignore]
@@ -340,7 +340,7 @@ fn wac_all_at_a_fixed_node_budget() {
     let budget = std::env::var("WAC_NODES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(200_000);
+        .unwrap_or(500_000);
     if let Some((solved, tried)) = wac(1, budget) {
         // 85% is the margin the README reports at 500,000 nodes (the issue asks for 80%).
         assert!(solved * 100 >= tried * 85, "{solved}/{tried}");
