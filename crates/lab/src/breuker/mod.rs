@@ -58,6 +58,10 @@ pub struct Args {
     /// Run only shard I of N (1-based), e.g. `--shard $SLURM_ARRAY_TASK_ID/16`.
     #[arg(long, default_value = "1/1")]
     shard: Shard,
+    /// Where to write the Markdown report (default: report.md in the output directory);
+    /// figure links are made relative to it.
+    #[arg(long)]
+    report: Option<PathBuf>,
 }
 
 /// A comma-separated (or range) value parsed whole, so clap keeps it as one argument.
@@ -132,7 +136,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         pending.len(),
         started.elapsed().as_secs_f64()
     );
-    write_report(&args.out, positions.len())
+    write_report(&args.out, positions.len(), args.report.as_deref())
 }
 
 /// Merges the observations of several runs (shards) into `out` and writes its report.
@@ -153,7 +157,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let positions = merged.iter().map(|r| r.position + 1).max().unwrap_or(0);
     record::write_all(&out.join("observations.csv"), merged)?;
-    write_report(out, positions)
+    write_report(out, positions, None)
 }
 
 /// The command line that produced a report, quoted where needed, for its first line.
@@ -172,13 +176,22 @@ fn command_line() -> String {
     words.join(" ")
 }
 
-fn write_report(out: &Path, positions: usize) -> Result<(), String> {
+fn write_report(out: &Path, positions: usize, report: Option<&Path>) -> Result<(), String> {
     let rows: Vec<Row> =
         record::complete_cells(record::read(&out.join("observations.csv"))?, positions)
             .into_values()
             .flatten()
             .collect();
-    let path = out.join("report.md");
+    let path = report.map_or_else(|| out.join("report.md"), Path::to_path_buf);
+    // Figures are linked relative to the report when they lie below its folder.
+    let report_dir = path.parent().unwrap_or(Path::new(""));
+    let link = |figure: &Path| match figure.strip_prefix(report_dir) {
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => std::path::absolute(figure)
+            .unwrap_or(figure.to_path_buf())
+            .display()
+            .to_string(),
+    };
     let mut markdown = report::markdown(&rows);
     markdown.insert_str(
         markdown.find('\n').map_or(0, |i| i + 1),
@@ -189,7 +202,7 @@ fn write_report(out: &Path, positions: usize) -> Result<(), String> {
         markdown.push_str("## Figures\n\n");
         for figure in &figures {
             if let Some(name) = figure.file_name().and_then(|n| n.to_str()) {
-                markdown.push_str(&format!("![{name}]({name})\n\n"));
+                markdown.push_str(&format!("![{name}]({})\n\n", link(figure)));
             }
         }
     }
