@@ -230,15 +230,12 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             }
-            let table = match hash {
-                0 => None,
-                mib => match Table::<ChessEntry>::with_mib(mib) {
-                    Ok(table) => Some(table),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                },
+            let table = match table_of(hash) {
+                Ok(table) => table,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
             };
             match bench::run(depth, config, table.as_ref(), &mut io::stdout().lock()) {
                 Ok(_) => ExitCode::SUCCESS,
@@ -264,15 +261,12 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let table = match hash {
-                0 => None,
-                mib => match Table::<ChessEntry>::with_mib(mib) {
-                    Ok(table) => Some(table),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                },
+            let table = match table_of(hash) {
+                Ok(table) => table,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
             };
             let mut limits = Limits {
                 depth,
@@ -373,5 +367,13 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+    }
+}
+
+/// The table for a Hash size in MiB: none for 0.
+fn table_of(mib: u64) -> Result<Option<Table<ChessEntry>>, transpo::Error> {
+    match mib {
+        0 => Ok(None),
+        mib => Table::with_mib(mib).map(Some),
     }
 }

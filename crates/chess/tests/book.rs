@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::shared_data;
+use common::{play, shared_data};
 use transpo_chess::book::{ENTRY_SIZE, encode_move};
 use transpo_chess::{Book, BookEntry, BookError, Position, SplitMix64};
 
@@ -13,15 +13,6 @@ fn temp_path(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("transpo-chess-book-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
-}
-
-fn play(moves: &str) -> Position {
-    let mut pos = Position::startpos();
-    for text in moves.split_whitespace() {
-        let mv = pos.parse_uci_move(text).unwrap();
-        pos.play(mv).unwrap();
-    }
-    pos
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Polyglot keys: the published vectors, incremental == from-scratch at every node of perft
 //! trees, and Polyglot's en passant rule.
 
+mod common;
+
+use common::play;
 use transpo_chess::polyglot_keys::POLYGLOT_RANDOM;
 use transpo_chess::{Position, zobrist};
 
@@ -16,15 +19,6 @@ const VECTORS: [(&str, u64); 9] = [
     ("a2a4 b7b5 h2h4 b5b4 c2c4", 0x3c8123ea7b067637),
     ("a2a4 b7b5 h2h4 b5b4 c2c4 b4c3 a1a3", 0x5c3f9b829b279560),
 ];
-
-fn play(moves: &str) -> Position {
-    let mut pos = Position::startpos();
-    for text in moves.split_whitespace() {
-        let mv = pos.parse_uci_move(text).unwrap();
-        pos.play(mv).unwrap();
-    }
-    pos
-}
 
 #[test]
 fn published_vectors_incremental() {

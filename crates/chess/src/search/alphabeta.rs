@@ -484,13 +484,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         }
 
         if let Some(table) = self.table {
-            let bound = if best >= beta {
-                Bound::Lower
-            } else if best > old_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+            let bound = bound_of(best, old_alpha, beta);
             let mv = if bound == Bound::Upper {
                 tt_move
             } else {
@@ -630,13 +624,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             }
         }
         if let Some(table) = probing {
-            let bound = if best >= beta {
-                Bound::Lower
-            } else if best > old_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+            let bound = bound_of(best, old_alpha, beta);
             table.store(
                 key,
                 E::from_data(TtData {
@@ -650,5 +638,16 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             );
         }
         best
+    }
+}
+
+/// What a node's result says about its true value, given the window it was searched with.
+fn bound_of(best: i32, old_alpha: i32, beta: i32) -> Bound {
+    if best >= beta {
+        Bound::Lower
+    } else if best > old_alpha {
+        Bound::Exact
+    } else {
+        Bound::Upper
     }
 }

@@ -74,3 +74,13 @@ pub fn read_perft_cases(text: &str) -> Vec<PerftCase> {
     }
     cases
 }
+
+/// The start position after a list of UCI moves (test data: a bad move is a test bug).
+pub fn play(moves: &str) -> Position {
+    let mut pos = Position::startpos();
+    for text in moves.split_whitespace() {
+        let mv = pos.parse_uci_move(text).expect("test moves are legal");
+        pos.play(mv).expect("test moves are legal");
+    }
+    pos
+}
