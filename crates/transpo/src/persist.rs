@@ -35,6 +35,13 @@ impl<E: Entry> Table<E> {
     /// Writes the table to `out`. Concurrent stores during a save are allowed; the file then
     /// holds each cell as it was at some moment during the save.
     pub fn save(&self, out: impl Write) -> Result<(), Error> {
+        if self.buckets_in_use() != self.buckets() {
+            return Err(Error::Config(format!(
+                "the table uses {} of its {} buckets; grow it to all of them before saving",
+                self.buckets_in_use(),
+                self.buckets()
+            )));
+        }
         let mut out = ChecksumWriter::new(BufWriter::with_capacity(1 << 20, out));
         out.write_all(MAGIC)?;
         out.write_all(&FORMAT_VERSION.to_le_bytes())?;

@@ -86,6 +86,11 @@ impl Entry for ExactEntry {
     fn bound(&self) -> Bound {
         Bound::Exact
     }
+
+    #[inline]
+    fn key_bit(bits: u64, bit: u32) -> Option<bool> {
+        (bit < CHECK_BITS).then_some(bits >> bit & 1 == 1)
+    }
 }
 
 #[cfg(test)]
