@@ -112,6 +112,34 @@ impl std::fmt::Display for TableError {
 
 impl std::error::Error for TableError {}
 
+/// What the solver asks of its table. [`BoundTable`] is the one it uses; the trait lets an
+/// experiment put another [`transpo::Table`] configuration (entry layout, replacement scheme,
+/// size) under the same search, as `transpo-lab c4` does to compare replacement schemes.
+pub trait BoundStore {
+    /// Whether [`BoundStore::put`] uses its `nodes` argument. If not, the solver saves
+    /// itself a counter per node and the `nodes` it passes mean nothing.
+    const WEIGHS_SUBTREES: bool = false;
+    /// Forgets everything.
+    fn clear(&mut self);
+    /// Starts loading `pos`'s bucket into the cache, for a [`BoundStore::get`] soon after.
+    fn prefetch(&self, pos: &Position);
+    /// What is known about `pos`, if anything: a bound and maybe the best column.
+    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)>;
+    /// Remembers `bound` and the best column, if known, for `pos`, whose search explored
+    /// `nodes` positions (itself included), for replacement schemes that weigh subtrees.
+    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, nodes: u64);
+    /// Entries the table holds.
+    fn capacity(&self) -> usize;
+    /// What a cutoff by `pos`'s stored bound counts in its parent's subtree, for the BIG
+    /// replacement schemes: 1, the position looked up, unless the store keeps subtree sizes
+    /// for BIGALL, which counts the stored size.
+    #[inline]
+    fn hit_weight(&self, pos: &Position) -> u64 {
+        let _ = pos;
+        1
+    }
+}
+
 /// A [`transpo::Table`] of score bounds keyed by position (and its mirror).
 pub struct BoundTable {
     table: Table<ExactEntry>,
@@ -166,6 +194,7 @@ impl BoundTable {
     }
 
     /// Forgets everything (see the module docs: usually O(1)).
+    #[inline]
     pub fn clear(&mut self) {
         self.epoch += 1;
         if self.epoch == EPOCHS {
@@ -223,6 +252,32 @@ impl BoundTable {
                 self.stores + grow_after(buckets)
             };
         }
+    }
+}
+
+impl BoundStore for BoundTable {
+    #[inline]
+    fn clear(&mut self) {
+        BoundTable::clear(self);
+    }
+
+    #[inline]
+    fn prefetch(&self, pos: &Position) {
+        BoundTable::prefetch(self, pos);
+    }
+
+    #[inline]
+    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+        BoundTable::get(self, pos)
+    }
+
+    #[inline]
+    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
+        BoundTable::put(self, pos, bound, best);
+    }
+
+    fn capacity(&self) -> usize {
+        BoundTable::capacity(self)
     }
 }
 

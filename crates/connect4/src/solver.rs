@@ -13,7 +13,7 @@
 //! `n + 1` (when `n` stones are down) is worth `(43 − n) / 2`.
 
 use crate::book::Book;
-use crate::bounds::{BoundTable, ScoreBound, TableError};
+use crate::bounds::{BoundStore, BoundTable, ScoreBound, TableError};
 use crate::moves::MoveSorter;
 use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
 
@@ -34,11 +34,15 @@ pub enum Strength {
     Weak,
 }
 
-/// A solver: a bound table, an optional opening book, and a node counter.
-pub struct Solver {
-    table: BoundTable,
+/// A solver: a bound table (by default the exact [`BoundTable`]), an optional opening book,
+/// and a node counter.
+pub struct Solver<T: BoundStore = BoundTable> {
+    table: T,
     book: Option<Book>,
     nodes: u64,
+    /// Subtree sizes as a replacement scheme counts them: `nodes`, except that a cutoff by a
+    /// stored bound counts [`BoundStore::hit_weight`] (BIGALL's stored subtree size).
+    weight: u64,
 }
 
 /// The score of a win with the side to move's next stone, when `moves` stones are down.
@@ -50,11 +54,24 @@ pub const fn win_now_score(moves: u32) -> i32 {
 impl Solver {
     /// A solver with a table of `hash_mib` MiB.
     pub fn new(hash_mib: u64) -> Result<Self, TableError> {
-        Ok(Solver {
-            table: BoundTable::new(hash_mib)?,
+        Ok(Solver::with_table(BoundTable::new(hash_mib)?))
+    }
+}
+
+impl<T: BoundStore> Solver<T> {
+    /// A solver on any bound store, e.g. a table configured for an experiment.
+    pub fn with_table(table: T) -> Self {
+        Solver {
+            table,
             book: None,
             nodes: 0,
-        })
+            weight: 0,
+        }
+    }
+
+    /// The bound store.
+    pub fn table(&self) -> &T {
+        &self.table
     }
 
     /// Uses `book` for the positions it holds.
@@ -66,6 +83,7 @@ impl Solver {
     pub fn reset(&mut self) {
         self.table.clear();
         self.nodes = 0;
+        self.weight = 0;
     }
 
     /// Positions explored (calls to the search) since the last [`Solver::reset`].
@@ -136,6 +154,11 @@ impl Solver {
     fn negamax(&mut self, pos: &Position, mut alpha: i32, mut beta: i32) -> i32 {
         debug_assert!(alpha < beta && !pos.can_win_next());
         self.nodes += 1;
+        // Subtree sizes cost a counter per node: only for stores that keep them.
+        if T::WEIGHS_SUBTREES {
+            self.weight += 1;
+        }
+        let first = self.weight;
         let moves = pos.moves() as i32;
         let candidates = pos.non_losing_moves();
         if candidates == 0 {
@@ -162,13 +185,18 @@ impl Solver {
             return score;
         }
         let mut hint = None;
+        let mut hit = false;
         if let Some((bound, best)) = self.table.get(pos) {
             hint = best;
+            hit = true;
             match bound {
                 ScoreBound::Upper(upper) => max = max.min(upper),
                 ScoreBound::Lower(lower) if alpha < lower => {
                     alpha = lower;
                     if alpha >= beta {
+                        if T::WEIGHS_SUBTREES {
+                            self.weight += self.table.hit_weight(pos) - 1;
+                        }
                         return alpha;
                     }
                 }
@@ -178,6 +206,9 @@ impl Solver {
         if beta > max {
             beta = max;
             if alpha >= beta {
+                if T::WEIGHS_SUBTREES && hit {
+                    self.weight += self.table.hit_weight(pos) - 1;
+                }
                 return beta;
             }
         }
@@ -198,11 +229,19 @@ impl Solver {
         while rest != 0 {
             let square = rest & rest.wrapping_neg();
             rest &= rest - 1;
-            if let Some((ScoreBound::Upper(upper), _)) = self.table.get(&pos.after(square))
+            let child = pos.after(square);
+            if let Some((ScoreBound::Upper(upper), _)) = self.table.get(&child)
                 && -upper >= beta
             {
+                let nodes = if T::WEIGHS_SUBTREES {
+                    self.table.hit_weight(&child)
+                } else {
+                    1
+                };
+                self.weight += nodes;
                 let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
-                self.table.put(pos, ScoreBound::Lower(-upper), Some(col));
+                self.table
+                    .put(pos, ScoreBound::Lower(-upper), Some(col), nodes + 1);
                 return -upper;
             }
         }
@@ -210,12 +249,15 @@ impl Solver {
             let score = -self.negamax(&pos.after(square), -beta, -alpha);
             if score >= beta {
                 let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
-                self.table.put(pos, ScoreBound::Lower(score), Some(col));
+                let nodes = self.weight - first + 1;
+                self.table
+                    .put(pos, ScoreBound::Lower(score), Some(col), nodes);
                 return score;
             }
             alpha = alpha.max(score);
         }
-        self.table.put(pos, ScoreBound::Upper(alpha), hint);
+        let nodes = self.weight - first + 1;
+        self.table.put(pos, ScoreBound::Upper(alpha), hint, nodes);
         alpha
     }
 }

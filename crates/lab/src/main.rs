@@ -1,10 +1,12 @@
 //! `transpo-lab`: experiments on transposition tables.
 //!
-//! For now one command, `tt-bench`, measures what a probe of the table costs against the
-//! hardware's floor, one dependent DRAM access. The replacement-scheme study of Breuker,
-//! Uiterwijk & van den Herik (1994) joins it as `breuker`.
+//! `tt-bench` measures what a probe of the table costs against the hardware's floor, one
+//! dependent DRAM access; `breuker` reproduces the replacement-scheme study of Breuker,
+//! Uiterwijk & van den Herik (1994) with the chess engine (`merge` joins its shards); `c4`
+//! runs the same schemes under the Connect Four solver.
 
 mod breuker;
+mod c4;
 mod tt_bench;
 
 use clap::{Parser, Subcommand};
@@ -24,6 +26,8 @@ enum Command {
     TtBench(tt_bench::Args),
     /// The replacement-scheme experiment of Breuker, Uiterwijk & van den Herik (1994).
     Breuker(breuker::Args),
+    /// The replacement schemes under the Connect Four solver (schemes × sizes on a test set).
+    C4(c4::Args),
     /// Merge the observations of several runs or shards into one run with its report.
     Merge {
         /// Output directory.
@@ -40,6 +44,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::TtBench(args) => tt_bench::run(&args),
         Command::Breuker(args) => breuker::run(&args).map_err(Into::into),
+        Command::C4(args) => {
+            let line: Vec<String> = std::env::args().skip(1).collect();
+            c4::run(&args, &format!("transpo-lab {}", line.join(" "))).map_err(Into::into)
+        }
         Command::Merge { out, inputs } => breuker::merge(&out, &inputs).map_err(Into::into),
     };
     match result {

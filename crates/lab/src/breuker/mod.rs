@@ -69,10 +69,10 @@ pub struct Args {
 
 /// A comma-separated (or range) value parsed whole, so clap keeps it as one argument.
 #[derive(Clone, Debug)]
-pub struct List<T>(Vec<T>);
+pub struct List<T>(pub(crate) Vec<T>);
 
 /// The given list, or the default.
-fn or<T: Clone>(given: &Option<List<T>>, default: Vec<T>) -> Vec<T> {
+pub(crate) fn or<T: Clone>(given: &Option<List<T>>, default: Vec<T>) -> Vec<T> {
     given.as_ref().map_or(default, |l| l.0.clone())
 }
 

@@ -1,0 +1,124 @@
+//! `transpo-lab c4` on a few positions with known scores (the Connect Four crate's fixture of
+//! facts): the run checks every score, writes one row per solve, is deterministic across
+//! thread counts, and stops with a clear error on a wrong expected score or a bad line.
+
+use std::{path::PathBuf, process::Command};
+
+/// The first `n` positions of the Connect Four facts fixture (Pons' test-set lines and their
+/// children, scores from his sets and cross-checked there).
+fn facts(dir: &std::path::Path, n: usize, tamper: impl Fn(&str) -> String) -> PathBuf {
+    let fixture = include_str!("../../connect4/tests/fixtures/facts.txt");
+    let lines: Vec<String> = fixture
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .take(n)
+        .map(tamper)
+        .collect();
+    let path = dir.join("facts.txt");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write positions");
+    path
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("transpo-lab-c4-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn lab(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
+        .args(args)
+        .output()
+        .expect("run transpo-lab");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run(positions: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> (bool, String) {
+    let mut args = vec![
+        "c4",
+        "--positions",
+        positions.to_str().expect("utf-8"),
+        "--schemes",
+        "new,twobig1,bigall",
+        "--sizes",
+        "4K,64K",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    args.extend(extra);
+    lab(&args)
+}
+
+/// The CSV without the time column, sorted.
+fn nodes(out: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(out.join("observations.csv")).expect("csv");
+    let mut rows: Vec<String> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut f: Vec<&str> = l.split(',').collect();
+            f[4] = "_";
+            f.join(",")
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_small_study_checks_scores_and_is_deterministic() {
+    let dir = scratch("study");
+    let positions = facts(&dir, 8, str::to_string);
+    let (ok, log) = run(&positions, &dir.join("a"), &["--threads", "1"]);
+    assert!(ok, "{log}");
+    let rows = nodes(&dir.join("a"));
+    assert_eq!(rows.len(), 3 * 2 * 8, "schemes × sizes × positions");
+    // A position the side to move wins at once is solved without a search (0 nodes).
+    assert!(
+        rows.iter()
+            .filter(|r| r.split(',').nth(3) != Some("0"))
+            .count()
+            > rows.len() / 2
+    );
+    let report = std::fs::read_to_string(dir.join("a").join("report.md")).expect("report");
+    for part in [
+        "## Positions explored",
+        "| 4K | 64K |",
+        "## Paired comparisons",
+        "## Verdict",
+    ] {
+        assert!(report.contains(part), "{part} missing:\n{report}");
+    }
+    let (ok, log) = run(&positions, &dir.join("b"), &["--threads", "2", "--weak"]);
+    assert!(ok, "{log}");
+    let (ok, log) = run(&positions, &dir.join("c"), &["--threads", "2"]);
+    assert!(ok, "{log}");
+    assert_eq!(
+        nodes(&dir.join("c")),
+        rows,
+        "node counts must not depend on threads"
+    );
+}
+
+#[test]
+fn a_wrong_expected_score_or_a_bad_line_stops_the_run() {
+    let dir = scratch("bad");
+    // Flip the sign of the first position's score (-1 in the fixture).
+    let wrong = facts(&dir, 3, |l| l.replacen(" -1", " 1", 1));
+    let (ok, log) = run(&wrong, &dir.join("out"), &[]);
+    assert!(!ok && log.contains("the set says 1"), "{log}");
+
+    std::fs::write(dir.join("junk.txt"), "4455 0\n44x 3\n").expect("write");
+    let (ok, log) = run(&dir.join("junk.txt"), &dir.join("out"), &[]);
+    assert!(
+        !ok && log.contains("junk.txt:2") && log.contains("not a column digit"),
+        "{log}"
+    );
+
+    let (ok, log) = lab(&["c4", "--schemes", "deeper"]);
+    assert!(!ok && log.contains("deeper"), "{log}");
+}
