@@ -28,7 +28,7 @@ use std::{
     path::{Path, PathBuf},
     time::Instant,
 };
-use transpo::{Bound, Config, ResearchEntry, Size, Table};
+use transpo::{Bound, Config, Entry, ResearchEntry, Size, Table, cell::Cell};
 use transpo_connect4::{
     Position, Solver, Strength,
     bounds::{BoundStore, ScoreBound},
@@ -117,6 +117,17 @@ impl ResearchBounds {
             ways: scheme.ways,
             counting: true,
         };
+        // A 3-way bucket cannot divide a power of two: round down to whole buckets, as
+        // `breuker` does.
+        let ways = scheme
+            .ways
+            .or(scheme.scheme.required_ways())
+            .unwrap_or_else(|| {
+                // The table's default: as many cells as fill a cache line.
+                let cell = <<ResearchEntry as Entry>::Cell as Cell>::BYTES;
+                (64 / cell).clamp(1, transpo::MAX_WAYS)
+            }) as u64;
+        let entries = entries - entries % ways;
         let table = Table::new(Size::Entries(entries), config)
             .map_err(|e| format!("{scheme} with {entries} entries: {e}"))?;
         Ok(ResearchBounds { table })
