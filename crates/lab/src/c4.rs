@@ -376,14 +376,6 @@ fn mean(v: &[u64]) -> f64 {
     v.iter().sum::<u64>() as f64 / v.len().max(1) as f64
 }
 
-fn p_value(p: f64) -> String {
-    if p < 0.001 {
-        "<0.001".into()
-    } else {
-        format!("{p:.3}")
-    }
-}
-
 /// The Markdown report: positions explored per scheme and size, paired tests, a verdict.
 fn report(rows: &[Row], ctx: &Context) -> String {
     let samples = samples(rows);
@@ -416,20 +408,16 @@ fn report(rows: &[Row], ctx: &Context) -> String {
     md.push_str("\n|---|");
     md.push_str(&"---:|".repeat(ctx.sizes.len()));
     md.push('\n');
+    // The scheme with the fewest positions explored, per size.
     let best: Vec<Option<&String>> = ctx
         .sizes
         .iter()
         .map(|&size| {
             names
                 .iter()
-                .filter(|n| get(n, size).is_some())
-                .min_by(|a, b| {
-                    let (a, b) = (
-                        mean(get(a, size).unwrap_or(&vec![])),
-                        mean(get(b, size).unwrap_or(&vec![])),
-                    );
-                    a.total_cmp(&b)
-                })
+                .filter_map(|n| get(n, size).map(|v| (n, mean(v))))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(n, _)| n)
         })
         .collect();
     for name in &names {
@@ -454,7 +442,7 @@ fn report(rows: &[Row], ctx: &Context) -> String {
     md.push_str(
         "\n## Paired comparisons\n\nPer position, the ratio of positions explored (geometric \
          mean over the positions, 95% confidence interval) and the two-sided Wilcoxon \
-         signed-rank p-value.\n\n| size | comparison | ratio | 95% CI | p |\n|---|---|---:|---|---:|\n",
+         signed-rank p-value.\n\n| size | comparison | ratio | 95% CI | Wilcoxon |\n|---|---|---:|---|---:|\n",
     );
     let mut verdict = Vec::new();
     for (i, &size) in ctx.sizes.iter().enumerate() {
@@ -485,7 +473,7 @@ fn report(rows: &[Row], ctx: &Context) -> String {
                     p.ratio,
                     p.low,
                     p.high,
-                    p_value(p.p)
+                    stats::p_text(p.p)
                 );
             }
         }

@@ -456,11 +456,7 @@ fn paired_section(md: &mut String, per: &PerPosition, depth: u32) {
                 .iter()
                 .filter_map(|(scheme, nodes)| {
                     let p = super::stats::paired(nodes, best_nodes)?;
-                    let p_text = if p.p < 0.001 {
-                        "p<0.001".to_string()
-                    } else {
-                        format!("p={:.3}", p.p)
-                    };
+                    let p_text = super::stats::p_text(p.p);
                     Some(format!(
                         "{scheme} {:.3} [{:.3}, {:.3}] {p_text}",
                         p.ratio, p.low, p.high

@@ -45,6 +45,15 @@ pub fn paired(a: &[u64], b: &[u64]) -> Option<Paired> {
     })
 }
 
+/// A p-value as the reports print it: `p<0.001` below a thousandth, else `p=0.123`.
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p<0.001".to_string()
+    } else {
+        format!("p={p:.3}")
+    }
+}
+
 /// Two-sided p-value of the Wilcoxon signed-rank test on differences `d` (zeros dropped).
 pub fn wilcoxon(d: &[f64]) -> f64 {
     let mut nonzero: Vec<f64> = d.iter().copied().filter(|x| *x != 0.0).collect();
