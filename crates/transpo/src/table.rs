@@ -764,17 +764,7 @@ mod tests {
     }
 
     fn exact_table(ways: usize) -> Table<crate::ExactEntry> {
-        let config = Config {
-            scheme: if ways == 1 {
-                Scheme::New
-            } else {
-                Scheme::DepthAge { k: 0 }
-            },
-            ways: Some(ways),
-            ..Config::default()
-        };
-        let entries = (crate::ExactEntry::MIN_BUCKETS * 16 * ways) as u64;
-        Table::new(Size::Entries(entries), config).expect("a few MiB")
+        crate::entry::tests::exact_table(crate::ExactEntry::MIN_BUCKETS * 16, ways)
     }
 
     fn exact(key: u64) -> crate::ExactEntry {

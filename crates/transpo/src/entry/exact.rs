@@ -96,7 +96,7 @@ impl Entry for ExactEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::tests::assert_round_trips;
+    use crate::entry::tests::{assert_round_trips, exact_table};
     use crate::{Config, Scheme, Size, Table};
 
     #[test]
@@ -118,17 +118,7 @@ mod tests {
     fn keys_sharing_the_check_never_share_a_bucket() {
         for ways in [1, 8] {
             for buckets in [ExactEntry::MIN_BUCKETS, ExactEntry::MIN_BUCKETS + 7] {
-                let config = Config {
-                    scheme: if ways == 1 {
-                        Scheme::New
-                    } else {
-                        Scheme::DepthAge { k: 0 }
-                    },
-                    ways: Some(ways),
-                    ..Config::default()
-                };
-                let size = Size::Entries((buckets * ways) as u64);
-                let table = Table::<ExactEntry>::new(size, config).expect("small table");
+                let table = exact_table(buckets, ways);
                 for low in [0, 1, 0x1234_5678_9abc, CHECK_MASK] {
                     let mut last = None;
                     for high in (0..1u64 << 16).step_by(97).chain([(1 << 16) - 1]) {

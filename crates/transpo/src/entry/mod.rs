@@ -124,6 +124,22 @@ pub trait Entry: Copy + PartialEq + std::fmt::Debug + Send + Sync + 'static {
 pub(crate) mod tests {
     use super::*;
 
+    /// A table of [`ExactEntry`] with `buckets` buckets of `ways` slots: always-replace when
+    /// one-way, depth-and-age otherwise.
+    pub(crate) fn exact_table(buckets: usize, ways: usize) -> crate::Table<ExactEntry> {
+        let config = crate::Config {
+            scheme: if ways == 1 {
+                crate::Scheme::New
+            } else {
+                crate::Scheme::DepthAge { k: 0 }
+            },
+            ways: Some(ways),
+            ..crate::Config::default()
+        };
+        let size = crate::Size::Entries((buckets * ways) as u64);
+        crate::Table::new(size, config).expect("a small table")
+    }
+
     /// Checks the packing contract for one entry against keys and generations at extremes.
     pub(crate) fn assert_round_trips<E: Entry>(entry: E) {
         let max_gen = ((1u32 << E::GENERATION_BITS) - 1) as Generation;
