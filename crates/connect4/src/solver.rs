@@ -194,9 +194,7 @@ impl<T: BoundStore> Solver<T> {
                 ScoreBound::Lower(lower) if alpha < lower => {
                     alpha = lower;
                     if alpha >= beta {
-                        if T::WEIGHS_SUBTREES {
-                            self.weight += self.table.hit_weight(pos) - 1;
-                        }
+                        self.weight += self.table.hit_weight(pos) - 1;
                         return alpha;
                     }
                 }
@@ -206,7 +204,7 @@ impl<T: BoundStore> Solver<T> {
         if beta > max {
             beta = max;
             if alpha >= beta {
-                if T::WEIGHS_SUBTREES && hit {
+                if hit {
                     self.weight += self.table.hit_weight(pos) - 1;
                 }
                 return beta;
@@ -233,11 +231,7 @@ impl<T: BoundStore> Solver<T> {
             if let Some((ScoreBound::Upper(upper), _)) = self.table.get(&child)
                 && -upper >= beta
             {
-                let nodes = if T::WEIGHS_SUBTREES {
-                    self.table.hit_weight(&child)
-                } else {
-                    1
-                };
+                let nodes = self.table.hit_weight(&child);
                 self.weight += nodes;
                 let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
                 self.table
