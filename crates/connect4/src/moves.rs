@@ -34,10 +34,9 @@ pub struct MoveSorter {
 }
 
 impl MoveSorter {
-    /// The moves among `candidates` (squares from [`Position::non_losing_moves`]), sorted,
-    /// with the move in column `first` (the table's best move), if a candidate, ahead of all.
+    /// The moves among `candidates` (squares from [`Position::non_losing_moves`]), sorted.
     #[inline]
-    pub fn new(pos: &Position, candidates: u64, first: Option<usize>) -> Self {
+    pub fn new(pos: &Position, candidates: u64) -> Self {
         let mut sorter = MoveSorter {
             squares: [0; WIDTH],
             scores: [0; WIDTH],
@@ -46,12 +45,7 @@ impl MoveSorter {
         for &col in CENTRE_FIRST.iter().rev() {
             let square = candidates & column_mask(col);
             if square != 0 {
-                let score = if Some(col) == first {
-                    u32::MAX
-                } else {
-                    pos.move_score(square)
-                };
-                sorter.add(square, score);
+                sorter.add(square, pos.move_score(square));
             }
         }
         sorter
@@ -95,7 +89,7 @@ mod tests {
     #[test]
     fn on_the_empty_board_moves_come_centre_first() {
         let pos = Position::new();
-        let cols: Vec<usize> = MoveSorter::new(&pos, pos.possible(), None)
+        let cols: Vec<usize> = MoveSorter::new(&pos, pos.possible())
             .map(|sq| (sq.trailing_zeros() / 7) as usize)
             .collect();
         assert_eq!(cols, CENTRE_FIRST);
@@ -106,9 +100,7 @@ mod tests {
         // First player has two stones stacked in column 1; a third makes a winning square
         // above it, which no other move does, so column 1 beats the centre.
         let pos = Position::from_moves("1712").expect("valid");
-        let first = MoveSorter::new(&pos, pos.possible(), None).next();
+        let first = MoveSorter::new(&pos, pos.possible()).next();
         assert_eq!(first, Some(pos.possible() & column_mask(0)));
-        let hinted = MoveSorter::new(&pos, pos.possible(), Some(6)).next();
-        assert_eq!(hinted, Some(pos.possible() & column_mask(6)));
     }
 }
