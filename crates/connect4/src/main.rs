@@ -37,7 +37,8 @@ struct SolveArgs {
     /// Weak solve: 1 win, 0 draw, -1 loss.
     #[arg(long, global = true)]
     weak: bool,
-    /// Table size in MiB (8 bytes an entry).
+    /// Table size in MiB (8 bytes an entry), plus a fixed 2 MiB table for positions near
+    /// the end of the game.
     #[arg(long, default_value_t = 128, global = true)]
     hash_mib: u64,
     /// An opening book made by `transpo-c4 book`.
@@ -129,8 +130,9 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 Strength::Weak => "weak",
             };
             println!(
-                "{kind} solve, {} MiB table ({} entries){}\n",
+                "{kind} solve, {} MiB table + {} MiB near table ({} entries){}\n",
                 args.solve.hash_mib,
+                transpo_connect4::bounds::NEAR_TABLE_MIB,
                 solver.table_capacity(),
                 if args.solve.book.is_some() {
                     ", with book"
