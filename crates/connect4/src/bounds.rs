@@ -56,7 +56,7 @@ const NEAR_FROM_MOVES: u32 = 26;
 /// Entries of the near table: 2 MiB.
 const NEAR_BUCKETS: usize = 1 << 18;
 /// Memory of the near table, in MiB, on top of the size asked for the big one.
-pub const NEAR_TABLE_MIB: usize = NEAR_BUCKETS * 8 >> 20;
+pub const NEAR_TABLE_MIB: usize = (NEAR_BUCKETS * 8) >> 20;
 // Keys are exact only in a table of at least `MIN_BUCKETS` buckets.
 const _: () = assert!(NEAR_BUCKETS >= ExactEntry::MIN_BUCKETS);
 
