@@ -222,6 +222,16 @@ impl<E: Entry> Table<E> {
         if self.ways == 1 && self.config.scheme == Scheme::New {
             return self.store_direct(key, entry);
         }
+        if self.ways == 2 && matches!(self.config.scheme, Scheme::TwoDeep | Scheme::TwoBig1) {
+            return self.store_two_level(key, entry);
+        }
+        self.store_general(key, entry)
+    }
+
+    /// [`Table::store`] through the scheme's [`Scheme::place`], for any configuration (the
+    /// fast paths must agree with it; the tests check that they do).
+    #[inline]
+    fn store_general(&self, key: u64, entry: E) -> Stored {
         // Scratch arrays sized for the bucket, so a 4-way store does not fill 16 slots.
         match self.ways {
             1 => self.store_with::<1>(key, entry),
@@ -245,6 +255,56 @@ impl<E: Entry> Table<E> {
             Some(_) if E::verifies(old, key) => Stored::Updated,
             Some(_) => Stored::Overwrote,
         };
+        self.count(|c| &c.stores);
+        if outcome == Stored::Overwrote {
+            self.count(|c| &c.overwrites);
+        }
+        outcome
+    }
+
+    /// [`Table::store`] for TWODEEP and TWOBIG1 in two-way buckets: what [`Scheme::place`]
+    /// decides, reading the second slot only when the first holds another position.
+    #[inline]
+    fn store_two_level(&self, key: u64, entry: E) -> Stored {
+        let bucket = self.bucket(key);
+        let now = self.generation_bits();
+        let packed = entry.pack(key, now);
+        let first_bits = bucket[0].load();
+        let outcome = match E::unpack(first_bits) {
+            None => Stored::Empty,
+            Some(_) if E::verifies(first_bits, key) => Stored::Updated,
+            Some((_, generation))
+                if self.config.stamping
+                    && (u32::from(now.wrapping_sub(generation)) & Self::generation_mask()) != 0 =>
+            {
+                // From an earlier search: as good as empty, with time stamping.
+                Stored::Overwrote
+            }
+            Some((first, _)) => {
+                let goes_first = match self.config.scheme {
+                    Scheme::TwoBig1 => entry.nodes() >= first.nodes(),
+                    _ => entry.depth() >= first.depth(),
+                };
+                let second_bits = bucket[1].load();
+                let displaced = match E::unpack(second_bits) {
+                    None => Stored::Empty,
+                    Some(_) if E::verifies(second_bits, key) => Stored::Updated,
+                    Some(_) => Stored::Overwrote,
+                };
+                if goes_first {
+                    bucket[1].store(first_bits);
+                    bucket[0].store(packed);
+                } else {
+                    bucket[1].store(packed);
+                }
+                self.count(|c| &c.stores);
+                if displaced == Stored::Overwrote {
+                    self.count(|c| &c.overwrites);
+                }
+                return displaced;
+            }
+        };
+        bucket[0].store(packed);
         self.count(|c| &c.stores);
         if outcome == Stored::Overwrote {
             self.count(|c| &c.overwrites);
@@ -746,6 +806,55 @@ mod tests {
         let t = Table::<SolverEntry>::with_mib(1).expect("1 MiB");
         for key in [0, 1, u64::MAX, 1 << 63] {
             t.prefetch(key);
+        }
+    }
+
+    /// The store fast paths (one-way NEW, two-way TWODEEP/TWOBIG1) decide exactly what the
+    /// scheme's general `place` decides: same outcome for every store and the same cells
+    /// after each, with time stamping on and off, across searches, over a pool of keys small
+    /// enough that buckets fill and positions come back.
+    #[test]
+    fn fast_paths_agree_with_the_general_store() {
+        let configs = [(Scheme::New, 1), (Scheme::TwoDeep, 2), (Scheme::TwoBig1, 2)];
+        for (scheme, ways) in configs {
+            for stamping in [false, true] {
+                let config = Config {
+                    scheme,
+                    stamping,
+                    ways: Some(ways),
+                    counting: true,
+                };
+                let fast = Table::<ResearchEntry>::new(Size::Entries(64), config).expect("64");
+                let general = Table::<ResearchEntry>::new(Size::Entries(64), config).expect("64");
+                let pool = random_keys(200, 11);
+                let mut state = 0x9e37_79b9_7f4a_7c15u64;
+                for i in 0..20_000 {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let key = pool[(state % 200) as usize];
+                    let entry = ResearchEntry {
+                        depth: (state >> 8) as u8 % 12,
+                        nodes: (state >> 16) % 1000,
+                        ..research(0)
+                    };
+                    if i % 3000 == 2999 {
+                        fast.new_search();
+                        general.new_search();
+                    }
+                    let what = (scheme, stamping, i);
+                    assert_eq!(
+                        fast.store(key, entry),
+                        general.store_general(key, entry),
+                        "{what:?}"
+                    );
+                    let cells = |t: &Table<ResearchEntry>| {
+                        t.cells.cells().iter().map(|c| c.load()).collect::<Vec<_>>()
+                    };
+                    assert_eq!(cells(&fast), cells(&general), "{what:?}");
+                }
+                assert_eq!(fast.stats(), general.stats(), "{scheme:?}");
+            }
         }
     }
 
