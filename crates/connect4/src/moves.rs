@@ -25,10 +25,13 @@ pub const CENTRE_FIRST: [usize; WIDTH] = {
     order
 };
 
-/// The moves of one node in the order to try them, best last in storage.
+/// The moves of one node in the order to try them, best last in storage, each with the
+/// winning squares it leaves its player (computed for its score, and handed on so that the
+/// next position need not compute them again).
 #[derive(Clone, Copy, Debug)]
 pub struct MoveSorter {
     squares: [u64; WIDTH],
+    threats: [u64; WIDTH],
     scores: [u32; WIDTH],
     len: usize,
 }
@@ -39,13 +42,15 @@ impl MoveSorter {
     pub fn new(pos: &Position, candidates: u64) -> Self {
         let mut sorter = MoveSorter {
             squares: [0; WIDTH],
+            threats: [0; WIDTH],
             scores: [0; WIDTH],
             len: 0,
         };
         for &col in CENTRE_FIRST.iter().rev() {
             let square = candidates & column_mask(col);
             if square != 0 {
-                sorter.add(square, pos.move_score(square));
+                let threats = pos.winning_after(square);
+                sorter.add(square, threats, threats.count_ones());
             }
         }
         sorter
@@ -54,26 +59,29 @@ impl MoveSorter {
     /// Inserts after every move of equal or lower score, so equal moves come out
     /// last-added first.
     #[inline]
-    fn add(&mut self, square: u64, score: u32) {
+    fn add(&mut self, square: u64, threats: u64, score: u32) {
         let mut i = self.len;
         self.len += 1;
         while i > 0 && self.scores[i - 1] > score {
             self.squares[i] = self.squares[i - 1];
+            self.threats[i] = self.threats[i - 1];
             self.scores[i] = self.scores[i - 1];
             i -= 1;
         }
         self.squares[i] = square;
+        self.threats[i] = threats;
         self.scores[i] = score;
     }
 }
 
 impl Iterator for MoveSorter {
-    type Item = u64;
+    /// A move's square and the winning squares its player has after it.
+    type Item = (u64, u64);
 
     #[inline]
-    fn next(&mut self) -> Option<u64> {
+    fn next(&mut self) -> Option<(u64, u64)> {
         self.len = self.len.checked_sub(1)?;
-        Some(self.squares[self.len])
+        Some((self.squares[self.len], self.threats[self.len]))
     }
 }
 
@@ -90,7 +98,7 @@ mod tests {
     fn on_the_empty_board_moves_come_centre_first() {
         let pos = Position::new();
         let cols: Vec<usize> = MoveSorter::new(&pos, pos.possible())
-            .map(|sq| (sq.trailing_zeros() / 7) as usize)
+            .map(|(sq, _)| (sq.trailing_zeros() / 7) as usize)
             .collect();
         assert_eq!(cols, CENTRE_FIRST);
     }
@@ -100,7 +108,10 @@ mod tests {
         // First player has two stones stacked in column 1; a third makes a winning square
         // above it, which no other move does, so column 1 beats the centre.
         let pos = Position::from_moves("1712").expect("valid");
-        let first = MoveSorter::new(&pos, pos.possible()).next();
-        assert_eq!(first, Some(pos.possible() & column_mask(0)));
+        let (first, threats) = MoveSorter::new(&pos, pos.possible()).next().expect("moves");
+        assert_eq!(first, pos.possible() & column_mask(0));
+        let mut next = pos;
+        next.play(first);
+        assert_eq!(threats, next.opponent_winning());
     }
 }

@@ -257,9 +257,9 @@ impl Position {
         winning_squares(self.current, self.mask)
     }
 
-    /// Squares that would win for the opponent.
+    /// Squares that would win for the opponent (also those not playable yet).
     #[inline]
-    fn opponent_winning(&self) -> u64 {
+    pub fn opponent_winning(&self) -> u64 {
         winning_squares(self.current ^ self.mask, self.mask)
     }
 
@@ -269,8 +269,15 @@ impl Position {
     /// cannot win at once (the search checks that first).
     #[inline]
     pub fn non_losing_moves(&self) -> u64 {
+        self.non_losing_moves_against(self.opponent_winning())
+    }
+
+    /// [`Position::non_losing_moves`], given the opponent's winning squares `threats`
+    /// ([`Position::opponent_winning`]), when the caller has them already.
+    #[inline]
+    pub fn non_losing_moves_against(&self, threats: u64) -> u64 {
+        debug_assert_eq!(threats, self.opponent_winning());
         let mut possible = self.possible();
-        let threats = self.opponent_winning();
         let forced = possible & threats;
         if forced != 0 {
             if forced & (forced - 1) != 0 {
@@ -285,7 +292,16 @@ impl Position {
     /// move has after playing it.
     #[inline]
     pub fn move_score(&self, square: u64) -> u32 {
-        winning_squares(self.current | square, self.mask).count_ones()
+        self.winning_after(square).count_ones()
+    }
+
+    /// The side to move's winning squares after it plays `square`, which must be playable
+    /// and not win at once: the next position's [`Position::opponent_winning`]. (The square
+    /// just played is never among them, since it did not win, so the occupied squares
+    /// before the move serve as well as those after.)
+    #[inline]
+    pub fn winning_after(&self, square: u64) -> u64 {
+        winning_squares(self.current | square, self.mask)
     }
 
     /// The exact position key: per column, the stones of the side to move plus the column's

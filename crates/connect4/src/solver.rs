@@ -115,7 +115,7 @@ impl<T: BoundStore> Solver<T> {
             } else if med >= 0 && max / 2 > med {
                 med = max / 2;
             }
-            let r = self.negamax(pos, med, med + 1);
+            let r = self.negamax(pos, med, med + 1, pos.opponent_winning());
             if r <= med {
                 max = r;
             } else {
@@ -149,9 +149,11 @@ impl<T: BoundStore> Solver<T> {
     }
 
     /// Negamax with alpha-beta in `[alpha, beta]`, for a position where the side to move
-    /// cannot win at once. Returns the exact score if it lies inside the window, else a bound
-    /// on the same side of the window as the score (fail-soft within the known bounds).
-    fn negamax(&mut self, pos: &Position, mut alpha: i32, mut beta: i32) -> i32 {
+    /// cannot win at once, whose opponent's winning squares are `threats`
+    /// ([`Position::opponent_winning`]: the parent computed them to order its moves). Returns
+    /// the exact score if it lies inside the window, else a bound on the same side of the
+    /// window as the score (fail-soft within the known bounds).
+    fn negamax(&mut self, pos: &Position, mut alpha: i32, mut beta: i32, threats: u64) -> i32 {
         debug_assert!(alpha < beta && !pos.can_win_next());
         self.nodes += 1;
         // Subtree sizes cost a counter per node: only for stores that keep them.
@@ -160,7 +162,7 @@ impl<T: BoundStore> Solver<T> {
         }
         let first = self.weight;
         let moves = pos.moves() as i32;
-        let candidates = pos.non_losing_moves();
+        let candidates = pos.non_losing_moves_against(threats);
         if candidates == 0 {
             // Every move lets the opponent win with their next stone.
             return -(SQUARES_I - moves) / 2;
@@ -245,7 +247,8 @@ impl<T: BoundStore> Solver<T> {
             let square = candidates & column_mask(col);
             if square != 0 {
                 others ^= square;
-                let score = -self.negamax(&pos.after(square), -beta, -alpha);
+                let threats = pos.winning_after(square);
+                let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
                 if score >= beta {
                     let nodes = self.weight - first + 1;
                     self.table
@@ -255,8 +258,8 @@ impl<T: BoundStore> Solver<T> {
                 alpha = alpha.max(score);
             }
         }
-        for square in MoveSorter::new(pos, others) {
-            let score = -self.negamax(&pos.after(square), -beta, -alpha);
+        for (square, threats) in MoveSorter::new(pos, others) {
+            let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
             if score >= beta {
                 let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
                 let nodes = self.weight - first + 1;
