@@ -258,7 +258,11 @@ impl<T: BoundStore> Solver<T> {
                 alpha = alpha.max(score);
             }
         }
-        for (square, threats) in MoveSorter::new(pos, others) {
+        // Filled in place and iterated by reference: moving the 148-byte sorter cost a
+        // `memcpy` call per node (2.5% of a solve's instructions).
+        let mut sorter = MoveSorter::EMPTY;
+        sorter.fill(pos, others);
+        for (square, threats) in &mut sorter {
             let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
             if score >= beta {
                 let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
