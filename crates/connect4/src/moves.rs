@@ -25,11 +25,20 @@ pub const CENTRE_FIRST: [usize; WIDTH] = {
     order
 };
 
-/// The moves of one node in the order to try them, best last in storage, each with the
-/// winning squares it leaves its player (computed for its score, and handed on so that the
-/// next position need not compute them again).
+/// The moves of one node in the order to try them, each with the winning squares it leaves
+/// its player (computed for its score, and handed on so that the next position need not
+/// compute them again). Staged: the table's best move, if any, comes first, and the others
+/// are scored only once it has been tried, since it often cuts off alone.
+///
+/// Start with [`MoveSorter::EMPTY`] and [`MoveSorter::start`] in the caller's frame: a
+/// constructor returning the 160-byte sorter by value cost a `memcpy` call per node.
 #[derive(Clone, Copy, Debug)]
 pub struct MoveSorter {
+    /// The first move's square, 0 once tried or if there is none.
+    first: u64,
+    /// The other moves, not scored yet (0 once scored).
+    rest: u64,
+    /// The scored moves, best last.
     squares: [u64; WIDTH],
     threats: [u64; WIDTH],
     scores: [u32; WIDTH],
@@ -37,34 +46,46 @@ pub struct MoveSorter {
 }
 
 impl MoveSorter {
-    /// The moves among `candidates` (squares from [`Position::non_losing_moves`]), sorted.
-    #[inline]
-    pub fn new(pos: &Position, candidates: u64) -> Self {
-        let mut sorter = MoveSorter::EMPTY;
-        sorter.fill(pos, candidates);
-        sorter
-    }
-
     /// No moves.
     pub const EMPTY: MoveSorter = MoveSorter {
+        first: 0,
+        rest: 0,
         squares: [0; WIDTH],
         threats: [0; WIDTH],
         scores: [0; WIDTH],
         len: 0,
     };
 
-    /// Adds the moves among `candidates`, sorted: [`MoveSorter::new`] in place, for a sorter
-    /// the caller already holds (returning 148 bytes by value cost a `memcpy` call per node,
-    /// 2.5% of a solve's instructions).
+    /// Starts over with the moves among `candidates` (squares from
+    /// [`Position::non_losing_moves`]), the one in column `first` (the table's best move) ahead
+    /// of the others if it is a candidate.
     #[inline]
-    pub fn fill(&mut self, pos: &Position, candidates: u64) {
-        for &col in CENTRE_FIRST.iter().rev() {
-            let square = candidates & column_mask(col);
-            if square != 0 {
-                let threats = pos.winning_after(square);
-                self.add(square, threats, threats.count_ones());
+    pub fn start(&mut self, candidates: u64, first: Option<usize>) {
+        self.first = first.map_or(0, |col| candidates & column_mask(col));
+        self.rest = candidates ^ self.first;
+        self.len = 0;
+    }
+
+    /// The next move of `pos` (the position the moves were given for) and its player's
+    /// winning squares after it, or `None` when all have been tried.
+    #[inline]
+    pub fn next(&mut self, pos: &Position) -> Option<(u64, u64)> {
+        if self.first != 0 {
+            let square = std::mem::take(&mut self.first);
+            return Some((square, pos.winning_after(square)));
+        }
+        if self.rest != 0 {
+            let rest = std::mem::take(&mut self.rest);
+            for &col in CENTRE_FIRST.iter().rev() {
+                let square = rest & column_mask(col);
+                if square != 0 {
+                    let threats = pos.winning_after(square);
+                    self.add(square, threats, threats.count_ones());
+                }
             }
         }
+        self.len = self.len.checked_sub(1)?;
+        Some((self.squares[self.len], self.threats[self.len]))
     }
 
     /// Inserts after every move of equal or lower score, so equal moves come out
@@ -85,20 +106,18 @@ impl MoveSorter {
     }
 }
 
-impl Iterator for MoveSorter {
-    /// A move's square and the winning squares its player has after it.
-    type Item = (u64, u64);
-
-    #[inline]
-    fn next(&mut self) -> Option<(u64, u64)> {
-        self.len = self.len.checked_sub(1)?;
-        Some((self.squares[self.len], self.threats[self.len]))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every move `sorter` gives for `pos`, as (column, winning squares after it).
+    fn all(pos: &Position, candidates: u64, first: Option<usize>) -> Vec<(usize, u64)> {
+        let mut sorter = MoveSorter::EMPTY;
+        sorter.start(candidates, first);
+        std::iter::from_fn(|| sorter.next(pos))
+            .map(|(sq, threats)| ((sq.trailing_zeros() / 7) as usize, threats))
+            .collect()
+    }
 
     #[test]
     fn centre_first_order() {
@@ -108,8 +127,9 @@ mod tests {
     #[test]
     fn on_the_empty_board_moves_come_centre_first() {
         let pos = Position::new();
-        let cols: Vec<usize> = MoveSorter::new(&pos, pos.possible())
-            .map(|(sq, _)| (sq.trailing_zeros() / 7) as usize)
+        let cols: Vec<usize> = all(&pos, pos.possible(), None)
+            .iter()
+            .map(|m| m.0)
             .collect();
         assert_eq!(cols, CENTRE_FIRST);
     }
@@ -119,10 +139,31 @@ mod tests {
         // First player has two stones stacked in column 1; a third makes a winning square
         // above it, which no other move does, so column 1 beats the centre.
         let pos = Position::from_moves("1712").expect("valid");
-        let (first, threats) = MoveSorter::new(&pos, pos.possible()).next().expect("moves");
-        assert_eq!(first, pos.possible() & column_mask(0));
-        let mut next = pos;
-        next.play(first);
-        assert_eq!(threats, next.opponent_winning());
+        let moves = all(&pos, pos.possible(), None);
+        assert_eq!(moves[0].0, 0);
+        // Each move comes with the winning squares the next position must answer.
+        for (col, threats) in moves {
+            let mut next = pos;
+            next.play_column(col);
+            assert_eq!(threats, next.opponent_winning(), "column {col}");
+        }
+    }
+
+    #[test]
+    fn the_tables_move_comes_before_all_others_once() {
+        let pos = Position::from_moves("1712").expect("valid");
+        let cols: Vec<usize> = all(&pos, pos.possible(), Some(6))
+            .iter()
+            .map(|m| m.0)
+            .collect();
+        assert_eq!(cols[0], 6);
+        let mut rest = cols[1..].to_vec();
+        rest.sort_unstable();
+        assert_eq!(rest, [0, 1, 2, 3, 4, 5]);
+        // A best move that is not a candidate is ignored.
+        let without = pos.possible() & !column_mask(6);
+        let cols: Vec<usize> = all(&pos, without, Some(6)).iter().map(|m| m.0).collect();
+        assert_eq!(cols.len(), 6);
+        assert_eq!(cols[0], 0);
     }
 }

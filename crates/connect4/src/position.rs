@@ -288,15 +288,9 @@ impl Position {
         possible & !(threats >> 1)
     }
 
-    /// How good `square` looks for move ordering: the number of winning squares the side to
-    /// move has after playing it.
-    #[inline]
-    pub fn move_score(&self, square: u64) -> u32 {
-        self.winning_after(square).count_ones()
-    }
-
     /// The side to move's winning squares after it plays `square`, which must be playable
-    /// and not win at once: the next position's [`Position::opponent_winning`]. (The square
+    /// and not win at once: the next position's [`Position::opponent_winning`], and, counted,
+    /// the move's score for move ordering. (The square
     /// just played is never among them, since it did not win, so the occupied squares
     /// before the move serve as well as those after.)
     #[inline]

@@ -15,7 +15,7 @@
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, ScoreBound, TableError};
 use crate::moves::MoveSorter;
-use crate::position::{HEIGHT, Position, SQUARES, WIDTH, column_mask};
+use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
 
 const SQUARES_I: i32 = SQUARES as i32;
 /// Enhanced transposition cutoffs only where at least 20 squares are empty: nearer the end
@@ -241,28 +241,9 @@ impl<T: BoundStore> Solver<T> {
                 return -upper;
             }
         }
-        // The table's best move first, before scoring the others: it often cuts off alone.
-        let mut others = candidates;
-        if let Some(col) = hint {
-            let square = candidates & column_mask(col);
-            if square != 0 {
-                others ^= square;
-                let threats = pos.winning_after(square);
-                let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
-                if score >= beta {
-                    let nodes = self.weight - first + 1;
-                    self.table
-                        .put(pos, ScoreBound::Lower(score), Some(col), nodes);
-                    return score;
-                }
-                alpha = alpha.max(score);
-            }
-        }
-        // Filled in place and iterated by reference: moving the 148-byte sorter cost a
-        // `memcpy` call per node (2.5% of a solve's instructions).
-        let mut sorter = MoveSorter::EMPTY;
-        sorter.fill(pos, others);
-        for (square, threats) in &mut sorter {
+        let mut moves = MoveSorter::EMPTY;
+        moves.start(candidates, hint);
+        while let Some((square, threats)) = moves.next(pos) {
             let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
             if score >= beta {
                 let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
