@@ -20,7 +20,7 @@
 //!   miss that costs more than such a node. So positions with at most 16 empty squares
 //!   (`NEAR_FROM_MOVES`) go to a *near* table of 2^18 entries (2 MiB) that stays in the
 //!   cache, and only the rest to the big table. The near table is overwritten often; the
-//!   big sets explore up to 8% more positions, but each costs far less: Begin-Hard and the
+//!   big sets explore 4–11% more positions, but each costs far less: Begin-Hard and the
 //!   empty board are solved a third faster (`transpo-c4 bench`; splits at 24–30 stones and
 //!   near tables of 512 KiB–4 MiB measured, see the README).
 //! - **Cache.** After a clear the big table uses only its first `START_BUCKETS` buckets
@@ -59,6 +59,12 @@ const NEAR_BUCKETS: usize = 1 << 18;
 pub const NEAR_TABLE_MIB: usize = (NEAR_BUCKETS * 8) >> 20;
 // Keys are exact only in a table of at least `MIN_BUCKETS` buckets.
 const _: () = assert!(NEAR_BUCKETS >= ExactEntry::MIN_BUCKETS);
+
+/// Whether `pos` belongs in the near table.
+#[inline]
+fn is_near(pos: &Position) -> bool {
+    pos.moves() >= NEAR_FROM_MOVES
+}
 
 /// Buckets in use after a clear: 2 MiB, which stays in the cache (see the module docs).
 const START_BUCKETS: usize = 1 << 18;
@@ -264,11 +270,7 @@ impl BoundTable {
     /// The tier that holds `pos`: near or far (big).
     #[inline]
     fn tier(&self, pos: &Position) -> &Tier {
-        if pos.moves() >= NEAR_FROM_MOVES {
-            &self.near
-        } else {
-            &self.far
-        }
+        if is_near(pos) { &self.near } else { &self.far }
     }
 
     #[inline]
@@ -314,7 +316,7 @@ impl BoundStore for BoundTable {
             depth: best.map_or(0, |c| c as u8 + 1),
         };
         let key = self.key(pos);
-        if pos.moves() >= NEAR_FROM_MOVES {
+        if is_near(pos) {
             self.near.store(key, entry);
         } else {
             self.far.store(key, entry);
