@@ -250,16 +250,17 @@ impl<E: Entry> Table<E> {
         let cell = &self.bucket(key)[0];
         let old = cell.load();
         cell.store(entry.pack(key, self.generation_bits()));
-        let outcome = match E::unpack(old) {
+        self.tally(Self::displaced(old, key))
+    }
+
+    /// What storing `key` over a slot holding `bits` does to that slot.
+    #[inline]
+    fn displaced(bits: crate::entry::Bits<E>, key: u64) -> Stored {
+        match E::unpack(bits) {
             None => Stored::Empty,
-            Some(_) if E::verifies(old, key) => Stored::Updated,
+            Some(_) if E::verifies(bits, key) => Stored::Updated,
             Some(_) => Stored::Overwrote,
-        };
-        self.count(|c| &c.stores);
-        if outcome == Stored::Overwrote {
-            self.count(|c| &c.overwrites);
         }
-        outcome
     }
 
     /// [`Table::store`] for TWODEEP and TWOBIG1 in two-way buckets: what [`Scheme::place`]
@@ -285,27 +286,27 @@ impl<E: Entry> Table<E> {
                     Scheme::TwoBig1 => entry.nodes() >= first.nodes(),
                     _ => entry.depth() >= first.depth(),
                 };
-                let second_bits = bucket[1].load();
-                let displaced = match E::unpack(second_bits) {
-                    None => Stored::Empty,
-                    Some(_) if E::verifies(second_bits, key) => Stored::Updated,
-                    Some(_) => Stored::Overwrote,
-                };
+                let displaced = Self::displaced(bucket[1].load(), key);
                 if goes_first {
                     bucket[1].store(first_bits);
                     bucket[0].store(packed);
                 } else {
                     bucket[1].store(packed);
                 }
-                self.count(|c| &c.stores);
-                if displaced == Stored::Overwrote {
-                    self.count(|c| &c.overwrites);
-                }
-                return displaced;
+                return self.tally(displaced);
             }
         };
         bucket[0].store(packed);
-        self.count(|c| &c.stores);
+        self.tally(outcome)
+    }
+
+    /// Counts a store's outcome (when counting is on) and returns it.
+    #[inline]
+    fn tally(&self, outcome: Stored) -> Stored {
+        self.count(|c| match outcome {
+            Stored::Refused => &c.refused,
+            _ => &c.stores,
+        });
         if outcome == Stored::Overwrote {
             self.count(|c| &c.overwrites);
         }
@@ -356,14 +357,7 @@ impl<E: Entry> Table<E> {
                 Self::outcome(&slots[1])
             }
         };
-        self.count(|c| match outcome {
-            Stored::Refused => &c.refused,
-            _ => &c.stores,
-        });
-        if outcome == Stored::Overwrote {
-            self.count(|c| &c.overwrites);
-        }
-        outcome
+        self.tally(outcome)
     }
 
     fn outcome(displaced: &Slot) -> Stored {
