@@ -3,6 +3,7 @@
 //! an uninterrupted one, the union of shards equal to the whole run, and a no-table baseline
 //! that does not depend on the schemes and sizes around it.
 
+mod common;
 use std::{
     path::{Path, PathBuf},
     process::Command,
@@ -59,20 +60,9 @@ fn run(dir: &Path, positions: &Path, matrix: Option<&[&str]>, extra: &[&str]) ->
     lab(&args)
 }
 
-/// The CSV's lines without the wall-time column, sorted.
+/// The CSV's lines without the wall-time column (column 7), sorted.
 fn observations(dir: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(dir.join("observations.csv")).expect("observations.csv");
-    let mut lines: Vec<String> = text
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let mut f: Vec<&str> = l.split(',').collect();
-            f[7] = "_";
-            f.join(",")
-        })
-        .collect();
-    lines.sort();
-    lines
+    common::observations_without(dir, 7)
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! facts): the run checks every score, writes one row per solve, is deterministic across
 //! thread counts, and stops with a clear error on a wrong expected score or a bad line.
 
+mod common;
 use std::{path::PathBuf, process::Command};
 
 /// The first `n` positions of the Connect Four facts fixture (Pons' test-set lines and their
@@ -53,20 +54,9 @@ fn run(positions: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> (b
     lab(&args)
 }
 
-/// The CSV without the time column, sorted.
+/// The CSV's lines without the wall-time column (column 4), sorted.
 fn nodes(out: &std::path::Path) -> Vec<String> {
-    let text = std::fs::read_to_string(out.join("observations.csv")).expect("csv");
-    let mut rows: Vec<String> = text
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let mut f: Vec<&str> = l.split(',').collect();
-            f[4] = "_";
-            f.join(",")
-        })
-        .collect();
-    rows.sort();
-    rows
+    common::observations_without(out, 4)
 }
 
 #[test]
