@@ -91,16 +91,66 @@ impl Cell for AtomicU64 {
 /// `key ^ data1 ^ … ^ dataN-1`; [`Cell::load`] undoes the XOR. A load that races with a store
 /// and sees words from two writes therefore returns a first word that is almost surely not
 /// any key, and the entry codec rejects it as a miss. Cost: `N - 1` XORs per load and store.
+///
+/// `N` must be at least 1 (the key word): a cell of no bytes would give the table buckets of
+/// no bytes, so `XorCell<0>` is rejected when the program is compiled, wherever it is used as
+/// a cell:
+///
+/// ```compile_fail
+/// use transpo::cell::{Cell, XorCell};
+/// let _ = <XorCell<0> as Cell>::BYTES;
+/// ```
+///
+/// The same for any entry type packed into one, at the table that would hold it:
+///
+/// ```compile_fail
+/// use transpo::{Bound, Depth, Entry, Table, cell::XorCell, entry::{Bits, Generation}};
+///
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// struct Nothing;
+/// impl Entry for Nothing {
+///     type Cell = XorCell<0>;
+///     const GENERATION_BITS: u32 = 0;
+///     const LAYOUT: &'static str = "nothing";
+///     fn pack(&self, _: u64, _: Generation) -> Bits<Self> { [] }
+///     fn unpack(_: Bits<Self>) -> Option<(Self, Generation)> { None }
+///     fn verifies(_: Bits<Self>, _: u64) -> bool { false }
+///     fn depth(&self) -> Depth { 0 }
+///     fn bound(&self) -> Bound { Bound::Exact }
+/// }
+/// let _ = Table::<Nothing>::with_mib(1);
+/// ```
+///
+/// while one word compiles and works:
+///
+/// ```
+/// use transpo::cell::{Cell, XorCell};
+/// assert_eq!(<XorCell<1> as Cell>::BYTES, 8);
+/// ```
 #[repr(C)]
 pub struct XorCell<const N: usize>([AtomicU64; N]);
+
+impl<const N: usize> XorCell<N> {
+    /// A compile-time error for `N = 0`. Evaluated in [`Cell::BYTES`] (which every table
+    /// uses to size its buckets) and in every load and store, so no program that uses an
+    /// `XorCell<0>` as a cell compiles.
+    const NON_EMPTY: () = assert!(
+        N >= 1,
+        "XorCell<N> needs N >= 1: the first word holds the key"
+    );
+}
 
 impl<const N: usize> sealed::Sealed for XorCell<N> {}
 impl<const N: usize> Cell for XorCell<N> {
     type Bits = [u64; N];
     const EMPTY: [u64; N] = [0; N];
-    const BYTES: usize = 8 * N;
+    const BYTES: usize = {
+        let () = Self::NON_EMPTY;
+        8 * N
+    };
     #[inline]
     fn load(&self) -> [u64; N] {
+        let () = Self::NON_EMPTY;
         let mut bits = [0; N];
         let mut check = 0;
         for (bit, word) in bits.iter_mut().zip(&self.0) {
@@ -115,6 +165,7 @@ impl<const N: usize> Cell for XorCell<N> {
     }
     #[inline]
     fn store(&self, bits: [u64; N]) {
+        let () = Self::NON_EMPTY;
         let check = bits.iter().fold(0, |acc, w| acc ^ w);
         for (i, (bit, word)) in bits.iter().zip(&self.0).enumerate() {
             // The first word stores key ^ data; `check` is key ^ data already.
