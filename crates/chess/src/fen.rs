@@ -7,13 +7,32 @@
 //! not to move not in check) and only then hands a canonical FEN to cozy-chess, whose
 //! remaining objections are reported as well.
 //!
+//! cozy-chess's own validation leaves gaps that its move generator does not survive, and a
+//! search meets every position reachable from the one it is given, so [`check_board`] closes
+//! them *here*, where positions are made (FEN, EPD, and [`Position::from_board`]); moves
+//! played from a position that passed are legal moves, which keep it legal. What cozy-chess
+//! checks (`Board::from_fen`): one king per side, at most 16 pieces and 8 pawns per side, no
+//! pawn on the first or last rank, the side not to move not attacked by a pawn, knight or
+//! slider, fewer than three checkers, castling rights with king and rook in place, an en
+//! passant square behind a pawn of the side that just moved, whose origin is empty and whose
+//! checks could come from that push. What it does not check, and [`check_board`] does:
+//!
+//! - kings side by side: the king is not counted as an attacker, so the side to move could
+//!   "capture" the other king, after which cozy-chess panics looking for it;
+//! - two checkers that no move can produce: a double check is always a move plus a
+//!   discovered check by a bishop, rook or queen, so two non-sliders (two knights, knight and
+//!   pawn, ...) and two checkers on one line through the king are impossible;
+//! - more promoted pieces than missing pawns (a tenth queen, a third knight, two bishops on
+//!   squares of one colour beyond what promotions explain): besides being unreachable, such
+//!   positions can have more legal moves than [`crate::position::MAX_MOVES`].
+//!
 //! EPD is FEN's first four fields followed by `opcode operands;` operations. The common
 //! variant that keeps the two clock fields before the operations (as the perft suite does)
 //! is accepted too.
 
 use std::fmt;
 
-use cozy_chess::{Board, Color, FenParseError, Piece};
+use cozy_chess::{BitBoard, Board, Color, FenParseError, Piece, get_king_moves, get_line_rays};
 
 use crate::position::Position;
 
@@ -161,8 +180,80 @@ fn parse_fields(fields: &[&str], halfmove: &str, fullmove: &str) -> Result<Board
         "{} {} {} {} {} {}",
         fields[0], fields[1], castling, en_passant, halfmove, fullmove
     );
-    Board::from_fen(&canonical, false).map_err(|error| explain_cozy_error(error, &canonical, side))
+    let board = Board::from_fen(&canonical, false)
+        .map_err(|error| explain_cozy_error(error, &canonical, side))?;
+    check_board(&board)?;
+    Ok(board)
 }
+
+/// Checks what cozy-chess's own validation leaves out (see the module docs): kings side by
+/// side, impossible double checks, more promoted pieces than missing pawns. Every position
+/// this crate makes passes through here, so the search and perft never meet a position that
+/// breaks cozy-chess's assumptions.
+pub fn check_board(board: &Board) -> Result<(), FenError> {
+    let position = |message: String| FenError::new(FenField::Position, message);
+    if get_king_moves(board.king(Color::White)).has(board.king(Color::Black)) {
+        return Err(position(format!(
+            "the kings stand side by side ({} and {}): the king not to move is in check",
+            board.king(Color::White),
+            board.king(Color::Black)
+        )));
+    }
+    let side = board.side_to_move();
+    let checkers = board.checkers();
+    if checkers.len() > 2 {
+        return Err(position(format!(
+            "{} is in check from {} pieces; at most 2 are possible",
+            color_name(side),
+            checkers.len()
+        )));
+    }
+    if checkers.len() == 2 {
+        let sliders =
+            board.pieces(Piece::Bishop) | board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
+        let squares: Vec<_> = checkers.into_iter().collect();
+        let (a, b) = (squares[0], squares[1]);
+        if (checkers & sliders).is_empty() {
+            return Err(position(format!(
+                "{} is in double check from {a} and {b}, neither a bishop, rook or queen: a \
+                 double check needs a discovered check by one of those",
+                color_name(side)
+            )));
+        }
+        if get_line_rays(a, b).has(board.king(side)) {
+            return Err(position(format!(
+                "{} is in check from {a} and {b} along one line: no move gives both checks",
+                color_name(side)
+            )));
+        }
+    }
+    for color in Color::ALL {
+        let count = |piece: Piece| board.colored_pieces(color, piece).len() as i32;
+        let bishops = board.colored_pieces(color, Piece::Bishop);
+        let light = (bishops & LIGHT_SQUARES).len() as i32;
+        let dark = bishops.len() as i32 - light;
+        let promoted = (count(Piece::Queen) - 1).max(0)
+            + (count(Piece::Rook) - 2).max(0)
+            + (count(Piece::Knight) - 2).max(0)
+            + (light - 1).max(0)
+            + (dark - 1).max(0);
+        let missing_pawns = 8 - count(Piece::Pawn);
+        if promoted > missing_pawns {
+            return Err(FenError::new(
+                FenField::Placement,
+                format!(
+                    "{} has at least {promoted} promoted pieces but only {missing_pawns} \
+                     pawns missing",
+                    color_name(color)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The light squares (b1, a2, ...: file + rank odd, counting from 0).
+const LIGHT_SQUARES: BitBoard = BitBoard(0x55aa_55aa_55aa_55aa);
 
 /// Turns cozy-chess's remaining objection (after our own checks passed) into a precise one.
 fn explain_cozy_error(error: FenParseError, canonical: &str, side: Color) -> FenError {
@@ -478,7 +569,7 @@ impl Epd {
         }
         let board = parse_fields(&fields, &halfmove, &fullmove)?;
         Ok(Epd {
-            position: Position::from_board(board),
+            position: Position::from_checked_board(board),
             operations,
         })
     }

@@ -137,11 +137,20 @@ impl Default for Position {
 impl Position {
     /// The standard starting position.
     pub fn startpos() -> Self {
-        Self::from_board(Board::startpos())
+        Self::from_checked_board(Board::startpos())
     }
 
-    /// A position from a cozy-chess board, with an empty history.
-    pub fn from_board(board: Board) -> Self {
+    /// A position from a cozy-chess board, with an empty history; `Err` if the board is one
+    /// cozy-chess accepts but no game can reach and its move generator or our search cannot
+    /// handle (kings side by side, impossible checks, too many promoted pieces: see
+    /// [`fen::check_board`]).
+    pub fn from_board(board: Board) -> Result<Self, FenError> {
+        fen::check_board(&board)?;
+        Ok(Self::from_checked_board(board))
+    }
+
+    /// A position from a board that passed [`fen::check_board`].
+    pub(crate) fn from_checked_board(board: Board) -> Self {
         let root = State {
             key: zobrist::compute(&board),
             reversible_plies: u32::from(board.halfmove_clock()),
@@ -165,7 +174,8 @@ impl Position {
 
     /// Parses a FEN (6 fields, or 4 with the clocks defaulting to `0 1`).
     pub fn from_fen(text: &str) -> Result<Self, FenError> {
-        fen::parse_fen(text).map(Self::from_board)
+        // parse_fen has run check_board.
+        fen::parse_fen(text).map(Self::from_checked_board)
     }
 
     /// The position as FEN.

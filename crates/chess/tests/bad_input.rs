@@ -241,6 +241,54 @@ const BAD_FENS: &[(&str, FenField, &str)] = &[
         FenField::Position,
         "white is in check from more pieces",
     ),
+    // What cozy-chess accepts but its move generator or the search cannot survive (issue
+    // 14): kings side by side let one king capture the other (cozy-chess then panics
+    // looking for it), and impossible checks or material are unreachable positions.
+    (
+        "8/8/8/8/8/8/8/Kk6 w - - 0 1",
+        FenField::Position,
+        "side by side",
+    ),
+    (
+        "8/8/8/8/8/8/8/Kk6 b - - 0 1",
+        FenField::Position,
+        "side by side",
+    ),
+    (
+        "8/8/8/3kK3/8/8/8/8 w - - 0 1",
+        FenField::Position,
+        "side by side",
+    ),
+    (
+        "4k3/8/3N1N2/8/8/8/8/4K3 b - - 0 1",
+        FenField::Position,
+        "neither a bishop, rook or queen",
+    ),
+    (
+        "4k3/3P4/5N2/8/8/8/8/4K3 b - - 0 1",
+        FenField::Position,
+        "neither a bishop, rook or queen",
+    ),
+    (
+        "R3k2R/8/8/8/8/8/8/4K3 b - - 0 1",
+        FenField::Position,
+        "along one line",
+    ),
+    (
+        "4k3/8/8/8/8/8/PPPPPPPP/NNN1K3 w - - 0 1",
+        FenField::Placement,
+        "1 promoted pieces but only 0 pawns missing",
+    ),
+    (
+        "4k3/8/8/8/8/8/PPPPPPPP/B1B1K3 w - - 0 1",
+        FenField::Placement,
+        "promoted",
+    ),
+    (
+        "4k3/8/8/8/8/8/PPPPPPP1/QQQ1K3 w - - 0 1",
+        FenField::Placement,
+        "promoted",
+    ),
 ];
 
 #[test]
@@ -270,6 +318,11 @@ fn good_fens_parse() {
         "  rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR   w  KQkq  -  0   1  ",
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
         "4k3/8/8/8/8/8/8/4K3 b - - 100 65535",
+        // A real double check (rook and knight), and promoted pieces explained by pawns.
+        "4k3/8/3N4/8/8/8/8/4RK2 b - - 0 1",
+        "4k3/8/8/8/8/8/PPPPPP2/QQB1KB2 w - - 0 1",
+        "4k3/8/8/8/8/8/PPPPPPP1/QQ2K3 w - - 0 1",
+        "7k/8/8/8/8/8/8/1QQQQQQK b - - 0 1",
     ] {
         assert!(Position::from_fen(fen).is_ok(), "{fen}");
     }
@@ -328,6 +381,17 @@ const BAD_MOVES: &[(&str, &str, bool, &str)] = &[
         "illegal",
     ),
 ];
+
+#[test]
+fn from_board_checks_what_cozy_chess_does_not() {
+    // cozy-chess's own parser accepts kings side by side; Position must not.
+    let board = transpo_chess::cozy_chess::Board::from_fen("8/8/8/8/8/8/8/Kk6 w - - 0 1", false)
+        .expect("cozy-chess accepts this");
+    let err = Position::from_board(board).unwrap_err();
+    assert_eq!(err.field, FenField::Position, "{err}");
+    let epd = Epd::parse("8/8/8/8/8/8/8/Kk6 w - - bm Kxb1;").unwrap_err();
+    assert!(epd.to_string().contains("side by side"), "{epd}");
+}
 
 #[test]
 fn malformed_and_illegal_moves_are_errors() {
