@@ -4,9 +4,12 @@
 //!
 //! ```text
 //! magic        8 bytes   b"TRANSPO\0"
-//! version      u32       FORMAT_VERSION
+//! version      u32       FORMAT_VERSION (2)
 //! layout len   u32       ≤ 256
 //! layout       bytes     Entry::LAYOUT, UTF-8
+//! scheme len   u32       ≤ 64
+//! scheme       bytes     the replacement scheme's name (Scheme's Display), UTF-8
+//! stamping     u8        1 with time stamping, 0 without
 //! cell bytes   u32
 //! ways         u32
 //! buckets      u64
@@ -15,7 +18,18 @@
 //! checksum     u64       over every byte above
 //! ```
 //!
-//! Loading reads into fresh memory and swaps it in only when everything checked out, so a
+//! Everything that gives the cells their meaning is in the header: the entry layout, the
+//! replacement scheme (a TWODEEP table keeps its deeper entry in the first slot of a bucket,
+//! a depth-and-age one anywhere), time stamping (which reads the generations) and the shape.
+//! A file only loads into a table that agrees on all of it; only [`crate::Config::counting`],
+//! which changes no cell, may differ. Version 1 files, which did not record the scheme, are
+//! rejected with a message saying so.
+//!
+//! Loading reads the header, checks it against the table (and, for a file, the file's length
+//! against the header), and only then allocates fresh memory for exactly the table's cells
+//! and reads them; it never reads more than the header promised plus one byte, so an endless
+//! or corrupt input (`/dev/zero`, `/dev/urandom`, a pipe) cannot make it read or allocate
+//! without bound. The new cells are swapped in only when everything checked out, so a
 //! truncated, corrupted or mismatched file leaves the table as it was.
 
 use crate::{Error, Table, cell::Cell, entry::Entry, raw::RawCells};
@@ -27,7 +41,11 @@ use std::{
 
 const MAGIC: &[u8; 8] = b"TRANSPO\0";
 /// Version of the file format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// Longest entry layout name a file may hold.
+const MAX_LAYOUT_BYTES: usize = 256;
+/// Longest scheme name a file may hold.
+const MAX_SCHEME_BYTES: usize = 64;
 /// Cells per I/O chunk.
 const CHUNK_CELLS: usize = 1 << 16;
 
@@ -42,11 +60,15 @@ impl<E: Entry> Table<E> {
                 self.buckets()
             )));
         }
+        let scheme = self.config().scheme.to_string();
         let mut out = ChecksumWriter::new(BufWriter::with_capacity(1 << 20, out));
         out.write_all(MAGIC)?;
         out.write_all(&FORMAT_VERSION.to_le_bytes())?;
         out.write_all(&(E::LAYOUT.len() as u32).to_le_bytes())?;
         out.write_all(E::LAYOUT.as_bytes())?;
+        out.write_all(&(scheme.len() as u32).to_le_bytes())?;
+        out.write_all(scheme.as_bytes())?;
+        out.write_all(&[u8::from(self.config().stamping)])?;
         out.write_all(&(<E::Cell as Cell>::BYTES as u32).to_le_bytes())?;
         out.write_all(&(self.ways() as u32).to_le_bytes())?;
         out.write_all(&(self.buckets() as u64).to_le_bytes())?;
@@ -66,7 +88,9 @@ impl<E: Entry> Table<E> {
     }
 
     /// Saves to `path` through a temporary file renamed into place, so an interrupted save
-    /// never leaves a half-written file under that name.
+    /// never leaves a half-written file under that name. The file is synced before the
+    /// rename and, on Unix, its directory after it, so that once this returns the new file
+    /// survives a crash of the machine under its name.
     pub fn save_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         let path = path.as_ref();
         let mut tmp = path.as_os_str().to_owned();
@@ -78,12 +102,39 @@ impl<E: Entry> Table<E> {
             return Err(e);
         }
         std::fs::rename(&tmp, path)?;
+        sync_parent_dir(path)?;
         Ok(())
     }
 
-    /// Replaces the table's contents by a saved table of the same layout and size. On any
-    /// error the table is left untouched.
+    /// Replaces the table's contents by a saved table of the same layout, configuration
+    /// (scheme and time stamping) and size. On any error the table is left untouched.
+    ///
+    /// Reads at most the length the header promises plus one byte (to see that the input
+    /// ends there), and allocates only after the header matched the table.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] for input that is not a whole, intact table file,
+    /// [`Error::Mismatch`] for a table file of another format version, layout, scheme, time
+    /// stamping or size, [`Error::Io`] and the allocation errors otherwise.
     pub fn load(&mut self, input: impl Read) -> Result<(), Error> {
+        self.load_checked(input, None)
+    }
+
+    /// Loads the table saved in `path` (see [`Table::load`]). A regular file whose length
+    /// is not the one its header promises is rejected before its entries are read.
+    pub fn load_file(&mut self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let file = File::open(path)?;
+        let metadata = file.metadata()?;
+        if metadata.is_dir() {
+            return Err(Error::Corrupt("a directory, not a table file".into()));
+        }
+        let length = metadata.is_file().then_some(metadata.len());
+        self.load_checked(file, length)
+    }
+
+    /// [`Table::load`], with the input's total length when it is known.
+    fn load_checked(&mut self, input: impl Read, length: Option<u64>) -> Result<(), Error> {
         let mut input = ChecksumReader::new(BufReader::with_capacity(1 << 20, input));
         let magic: [u8; 8] = input.array("magic")?;
         if &magic != MAGIC {
@@ -92,22 +143,59 @@ impl<E: Entry> Table<E> {
             ));
         }
         let version = u32::from_le_bytes(input.array("version")?);
+        if version == 1 {
+            return Err(Error::Mismatch(format!(
+                "format version 1, which does not record the replacement scheme; this build \
+                 reads version {FORMAT_VERSION} only: save the table again"
+            )));
+        }
         if version != FORMAT_VERSION {
             return Err(Error::Mismatch(format!(
                 "format version {version}, this build reads version {FORMAT_VERSION}"
             )));
         }
-        let layout_len = u32::from_le_bytes(input.array("layout length")?) as usize;
-        if layout_len > 256 {
-            return Err(Error::Corrupt(format!("layout name of {layout_len} bytes")));
-        }
-        let mut layout = vec![0; layout_len];
-        input.exact(&mut layout, "layout")?;
+        let layout = input.text(MAX_LAYOUT_BYTES, "layout")?;
         if layout != E::LAYOUT.as_bytes() {
             return Err(Error::Mismatch(format!(
                 "entry layout {:?}, this table holds {:?}",
                 String::from_utf8_lossy(&layout),
                 E::LAYOUT
+            )));
+        }
+        let scheme = input.text(MAX_SCHEME_BYTES, "scheme")?;
+        // Only the exact name the scheme prints: parsing alone would also take "DEEP ".
+        let scheme: crate::Scheme = std::str::from_utf8(&scheme)
+            .ok()
+            .and_then(|name| {
+                name.parse()
+                    .ok()
+                    .filter(|s: &crate::Scheme| s.to_string() == name)
+            })
+            .ok_or_else(|| {
+                Error::Corrupt(format!(
+                    "unknown replacement scheme {:?}",
+                    String::from_utf8_lossy(&scheme)
+                ))
+            })?;
+        let stamping = match input.array::<1>("time stamping")? {
+            [0] => false,
+            [1] => true,
+            [other] => {
+                return Err(Error::Corrupt(format!(
+                    "time stamping flag {other}, expected 0 or 1"
+                )));
+            }
+        };
+        let config = self.config();
+        if scheme != config.scheme || stamping != config.stamping {
+            let with = |stamping| if stamping { "with" } else { "without" };
+            return Err(Error::Mismatch(format!(
+                "the file was saved by a table with scheme {scheme} {} time stamping, this \
+                 table has scheme {} {} time stamping; make the table with the file's \
+                 configuration first",
+                with(stamping),
+                config.scheme,
+                with(config.stamping)
             )));
         }
         let cell_bytes = u32::from_le_bytes(input.array("cell size")?) as usize;
@@ -125,6 +213,22 @@ impl<E: Entry> Table<E> {
                 self.ways(),
                 <E::Cell as Cell>::BYTES
             )));
+        }
+        // The header matched, so the entries are exactly this table's bytes: the length is
+        // bounded by the memory the table already has.
+        let expected = input.position() + self.bytes() as u64 + 8;
+        if let Some(length) = length
+            && length != expected
+        {
+            return Err(Error::Corrupt(if length < expected {
+                format!("truncated file: {length} bytes, its header needs {expected}")
+            } else {
+                format!(
+                    "{} bytes of data after the checksum ({length} bytes, its header needs \
+                     {expected})",
+                    length - expected
+                )
+            }));
         }
         let cells = RawCells::<E::Cell>::zeroed(self.capacity())?;
         let mut buf = vec![0; CHUNK_CELLS * cell_bytes];
@@ -147,11 +251,22 @@ impl<E: Entry> Table<E> {
         self.adopt(cells, generation);
         Ok(())
     }
+}
 
-    /// Loads the table saved in `path` (see [`Table::load`]).
-    pub fn load_file(&mut self, path: impl AsRef<Path>) -> Result<(), Error> {
-        self.load(File::open(path)?)
+/// Syncs the directory holding `path`, so that a rename into it is durable (Unix; elsewhere
+/// the rename is left to the file system).
+fn sync_parent_dir(path: &Path) -> Result<(), Error> {
+    #[cfg(unix)]
+    {
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        File::open(dir)?.sync_all()?;
     }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 fn read_exact_or_truncated(input: &mut impl Read, buf: &mut [u8], what: &str) -> Result<(), Error> {
@@ -248,6 +363,24 @@ impl<R: Read> ChecksumReader<R> {
         read_exact_or_truncated(&mut self.inner, buf, what)?;
         self.sum.update(buf);
         Ok(())
+    }
+
+    /// A length-prefixed (u32) byte string of at most `max` bytes.
+    fn text(&mut self, max: usize, what: &str) -> Result<Vec<u8>, Error> {
+        let len = u32::from_le_bytes(self.array(what)?) as usize;
+        if len > max {
+            return Err(Error::Corrupt(format!(
+                "{what} name of {len} bytes, the most is {max}"
+            )));
+        }
+        let mut text = vec![0; len];
+        self.exact(&mut text, what)?;
+        Ok(text)
+    }
+
+    /// Bytes read so far.
+    fn position(&self) -> u64 {
+        self.sum.length
     }
 
     fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], Error> {

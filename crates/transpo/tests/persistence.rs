@@ -159,3 +159,257 @@ fn mismatched_files_are_rejected() {
         matches!(rejected(b"PK\x03\x04 this is a zip"), Error::Corrupt(m) if m.contains("magic"))
     );
 }
+
+fn research(k: u64) -> ResearchEntry {
+    ResearchEntry {
+        mv: k as u16,
+        score: (k >> 16) as i16,
+        depth: (k % 9) as u8,
+        bound: Bound::Exact,
+        nodes: k,
+    }
+}
+
+/// A small research table of `config`, with entries in it.
+fn research_table(config: Config) -> Table<ResearchEntry> {
+    let table = Table::<ResearchEntry>::new(Size::Entries(1 << 10), config).expect("table");
+    for k in 0..2000u64 {
+        if k % 500 == 0 {
+            table.new_search();
+        }
+        table.store(k.wrapping_mul(0x9e37_79b9_7f4a_7c15), research(k));
+    }
+    table
+}
+
+fn saved<E: transpo::Entry>(table: &Table<E>) -> Vec<u8> {
+    let mut file = Vec::new();
+    table.save(&mut file).expect("save to memory");
+    file
+}
+
+#[test]
+fn every_scheme_and_stamping_round_trips_into_the_same_configuration() {
+    let schemes = [
+        Scheme::Deep,
+        Scheme::New,
+        Scheme::Old,
+        Scheme::Big1,
+        Scheme::BigAll,
+        Scheme::TwoDeep,
+        Scheme::TwoBig1,
+        Scheme::DepthAge { k: 4 },
+        Scheme::Priority,
+    ];
+    for scheme in schemes {
+        for stamping in [false, true] {
+            let config = Config {
+                scheme,
+                stamping,
+                ..Config::default()
+            };
+            let table = research_table(config);
+            let file = saved(&table);
+            // Counting changes no cell, so it may differ.
+            let mut loaded = Table::<ResearchEntry>::new(
+                Size::Entries(1 << 10),
+                Config {
+                    counting: true,
+                    ..config
+                },
+            )
+            .expect("table");
+            loaded.load(file.as_slice()).expect("same configuration");
+            for k in 0..2000u64 {
+                let key = k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                assert_eq!(loaded.probe(key), table.probe(key), "{scheme} {stamping}");
+            }
+            assert_eq!(loaded.generation(), table.generation());
+        }
+    }
+}
+
+/// A file saved under one replacement scheme or time stamping means something else to a
+/// table of another (a TWODEEP table keeps its deeper entry first, stamping reads ages), so
+/// it is a mismatch, and the table is left as it was.
+#[test]
+fn a_file_of_another_scheme_or_stamping_is_rejected() {
+    let base = Config {
+        scheme: Scheme::TwoBig1,
+        stamping: true,
+        ..Config::default()
+    };
+    let file = saved(&research_table(base));
+    let others = [
+        Config {
+            scheme: Scheme::TwoDeep,
+            ..base
+        },
+        Config {
+            stamping: false,
+            ..base
+        },
+        Config {
+            scheme: Scheme::DepthAge { k: 8 },
+            ways: Some(2),
+            ..base
+        },
+        Config {
+            scheme: Scheme::Priority,
+            ways: Some(2),
+            ..base
+        },
+    ];
+    for config in others {
+        let mut table = research_table(config);
+        let before = saved(&table);
+        let err = table
+            .load(file.as_slice())
+            .expect_err("another configuration");
+        assert!(
+            matches!(&err, Error::Mismatch(m) if m.contains("scheme twobig1 with time stamping")),
+            "{config:?}: {err}"
+        );
+        assert_eq!(
+            saved(&table),
+            before,
+            "a failed load must not touch the table"
+        );
+    }
+    // DEPTH-AGE's weight is part of the scheme.
+    let k4 = Config {
+        scheme: Scheme::DepthAge { k: 4 },
+        ..Config::default()
+    };
+    let file = saved(&Table::<ChessEntry>::new(Size::Mib(1), k4).expect("table"));
+    let mut k8 = Table::<ChessEntry>::with_mib(1).expect("table");
+    let err = k8.load(file.as_slice()).expect_err("another k");
+    assert!(err.to_string().contains("depth-age-4"), "{err}");
+}
+
+#[test]
+fn a_version_1_file_is_rejected_with_a_reason() {
+    let (table, _) = filled(1, 100, 1);
+    let mut file = saved(&table);
+    file[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let err = rejected(&file);
+    assert!(
+        matches!(&err, Error::Mismatch(m) if m.contains("version 1") && m.contains("save the table again")),
+        "{err}"
+    );
+    assert_eq!(transpo::FORMAT_VERSION, 2);
+}
+
+#[test]
+fn a_bad_scheme_name_or_stamping_flag_is_corrupt() {
+    let (table, _) = filled(1, 100, 1);
+    let file = saved(&table);
+    let layout_end = 16 + "chess-xor2-v1".len();
+    let scheme_len = u32::from_le_bytes(file[layout_end..layout_end + 4].try_into().expect("4"));
+    let scheme_start = layout_end + 4;
+    assert_eq!(
+        &file[scheme_start..scheme_start + scheme_len as usize],
+        b"depth-age-8"
+    );
+    let mut upper = file.clone();
+    upper[scheme_start..scheme_start + 5].copy_from_slice(b"DEPTH");
+    assert!(matches!(rejected(&upper), Error::Corrupt(m) if m.contains("scheme")));
+    let mut long = file.clone();
+    long[layout_end..layout_end + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(matches!(rejected(&long), Error::Corrupt(m) if m.contains("scheme name")));
+    let mut flag = file.clone();
+    flag[scheme_start + scheme_len as usize] = 2;
+    assert!(matches!(rejected(&flag), Error::Corrupt(m) if m.contains("stamping")));
+}
+
+/// Endless and random inputs are rejected at once, without reading them to the end.
+#[test]
+fn dev_zero_and_dev_urandom_are_rejected_quickly() {
+    for device in ["/dev/zero", "/dev/urandom"] {
+        if !std::path::Path::new(device).exists() {
+            continue;
+        }
+        let (mut table, keys) = filled(1, 1000, 3);
+        let before = snapshot(&table, &keys);
+        let start = std::time::Instant::now();
+        let err = table.load_file(device).expect_err(device);
+        assert!(matches!(err, Error::Corrupt(_)), "{device}: {err}");
+        let err = table
+            .load(std::fs::File::open(device).expect("open"))
+            .expect_err(device);
+        assert!(matches!(err, Error::Corrupt(_)), "{device}: {err}");
+        assert!(
+            start.elapsed().as_secs() < 5,
+            "{device}: {:?}",
+            start.elapsed()
+        );
+        assert_eq!(snapshot(&table, &keys), before);
+    }
+}
+
+/// An input with a valid header followed by endless bytes: the loader reads what the header
+/// promised and one byte more, then stops.
+#[test]
+fn an_endless_input_after_a_valid_header_is_read_only_as_far_as_the_header_says() {
+    struct Endless<'a> {
+        head: &'a [u8],
+        read: u64,
+    }
+    impl std::io::Read for Endless<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = if self.head.is_empty() {
+                buf.fill(0x5a);
+                buf.len()
+            } else {
+                let n = self.head.len().min(buf.len());
+                buf[..n].copy_from_slice(&self.head[..n]);
+                self.head = &self.head[n..];
+                n
+            };
+            self.read += n as u64;
+            Ok(n)
+        }
+    }
+    let (mut table, _) = filled(1, 100, 1);
+    let file = saved(&table);
+    let mut input = Endless {
+        head: &file[..file.len() / 2],
+        read: 0,
+    };
+    let err = table.load(&mut input).expect_err("endless");
+    assert!(err.to_string().contains("checksum"), "{err}");
+    // The loader buffers its reads, so allow one buffer beyond the file's length.
+    assert!(
+        input.read <= file.len() as u64 + (1 << 20),
+        "read {} bytes of a {}-byte table file",
+        input.read,
+        file.len()
+    );
+}
+
+#[test]
+fn a_file_of_the_wrong_length_or_a_directory_is_rejected_before_its_entries_are_read() {
+    let dir = std::env::temp_dir().join(format!("transpo-persist-len-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (table, keys) = filled(1, 5000, 5);
+    let file = saved(&table);
+    let path = dir.join("t.tthash");
+    let mut loaded = Table::<ChessEntry>::with_mib(1).expect("table");
+    for (bytes, words) in [
+        (&file[..file.len() - 100], "truncated file"),
+        (
+            &[file.as_slice(), &[0; 9]].concat()[..],
+            "after the checksum",
+        ),
+    ] {
+        std::fs::write(&path, bytes).expect("write");
+        let err = loaded.load_file(&path).expect_err("wrong length");
+        assert!(err.to_string().contains(words), "{err}");
+        assert!(err.to_string().contains("header needs"), "{err}");
+    }
+    assert!(matches!(loaded.load_file(&dir), Err(Error::Corrupt(m)) if m.contains("directory")));
+    std::fs::write(&path, &file).expect("write");
+    loaded.load_file(&path).expect("the whole file");
+    assert_eq!(snapshot(&loaded, &keys), snapshot(&table, &keys));
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
