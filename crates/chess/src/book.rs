@@ -14,6 +14,11 @@
 //! their UCI text (`e1g1`). A whole book is read into memory (the usual books are a few MB)
 //! and checked on opening, so that a truncated or foreign file fails with a reason instead of
 //! giving wrong moves later.
+//!
+//! Opening reads at most [`MAX_BOOK_BYTES`] (the largest published books are a few hundred
+//! MB) and only from a regular file: a `BookFile` naming `/dev/zero`, a pipe or a huge file
+//! is an error at once, not a read that runs until memory runs out. The size is checked
+//! before reading and the read itself is limited too, since a file can grow meanwhile.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -25,6 +30,9 @@ use crate::uci_move;
 
 /// Size of one book entry in bytes.
 pub const ENTRY_SIZE: usize = 16;
+
+/// Largest book [`Book::open`] reads, in bytes (1 GiB: 67 million entries).
+pub const MAX_BOOK_BYTES: u64 = 1 << 30;
 
 /// One raw 16-byte book entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -136,6 +144,18 @@ pub enum BookError {
         /// The size in bytes.
         len: u64,
     },
+    /// The path is not a regular file (a directory, a device such as `/dev/zero`, a pipe).
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The file is larger than [`MAX_BOOK_BYTES`].
+    TooLarge {
+        /// The path.
+        path: PathBuf,
+        /// Its size in bytes (at least this much: reading stops past the limit).
+        len: u64,
+    },
     /// The entries are not sorted by key, so the file is not a Polyglot book (or is damaged).
     Unsorted {
         /// Index of the first entry whose key is smaller than its predecessor's.
@@ -160,6 +180,16 @@ impl fmt::Display for BookError {
                 f,
                 "book is {len} bytes, not a multiple of {ENTRY_SIZE}: truncated or not a \
                  Polyglot book"
+            ),
+            BookError::NotAFile { path } => write!(
+                f,
+                "book {} is not a regular file (a directory, device or pipe)",
+                path.display()
+            ),
+            BookError::TooLarge { path, len } => write!(
+                f,
+                "book {} is {len} bytes, more than the {MAX_BOOK_BYTES} a book may have",
+                path.display()
             ),
             BookError::Unsorted { index } => write!(
                 f,
@@ -222,13 +252,36 @@ pub struct Book {
 }
 
 impl Book {
-    /// Reads and checks a `.bin` book.
+    /// Reads and checks a `.bin` book: a regular file of at most [`MAX_BOOK_BYTES`].
     pub fn open(path: impl AsRef<Path>) -> Result<Book, BookError> {
+        use std::io::Read;
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| BookError::Io {
+        let io_error = |source| BookError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let file = std::fs::File::open(path).map_err(io_error)?;
+        let metadata = file.metadata().map_err(io_error)?;
+        if !metadata.is_file() {
+            return Err(BookError::NotAFile {
+                path: path.to_path_buf(),
+            });
+        }
+        let too_large = |len| BookError::TooLarge {
+            path: path.to_path_buf(),
+            len,
+        };
+        if metadata.len() > MAX_BOOK_BYTES {
+            return Err(too_large(metadata.len()));
+        }
+        // The file may have grown since: read one byte past the limit to notice.
+        let mut bytes = Vec::with_capacity(metadata.len() as usize);
+        file.take(MAX_BOOK_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io_error)?;
+        if bytes.len() as u64 > MAX_BOOK_BYTES {
+            return Err(too_large(bytes.len() as u64));
+        }
         Book::from_bytes(&bytes)
     }
 

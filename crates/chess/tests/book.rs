@@ -184,3 +184,27 @@ fn bad_book_files_are_errors() {
     // Empty is a valid, empty book.
     assert!(Book::from_bytes(&[]).unwrap().is_empty());
 }
+
+/// Issue 14: `BookFile /dev/zero` read until memory ran out. Devices, pipes and directories
+/// are refused before reading, and so is a file beyond the stated maximum.
+#[test]
+fn book_reads_are_bounded() {
+    if std::path::Path::new("/dev/zero").exists() {
+        let err = Book::open("/dev/zero").unwrap_err();
+        assert!(matches!(err, BookError::NotAFile { .. }), "{err:?}");
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+    }
+    let err = Book::open(std::env::temp_dir()).unwrap_err();
+    assert!(matches!(err, BookError::NotAFile { .. }), "{err:?}");
+
+    // A sparse file one entry beyond the limit: refused from its size, nothing read.
+    let path = temp_path("huge.bin");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(transpo_chess::book::MAX_BOOK_BYTES + 16)
+        .unwrap();
+    drop(file);
+    let err = Book::open(&path).unwrap_err();
+    std::fs::remove_file(&path).unwrap();
+    assert!(matches!(err, BookError::TooLarge { .. }), "{err:?}");
+    assert!(err.to_string().contains("more than"), "{err}");
+}

@@ -5,6 +5,12 @@
 //! limits become two durations: a *soft* one, after which no new iteration is started (an
 //! iteration that cannot finish is wasted), and a *hard* one that interrupts the search.
 //! While pondering or in `infinite` mode the clock is not looked at; `ponderhit` starts it.
+//!
+//! A `go` that gives any clock field (`wtime`, `btime`, `winc`, `binc`) is a clocked search,
+//! even when the fields are only those of the side *not* to move (a GUI bug, or a typo): the
+//! engine then assumes it has what the other side has (its time and increment), a bound a
+//! GUI can live with, rather than searching until stopped. Only a `go` with no clock, no
+//! `movetime`, `nodes`, `depth` or `mate` searches until `stop`.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Duration;
@@ -71,11 +77,18 @@ impl Limits {
                 .max(Duration::from_millis(1));
             return Some(TimeBudget { soft: t, hard: t });
         }
-        let (time, inc) = if white {
-            (self.wtime?, self.winc.unwrap_or_default())
+        let (own, other) = if white {
+            ((self.wtime, self.winc), (self.btime, self.binc))
         } else {
-            (self.btime?, self.binc.unwrap_or_default())
+            ((self.btime, self.binc), (self.wtime, self.winc))
         };
+        if own.0.is_none() && own.1.is_none() && other.0.is_none() && other.1.is_none() {
+            return None;
+        }
+        // A clock given only for the other side stands for ours too (see the module docs);
+        // an increment without a time means no time banked.
+        let time = own.0.or(other.0).unwrap_or_default();
+        let inc = own.1.or(other.1).unwrap_or_default();
         let left = time.saturating_sub(overhead);
         // Spread the time over the moves to go (or a guess of 30), plus most of the increment;
         // never plan more than 40% of what is left (60% as an emergency hard limit).
@@ -151,7 +164,17 @@ mod tests {
         };
         let b = limits.time_budget(true, ms(10)).unwrap();
         assert!(b.soft < b.hard && b.hard < ms(30_000), "{b:?}");
-        assert_eq!(limits.time_budget(false, ms(10)), None);
+        // Issue 14: White's clock only, Black to move: bounded as if Black had the same.
+        let black = limits.time_budget(false, ms(10)).unwrap();
+        assert_eq!(black, b);
+        let inc_only = Limits {
+            binc: Some(ms(100)),
+            ..Limits::default()
+        };
+        let b = inc_only.time_budget(true, ms(10)).unwrap();
+        assert!(b.hard <= ms(100), "{b:?}");
+        assert_eq!(Limits::default().time_budget(true, ms(10)), None);
+        assert_eq!(Limits::depth(3).time_budget(true, ms(10)), None);
         let tiny = Limits {
             btime: Some(ms(5)),
             ..Limits::default()
