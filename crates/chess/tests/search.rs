@@ -403,3 +403,143 @@ fn two_threads_reach_the_depth_with_a_legal_move() {
         assert!(r.nodes > 0);
     }
 }
+
+/// Issue 14: an entry whose move is not legal in the position (a key collision, a torn or a
+/// crafted entry) must not be used at all; its static evaluation used to feed reverse
+/// futility and null-move pruning before the move was checked. Entries with an illegal move
+/// and an absurd evaluation at every position one and two plies from the root must leave
+/// the search exactly as it is on an empty table.
+#[test]
+fn entries_with_illegal_moves_feed_nothing() {
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    let root = Position::from_fen(fen).unwrap();
+    // The other side's king stepping forward: never legal for the side to move.
+    let illegal = |pos: &Position| {
+        let text = if pos.side_to_move() == transpo_chess::cozy_chess::Color::White {
+            "e8e7"
+        } else {
+            "e1e2"
+        };
+        let mv: transpo_chess::Move = text.parse().unwrap();
+        assert!(!pos.is_legal(mv));
+        transpo_chess::search::encoding::encode(mv)
+    };
+    let poison = |table: &Table<ChessEntry>, pos: &Position| {
+        table.store(
+            pos.key(),
+            ChessEntry {
+                mv: illegal(pos),
+                score: 0,
+                eval: 25_000,
+                depth: 0,
+                bound: Bound::Upper,
+            },
+        );
+    };
+    let searcher = Searcher::new(SearchConfig::default());
+    let run = |poisoned: bool| {
+        let table = Table::<ChessEntry>::with_mib(16).unwrap();
+        if poisoned {
+            let mut pos = root.clone();
+            for &mv in pos.clone().legal_moves().iter() {
+                pos.play_unchecked(mv);
+                poison(&table, &pos);
+                for &reply in pos.clone().legal_moves().iter() {
+                    pos.play_unchecked(reply);
+                    poison(&table, &pos);
+                    pos.undo();
+                }
+                pos.undo();
+            }
+        }
+        let mut pos = root.clone();
+        searcher.search(&mut pos, &Limits::depth(6), Some(&table), &mut |_| {})
+    };
+    let clean = run(false);
+    let poisoned = run(true);
+    assert!(poisoned.tt_move_failures > 0, "the poison was not met");
+    assert_eq!(
+        (poisoned.score, poisoned.best_move, poisoned.nodes),
+        (clean.score, clean.best_move, clean.nodes)
+    );
+}
+
+/// Issue 14: a same-key store used to replace whatever was there, so quiescence (depth 0)
+/// replaced an entry searched ten plies deep. In the `full` profile on the default scheme a
+/// shallower result keeps the deeper entry; in the `paper` profile the paper's rule holds.
+#[test]
+fn a_quiescence_store_does_not_replace_a_deeper_entry() {
+    // White's only capture is exd5; at depth 1 the position after it is searched by
+    // quiescence with a full window, probes the entry (an upper bound that does not cut)
+    // and stores its depth-0 result.
+    let root = Position::from_fen("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1").unwrap();
+    let mut child = root.clone();
+    child.play(child.parse_uci_move("e4d5").unwrap()).unwrap();
+    let reply = child.parse_uci_move("e8e7").unwrap();
+    let deep = ChessEntry {
+        mv: transpo_chess::search::encoding::encode(reply),
+        score: 20_000,
+        eval: transpo_chess::search::entry::NO_EVAL,
+        depth: 10,
+        bound: Bound::Upper,
+    };
+    for (config, kept) in [
+        (SearchConfig::default(), true),
+        (
+            SearchConfig {
+                features: {
+                    let mut f = SearchConfig::default().features;
+                    f.keep_deeper = false;
+                    f
+                },
+                ..SearchConfig::default()
+            },
+            false,
+        ),
+    ] {
+        let table = Table::<ChessEntry>::with_mib(1).unwrap();
+        table.store(child.key(), deep);
+        let mut pos = root.clone();
+        Searcher::new(config).search(&mut pos, &Limits::depth(1), Some(&table), &mut |_| {});
+        let after = table.probe(child.key()).expect("the child is in the table");
+        assert_eq!(after.depth == 10, kept, "{after:?} with {config:?}");
+    }
+    // The 1994 schemes keep their own rule even in the `full` profile.
+    let config = Config {
+        scheme: Scheme::Deep,
+        ..Config::default()
+    };
+    let table = Table::<ChessEntry>::new(Size::Entries(1 << 12), config).unwrap();
+    table.store(child.key(), deep);
+    let mut pos = root.clone();
+    Searcher::new(SearchConfig::default()).search(
+        &mut pos,
+        &Limits::depth(1),
+        Some(&table),
+        &mut |_| {},
+    );
+    assert_eq!(table.probe(child.key()).map(|e| e.depth), Some(0));
+}
+
+/// Issue 14: helpers publish their node counts every 1024 nodes, so the last `info` line of
+/// a short search with many threads undercounted. The last line must equal the result.
+#[test]
+fn the_last_info_line_has_the_exact_node_count() {
+    let table = Table::<ChessEntry>::with_mib(4).unwrap();
+    let config = SearchConfig {
+        threads: 6,
+        ..SearchConfig::default()
+    };
+    for depth in 1..=6 {
+        table.clear();
+        let mut pos = Position::startpos();
+        let mut last = None;
+        let result = Searcher::new(config).search(
+            &mut pos,
+            &Limits::depth(depth),
+            Some(&table),
+            &mut |info| last = Some(info.nodes),
+        );
+        assert_eq!(last, Some(result.nodes), "depth {depth}");
+    }
+}

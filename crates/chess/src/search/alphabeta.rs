@@ -4,7 +4,17 @@
 //! before generating moves; return the stored score when its depth suffices and its bound
 //! allows (exact; lower ≥ beta; upper ≤ alpha); otherwise try the stored move first (after
 //! checking that it is legal here, counting the failures); store after the move loop with the
-//! bound the result proves and the best move. Quiescence neither probes nor stores.
+//! bound the result proves and the best move. Quiescence neither probes nor stores (in the
+//! `paper` profile; the `full` one probes and stores there too).
+//!
+//! An entry is trusted only as a whole: if its move is not legal here, the entry belongs to
+//! another position (a key collision, a torn write, a crafted file) and none of it is used,
+//! neither its score nor its static evaluation, which would otherwise feed the pruning.
+//! With [`Features::keep_deeper`] (the `full` profile, on the modern schemes) a result does
+//! not replace a deeper entry of the same position, so a quiescence store (depth 0) cannot
+//! wipe out an entry searched many plies deep; a store without a move keeps the entry's move.
+//! The `paper` profile and the 1994 schemes keep the paper's rule: a same-key store always
+//! replaces.
 //!
 //! Every node counts one, interior and leaf, quiescence included. The subtree size stored with
 //! an entry (for the BIG schemes) is the nodes counted below it, where a position answered by
@@ -35,6 +45,8 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     features: Features,
     exact_depth_probing: bool,
     quiescence_in_subtree: bool,
+    /// A store does not replace a deeper entry of the same position (see the module docs).
+    keep_deeper: bool,
     evaluator: &'a Evaluator,
     shared: &'a Shared<'a>,
     /// Whether this is the main thread (the one that watches the clock).
@@ -53,6 +65,8 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     pv_len: [usize; MAX_PLY + 1],
     /// The previous iteration's principal variation, tried first along its line.
     pub(super) prev_pv: Vec<Move>,
+    /// The last `info` this thread reported (the main thread only).
+    pub(super) last_info: Option<super::Info>,
     /// When the clock started (the search's start, or `ponderhit`).
     clock_start: Instant,
     clock_running: bool,
@@ -93,6 +107,8 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             features: config.features,
             exact_depth_probing: config.exact_depth_probing,
             quiescence_in_subtree: config.quiescence_in_subtree,
+            keep_deeper: config.features.keep_deeper
+                && table.is_some_and(|t| !Scheme::PAPER.contains(&t.config().scheme)),
             evaluator,
             shared,
             main,
@@ -107,6 +123,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             prev_pv: Vec::new(),
+            last_info: None,
             clock_start: shared.start,
             clock_running: !shared.control.is_pondering(),
             lmr,
@@ -289,11 +306,12 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         let key = self.pos.key();
         let mut tt_move = None;
         let mut tt_eval = NO_EVAL;
+        // The entry found here, when its move passed the legality check.
+        let mut existing = None;
         if let Some(table) = self.table
             && let Some(entry) = table.probe(key)
         {
             let d = entry.data();
-            tt_eval = d.eval;
             let mut sound = true;
             if d.mv != 0 {
                 match decode(d.mv) {
@@ -303,6 +321,11 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
                         sound = false;
                     }
                 }
+            }
+            if sound {
+                // Only a sound entry's evaluation may feed the pruning below.
+                tt_eval = d.eval;
+                existing = Some(d);
             }
             let deep_enough = if self.exact_depth_probing {
                 i32::from(d.depth) == depth
@@ -490,16 +513,18 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             } else {
                 best_move
             };
-            table.store(
+            self.store(
+                table,
                 key,
-                E::from_data(TtData {
+                existing,
+                TtData {
                     mv: encode_opt(mv),
                     score: score::to_table(best, ply_score, MATE_BOUND) as i16,
                     eval: self.eval_to_store(static_eval),
                     depth: depth.clamp(0, 255) as u8,
                     bound,
                     nodes: self.subtree - subtree_start,
-                }),
+                },
             );
         }
         best
@@ -547,6 +572,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             best = stand;
         }
         let mut tt_move = None;
+        let mut existing = None;
         if let Some(table) = probing
             && let Some(entry) = table.probe(key)
         {
@@ -555,6 +581,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             if d.mv != 0 && decoded.is_none() {
                 self.tt_failures += 1;
             } else {
+                existing = Some(d);
                 tt_move = decoded;
                 let stored = score::from_table(i32::from(d.score), ply as i32, MATE_BOUND);
                 let cut = match d.bound {
@@ -625,19 +652,39 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         }
         if let Some(table) = probing {
             let bound = bound_of(best, old_alpha, beta);
-            table.store(
+            self.store(
+                table,
                 key,
-                E::from_data(TtData {
+                existing,
+                TtData {
                     mv: encode_opt(best_move),
                     score: score::to_table(best, ply as i32, MATE_BOUND) as i16,
                     eval: self.eval_to_store((!in_check).then_some(stand)),
                     depth: 0,
                     bound,
                     nodes: 1,
-                }),
+                },
             );
         }
         best
+    }
+
+    /// Stores a node's result. `existing` is the sound entry the node's probe found for the
+    /// same key, if any: with `keep_deeper`, a deeper one is kept as it is, and a result
+    /// without a move keeps its move (see the module docs).
+    #[inline]
+    fn store(&self, table: &Table<E>, key: u64, existing: Option<TtData>, mut data: TtData) {
+        if self.keep_deeper
+            && let Some(old) = existing
+        {
+            if old.depth > data.depth {
+                return;
+            }
+            if data.mv == 0 {
+                data.mv = old.mv;
+            }
+        }
+        table.store(key, E::from_data(data));
     }
 }
 

@@ -116,11 +116,17 @@ pub struct Features {
     pub iir: bool,
     /// Captures that lose material by static exchange are tried after the quiet moves.
     pub bad_captures_last: bool,
+    /// A result does not replace a deeper table entry of the same position (and a result
+    /// without a move keeps the entry's move), as Stockfish stores; without it a quiescence
+    /// store (depth 0) replaces an entry searched many plies deep. Applies only to the
+    /// modern schemes (`depth-age-*`, `priority`): the 1994 schemes keep the paper's rule,
+    /// same key always replaces.
+    pub keep_deeper: bool,
 }
 
 impl Features {
     /// The names [`Features::set`] accepts, one per switch.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "null_move",
         "lmr",
         "check_extension",
@@ -131,6 +137,7 @@ impl Features {
         "tapered_eval",
         "iir",
         "bad_captures_last",
+        "keep_deeper",
     ];
 
     /// Switches the feature called `name` (one of [`Features::NAMES`]) on or off; an unknown
@@ -147,6 +154,7 @@ impl Features {
             "tapered_eval" => &mut self.tapered_eval,
             "iir" => &mut self.iir,
             "bad_captures_last" => &mut self.bad_captures_last,
+            "keep_deeper" => &mut self.keep_deeper,
             other => {
                 return Err(format!(
                     "unknown feature {other:?} (known: {})",
@@ -174,6 +182,7 @@ impl Features {
             // halves the nodes to reach a given depth.
             iir: false,
             bad_captures_last: on,
+            keep_deeper: on,
         }
     }
 }

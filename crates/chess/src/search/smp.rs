@@ -8,8 +8,11 @@
 //! depth-limit iteration ends the search for all, and its result counts. Otherwise the main
 //! thread alone reports, watches the clock and stops the helpers when it finishes; a helper
 //! that finished a deeper iteration than the main thread then gives the result. Each thread
-//! counts nodes in its own `Worker` and adds them to the shared total every 1024 nodes. At
-//! one thread no other thread exists and the node count depends only on the position, the
+//! counts nodes in its own `Worker` and adds them to the shared total every 1024 nodes, so
+//! `info` lines during the search lag by up to 1024 nodes per helper; once the helpers are
+//! joined their exact counts are added, and if that changes the total the last `info` line
+//! is repeated with it, so the final line always equals [`SearchResult::nodes`]. At one
+//! thread no other thread exists and the node count depends only on the position, the
 //! limits and the table.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -119,7 +122,7 @@ pub(super) fn search<E: SearchEntry>(
                     handles.push(handle);
                 }
             }
-            let outcome = iterate(&mut main, limits, 0, &mut Some(on_info));
+            let outcome = iterate(&mut main, limits, 0, &mut Some(&mut *on_info));
             shared.halt();
             for handle in handles {
                 if let Ok(((n, q, f), helper_outcome, seldepth)) = handle.join() {
@@ -155,7 +158,21 @@ pub(super) fn search<E: SearchEntry>(
                     });
                     Some(h)
                 }
-                None => outcome,
+                None => {
+                    // The main thread's last line counted the helpers' nodes only as far as
+                    // they had published them: repeat it with the exact total.
+                    let nodes = main.nodes + helper_stats.0;
+                    if let Some(mut info) = main.last_info.take()
+                        && info.nodes != nodes
+                    {
+                        info.time = start.elapsed();
+                        info.nodes = nodes;
+                        info.nps = nps(nodes, info.time);
+                        info.hashfull = table.map_or(0, Table::hashfull);
+                        on_info(&info);
+                    }
+                    outcome
+                }
             }
         })
     };
@@ -273,7 +290,7 @@ fn iterate<E: SearchEntry>(
             let nodes = worker.total_nodes();
             let time = worker_elapsed(worker);
             let uci = pv_text(&worker.pos, &pv);
-            report(&Info {
+            let info = Info {
                 depth,
                 seldepth: worker.seldepth as u32,
                 score: Score::from_internal(score),
@@ -282,7 +299,9 @@ fn iterate<E: SearchEntry>(
                 hashfull: worker_hashfull(worker),
                 time,
                 pv: uci,
-            });
+            };
+            report(&info);
+            worker.last_info = Some(info);
         }
         best = Some(Outcome { score, depth, pv });
         worker.shared().completed.fetch_max(depth, Relaxed);
