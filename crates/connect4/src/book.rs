@@ -17,16 +17,73 @@
 //! | 8·n | symmetric keys ([`Position::symmetric_key`]), strictly increasing |
 //! | n | scores, as `i8` |
 //! | 8 | FNV-1a 64 checksum of every byte before it |
+//!
+//! A book holds at most [`MAX_POSITIONS`] positions, so a file is at most
+//! [`MAX_FILE_BYTES`] long. Reading checks the header (magic, version, board, `n` within the
+//! maximum) before it allocates anything, then reads exactly the bytes the header promises
+//! and one more to see that the input ends there: an endless or random input (`/dev/zero`,
+//! `/dev/urandom`, a pipe) is rejected after its first bytes, never read until memory runs
+//! out, and a regular file whose length disagrees with its header is rejected before its
+//! positions are read.
 
 use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
 use crate::solver::{Solver, Strength};
 use std::collections::HashSet;
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"TC4BOOK\n";
 const VERSION: u32 = 1;
 const HEADER_BYTES: usize = 24;
+/// Checksum bytes at the end of a file.
+const CHECKSUM_BYTES: usize = 8;
+
+/// The most positions a book may hold: 2^26, about 67 million. (Every position with up to 12
+/// stones, one of each mirror pair, is about 2 million; a book that size takes days to
+/// generate.)
+pub const MAX_POSITIONS: u64 = 1 << 26;
+
+/// The longest book file: a header, [`MAX_POSITIONS`] keys and scores, and a checksum
+/// (576 MiB and 32 bytes).
+pub const MAX_FILE_BYTES: u64 = file_bytes(MAX_POSITIONS);
+
+/// Length of a book file of `count` positions (callers keep `count ≤ MAX_POSITIONS`, so it
+/// does not overflow).
+const fn file_bytes(count: u64) -> u64 {
+    HEADER_BYTES as u64 + 9 * count + CHECKSUM_BYTES as u64
+}
+
+/// What the header of a book file says.
+struct Header {
+    depth: u32,
+    count: u64,
+}
+
+impl Header {
+    /// Checks the magic, version, board and position count of a header.
+    fn parse(bytes: &[u8; HEADER_BYTES]) -> Result<Header, BookError> {
+        let bad = |why: String| Err(BookError::Format(why));
+        if &bytes[..8] != MAGIC {
+            return bad("missing the TC4BOOK header".into());
+        }
+        let version = u32::from_le_bytes(array(&bytes[8..12]));
+        if version != VERSION {
+            return bad(format!("format version {version}, expected {VERSION}"));
+        }
+        let (width, height, depth) = (bytes[12], bytes[13], u32::from(bytes[14]));
+        if (width as usize, height as usize) != (WIDTH, HEIGHT) {
+            return bad(format!("board {width}x{height}, expected {WIDTH}x{HEIGHT}"));
+        }
+        let count = u64::from_le_bytes(array(&bytes[16..24]));
+        if count > MAX_POSITIONS {
+            return bad(format!(
+                "the header says {count} positions, a book holds at most {MAX_POSITIONS}"
+            ));
+        }
+        Ok(Header { depth, count })
+    }
+}
 
 /// Why a book file could not be read.
 #[derive(Debug)]
@@ -155,10 +212,10 @@ impl Book {
     /// Reads a book from file bytes, checking everything.
     pub fn from_bytes(bytes: &[u8]) -> Result<Book, BookError> {
         let bad = |why: String| Err(BookError::Format(why));
-        if bytes.len() < HEADER_BYTES + 8 || &bytes[..8] != MAGIC {
+        if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES || &bytes[..8] != MAGIC {
             return bad("missing the TC4BOOK header".into());
         }
-        let (body, tail) = bytes.split_at(bytes.len() - 8);
+        let (body, tail) = bytes.split_at(bytes.len() - CHECKSUM_BYTES);
         let stored = u64::from_le_bytes(array(tail));
         let computed = fnv1a(body);
         if stored != computed {
@@ -166,25 +223,15 @@ impl Book {
                 "checksum mismatch (stored {stored:016x}, computed {computed:016x}): the file is corrupt"
             ));
         }
-        let version = u32::from_le_bytes(array(&body[8..12]));
-        if version != VERSION {
-            return bad(format!("format version {version}, expected {VERSION}"));
-        }
-        let (width, height, depth) = (body[12], body[13], u32::from(body[14]));
-        if (width as usize, height as usize) != (WIDTH, HEIGHT) {
-            return bad(format!("board {width}x{height}, expected {WIDTH}x{HEIGHT}"));
-        }
-        let count = u64::from_le_bytes(array(&body[16..24]));
-        let expected = usize::try_from(count)
-            .ok()
-            .and_then(|n| n.checked_mul(9))
-            .and_then(|n| n.checked_add(HEADER_BYTES));
-        if expected != Some(body.len()) {
+        let Header { depth, count } = Header::parse(&array(body))?;
+        if file_bytes(count) != bytes.len() as u64 {
             return bad(format!(
-                "{count} positions need {expected:?} bytes, the file has {}",
-                body.len()
+                "{count} positions need {} bytes, the file has {}",
+                file_bytes(count),
+                bytes.len()
             ));
         }
+        // At most MAX_POSITIONS, so it fits a usize.
         let count = count as usize;
         let keys_end = HEADER_BYTES + 8 * count;
         let keys: Vec<u64> = body[HEADER_BYTES..keys_end]
@@ -205,16 +252,103 @@ impl Book {
         })
     }
 
+    /// Reads a book from a stream, checking everything: the header before anything is
+    /// allocated, then exactly the bytes it promises (at most [`MAX_FILE_BYTES`]), then that
+    /// the stream ends there. Memory grows only as bytes arrive, so a stream that promises a
+    /// big book and stops early costs what it sent.
+    pub fn read(input: impl Read) -> Result<Book, BookError> {
+        Book::read_sized(input, None)
+    }
+
+    /// [`Book::read`], with the input's length when it is known (a regular file): then a
+    /// length the header disagrees with is rejected before the positions are read, and the
+    /// memory for them is reserved at once.
+    fn read_sized(mut input: impl Read, length: Option<u64>) -> Result<Book, BookError> {
+        let bad = |why: String| Err(BookError::Format(why));
+        let mut header = [0; HEADER_BYTES];
+        let got = read_up_to(&mut input, &mut header)?;
+        if got < HEADER_BYTES {
+            return bad(format!(
+                "missing the TC4BOOK header ({got} bytes, a book has at least {})",
+                file_bytes(0)
+            ));
+        }
+        let count = Header::parse(&header)?.count;
+        let total = file_bytes(count);
+        if let Some(length) = length
+            && length != total
+        {
+            return bad(format!(
+                "{count} positions need {total} bytes, the file has {length}"
+            ));
+        }
+        let mut bytes = Vec::new();
+        // `total ≤ MAX_FILE_BYTES`, well within a usize on the 64-bit targets we build for;
+        // on a smaller one the reservation fails and the stream is read as it comes.
+        let reserve = if length.is_some() { total } else { 1 << 16 };
+        bytes
+            .try_reserve_exact(usize::try_from(reserve).unwrap_or(0))
+            .map_err(|e| BookError::Format(format!("{total} bytes do not fit in memory: {e}")))?;
+        bytes.extend_from_slice(&header);
+        input
+            .by_ref()
+            .take(total - HEADER_BYTES as u64)
+            .read_to_end(&mut bytes)?;
+        if (bytes.len() as u64) < total {
+            return bad(format!(
+                "truncated: {count} positions need {total} bytes, the input has {}",
+                bytes.len()
+            ));
+        }
+        if read_up_to(&mut input, &mut [0])? != 0 {
+            return bad(format!(
+                "data after the checksum: {count} positions need {total} bytes, the input has \
+                 more"
+            ));
+        }
+        Book::from_bytes(&bytes)
+    }
+
     /// Writes the book to `path`.
     pub fn save(&self, path: &Path) -> Result<(), BookError> {
         std::fs::write(path, self.to_bytes())?;
         Ok(())
     }
 
-    /// Reads a book from `path`.
+    /// Reads a book from `path` (see [`Book::read`]). A directory, or a regular file longer
+    /// than [`MAX_FILE_BYTES`] or of another length than its header promises, is rejected
+    /// before its positions are read.
     pub fn load(path: &Path) -> Result<Book, BookError> {
-        Book::from_bytes(&std::fs::read(path)?)
+        let file = std::fs::File::open(path)?;
+        let metadata = file.metadata()?;
+        if metadata.is_dir() {
+            return Err(BookError::Format("a directory, not a book file".into()));
+        }
+        let length = metadata.is_file().then_some(metadata.len());
+        if let Some(length) = length
+            && length > MAX_FILE_BYTES
+        {
+            return Err(BookError::Format(format!(
+                "{length} bytes, more than the largest book ({MAX_FILE_BYTES} bytes, \
+                 {MAX_POSITIONS} positions)"
+            )));
+        }
+        Book::read_sized(std::io::BufReader::new(file), length)
     }
+}
+
+/// Reads until `buf` is full or the input ends; how many bytes it read.
+fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// The first `N` bytes of `bytes` (callers pass slices of at least `N` bytes).
@@ -274,5 +408,130 @@ mod tests {
         assert!(message(&bytes[..bytes.len() - 1]).contains("checksum"));
         assert!(message(b"hello").contains("header"));
         assert!(message(&[]).contains("header"));
+    }
+
+    /// A header for `count` positions, as the file would start.
+    fn header(count: u64) -> Vec<u8> {
+        let mut bytes = Book {
+            depth: 3,
+            keys: Vec::new(),
+            scores: Vec::new(),
+        }
+        .to_bytes();
+        bytes.truncate(HEADER_BYTES);
+        bytes[16..24].copy_from_slice(&count.to_le_bytes());
+        bytes
+    }
+
+    /// Counts the bytes a reader hands out.
+    struct Counted<R> {
+        inner: R,
+        read: u64,
+    }
+
+    impl<R: Read> Read for Counted<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.read += n as u64;
+            Ok(n)
+        }
+    }
+
+    fn read_message(input: impl Read) -> String {
+        match Book::read(input) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("a bad book was accepted"),
+        }
+    }
+
+    #[test]
+    fn a_stream_reads_like_bytes() {
+        let (book, _) = small_book();
+        let bytes = book.to_bytes();
+        assert_eq!(Book::read(bytes.as_slice()).expect("own bytes"), book);
+        let empty = Book {
+            depth: 0,
+            keys: Vec::new(),
+            scores: Vec::new(),
+        };
+        assert_eq!(
+            Book::read(empty.to_bytes().as_slice()).expect("empty"),
+            empty
+        );
+    }
+
+    /// Endless zeros (`/dev/zero`) or any endless input after a valid header: the reader
+    /// stops after the header, or after the bytes the header promised and one more.
+    #[test]
+    fn endless_input_is_read_only_as_far_as_the_header_says() {
+        let mut zeros = Counted {
+            inner: std::io::repeat(0),
+            read: 0,
+        };
+        assert!(read_message(&mut zeros).contains("missing the TC4BOOK header"));
+        assert_eq!(zeros.read, HEADER_BYTES as u64);
+
+        let (book, _) = small_book();
+        let bytes = book.to_bytes();
+        let mut endless = Counted {
+            inner: bytes.as_slice().chain(std::io::repeat(7)),
+            read: 0,
+        };
+        assert!(read_message(&mut endless).contains("data after the checksum"));
+        assert_eq!(endless.read, bytes.len() as u64 + 1);
+
+        // The most positions, then endless scores: read to the promised end, no further.
+        let head = header(1000);
+        let mut most = Counted {
+            inner: head.as_slice().chain(std::io::repeat(0)),
+            read: 0,
+        };
+        assert!(read_message(&mut most).contains("data after the checksum"));
+        assert_eq!(most.read, file_bytes(1000) + 1);
+    }
+
+    #[test]
+    fn a_header_promising_too_much_is_rejected_before_anything_is_read() {
+        let head = header(MAX_POSITIONS + 1);
+        let mut input = Counted {
+            inner: head.as_slice().chain(std::io::repeat(0)),
+            read: 0,
+        };
+        let message = read_message(&mut input);
+        assert!(message.contains("at most 67108864"), "{message}");
+        assert_eq!(input.read, HEADER_BYTES as u64);
+        let message = read_message(header(u64::MAX).as_slice());
+        assert!(message.contains("at most"), "{message}");
+        // The most there may be, but the stream stops: an error, and memory for what came.
+        let head = header(MAX_POSITIONS);
+        let message = read_message(head.as_slice().chain(&[0u8; 100][..]));
+        assert!(message.contains("truncated"), "{message}");
+        assert_eq!(MAX_FILE_BYTES, 576 * (1 << 20) + 32);
+    }
+
+    #[test]
+    fn files_of_the_wrong_length_and_directories_are_clear_errors() {
+        let dir = std::env::temp_dir().join(format!("transpo-c4-book-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let message = |path: &Path| match Book::load(path) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{} was accepted", path.display()),
+        };
+        assert!(message(&dir).contains("directory"));
+        let (book, _) = small_book();
+        let bytes = book.to_bytes();
+        let path = dir.join("small.book");
+        for (len, words) in [
+            (bytes.len() - 1, "the file has"),
+            (10, "missing the TC4BOOK header"),
+        ] {
+            std::fs::write(&path, &bytes[..len]).expect("write");
+            assert!(message(&path).contains(words), "{len}");
+        }
+        std::fs::write(&path, [bytes.as_slice(), b"x"].concat()).expect("write");
+        assert!(message(&path).contains("the file has"));
+        book.save(&path).expect("save");
+        assert_eq!(Book::load(&path).expect("whole file"), book);
+        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 }

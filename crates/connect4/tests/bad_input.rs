@@ -113,19 +113,67 @@ fn the_binary_survives_bad_input_and_fails_with_status_1() {
 
 #[test]
 fn a_corrupt_book_is_a_clear_error() {
-    let path = std::env::temp_dir().join(format!("transpo-c4-bad-book-{}", std::process::id()));
-    std::fs::write(&path, b"TC4BOOK\nthis is not a book at all, really").expect("temp file");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_transpo-c4"))
-        .args(["--hash-mib", "4", "--book"])
-        .arg(&path)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("the binary runs");
-    let _ = std::fs::remove_file(&path);
-    assert_eq!(output.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        err.contains("not a valid opening book: checksum mismatch"),
-        "{err}"
-    );
+    // A valid header for one position, its key and score, and a wrong checksum.
+    let mut bad_sum = b"TC4BOOK\n".to_vec();
+    bad_sum.extend_from_slice(&1u32.to_le_bytes());
+    bad_sum.extend_from_slice(&[7, 6, 0, 0]);
+    bad_sum.extend_from_slice(&1u64.to_le_bytes());
+    bad_sum.extend_from_slice(&[0; 9 + 8]);
+    let cases: [(&[u8], &str); 2] = [
+        (
+            b"TC4BOOK\nthis is not a book at all, really",
+            "not a valid opening book: format version",
+        ),
+        (&bad_sum, "not a valid opening book: checksum mismatch"),
+    ];
+    for (i, (bytes, words)) in cases.into_iter().enumerate() {
+        let path =
+            std::env::temp_dir().join(format!("transpo-c4-bad-book-{}-{i}", std::process::id()));
+        std::fs::write(&path, bytes).expect("temp file");
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_transpo-c4"))
+            .args(["--hash-mib", "4", "--book"])
+            .arg(&path)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the binary runs");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(output.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(err.contains(words), "{err}");
+    }
+}
+
+/// `--book` on an endless device is rejected after its first bytes, with status 2; it used to
+/// read until memory ran out. The binary is killed if it runs longer than 20 seconds.
+#[test]
+fn an_endless_book_device_is_a_clear_error_at_once() {
+    use std::time::{Duration, Instant};
+    for device in ["/dev/zero", "/dev/urandom"] {
+        if !std::path::Path::new(device).exists() {
+            continue;
+        }
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_transpo-c4"))
+            .args(["--hash-mib", "4", "--book", device])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        let start = Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if start.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("transpo-c4 --book {device} still running after 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().expect("the binary ends");
+        assert_eq!(output.status.code(), Some(2), "{device}");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            err.contains(device) && err.contains("not a valid opening book: missing the TC4BOOK"),
+            "{device}: {err}"
+        );
+    }
 }
