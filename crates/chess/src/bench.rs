@@ -5,13 +5,14 @@
 //! the total is deterministic and changes only when the search changes.
 
 use std::io::{self, Write};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use transpo::{ChessEntry, Table};
 
 use crate::Position;
 use crate::bench_positions::POSITIONS;
-use crate::search::{Limits, SearchConfig, Searcher, smp_nps};
+use crate::search::{Control, Limits, SearchConfig, Searcher, smp_nps};
 
 /// Depth `bench` searches to by default.
 pub const DEFAULT_DEPTH: u32 = 10;
@@ -42,13 +43,30 @@ pub fn run(
     table: Option<&Table<ChessEntry>>,
     out: &mut impl Write,
 ) -> io::Result<BenchResult> {
-    let searcher = Searcher::new(config);
+    run_with_control(depth, config, table, out, Arc::default())
+}
+
+/// [`run`] stopped through `control`: a stop ends the current position's search at once and
+/// the bench after it, with `info string bench stopped` instead of the final line.
+pub fn run_with_control(
+    depth: u32,
+    config: SearchConfig,
+    table: Option<&Table<ChessEntry>>,
+    out: &mut impl Write,
+    control: Arc<Control>,
+) -> io::Result<BenchResult> {
+    let searcher = Searcher::with_control(config, Arc::clone(&control));
     let mut total = BenchResult {
         nodes: 0,
         time: Duration::ZERO,
         tt_move_failures: 0,
     };
     for (index, fen) in POSITIONS.iter().enumerate() {
+        if control.is_stopped() {
+            writeln!(out, "info string bench stopped after {index} positions")?;
+            out.flush()?;
+            return Ok(total);
+        }
         let Ok(mut pos) = Position::from_fen(fen) else {
             writeln!(
                 out,

@@ -5,10 +5,19 @@
 //! [`perft`] counts the last ply in bulk (moves are generated but not played), which is how
 //! node counts are usually quoted; [`divide`] gives per-move counts like Stockfish's `go
 //! perft`. The `*_make_all` variants play every move, the fair way to time make-move cost.
+//!
+//! The recursion is as deep as the depth asked for, so callers bound it: the binary and the
+//! UCI loop accept at most [`MAX_DEPTH`] (a depth of a million used to overflow the stack).
+//! [`perft_until`] and [`divide_until`] ask a stop function every few thousand nodes, so a
+//! UCI `stop` ends even a perft that would take years.
 
 use cozy_chess::{Board, Move};
 
 use crate::position::Position;
+
+/// Deepest perft the binary and the UCI loop accept (perft 12 of the start position is
+/// 6.2·10¹⁶ leaves: deeper is never useful, and the recursion stays shallow).
+pub const MAX_DEPTH: u32 = 12;
 
 /// Number of leaf nodes `depth` plies below `pos` (1 at depth 0).
 pub fn perft(pos: &mut Position, depth: u32) -> u64 {
@@ -43,6 +52,48 @@ pub fn divide(pos: &mut Position, depth: u32) -> Vec<(String, u64)> {
         .collect();
     counts.sort();
     counts
+}
+
+/// [`perft`] that gives up (`None`) as soon as `stop` returns `true`; `stop` is asked at
+/// every node two or more plies above the leaves.
+pub fn perft_until(pos: &mut Position, depth: u32, stop: &dyn Fn() -> bool) -> Option<u64> {
+    match depth {
+        0 => Some(1),
+        1 => Some(count_moves(pos.board())),
+        _ => {
+            if stop() {
+                return None;
+            }
+            let moves = pos.legal_moves();
+            let mut nodes = 0;
+            for &mv in moves.iter() {
+                pos.play_unchecked(mv);
+                let below = perft_until(pos, depth - 1, stop);
+                pos.undo();
+                nodes += below?;
+            }
+            Some(nodes)
+        }
+    }
+}
+
+/// [`divide`] that gives up (`None`) as soon as `stop` returns `true`.
+pub fn divide_until(
+    pos: &mut Position,
+    depth: u32,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<(String, u64)>> {
+    let moves = pos.legal_moves();
+    let mut counts = Vec::with_capacity(moves.len());
+    for &mv in moves.iter() {
+        let uci = pos.move_to_uci(mv);
+        pos.play_unchecked(mv);
+        let nodes = perft_until(pos, depth.saturating_sub(1), stop);
+        pos.undo();
+        counts.push((uci, nodes?));
+    }
+    counts.sort();
+    Some(counts)
 }
 
 /// Number of legal moves of `board`, counted in bulk.
@@ -161,5 +212,15 @@ mod tests {
         let divide = divide(&mut pos, 2);
         assert_eq!(divide.len(), 20);
         assert!(divide.iter().all(|(_, n)| *n == 20));
+        assert_eq!(divide_until(&mut pos, 2, &|| false), Some(divide));
+        assert_eq!(perft_until(&mut pos, 3, &|| false), Some(8_902));
+    }
+
+    #[test]
+    fn a_stopped_perft_gives_up() {
+        let mut pos = Position::startpos();
+        assert_eq!(perft_until(&mut pos, MAX_DEPTH, &|| true), None);
+        assert_eq!(divide_until(&mut pos, MAX_DEPTH, &|| true), None);
+        assert_eq!(pos.ply(), 0);
     }
 }
