@@ -1,5 +1,9 @@
 //! `transpo-chess`: analyse a position, bench, perft with divide, a perft timing, and (with no
 //! arguments) the UCI loop.
+//!
+//! Every numeric argument has a range that clap checks before anything runs, stated in
+//! `--help` (a perft depth of a million used to overflow the stack; a million threads or a
+//! table of exabytes are refused the same way).
 
 use std::io;
 use std::process::ExitCode;
@@ -24,7 +28,8 @@ struct Cli {
 enum Command {
     /// Count leaf nodes DEPTH plies deep, per move (like Stockfish's `go perft`).
     Perft {
-        /// Depth in plies.
+        /// Depth in plies, 0 to 12.
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=i64::from(perft::MAX_DEPTH)))]
         depth: u32,
         /// Position as FEN (the start position if absent); may be given unquoted.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -32,15 +37,15 @@ enum Command {
     },
     /// Search the 49 bench positions to DEPTH; ends with `N nodes N nps`.
     Bench {
-        /// Depth in plies.
-        #[arg(default_value_t = transpo_chess::bench::DEFAULT_DEPTH)]
+        /// Depth in plies, 1 to 100.
+        #[arg(default_value_t = transpo_chess::bench::DEFAULT_DEPTH, value_parser = depth_range())]
         depth: u32,
-        /// Table size in MiB; 0 searches without a table.
-        #[arg(long, default_value_t = 16)]
+        /// Table size in MiB, 0 to 65536; 0 searches without a table.
+        #[arg(long, default_value_t = 16, value_parser = hash_range())]
         hash: u64,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
+        /// Search threads, 1 to 256.
+        #[arg(long, default_value_t = 1, value_parser = threads_range())]
+        threads: u64,
         /// Search profile: full or paper.
         #[arg(long, default_value = "full")]
         profile: Profile,
@@ -57,23 +62,23 @@ enum Command {
         /// Features B switches off, comma-separated.
         #[arg(long, value_delimiter = ',')]
         b_without: Vec<String>,
-        /// Number of openings (games = 2 × openings).
-        #[arg(long, default_value_t = 100)]
-        openings: usize,
-        /// First opening line to use (openings are spread evenly over the file).
-        #[arg(long, default_value_t = 0)]
-        offset: usize,
-        /// Nodes per move.
-        #[arg(long, default_value_t = 5000)]
+        /// Number of openings (games = 2 × openings), 1 to 100000.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        openings: u64,
+        /// First opening line to use (openings are spread evenly over the file), 0 to 10⁹.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
+        offset: u64,
+        /// Nodes per move, 1 to 10⁹.
+        #[arg(long, default_value_t = 5000, value_parser = nodes_per_move_range())]
         nodes: u64,
-        /// B's nodes per move, if different.
-        #[arg(long)]
+        /// B's nodes per move, if different, 1 to 10⁹.
+        #[arg(long, value_parser = nodes_per_move_range())]
         b_nodes: Option<u64>,
-        /// Games at once.
-        #[arg(long, default_value_t = 2)]
-        concurrency: usize,
-        /// Table size per side in MiB.
-        #[arg(long, default_value_t = 4)]
+        /// Games at once, 1 to 256.
+        #[arg(long, default_value_t = 2, value_parser = threads_range())]
+        concurrency: u64,
+        /// Table size per side in MiB, 0 to 65536.
+        #[arg(long, default_value_t = 4, value_parser = hash_range())]
         hash: u64,
         /// Openings file (EPD or FEN lines).
         #[arg(long, default_value = "../shared/data/chess/openings/8moves_v3.epd")]
@@ -84,21 +89,21 @@ enum Command {
     },
     /// Analyse a position: UCI-style info lines, then `bestmove`.
     Analyse {
-        /// Search to this depth (the default when no limit is given: 14).
-        #[arg(long)]
+        /// Search to this depth, 1 to 100 (the default when no limit is given: 14).
+        #[arg(long, value_parser = depth_range())]
         depth: Option<u32>,
-        /// Search this many milliseconds.
-        #[arg(long)]
+        /// Search this many milliseconds, 1 to 2⁶³ − 1.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         movetime: Option<u64>,
-        /// Search this many nodes.
-        #[arg(long)]
+        /// Search this many nodes, 1 to 2⁶³ − 1.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         nodes: Option<u64>,
-        /// Table size in MiB; 0 searches without a table.
-        #[arg(long, default_value_t = 64)]
+        /// Table size in MiB, 0 to 65536; 0 searches without a table.
+        #[arg(long, default_value_t = 64, value_parser = hash_range())]
         hash: u64,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
+        /// Search threads, 1 to 256.
+        #[arg(long, default_value_t = 1, value_parser = threads_range())]
+        threads: u64,
         /// Search profile: full or paper.
         #[arg(long, default_value = "full")]
         profile: Profile,
@@ -108,16 +113,36 @@ enum Command {
     },
     /// Time perft playing every move: plain cozy-chess, with the key, and through Position.
     BenchPerft {
-        /// Depth in plies.
-        #[arg(default_value_t = 5)]
+        /// Depth in plies, 0 to 12.
+        #[arg(default_value_t = 5, value_parser = clap::value_parser!(u32).range(0..=i64::from(perft::MAX_DEPTH)))]
         depth: u32,
-        /// Runs of each variant; the fastest run counts.
-        #[arg(long, default_value_t = 3)]
+        /// Runs of each variant, 1 to 1000; the fastest run counts.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
         repeat: u32,
         /// Position as FEN (the start position if absent).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         fen: Vec<String>,
     },
+}
+
+/// Search depths: 1 to the search's maximum.
+fn depth_range() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=i64::from(transpo_chess::search::MAX_DEPTH))
+}
+
+/// Table sizes in MiB: 0 to the UCI maximum.
+fn hash_range() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(0..=uci::MAX_HASH_MIB)
+}
+
+/// Threads: 1 to the UCI maximum.
+fn threads_range() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=uci::MAX_THREADS as u64)
+}
+
+/// Nodes per self-play move: 1 to 10⁹.
+fn nodes_per_move_range() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=1_000_000_000)
 }
 
 fn position_from(fen: &[String]) -> Result<Position, String> {
@@ -221,7 +246,8 @@ fn main() -> ExitCode {
             without,
         }) => {
             let mut config = SearchConfig {
-                threads,
+                // In range: clap checked 1..=MAX_THREADS.
+                threads: threads as usize,
                 ..SearchConfig::with_profile(profile)
             };
             for name in &without {
@@ -278,7 +304,8 @@ fn main() -> ExitCode {
                 limits.depth = Some(14);
             }
             let config = SearchConfig {
-                threads: threads.clamp(1, uci::MAX_THREADS),
+                // In range: clap checked 1..=MAX_THREADS.
+                threads: threads as usize,
                 move_overhead: Duration::ZERO,
                 ..SearchConfig::with_profile(profile)
             };
@@ -321,11 +348,12 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let openings = selfplay::read_openings(&text, openings, offset);
+            // In range for usize: clap checked them (at most 10⁹).
+            let openings = selfplay::read_openings(&text, openings as usize, offset as usize);
             let m = selfplay::Match {
                 nodes,
                 b_nodes,
-                concurrency,
+                concurrency: concurrency as usize,
                 hash_mib: hash,
                 ..selfplay::Match::new(a, b, openings)
             };

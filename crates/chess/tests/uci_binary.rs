@@ -90,3 +90,39 @@ fn perft_subcommand_divides_like_stockfish() {
     let err = String::from_utf8(output.stderr).unwrap();
     assert!(err.contains("error: invalid FEN: 3 fields"), "{err}");
 }
+
+/// Issue 14: `perft 1000000` overflowed the stack, and an impossible FEN made `analyse` and
+/// `perft` panic (exit code 101). Out-of-range numbers are clap errors (code 2) naming the
+/// range; impossible positions are errors (code 1).
+#[test]
+fn subcommands_check_their_arguments() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["perft", "1000000"][..],
+        &["bench-perft", "1000000"],
+        &["bench", "101"],
+        &["bench", "1", "--threads", "1000000"],
+        &["analyse", "--depth", "0"],
+        &["analyse", "--hash", "99999999"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is not in"), "{args:?}: {err}");
+    }
+    for command in ["perft 2", "analyse --depth 3", "bench-perft 2"] {
+        let mut args: Vec<&str> = command.split(' ').collect();
+        args.extend("8/8/8/8/8/8/8/Kk6 w - - 0 1".split(' '));
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("side by side"), "{args:?}: {err}");
+    }
+    let help = String::from_utf8(run(&["perft", "--help"]).stdout).unwrap();
+    assert!(help.contains("0 to 12"), "{help}");
+}

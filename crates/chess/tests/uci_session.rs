@@ -309,3 +309,52 @@ fn bench_and_analyse_subcommands() {
     assert!(text.contains("score mate 1"), "{text}");
     assert!(text.ends_with("bestmove a1a8\n"), "{text}");
 }
+
+/// Issue 14, through the binary: nothing a line asks for leaves the GUI waiting.
+#[test]
+fn nothing_hangs_the_engine() {
+    let mut e = Engine::start();
+    // Kings side by side: refused (it used to be accepted, and the search then panicked
+    // inside cozy-chess without answering bestmove). The old position stays.
+    e.send("position fen 8/8/8/8/8/8/8/Kk6 w - - 0 1");
+    let lines = e.until("info string error", SECOND * 2);
+    assert!(lines.last().unwrap().contains("side by side"), "{lines:?}");
+    e.send("go depth 3");
+    e.bestmove(&Position::startpos(), SECOND * 5);
+
+    // A clock only for the side not to move: bounded as if we had the same (it used to
+    // search without limit).
+    let mut pos = Position::startpos();
+    pos.play(pos.parse_uci_move("e2e4").unwrap()).unwrap();
+    e.send("position startpos moves e2e4");
+    e.send("go wtime 1000");
+    e.bestmove(&pos, SECOND * 3);
+
+    // Perft runs in the search thread: isready is answered, stop ends it.
+    e.send("perft 12");
+    let start = Instant::now();
+    e.send("isready");
+    e.until("readyok", SECOND);
+    e.send("stop");
+    e.until("info string perft stopped", SECOND);
+    assert!(start.elapsed() < SECOND, "{:?}", start.elapsed());
+
+    // A book file that never ends: refused at once.
+    if std::path::Path::new("/dev/zero").exists() {
+        e.send("setoption name BookFile value /dev/zero");
+        let lines = e.until("info string error", SECOND * 2);
+        assert!(
+            lines.last().unwrap().contains("not a regular file"),
+            "{lines:?}"
+        );
+    }
+
+    // quit ends a perft of years at once.
+    e.send("go perft 12");
+    std::thread::sleep(Duration::from_millis(50));
+    let start = Instant::now();
+    e.send("quit");
+    let status = e.child.wait().unwrap();
+    assert!(status.success());
+    assert!(start.elapsed() < SECOND * 2, "{:?}", start.elapsed());
+}
