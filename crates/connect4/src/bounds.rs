@@ -35,7 +35,7 @@
 //!   byte carries the best column instead (1 + column, 0 for none): the move that cut off, tried
 //!   first when the binary search comes back to the position with another window.
 
-use crate::position::Position;
+use crate::position::{Position, WIDTH};
 use std::num::NonZeroU8;
 use transpo::{Config, ExactEntry, Scheme, Size, Table};
 
@@ -77,6 +77,16 @@ const _: () = assert!(START_BUCKETS >= ExactEntry::MIN_BUCKETS);
 /// more positions, earlier growth leaves the cache sooner; 2^18 and 1/2 sits in between.
 fn grow_after(buckets: usize) -> u64 {
     buckets as u64 / 2
+}
+
+/// The big table's size for `mib` MiB: the largest power of two of 8-byte entries that fits
+/// (see [`BoundTable::new`]), or `mib` itself for the table crate to refuse when no entry fits
+/// or the product overflows.
+fn far_size(mib: u64) -> Size {
+    match mib.checked_mul((1 << 20) / 8) {
+        Some(entries) if entries > 0 => Size::Entries(1 << entries.ilog2()),
+        _ => Size::Mib(mib),
+    }
 }
 
 /// What the table knows about a position's score.
@@ -162,6 +172,11 @@ pub trait BoundStore {
         let _ = pos;
         1
     }
+    /// The store as a [`BoundTable`] that many search threads can share, or `None` if it is
+    /// not one: the solver then searches on one thread whatever it was asked.
+    fn as_shared(&mut self) -> Option<&mut BoundTable> {
+        None
+    }
 }
 
 /// One table of the pair, with the growth state that lets it start small after a clear.
@@ -217,12 +232,26 @@ impl Tier {
         self.table.store(key, entry);
         self.stores += 1;
         if self.stores == self.grow_at {
-            let buckets = self.table.grow();
-            self.grow_at = if buckets == self.table.buckets() {
-                0
-            } else {
-                self.stores + grow_after(buckets)
-            };
+            self.grow();
+        }
+    }
+
+    /// Doubles the buckets in use and sets the next growth point.
+    fn grow(&mut self) {
+        let buckets = self.table.grow();
+        self.grow_at = if buckets == self.table.buckets() {
+            0
+        } else {
+            self.stores + grow_after(buckets)
+        };
+    }
+
+    /// Counts `n` stores made behind the tier's back, and grows if they reached the growth
+    /// point.
+    fn credit(&mut self, n: u64) {
+        self.stores += n;
+        while self.grow_at != 0 && self.stores >= self.grow_at {
+            self.grow();
         }
     }
 }
@@ -238,8 +267,12 @@ pub struct BoundTable {
 }
 
 impl BoundTable {
-    /// A direct-mapped, always-replace table of `mib` MiB (8 bytes an entry), plus the
-    /// [`NEAR_TABLE_MIB`] near table.
+    /// A direct-mapped, always-replace table of `mib` MiB (8 bytes an entry) rounded down
+    /// to a power of two of entries, plus the [`NEAR_TABLE_MIB`] near table.
+    ///
+    /// Why a power of two: the big table grows by doubling the buckets it uses, and only a
+    /// power of two splits each bucket in two by one key bit, which keeps every entry
+    /// ([`Table::grow`]); growing to any other count would empty the table mid-solve.
     pub fn new(mib: u64) -> Result<Self, TableError> {
         let config = Config {
             scheme: Scheme::New,
@@ -248,7 +281,7 @@ impl BoundTable {
             counting: false,
         };
         Ok(BoundTable {
-            far: Tier::new(Size::Mib(mib), START_BUCKETS, config)?,
+            far: Tier::new(far_size(mib), START_BUCKETS, config)?,
             near: Tier::new(
                 Size::Entries(NEAR_BUCKETS as u64),
                 // All of it from the start: starting it small too (2^14 to 2^16 buckets)
@@ -277,6 +310,56 @@ impl BoundTable {
     fn key(&self, pos: &Position) -> u64 {
         (pos.symmetric_key() | self.epoch << KEY_BITS).wrapping_mul(MIX)
     }
+
+    /// The entry for `bound` and `best` as `pos` stores it. A position and its mirror share
+    /// an entry (one key), so the column is kept as seen from the orientation whose key is
+    /// the smaller, the one [`Position::symmetric_key`] picks: [`oriented`] turns it back.
+    #[inline]
+    fn entry(pos: &Position, bound: ScoreBound, best: Option<usize>) -> ExactEntry {
+        ExactEntry {
+            value: bound.encode(),
+            // Columns are below 7.
+            depth: best.map_or(0, |c| oriented(pos, c) as u8 + 1),
+        }
+    }
+
+    /// [`BoundStore::put`] through a shared reference, for search threads that share the
+    /// table: the entry goes in without counting towards growth (the threads count their
+    /// stores of far positions themselves and hand the sum to [`BoundTable::credit_stores`]
+    /// while none of them runs). Returns whether `pos` went to the big (far) table.
+    #[inline]
+    pub fn put_shared(&self, pos: &Position, bound: ScoreBound, best: Option<usize>) -> bool {
+        let far = !is_near(pos);
+        self.tier(pos)
+            .table
+            .store(self.key(pos), Self::entry(pos, bound, best));
+        far
+    }
+
+    /// Stores of far positions left before the big table grows, if it will grow again: a
+    /// parallel solve pauses its threads there and grows it with
+    /// [`BoundTable::credit_stores`].
+    pub fn stores_until_growth(&self) -> Option<u64> {
+        let far = &self.far;
+        (far.grow_at != 0).then(|| far.grow_at.saturating_sub(far.stores))
+    }
+
+    /// Counts `far_stores` stores made through [`BoundTable::put_shared`], and grows the big
+    /// table if they reached its growth point.
+    pub fn credit_stores(&mut self, far_stores: u64) {
+        self.far.credit(far_stores);
+    }
+}
+
+/// Column `col` of `pos` as seen in the orientation that [`Position::symmetric_key`]
+/// chooses (the position itself or its mirror), and back again: the map is its own inverse.
+#[inline]
+fn oriented(pos: &Position, col: usize) -> usize {
+    if pos.key() <= pos.mirror_key() {
+        col
+    } else {
+        WIDTH - 1 - col
+    }
 }
 
 impl BoundStore for BoundTable {
@@ -301,7 +384,7 @@ impl BoundStore for BoundTable {
     #[inline]
     fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
         self.tier(pos).table.probe(self.key(pos)).map(|e| {
-            let best = (e.depth as usize).checked_sub(1);
+            let best = (e.depth as usize).checked_sub(1).map(|c| oriented(pos, c));
             (ScoreBound::decode(e.value), best)
         })
     }
@@ -310,11 +393,7 @@ impl BoundStore for BoundTable {
     /// always replace).
     #[inline]
     fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
-        let entry = ExactEntry {
-            value: bound.encode(),
-            // Columns are below 7.
-            depth: best.map_or(0, |c| c as u8 + 1),
-        };
+        let entry = Self::entry(pos, bound, best);
         let key = self.key(pos);
         if is_near(pos) {
             self.near.store(key, entry);
@@ -326,6 +405,10 @@ impl BoundStore for BoundTable {
     /// Entries of both tables.
     fn capacity(&self) -> usize {
         self.far.table.capacity() + self.near.table.capacity()
+    }
+
+    fn as_shared(&mut self) -> Option<&mut BoundTable> {
+        Some(self)
     }
 }
 
@@ -351,6 +434,10 @@ mod tests {
         assert_eq!(table.get(&mirror), Some((ScoreBound::Lower(3), None)));
         table.put(&pos, ScoreBound::Upper(-2), Some(6), 1);
         assert_eq!(table.get(&pos), Some((ScoreBound::Upper(-2), Some(6))));
+        // The mirror's best column is the mirror of the column: 7th becomes 1st.
+        assert_eq!(table.get(&mirror), Some((ScoreBound::Upper(-2), Some(0))));
+        table.put(&mirror, ScoreBound::Lower(1), Some(1), 1);
+        assert_eq!(table.get(&pos), Some((ScoreBound::Lower(1), Some(5))));
         assert_eq!(table.get(&Position::from_moves("4").expect("valid")), None);
         table.clear();
         assert_eq!(table.get(&pos), None);
@@ -399,6 +486,24 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A size that is not a power of two of entries is rounded down to one, so the table
+    /// still grows by doubling and keeps its entries (growing from 2^18 to the 655,360
+    /// buckets of 5 MiB emptied it).
+    #[test]
+    fn any_size_grows_without_losing_entries() {
+        let mut table = BoundTable::new(5).expect("5 MiB");
+        assert_eq!(table.capacity(), (1 << 19) + NEAR_BUCKETS);
+        let mut all = positions(300_000);
+        all.retain(|pos| pos.moves() < NEAR_FROM_MOVES);
+        for pos in &all {
+            table.put(pos, ScoreBound::Upper(0), None, 1);
+        }
+        assert_eq!(table.buckets_in_use(), 1 << 19);
+        let found = all.iter().filter(|pos| table.get(pos).is_some()).count();
+        assert!(found > all.len() / 2, "{found} of {}", all.len());
+        assert!(BoundTable::new(u64::MAX).is_err());
     }
 
     /// The table grows while bounds go in, and what it answers afterwards is always what was

@@ -27,6 +27,7 @@ pub mod book;
 pub mod bounds;
 pub mod cli;
 pub mod moves;
+pub mod parallel;
 pub mod position;
 pub mod solver;
 

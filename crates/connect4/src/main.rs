@@ -37,13 +37,18 @@ struct SolveArgs {
     /// Weak solve: 1 win, 0 draw, -1 loss.
     #[arg(long, global = true)]
     weak: bool,
-    /// Table size in MiB (8 bytes an entry), plus a fixed 2 MiB table for positions near
-    /// the end of the game.
+    /// Table size in MiB (8 bytes an entry; rounded down to a power of two of entries, so
+    /// that the table can grow without losing entries), plus a fixed 2 MiB table for
+    /// positions near the end of the game.
     #[arg(long, default_value_t = 128, global = true)]
     hash_mib: u64,
     /// An opening book made by `transpo-c4 book`.
     #[arg(long, global = true)]
     book: Option<PathBuf>,
+    /// Threads that solve each position together on the one table (1 to 256; default: all
+    /// cores). Scores do not depend on it.
+    #[arg(long, global = true, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
 }
 
 #[derive(Subcommand)]
@@ -89,12 +94,30 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Strength::Strong
     };
     let mut solver = Solver::new(args.solve.hash_mib)?;
+    let threads = match args.solve.threads {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    solver.set_threads(threads);
     if let Some(path) = &args.solve.book {
         let book = Book::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
         solver.set_book(book);
     }
     let ok = match args.command {
         None => {
+            // A long solve says how its score search goes, so a user knows it is alive.
+            solver.set_progress(Box::new(|step| {
+                if step.elapsed >= std::time::Duration::from_secs(1) {
+                    eprintln!(
+                        "  window {:+}: score in {}..={}, {:.1} s, {} positions",
+                        step.window,
+                        step.min,
+                        step.max,
+                        step.elapsed.as_secs_f64(),
+                        step.nodes
+                    );
+                }
+            }));
             let options = Options {
                 strength,
                 analyze: args.analyze,
@@ -130,7 +153,9 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 Strength::Weak => "weak",
             };
             println!(
-                "{kind} solve, {} MiB table + {} MiB near table ({} entries){}\n",
+                "{kind} solve, {} thread{}, {} MiB table + {} MiB near table ({} entries){}\n",
+                solver.threads(),
+                if solver.threads() == 1 { "" } else { "s" },
                 args.solve.hash_mib,
                 transpo_connect4::bounds::NEAR_TABLE_MIB,
                 solver.table_capacity(),

@@ -16,6 +16,7 @@ use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, ScoreBound, TableError};
 use crate::moves::MoveSorter;
 use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 const SQUARES_I: i32 = SQUARES as i32;
 /// Enhanced transposition cutoffs only where at least 20 squares are empty: nearer the end
@@ -35,7 +36,7 @@ pub enum Strength {
 }
 
 /// A solver: a bound table (by default the exact [`BoundTable`]), an optional opening book,
-/// and a node counter.
+/// a node counter, and how many threads to solve with.
 pub struct Solver<T: BoundStore = BoundTable> {
     table: T,
     book: Option<Book>,
@@ -43,6 +44,28 @@ pub struct Solver<T: BoundStore = BoundTable> {
     /// Subtree sizes as a replacement scheme counts them: `nodes`, except that a cutoff by a
     /// stored bound counts [`BoundStore::hit_weight`] (BIGALL's stored subtree size).
     weight: u64,
+    threads: usize,
+    parallel_after: u64,
+    progress: Option<Progress>,
+}
+
+/// A callback told of each step of the score search (see [`Solver::set_progress`]).
+pub type Progress = Box<dyn Fn(&Step) + Send + Sync>;
+
+/// One answered null-window search of a solve: what a user watching a long solve is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The window searched was `[window, window + 1]`: "is the score above `window`?".
+    pub window: i32,
+    /// The score is now known to lie in `min..=max`.
+    pub min: i32,
+    /// See `min`.
+    pub max: i32,
+    /// Positions explored so far in this solve, by all threads (those of other threads as
+    /// last published, so a little behind).
+    pub nodes: u64,
+    /// Time since the solve began.
+    pub elapsed: std::time::Duration,
 }
 
 /// The score of a win with the side to move's next stone, when `moves` stones are down.
@@ -51,8 +74,33 @@ pub const fn win_now_score(moves: u32) -> i32 {
     (SQUARES_I + 1 - moves as i32) / 2
 }
 
+/// The score window of a position the side to move cannot win at once: `(min, max)` with the
+/// score in `min..=max` (strong), or `(-1, 1)` (weak: only the sign is sought).
+pub(crate) fn initial_window(pos: &Position, strength: Strength) -> (i32, i32) {
+    match strength {
+        Strength::Strong => (
+            -(SQUARES_I - pos.moves() as i32) / 2,
+            win_now_score(pos.moves()),
+        ),
+        Strength::Weak => (-1, 1),
+    }
+}
+
+/// The next null window of the binary search on the score, within `min < max`: the middle,
+/// pulled towards 0 where most scores lie (Pons, Part 9).
+#[inline]
+pub(crate) fn next_window(min: i32, max: i32) -> i32 {
+    let mut med = min + (max - min) / 2;
+    if med <= 0 && min / 2 < med {
+        med = min / 2;
+    } else if med >= 0 && max / 2 > med {
+        med = max / 2;
+    }
+    med
+}
+
 impl Solver {
-    /// A solver with a table of `hash_mib` MiB.
+    /// A solver with a table of `hash_mib` MiB, on one thread.
     pub fn new(hash_mib: u64) -> Result<Self, TableError> {
         Ok(Solver::with_table(BoundTable::new(hash_mib)?))
     }
@@ -66,6 +114,9 @@ impl<T: BoundStore> Solver<T> {
             book: None,
             nodes: 0,
             weight: 0,
+            threads: 1,
+            parallel_after: crate::parallel::PARALLEL_AFTER,
+            progress: None,
         }
     }
 
@@ -79,6 +130,31 @@ impl<T: BoundStore> Solver<T> {
         self.book = Some(book);
     }
 
+    /// Solves with `threads` threads (at least 1) sharing the table, if the store can be
+    /// shared ([`BoundStore::as_shared`]; the default [`BoundTable`] can). The scores are the
+    /// same whatever the number; see [`crate::parallel`] for how the threads work together.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// Helpers join a solve only once it has explored `positions` positions on one thread
+    /// (default [`crate::parallel::PARALLEL_AFTER`]; 0: from the start), so that the many small
+    /// solves of a test set do not pay for starting threads. Tests set it low to make the
+    /// threads meet on small problems.
+    pub fn set_parallel_after(&mut self, positions: u64) {
+        self.parallel_after = positions;
+    }
+
+    /// Threads a solve uses.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Calls `progress` after each null-window search of every solve from now on.
+    pub fn set_progress(&mut self, progress: Progress) {
+        self.progress = Some(progress);
+    }
+
     /// Forgets the table's contents and zeroes the node counter.
     pub fn reset(&mut self) {
         self.table.clear();
@@ -86,7 +162,8 @@ impl<T: BoundStore> Solver<T> {
         self.weight = 0;
     }
 
-    /// Positions explored (calls to the search) since the last [`Solver::reset`].
+    /// Positions explored (calls to the search, summed over threads) since the last
+    /// [`Solver::reset`].
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
@@ -101,28 +178,63 @@ impl<T: BoundStore> Solver<T> {
         if pos.can_win_next() {
             return finish(win_now_score(pos.moves()), strength);
         }
-        let (mut min, mut max) = match strength {
-            Strength::Strong => (
-                -(SQUARES_I - pos.moves() as i32) / 2,
-                win_now_score(pos.moves()),
-            ),
-            Strength::Weak => (-1, 1),
+        let score = if self.threads > 1
+            && let Some(table) = self.table.as_shared()
+        {
+            let solved = crate::parallel::solve(
+                table,
+                self.book.as_ref(),
+                pos,
+                strength,
+                self.threads,
+                self.parallel_after,
+                self.progress.as_deref(),
+            );
+            self.nodes += solved.nodes;
+            solved.score
+        } else {
+            self.solve_alone(pos, strength)
         };
+        finish(score, strength)
+    }
+
+    /// The binary search on the score, on this thread with the table to itself.
+    fn solve_alone(&mut self, pos: &Position, strength: Strength) -> i32 {
+        let started = std::time::Instant::now();
+        let mut search = Search {
+            table: &mut self.table,
+            book: self.book.as_ref(),
+            nodes: self.nodes,
+            weight: self.weight,
+            signal: &NEVER,
+            seen: 0,
+            aborted: false,
+            busy: &NO_BUSY,
+            defer_until: 0,
+        };
+        let before = search.nodes;
+        let (mut min, mut max) = initial_window(pos, strength);
         while min < max {
-            let mut med = min + (max - min) / 2;
-            if med <= 0 && min / 2 < med {
-                med = min / 2;
-            } else if med >= 0 && max / 2 > med {
-                med = max / 2;
-            }
-            let r = self.negamax(pos, med, med + 1, pos.opponent_winning());
+            let med = next_window(min, max);
+            let r = search.negamax(pos, med, med + 1, pos.opponent_winning());
             if r <= med {
                 max = r;
             } else {
                 min = r;
             }
+            if let Some(progress) = &self.progress {
+                progress(&Step {
+                    window: med,
+                    min,
+                    max,
+                    nodes: search.nodes - before,
+                    elapsed: started.elapsed(),
+                });
+            }
         }
-        finish(min, strength)
+        self.nodes = search.nodes;
+        self.weight = search.weight;
+        min
     }
 
     /// The score of every column of `pos` from the side to move's view (`None` for a full
@@ -147,17 +259,160 @@ impl<T: BoundStore> Solver<T> {
         }
         scores
     }
+}
 
+/// The busy nodes of a search alone: never any.
+static NO_BUSY: Busy = Busy::new();
+
+/// A signal no one ever raises, for a search that has the table to itself.
+static NEVER: AtomicU32 = AtomicU32::new(0);
+
+/// How one search thread reaches the bound table: with `&mut` when it has it to itself (and
+/// may grow it as it stores), or through a shared reference when threads share it.
+pub(crate) trait Access {
+    /// Whether other threads search at the same time: only then does the search watch for a
+    /// signal to abandon its window.
+    const SHARED: bool;
+    /// [`BoundStore::WEIGHS_SUBTREES`].
+    const WEIGHS_SUBTREES: bool;
+    /// [`BoundStore::get`].
+    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)>;
+    /// [`BoundStore::put`].
+    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, nodes: u64);
+    /// [`BoundStore::prefetch`].
+    fn prefetch(&self, pos: &Position);
+    /// [`BoundStore::hit_weight`].
+    fn hit_weight(&self, pos: &Position) -> u64;
+    /// Called by a shared search every [`PUBLISH_EVERY`] positions explored, with the count
+    /// so far: the moment to tell the other threads.
+    #[inline]
+    fn tick(&mut self, nodes: u64) {
+        let _ = nodes;
+    }
+}
+
+/// A shared search reports its counts (through [`Access::tick`]) every this many positions
+/// explored, a power of two: often enough for a pause to come soon after its cause, seldom
+/// enough that the shared counters cost nothing measurable.
+pub(crate) const PUBLISH_EVERY: u64 = 1 << 12;
+
+impl<T: BoundStore> Access for &mut T {
+    const SHARED: bool = false;
+    const WEIGHS_SUBTREES: bool = T::WEIGHS_SUBTREES;
+    #[inline]
+    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+        (**self).get(pos)
+    }
+    #[inline]
+    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, nodes: u64) {
+        (**self).put(pos, bound, best, nodes);
+    }
+    #[inline]
+    fn prefetch(&self, pos: &Position) {
+        (**self).prefetch(pos);
+    }
+    #[inline]
+    fn hit_weight(&self, pos: &Position) -> u64 {
+        (**self).hit_weight(pos)
+    }
+}
+
+/// One thread's search: negamax over a table reached through `A`, with its own counters.
+pub(crate) struct Search<'a, A: Access> {
+    pub(crate) table: A,
+    pub(crate) book: Option<&'a Book>,
+    /// Positions explored (calls to [`Search::negamax`]).
+    pub(crate) nodes: u64,
+    /// See [`Solver`]'s field of the same name.
+    pub(crate) weight: u64,
+    /// Raised (changed from `seen`) when the window being searched no longer matters: another
+    /// thread answered it, or the solve pauses. Only watched when `A::SHARED`.
+    pub(crate) signal: &'a AtomicU32,
+    /// The value of `signal` when the current window began.
+    pub(crate) seen: u32,
+    /// Set once the search saw the signal: every frame then returns at once, storing
+    /// nothing, and the caller discards the result.
+    pub(crate) aborted: bool,
+    /// Nodes being searched near the root, by all threads.
+    pub(crate) busy: &'a Busy,
+    /// Nodes with fewer stones than this mark themselves busy and defer busy children.
+    pub(crate) defer_until: u32,
+}
+
+/// Slots of [`Busy`]: a power of two.
+const BUSY_SLOTS: usize = 1 << 12;
+
+/// The nodes near the root that some thread is searching right now, one key per slot
+/// (0: free): ABDADA's idea without its table entries. A thread that meets a busy child
+/// searches its other children first, and by the time it comes back to the busy one the
+/// other thread has often stored its bound, so two threads seldom search the same subtree at
+/// once. A full slot leaves a node unmarked, which only costs that saving.
+pub(crate) struct Busy([AtomicU64; BUSY_SLOTS]);
+
+/// A node's mark in [`Busy`], taken off when the search leaves the node.
+pub(crate) struct Mark<'a>(&'a AtomicU64);
+
+impl Drop for Mark<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Relaxed);
+    }
+}
+
+impl Busy {
+    /// No node busy.
+    pub(crate) const fn new() -> Busy {
+        Busy([const { AtomicU64::new(0) }; BUSY_SLOTS])
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> &AtomicU64 {
+        &self.0[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize & (BUSY_SLOTS - 1)]
+    }
+
+    /// Marks `pos` busy, if its slot is free.
+    #[inline]
+    fn mark(&self, pos: &Position) -> Option<Mark<'_>> {
+        let key = pos.symmetric_key();
+        let slot = self.slot(key);
+        slot.compare_exchange(0, key, Relaxed, Relaxed)
+            .ok()
+            .map(|_| Mark(slot))
+    }
+
+    /// Whether some thread is searching `pos`.
+    #[inline]
+    fn is_busy(&self, pos: &Position) -> bool {
+        let key = pos.symmetric_key();
+        self.slot(key).load(Relaxed) == key
+    }
+}
+
+impl<A: Access> Search<'_, A> {
     /// Negamax with alpha-beta in `[alpha, beta]`, for a position where the side to move
     /// cannot win at once, whose opponent's winning squares are `threats`
     /// ([`Position::opponent_winning`]: the parent computed them to order its moves). Returns
     /// the exact score if it lies inside the window, else a bound on the same side of the
-    /// window as the score (fail-soft within the known bounds).
-    fn negamax(&mut self, pos: &Position, mut alpha: i32, mut beta: i32, threats: u64) -> i32 {
+    /// window as the score (fail-soft within the known bounds). When shared, returns a
+    /// meaningless 0 with `aborted` set if the signal was raised.
+    pub(crate) fn negamax(&mut self, pos: &Position, alpha: i32, beta: i32, threats: u64) -> i32 {
         debug_assert!(alpha < beta && !pos.can_win_next());
         self.nodes += 1;
+        if A::SHARED {
+            if self.nodes & (PUBLISH_EVERY - 1) == 0 {
+                self.table.tick(self.nodes);
+            }
+            if self.signal.load(Relaxed) != self.seen {
+                self.aborted = true;
+                return 0;
+            }
+        }
+        self.node(pos, alpha, beta, threats)
+    }
+
+    #[inline(always)]
+    fn node(&mut self, pos: &Position, mut alpha: i32, mut beta: i32, threats: u64) -> i32 {
         // Subtree sizes cost a counter per node: only for stores that keep them.
-        if T::WEIGHS_SUBTREES {
+        if A::WEIGHS_SUBTREES {
             self.weight += 1;
         }
         let first = self.weight;
@@ -181,7 +436,7 @@ impl<T: BoundStore> Solver<T> {
         }
         // We cannot win with this stone, so at best with the next one.
         let mut max = (SQUARES_I - 1 - moves) / 2;
-        if let Some(book) = &self.book
+        if let Some(book) = self.book
             && let Some(score) = book.get(pos)
         {
             return score;
@@ -241,10 +496,33 @@ impl<T: BoundStore> Solver<T> {
                 return -upper;
             }
         }
-        let mut moves = MoveSorter::EMPTY;
-        moves.start(candidates, hint);
-        while let Some((square, threats)) = moves.next(pos) {
+        let mut sorter = MoveSorter::EMPTY;
+        sorter.start(candidates, hint);
+        // Near the root of a shared search, mark the node as being searched, and leave the
+        // children other threads are searching for last (see `Busy`).
+        let busy = self.busy;
+        let shallow = A::SHARED && pos.moves() < self.defer_until;
+        let _mark = if shallow { busy.mark(pos) } else { None };
+        let mut deferred = [(0, 0); WIDTH];
+        let (mut deferred_len, mut deferred_next) = (0, 0);
+        loop {
+            let (square, threats) = match sorter.next(pos) {
+                Some(next) if shallow && busy.is_busy(&pos.after(next.0)) => {
+                    deferred[deferred_len] = next;
+                    deferred_len += 1;
+                    continue;
+                }
+                Some(next) => next,
+                None if deferred_next < deferred_len => {
+                    deferred_next += 1;
+                    deferred[deferred_next - 1]
+                }
+                None => break,
+            };
             let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
+            if A::SHARED && self.aborted {
+                return 0;
+            }
             if score >= beta {
                 let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
                 let nodes = self.weight - first + 1;
