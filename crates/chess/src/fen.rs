@@ -34,7 +34,7 @@
 
 use std::fmt;
 
-use cozy_chess::{BitBoard, Board, Color, FenParseError, Piece, get_king_moves, get_line_rays};
+use cozy_chess::{BitBoard, Board, Color, FenParseError, Piece, get_king_moves};
 
 use crate::position::Position;
 

@@ -668,7 +668,13 @@ impl UciSession {
                 }
                 self.options.book_file = path;
             }
-            "ponder" => {}
+            "ponder" => {
+                // Pondering is driven by `go ponder`; the option only has to be well formed.
+                match value_of("Ponder")?.to_ascii_lowercase().as_str() {
+                    "true" | "false" => {}
+                    other => return Err(format!("option Ponder: {other:?} is not true or false")),
+                }
+            }
             _ => return Err(format!("unknown option {name:?}")),
         }
         Ok(())
@@ -1121,7 +1127,9 @@ mod tests {
             "setoption name Replacement value twobig1",
             "setoption name Profile value paper",
             "setoption name Clear Hash",
+            "setoption name Ponder value maybe",
+            "setoption name Ponder value true",
         ]);
-        assert_eq!(out.matches("info string error:").count(), 9, "{out}");
+        assert_eq!(out.matches("info string error:").count(), 10, "{out}");
     }
 }
