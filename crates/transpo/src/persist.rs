@@ -46,7 +46,9 @@ pub const FORMAT_VERSION: u32 = 2;
 const MAX_LAYOUT_BYTES: usize = 256;
 /// Longest scheme name a file may hold.
 const MAX_SCHEME_BYTES: usize = 64;
-/// Cells per I/O chunk.
+/// Cells per I/O chunk (fewer for a smaller table). The chunks bypass the 8 KiB buffers of
+/// the reader and writer, which only gather the header's small fields, so saving or loading
+/// a small table allocates little.
 const CHUNK_CELLS: usize = 1 << 16;
 
 impl<E: Entry> Table<E> {
@@ -61,7 +63,7 @@ impl<E: Entry> Table<E> {
             )));
         }
         let scheme = self.config().scheme.to_string();
-        let mut out = ChecksumWriter::new(BufWriter::with_capacity(1 << 20, out));
+        let mut out = ChecksumWriter::new(BufWriter::new(out));
         out.write_all(MAGIC)?;
         out.write_all(&FORMAT_VERSION.to_le_bytes())?;
         out.write_all(&(E::LAYOUT.len() as u32).to_le_bytes())?;
@@ -74,7 +76,7 @@ impl<E: Entry> Table<E> {
         out.write_all(&(self.buckets() as u64).to_le_bytes())?;
         out.write_all(&self.generation().to_le_bytes())?;
         let size = <E::Cell as Cell>::BYTES;
-        let mut buf = vec![0; CHUNK_CELLS * size];
+        let mut buf = vec![0; CHUNK_CELLS.min(self.capacity()) * size];
         for cells in self.cells().chunks(CHUNK_CELLS) {
             for (cell, bytes) in cells.iter().zip(buf.chunks_exact_mut(size)) {
                 <E::Cell as Cell>::write_le(cell.load(), bytes);
@@ -135,7 +137,7 @@ impl<E: Entry> Table<E> {
 
     /// [`Table::load`], with the input's total length when it is known.
     fn load_checked(&mut self, input: impl Read, length: Option<u64>) -> Result<(), Error> {
-        let mut input = ChecksumReader::new(BufReader::with_capacity(1 << 20, input));
+        let mut input = ChecksumReader::new(BufReader::new(input));
         let magic: [u8; 8] = input.array("magic")?;
         if &magic != MAGIC {
             return Err(Error::Corrupt(
@@ -231,7 +233,7 @@ impl<E: Entry> Table<E> {
             }));
         }
         let cells = RawCells::<E::Cell>::zeroed(self.capacity())?;
-        let mut buf = vec![0; CHUNK_CELLS * cell_bytes];
+        let mut buf = vec![0; CHUNK_CELLS.min(self.capacity()) * cell_bytes];
         for chunk in cells.cells().chunks(CHUNK_CELLS) {
             let bytes = &mut buf[..chunk.len() * cell_bytes];
             input.exact(bytes, "entries")?;
