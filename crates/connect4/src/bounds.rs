@@ -263,7 +263,58 @@ pub struct BoundTable {
     far: Tier,
     /// Positions with at least `NEAR_FROM_MOVES` stones.
     near: Tier,
+    /// A near table for each helper thread of a parallel solve (see [`ThreadView`]).
+    helper_near: Vec<Table<ExactEntry>>,
     epoch: u64,
+}
+
+/// One thread's view of a [`BoundTable`] in a parallel solve: the big table, shared, and a
+/// near table of the thread's own.
+///
+/// Why the near tables are not shared: they hold the positions at the end of the game, which
+/// are cheap to search again, and they are written at nearly every node. Shared, each write
+/// took the cache line away from the other core; on this machine two threads then ran at
+/// anywhere between one and two threads' speed from run to run.
+pub struct ThreadView<'a> {
+    table: &'a BoundTable,
+    near: &'a Table<ExactEntry>,
+}
+
+impl ThreadView<'_> {
+    /// The table that holds `pos` for this thread.
+    #[inline]
+    fn table(&self, pos: &Position) -> &Table<ExactEntry> {
+        if is_near(pos) {
+            self.near
+        } else {
+            &self.table.far.table
+        }
+    }
+
+    /// [`BoundStore::get`].
+    #[inline]
+    pub fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+        self.table(pos)
+            .probe(self.table.key(pos))
+            .map(|e| BoundTable::decode(pos, e))
+    }
+
+    /// [`BoundStore::put`] through a shared reference: the entry goes in without counting
+    /// towards growth (the threads count their stores of far positions themselves and hand
+    /// the sum to [`BoundTable::credit_stores`] while none of them runs). Returns whether
+    /// `pos` went to the big (far) table.
+    #[inline]
+    pub fn put(&self, pos: &Position, bound: ScoreBound, best: Option<usize>) -> bool {
+        self.table(pos)
+            .store(self.table.key(pos), BoundTable::entry(pos, bound, best));
+        !is_near(pos)
+    }
+
+    /// [`BoundStore::prefetch`].
+    #[inline]
+    pub fn prefetch(&self, pos: &Position) {
+        self.table(pos).prefetch(self.table.key(pos));
+    }
 }
 
 impl BoundTable {
@@ -290,8 +341,35 @@ impl BoundTable {
                 NEAR_BUCKETS,
                 config,
             )?,
+            helper_near: Vec::new(),
             epoch: 1,
         })
+    }
+
+    /// Makes ready for parallel solves with `helpers` helper threads besides the caller: one
+    /// near table each ([`ThreadView`]), [`NEAR_TABLE_MIB`] MiB apiece.
+    pub fn set_helpers(&mut self, helpers: usize) -> Result<(), TableError> {
+        self.helper_near.truncate(helpers);
+        while self.helper_near.len() < helpers {
+            let near = Tier::new(
+                Size::Entries(NEAR_BUCKETS as u64),
+                NEAR_BUCKETS,
+                self.near.table.config(),
+            )?;
+            self.helper_near.push(near.table);
+        }
+        Ok(())
+    }
+
+    /// The view of thread `thread` of a parallel solve: 0 is the caller, which uses the
+    /// table's own near table; helper `i` (1 or more, up to [`BoundTable::set_helpers`]) has
+    /// a near table of its own.
+    pub fn view(&self, thread: usize) -> ThreadView<'_> {
+        let near = match thread.checked_sub(1) {
+            Some(helper) => &self.helper_near[helper],
+            None => &self.near.table,
+        };
+        ThreadView { table: self, near }
     }
 
     /// Buckets of the big table in use now: `START_BUCKETS` after a clear, doubling as the
@@ -323,17 +401,13 @@ impl BoundTable {
         }
     }
 
-    /// [`BoundStore::put`] through a shared reference, for search threads that share the
-    /// table: the entry goes in without counting towards growth (the threads count their
-    /// stores of far positions themselves and hand the sum to [`BoundTable::credit_stores`]
-    /// while none of them runs). Returns whether `pos` went to the big (far) table.
+    /// What [`BoundTable::entry`] stored for `pos`.
     #[inline]
-    pub fn put_shared(&self, pos: &Position, bound: ScoreBound, best: Option<usize>) -> bool {
-        let far = !is_near(pos);
-        self.tier(pos)
-            .table
-            .store(self.key(pos), Self::entry(pos, bound, best));
-        far
+    fn decode(pos: &Position, entry: ExactEntry) -> (ScoreBound, Option<usize>) {
+        let best = (entry.depth as usize)
+            .checked_sub(1)
+            .map(|c| oriented(pos, c));
+        (ScoreBound::decode(entry.value), best)
     }
 
     /// Stores of far positions left before the big table grows, if it will grow again: a
@@ -344,7 +418,7 @@ impl BoundTable {
         (far.grow_at != 0).then(|| far.grow_at.saturating_sub(far.stores))
     }
 
-    /// Counts `far_stores` stores made through [`BoundTable::put_shared`], and grows the big
+    /// Counts `far_stores` stores made through [`ThreadView::put`], and grows the big
     /// table if they reached its growth point.
     pub fn credit_stores(&mut self, far_stores: u64) {
         self.far.credit(far_stores);
@@ -370,6 +444,7 @@ impl BoundStore for BoundTable {
         if self.epoch == EPOCHS {
             self.far.table.clear();
             self.near.table.clear();
+            self.helper_near.iter().for_each(Table::clear);
             self.epoch = 1;
         }
         self.far.restart();
@@ -383,10 +458,10 @@ impl BoundStore for BoundTable {
 
     #[inline]
     fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
-        self.tier(pos).table.probe(self.key(pos)).map(|e| {
-            let best = (e.depth as usize).checked_sub(1).map(|c| oriented(pos, c));
-            (ScoreBound::decode(e.value), best)
-        })
+        self.tier(pos)
+            .table
+            .probe(self.key(pos))
+            .map(|e| Self::decode(pos, e))
     }
 
     /// Keeps the best column in the entry's depth byte; `nodes` is not kept (one way,
@@ -402,9 +477,11 @@ impl BoundStore for BoundTable {
         }
     }
 
-    /// Entries of both tables.
+    /// Entries of all the tables: the big one and every near one.
     fn capacity(&self) -> usize {
-        self.far.table.capacity() + self.near.table.capacity()
+        self.far.table.capacity()
+            + self.near.table.capacity()
+            + self.helper_near.iter().map(Table::capacity).sum::<usize>()
     }
 
     fn as_shared(&mut self) -> Option<&mut BoundTable> {

@@ -98,7 +98,7 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Some(n) => usize::from(n),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    solver.set_threads(threads);
+    solver.set_threads(threads)?;
     if let Some(path) = &args.solve.book {
         let book = Book::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
         solver.set_book(book);

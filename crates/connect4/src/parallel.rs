@@ -35,7 +35,7 @@
 //! [`PARALLEL_AFTER`] positions have been explored.
 
 use crate::book::Book;
-use crate::bounds::{BoundTable, ScoreBound};
+use crate::bounds::{BoundTable, ScoreBound, ThreadView};
 use crate::position::Position;
 use crate::solver::{Access, Busy, Search, Step, Strength, initial_window, next_window};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
@@ -126,7 +126,7 @@ impl Round<'_> {
 /// The table as one thread of a parallel solve reaches it: shared, with the thread's own count
 /// of stores and the round it reports them to.
 struct Shared<'a> {
-    table: &'a BoundTable,
+    table: ThreadView<'a>,
     round: &'a Round<'a>,
     /// Stores of far positions since the last report.
     far_stores: u64,
@@ -139,16 +139,14 @@ impl Access for Shared<'_> {
     const WEIGHS_SUBTREES: bool = false;
     #[inline]
     fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
-        use crate::bounds::BoundStore;
         self.table.get(pos)
     }
     #[inline]
     fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
-        self.far_stores += u64::from(self.table.put_shared(pos, bound, best));
+        self.far_stores += u64::from(self.table.put(pos, bound, best));
     }
     #[inline]
     fn prefetch(&self, pos: &Position) {
-        use crate::bounds::BoundStore;
         self.table.prefetch(pos);
     }
     #[inline]
@@ -165,7 +163,8 @@ impl Access for Shared<'_> {
 }
 
 /// Solves `pos` (which the side to move cannot win at once) with `threads` threads on
-/// `table`, which a caller cleared or not as it wishes.
+/// `table`, which a caller cleared or not as it wishes, and made ready for `threads − 1`
+/// helpers ([`BoundTable::set_helpers`]).
 pub(crate) fn solve(
     table: &mut BoundTable,
     book: Option<&Book>,
@@ -199,10 +198,10 @@ pub(crate) fn solve(
         let helpers = if alone { 0 } else { threads - 1 };
         std::thread::scope(|scope| {
             let round = &round;
-            for _ in 0..helpers {
-                scope.spawn(move || work(shared, book, round));
+            for helper in 1..=helpers {
+                scope.spawn(move || work(shared.view(helper), book, round));
             }
-            work(shared, book, round);
+            work(shared.view(0), book, round);
         });
         nodes += round.nodes.load(Ordering::Relaxed);
         min = round.min.load(Ordering::Relaxed);
@@ -215,7 +214,7 @@ pub(crate) fn solve(
 
 /// One thread of a round: answers windows until the score is known or the round pauses, then
 /// reports its counts.
-fn work(table: &BoundTable, book: Option<&Book>, round: &Round<'_>) {
+fn work(table: ThreadView<'_>, book: Option<&Book>, round: &Round<'_>) {
     let mut search = Search {
         table: Shared {
             table,

@@ -133,8 +133,18 @@ impl<T: BoundStore> Solver<T> {
     /// Solves with `threads` threads (at least 1) sharing the table, if the store can be
     /// shared ([`BoundStore::as_shared`]; the default [`BoundTable`] can). The scores are the
     /// same whatever the number; see [`crate::parallel`] for how the threads work together.
-    pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
+    ///
+    /// # Errors
+    ///
+    /// If the memory for the helpers' near tables ([`BoundTable::set_helpers`]) cannot be had;
+    /// the solver then keeps its former thread count.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), TableError> {
+        let threads = threads.max(1);
+        if let Some(table) = self.table.as_shared() {
+            table.set_helpers(threads - 1)?;
+        }
+        self.threads = threads;
+        Ok(())
     }
 
     /// Helpers join a solve only once it has explored `positions` positions on one thread

@@ -38,7 +38,7 @@ fn check(file: &str, limit: Option<usize>, strength: Strength) {
     let Some(text) = read(file) else { return };
     for threads in [1, 2] {
         let mut solver = Solver::new(64).expect("64 MiB");
-        solver.set_threads(threads);
+        solver.set_threads(threads).expect("helper tables");
         let result = run_set(&mut solver, file, &text, strength, limit, |_, _| {});
         let expected = limit.unwrap_or(1000).min(text.lines().count());
         assert_eq!(result.positions, expected, "{file}");
@@ -95,7 +95,7 @@ fn many_threads_on_a_tiny_table_score_exactly() {
     ] {
         let Some(text) = read(file) else { continue };
         let mut solver = Solver::new(1).expect("1 MiB");
-        solver.set_threads(8);
+        solver.set_threads(8).expect("helper tables");
         solver.set_parallel_after(0);
         for strength in [Strength::Strong, Strength::Weak] {
             let result = run_set(&mut solver, file, &text, strength, Some(limit), |_, _| {});
