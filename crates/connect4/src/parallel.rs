@@ -48,8 +48,10 @@ pub const PARALLEL_AFTER: u64 = 1 << 16;
 /// Nodes with fewer than this many stones more than the root mark themselves busy and leave
 /// busy children for last ([`Busy`]). Measured on Begin-Hard (10 lines, 2 threads, 3 runs
 /// each): 0 plies 0.89 s, 12 plies 0.51–0.69 s, 20 plies 0.50–0.66 s, every node 1.1–1.3 s
-/// (the marks of deep nodes cost more than they save); one thread 0.86 s.
-const DEFER_PLIES: u32 = 16;
+/// (the marks of deep nodes cost more than they save), one thread 0.86 s; on Begin-Medium
+/// (200 lines, 2 runs each) 8 plies 25.0 ms, 12 plies 24.7 ms, 16 plies 25.4 ms, 20 plies
+/// 27.0 ms; on the empty board (weak) 16 and 22 plies alike.
+const DEFER_PLIES: u32 = 12;
 
 /// The outcome of a parallel solve.
 pub(crate) struct Solved {
