@@ -81,8 +81,11 @@ struct Round<'a> {
     /// Positions explored in earlier rounds of this solve, for progress reports.
     nodes_before: u64,
     started: Instant,
-    /// The nodes near the root being searched.
-    busy: Busy,
+    /// The nodes near the root being searched (none between rounds: every mark is taken off
+    /// as its node returns, aborted or not).
+    busy: &'a Busy,
+    /// Nodes with fewer stones than this mark themselves busy: none in a round alone.
+    defer_until: u32,
     progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
 }
 
@@ -172,6 +175,7 @@ pub(crate) fn solve(
     book: Option<&Book>,
     pos: &Position,
     strength: Strength,
+    busy: &Busy,
     threads: usize,
     parallel_after: u64,
     progress: Option<&(dyn Fn(&Step) + Send + Sync)>,
@@ -193,7 +197,8 @@ pub(crate) fn solve(
             pause_at_stores: table.stores_until_growth().unwrap_or(u64::MAX),
             nodes_before: nodes,
             started,
-            busy: Busy::new(),
+            busy,
+            defer_until: if alone { 0 } else { pos.moves() + DEFER_PLIES },
             progress,
         };
         let shared: &BoundTable = table;
@@ -230,8 +235,8 @@ fn work(table: ThreadView<'_>, book: Option<&Book>, round: &Round<'_>) {
         signal: &round.signal,
         seen: 0,
         aborted: false,
-        busy: &round.busy,
-        defer_until: round.pos.moves() + DEFER_PLIES,
+        busy: round.busy,
+        defer_until: round.defer_until,
     };
     let pos = round.pos;
     let threats = pos.opponent_winning();

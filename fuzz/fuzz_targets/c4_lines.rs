@@ -1,0 +1,81 @@
+//! Connect Four input lines, as `transpo-c4` reads them on stdin: every line through
+//! `cli::parse_line`, and each position it accepts through the `Position` operations the
+//! solver uses. Lines that fail to parse, and positions with at least 30 stones (12 empty
+//! squares or fewer, solved in microseconds), also go through `cli::run` with a 1 MiB table,
+//! strong and weak, plain and `--analyze`; emptier positions would take seconds to solve.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use std::cell::RefCell;
+use transpo_connect4::{
+    Position, Solver, Strength,
+    cli::{Options, parse_line, run},
+    position::WIDTH,
+};
+
+/// The fewest stones of a position the target solves.
+const SOLVE_FROM: u32 = 30;
+
+thread_local! {
+    static SOLVER: RefCell<Solver> = RefCell::new(Solver::new(1).expect("a 1 MiB table"));
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut to_solve = Vec::new();
+    for line in data.split(|&b| b == b'\n').take(32) {
+        let text = String::from_utf8_lossy(line);
+        match parse_line(&text) {
+            Ok(problem) => {
+                exercise(&problem.position);
+                if problem.position.moves() >= SOLVE_FROM {
+                    to_solve.extend_from_slice(line);
+                    to_solve.push(b'\n');
+                }
+            }
+            Err(e) => {
+                let _ = e.to_string();
+                to_solve.extend_from_slice(line);
+                to_solve.push(b'\n');
+            }
+        }
+    }
+    let flags = data.first().copied().unwrap_or(0);
+    let options = Options {
+        strength: if flags & 1 == 0 {
+            Strength::Strong
+        } else {
+            Strength::Weak
+        },
+        analyze: flags & 2 != 0,
+    };
+    SOLVER.with_borrow_mut(|solver| {
+        // Lines that are not UTF-8 are an I/O error of the reader, as on stdin.
+        let _ = run(
+            solver,
+            to_solve.as_slice(),
+            std::io::sink(),
+            std::io::sink(),
+            options,
+        );
+    });
+});
+
+/// The position operations the solver relies on, with their invariants.
+fn exercise(pos: &Position) {
+    let possible = pos.possible();
+    let _ = (pos.key(), pos.can_win_next(), pos.opponent_winning());
+    assert_eq!(pos.mirror().mirror(), *pos);
+    assert_eq!(pos.symmetric_key(), pos.mirror().symmetric_key());
+    assert_eq!(pos.non_losing_moves() & !possible, 0);
+    for col in 0..WIDTH {
+        if !pos.can_play(col) {
+            continue;
+        }
+        let _ = pos.is_winning_move(col);
+        let mut next = *pos;
+        next.play_column(col);
+        assert_eq!(next.moves(), pos.moves() + 1);
+        let _ = (next.key(), next.possible(), next.symmetric_key());
+    }
+}
