@@ -167,19 +167,33 @@ impl Access for Shared<'_> {
     }
 }
 
-/// Solves `pos` (which the side to move cannot win at once) with `threads` threads on
-/// `table`, which a caller cleared or not as it wishes, and made ready for `threads − 1`
-/// helpers ([`BoundTable::set_helpers`]).
+/// What a parallel solve works with besides the table, from the [`crate::Solver`].
+pub(crate) struct Team<'a> {
+    pub(crate) book: Option<&'a Book>,
+    pub(crate) busy: &'a Busy,
+    /// Threads in all, the caller's included.
+    pub(crate) threads: usize,
+    /// See [`crate::Solver::set_parallel_after`].
+    pub(crate) parallel_after: u64,
+    pub(crate) progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
+}
+
+/// Solves `pos` (which the side to move cannot win at once) with `team` on `table`, which a
+/// caller cleared or not as it wishes, and made ready for the team's helpers
+/// ([`BoundTable::set_helpers`]).
 pub(crate) fn solve(
     table: &mut BoundTable,
-    book: Option<&Book>,
     pos: &Position,
     strength: Strength,
-    busy: &Busy,
-    threads: usize,
-    parallel_after: u64,
-    progress: Option<&(dyn Fn(&Step) + Send + Sync)>,
+    team: Team<'_>,
 ) -> Solved {
+    let Team {
+        book,
+        busy,
+        threads,
+        parallel_after,
+        progress,
+    } = team;
     let (mut min, mut max) = initial_window(pos, strength);
     let mut nodes = 0;
     let started = Instant::now();

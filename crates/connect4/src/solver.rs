@@ -199,16 +199,14 @@ impl<T: BoundStore> Solver<T> {
             && let Some(busy) = &self.busy
             && let Some(table) = self.table.as_shared()
         {
-            let solved = crate::parallel::solve(
-                table,
-                self.book.as_ref(),
-                pos,
-                strength,
+            let team = crate::parallel::Team {
+                book: self.book.as_ref(),
                 busy,
-                self.threads,
-                self.parallel_after,
-                self.progress.as_deref(),
-            );
+                threads: self.threads,
+                parallel_after: self.parallel_after,
+                progress: self.progress.as_deref(),
+            };
+            let solved = crate::parallel::solve(table, pos, strength, team);
             self.nodes += solved.nodes;
             solved.score
         } else {
