@@ -44,7 +44,7 @@ FENS = {
 for name, text in FENS.items():
     write("fen", name, text)
 
-# --- uci: sessions (the target caps go, perft, Hash and Threads) -----------------------
+# --- uci: sessions (the engine's fuzzing limits cap go, perft, bench, Hash, Threads) -----
 UCI = {
     "handshake.txt": "uci\nisready\nucinewgame\nisready\nquit\n",
     "game.txt": "uci\nposition startpos moves e2e4 e7e5 g1f3 b8c6\ngo depth 3\nisready\n"
@@ -59,6 +59,8 @@ UCI = {
     "mate.txt": "position fen 7k/5Q2/6K1/8/8/8/8/8 w - - 0 1\ngo depth 2\nposition fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1\ngo depth 2\n",
     "errors.txt": "position startpos moves e2e5\nposition fen 8/8/8\ngo depth x\nsetoption name Hash value -1\nperft 99\nfoo\n\n",
     "book_option.txt": "setoption name OwnBook value true\nsetoption name BookFile value /nonexistent.bin\ngo depth 1\n",
+    "go_forms.txt": "go movetime 50\ngo wtime 100 btime 100 movestogo 5\ngo mate 2\ngo perft 2\ngo infinite\n"
+    "stop\nbench 1\nsetoption name Threads value 2\ngo nodes 100000\n",
 }
 for name, text in UCI.items():
     write("uci", name, text)
