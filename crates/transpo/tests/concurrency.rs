@@ -1,26 +1,45 @@
 //! Concurrency stress: threads store and probe overlapping keys whose payload is a function
 //! of the key. A hit whose payload is not that function of its key would be a torn or
 //! misattributed entry, and fails the test.
+//!
+//! CI runs a short sample. For a long run, set `TRANSPO_STRESS_OPS` (operations per test, all
+//! threads together) and `TRANSPO_STRESS_THREADS`, e.g. 10⁹ operations on two threads:
+//!
+//! ```sh
+//! TRANSPO_STRESS_OPS=1000000000 TRANSPO_STRESS_THREADS=2 \
+//!     cargo test --release -p transpo --test concurrency -- --test-threads 1 never_tear
+//! ```
 
 use std::num::NonZeroU8;
 use transpo::{
-    Bound, ChessEntry, CompactEntry, Config, Entry, ResearchEntry, Scheme, Size, SolverEntry,
-    Table, key::mix,
+    Bound, ChessEntry, CompactEntry, Config, Entry, ExactEntry, ResearchEntry, Scheme, Size,
+    SolverEntry, Table, key::mix,
 };
 
-const THREADS: usize = 4;
-const OPS_PER_THREAD: usize = 300_000;
+/// Threads and operations per thread: 4 × 300,000 unless the environment says otherwise
+/// (see the module docs).
+fn load() -> (usize, usize) {
+    let var = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+    };
+    let threads = var("TRANSPO_STRESS_THREADS").unwrap_or(4).max(1);
+    let ops = var("TRANSPO_STRESS_OPS").map_or(300_000, |ops| ops / threads);
+    (threads, ops)
+}
 
 /// Hammers a small table (many collisions) from several threads; returns the hits seen.
 fn hammer<E: Entry>(config: Config, keys: &[u64], payload: impl Fn(u64) -> E + Sync) -> u64 {
     let table = Table::<E>::new(Size::Entries(64 * 16), config).expect("small table");
     let hits = std::sync::atomic::AtomicU64::new(0);
+    let (threads, ops_per_thread) = load();
     std::thread::scope(|scope| {
-        for thread in 0..THREADS {
+        for thread in 0..threads {
             let (table, payload, hits) = (&table, &payload, &hits);
             scope.spawn(move || {
                 let mut x = thread as u64 + 1;
-                for i in 0..OPS_PER_THREAD {
+                for i in 0..ops_per_thread {
                     x = mix(x);
                     let key = keys[x as usize % keys.len()];
                     if i % 2 == 0 {
@@ -115,6 +134,26 @@ fn solver_entries_never_tear() {
     };
     let hits = hammer(config, &keys, |k| SolverEntry {
         value: NonZeroU8::new((mix(k) % 255 + 1) as u8).expect("1..=255"),
+    });
+    assert!(hits > 1000, "saw {hits}");
+}
+
+#[test]
+fn exact_entries_never_tear() {
+    // Low 48 bits distinct: the entry keeps 48 key bits, and the table is too small for its
+    // bucket index to tell apart keys that share them.
+    let keys = keys_with_distinct_low_bits(4096, 48);
+    let config = Config {
+        scheme: Scheme::New,
+        ways: Some(1),
+        ..Config::default()
+    };
+    let hits = hammer(config, &keys, |k| {
+        let h = mix(k);
+        ExactEntry {
+            value: NonZeroU8::new((h % 255 + 1) as u8).expect("1..=255"),
+            depth: (h >> 8) as u8,
+        }
     });
     assert!(hits > 1000, "saw {hits}");
 }
