@@ -6,7 +6,8 @@
 //! walking the same subtrees in step, nodes near the root are marked while a thread searches
 //! them, and a thread leaves a marked child for last ([`Busy`], ABDADA's idea without its
 //! table fields): by the time it comes back, the other thread has usually stored the child's
-//! bound. (Steininger's threads jitter their move order instead; here jitter of up to a
+//! bound. A node's first move is never left for last: if it cuts off, it is all the node
+//! needs, so every thread helps with it. (Steininger's threads jitter their move order instead; here jitter of up to a
 //! threat near the root explored 60–90% more positions than one thread and was slower than
 //! the marks, which explore about 20% more.) When a thread answers a window, it narrows the
 //! score's range for all, and every thread still searching that window drops it and takes
