@@ -107,14 +107,16 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         None => {
             // A long solve says how its score search goes, so a user knows it is alive.
             solver.set_progress(Box::new(|step| {
-                if step.elapsed >= std::time::Duration::from_secs(1) {
+                let (what, seconds) = (step.window, step.elapsed.as_secs_f64());
+                if !step.answered {
                     eprintln!(
-                        "  window {:+}: score in {}..={}, {:.1} s, {} positions",
-                        step.window,
-                        step.min,
-                        step.max,
-                        step.elapsed.as_secs_f64(),
-                        step.nodes
+                        "  window {what:+}: searching, score in {}..={}, {seconds:.1} s, {} positions",
+                        step.min, step.max, step.nodes
+                    );
+                } else if step.elapsed >= std::time::Duration::from_secs(1) {
+                    eprintln!(
+                        "  window {what:+}: score in {}..={}, {seconds:.1} s, {} positions",
+                        step.min, step.max, step.nodes
                     );
                 }
             }));

@@ -38,9 +38,11 @@
 use crate::book::Book;
 use crate::bounds::{BoundTable, ScoreBound, ThreadView};
 use crate::position::Position;
-use crate::solver::{Access, Busy, Search, Step, Strength, initial_window, next_window};
+use crate::solver::{
+    Access, Busy, HEARTBEAT_FIRST, Heartbeat, Search, Step, Strength, initial_window, next_window,
+};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Positions a solve explores on one thread before helpers join, unless
 /// [`crate::Solver::set_parallel_after`] says otherwise: about 2 ms of solving, a hundred
@@ -120,6 +122,7 @@ impl Round<'_> {
         if let Some(progress) = self.progress {
             progress(&Step {
                 window: med,
+                answered: true,
                 min,
                 max,
                 nodes: self.nodes_before + self.nodes.load(Ordering::Relaxed),
@@ -199,6 +202,7 @@ pub(crate) fn solve(
     let mut nodes = 0;
     let started = Instant::now();
     let mut alone = parallel_after > 0;
+    let mut heartbeat_due = HEARTBEAT_FIRST;
     while min < max {
         let round = Round {
             pos,
@@ -218,13 +222,30 @@ pub(crate) fn solve(
         };
         let shared: &BoundTable = table;
         let helpers = if alone { 0 } else { threads - 1 };
-        std::thread::scope(|scope| {
+        let due = std::thread::scope(|scope| {
             let round = &round;
             for helper in 1..=helpers {
-                scope.spawn(move || work(shared.view(helper), book, round));
+                scope.spawn(move || work(shared.view(helper), book, round, None));
             }
-            work(shared.view(0), book, round);
+            let heartbeat = progress.map(|progress| Heartbeat {
+                progress,
+                started,
+                due: heartbeat_due,
+                step: Step {
+                    window: 0,
+                    answered: false,
+                    min,
+                    max,
+                    nodes: round.nodes_before,
+                    elapsed: Duration::ZERO,
+                },
+                published: Some(&round.nodes),
+            });
+            work(shared.view(0), book, round, heartbeat)
         });
+        if let Some(due) = due {
+            heartbeat_due = due;
+        }
         nodes += round.nodes.load(Ordering::Relaxed);
         min = round.min.load(Ordering::Relaxed);
         max = round.max.load(Ordering::Relaxed);
@@ -236,7 +257,14 @@ pub(crate) fn solve(
 
 /// One thread of a round: answers windows until the score is known or the round pauses, then
 /// reports its counts.
-fn work(table: ThreadView<'_>, book: Option<&Book>, round: &Round<'_>) {
+/// The first thread reports on its windows through `heartbeat`, and returns when its next
+/// report is due (for the next round to go on from), or `None` without one.
+fn work<'a>(
+    table: ThreadView<'a>,
+    book: Option<&'a Book>,
+    round: &'a Round<'a>,
+    heartbeat: Option<Heartbeat<'a>>,
+) -> Option<Duration> {
     let mut search = Search {
         table: Shared {
             table,
@@ -252,6 +280,7 @@ fn work(table: ThreadView<'_>, book: Option<&Book>, round: &Round<'_>) {
         aborted: false,
         busy: round.busy,
         defer_until: round.defer_until,
+        heartbeat,
     };
     let pos = round.pos;
     let threats = pos.opponent_winning();
@@ -266,6 +295,14 @@ fn work(table: ThreadView<'_>, book: Option<&Book>, round: &Round<'_>) {
             break;
         }
         let med = next_window(min, max);
+        if let Some(beat) = &mut search.heartbeat {
+            beat.step = Step {
+                window: med,
+                min,
+                max,
+                ..beat.step
+            };
+        }
         search.aborted = false;
         let r = search.negamax(pos, med, med + 1, threats);
         if !search.aborted {
@@ -278,4 +315,5 @@ fn work(table: ThreadView<'_>, book: Option<&Book>, round: &Round<'_>) {
         ..
     } = search.table;
     round.publish(search.nodes - reported_nodes, far_stores);
+    search.heartbeat.map(|beat| beat.due)
 }

@@ -17,6 +17,7 @@ use crate::bounds::{BoundStore, BoundTable, ScoreBound, TableError};
 use crate::moves::MoveSorter;
 use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 
 const SQUARES_I: i32 = SQUARES as i32;
 /// Enhanced transposition cutoffs only where at least 20 squares are empty: nearer the end
@@ -55,12 +56,16 @@ pub struct Solver<T: BoundStore = BoundTable> {
 /// A callback told of each step of the score search (see [`Solver::set_progress`]).
 pub type Progress = Box<dyn Fn(&Step) + Send + Sync>;
 
-/// One answered null-window search of a solve: what a user watching a long solve is shown.
+/// A step of a solve's score search, what a user watching a long solve is shown: a null
+/// window answered, or, every few seconds while one is searched, a sign of life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
-    /// The window searched was `[window, window + 1]`: "is the score above `window`?".
+    /// The window `[window, window + 1]`: "is the score above `window`?".
     pub window: i32,
-    /// The score is now known to lie in `min..=max`.
+    /// Whether the window has been answered; `false` for a report during its search
+    /// ([`HEARTBEAT_FIRST`], then every [`HEARTBEAT_EVERY`]).
+    pub answered: bool,
+    /// The score is known to lie in `min..=max`.
     pub min: i32,
     /// See `min`.
     pub max: i32,
@@ -69,6 +74,42 @@ pub struct Step {
     pub nodes: u64,
     /// Time since the solve began.
     pub elapsed: std::time::Duration,
+}
+
+/// When a solve first reports that a window is still being searched ...
+pub const HEARTBEAT_FIRST: Duration = Duration::from_secs(2);
+/// ... and how often after that.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+
+/// The reports during a window's search, for one thread of a solve (the first thread).
+pub(crate) struct Heartbeat<'a> {
+    pub(crate) progress: &'a (dyn Fn(&Step) + Send + Sync),
+    pub(crate) started: Instant,
+    /// When the next report is due, from `started`.
+    pub(crate) due: Duration,
+    /// The window being searched, with `nodes` the positions of the solve before this
+    /// thread's count (or before the round's, with `published`).
+    pub(crate) step: Step,
+    /// The positions all threads of a round have published, if the search is shared.
+    pub(crate) published: Option<&'a AtomicU64>,
+}
+
+impl Heartbeat<'_> {
+    /// Reports if a report is due, with `nodes` the calling thread's positions.
+    #[cold]
+    fn beat(&mut self, nodes: u64) {
+        let elapsed = self.started.elapsed();
+        if elapsed < self.due {
+            return;
+        }
+        self.due = elapsed + HEARTBEAT_EVERY;
+        let nodes = self.published.map_or(nodes, |p| p.load(Relaxed));
+        (self.progress)(&Step {
+            nodes: self.step.nodes.wrapping_add(nodes),
+            elapsed,
+            ..self.step
+        });
+    }
 }
 
 /// The score of a win with the side to move's next stone, when `moves` stones are down.
@@ -167,7 +208,8 @@ impl<T: BoundStore> Solver<T> {
         self.threads
     }
 
-    /// Calls `progress` after each null-window search of every solve from now on.
+    /// Calls `progress` after each null-window search of every solve from now on, and while
+    /// one is searched, after [`HEARTBEAT_FIRST`] and then every [`HEARTBEAT_EVERY`].
     pub fn set_progress(&mut self, progress: Progress) {
         self.progress = Some(progress);
     }
@@ -217,7 +259,7 @@ impl<T: BoundStore> Solver<T> {
 
     /// The binary search on the score, on this thread with the table to itself.
     fn solve_alone(&mut self, pos: &Position, strength: Strength) -> i32 {
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let mut search = Search {
             table: &mut self.table,
             book: self.book.as_ref(),
@@ -228,11 +270,34 @@ impl<T: BoundStore> Solver<T> {
             aborted: false,
             busy: &NO_BUSY,
             defer_until: 0,
+            heartbeat: self.progress.as_deref().map(|progress| Heartbeat {
+                progress,
+                started,
+                due: HEARTBEAT_FIRST,
+                step: Step {
+                    window: 0,
+                    answered: false,
+                    min: 0,
+                    max: 0,
+                    nodes: 0,
+                    elapsed: Duration::ZERO,
+                },
+                published: None,
+            }),
         };
         let before = search.nodes;
         let (mut min, mut max) = initial_window(pos, strength);
         while min < max {
             let med = next_window(min, max);
+            if let Some(beat) = &mut search.heartbeat {
+                beat.step = Step {
+                    window: med,
+                    min,
+                    max,
+                    nodes: before.wrapping_neg(),
+                    ..beat.step
+                };
+            }
             let r = search.negamax(pos, med, med + 1, pos.opponent_winning());
             if r <= med {
                 max = r;
@@ -242,6 +307,7 @@ impl<T: BoundStore> Solver<T> {
             if let Some(progress) = &self.progress {
                 progress(&Step {
                     window: med,
+                    answered: true,
                     min,
                     max,
                     nodes: search.nodes - before,
@@ -354,6 +420,8 @@ pub(crate) struct Search<'a, A: Access> {
     pub(crate) busy: &'a Busy,
     /// Nodes with fewer stones than this mark themselves busy and defer busy children.
     pub(crate) defer_until: u32,
+    /// Reports while a window is searched, if anyone listens.
+    pub(crate) heartbeat: Option<Heartbeat<'a>>,
 }
 
 /// Slots of [`Busy`]: a power of two.
@@ -414,14 +482,17 @@ impl<A: Access> Search<'_, A> {
     pub(crate) fn negamax(&mut self, pos: &Position, alpha: i32, beta: i32, threats: u64) -> i32 {
         debug_assert!(alpha < beta && !pos.can_win_next());
         self.nodes += 1;
-        if A::SHARED {
-            if self.nodes & (PUBLISH_EVERY - 1) == 0 {
+        if self.nodes & (PUBLISH_EVERY - 1) == 0 {
+            if A::SHARED {
                 self.table.tick(self.nodes);
             }
-            if self.signal.load(Relaxed) != self.seen {
-                self.aborted = true;
-                return 0;
+            if let Some(beat) = &mut self.heartbeat {
+                beat.beat(self.nodes);
             }
+        }
+        if A::SHARED && self.signal.load(Relaxed) != self.seen {
+            self.aborted = true;
+            return 0;
         }
         self.node(pos, alpha, beta, threats)
     }

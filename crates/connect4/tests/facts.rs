@@ -122,3 +122,47 @@ fn weak_is_the_sign_of_strong_on_positions_near_the_end() {
         "wins, draws and losses: {seen:?}"
     );
 }
+
+/// Progress reports each answered window, the score's range narrowing to the score, on one
+/// thread and on two (helpers from the first position).
+#[test]
+fn progress_narrows_to_the_score() {
+    use std::sync::{Arc, Mutex};
+    for threads in [1, 2] {
+        for (moves, score, _) in facts().into_iter().take(12) {
+            let steps = Arc::new(Mutex::new(Vec::new()));
+            let mut solver = Solver::new(4).expect("4 MiB");
+            solver.set_threads(threads).expect("helper tables");
+            solver.set_parallel_after(0);
+            let seen = Arc::clone(&steps);
+            solver.set_progress(Box::new(move |step| {
+                if step.answered {
+                    seen.lock()
+                        .expect("not poisoned")
+                        .push((step.min, step.max));
+                }
+            }));
+            let pos = Position::from_moves(moves).expect("valid");
+            assert_eq!(solver.solve(&pos, Strength::Strong), score, "{moves}");
+            let steps = steps.lock().expect("not poisoned").clone();
+            if pos.can_win_next() {
+                assert!(steps.is_empty(), "{moves}");
+                continue;
+            }
+            // Every range holds the score, and one is the score alone. (Threads may report
+            // in another order than they answered, so only one thread's come in order.)
+            assert!(steps.contains(&(score, score)), "{moves}: {steps:?}");
+            assert!(
+                steps.iter().all(|&(min, max)| (min..=max).contains(&score)),
+                "{moves}: {steps:?}"
+            );
+            if threads == 1 {
+                assert_eq!(steps.last(), Some(&(score, score)), "{moves}: {steps:?}");
+                for pair in steps.windows(2) {
+                    let ((min0, max0), (min1, max1)) = (pair[0], pair[1]);
+                    assert!(min1 >= min0 && max1 <= max0, "{moves}: {steps:?}");
+                }
+            }
+        }
+    }
+}
