@@ -295,14 +295,7 @@ fn work<'a>(
             break;
         }
         let med = next_window(min, max);
-        if let Some(beat) = &mut search.heartbeat {
-            beat.step = Step {
-                window: med,
-                min,
-                max,
-                ..beat.step
-            };
-        }
+        search.searching(med, min, max);
         search.aborted = false;
         let r = search.negamax(pos, med, med + 1, threats);
         if !search.aborted {

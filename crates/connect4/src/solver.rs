@@ -274,12 +274,13 @@ impl<T: BoundStore> Solver<T> {
                 progress,
                 started,
                 due: HEARTBEAT_FIRST,
+                // Reports count this solve's positions: the search's count minus those before.
                 step: Step {
                     window: 0,
                     answered: false,
                     min: 0,
                     max: 0,
-                    nodes: 0,
+                    nodes: self.nodes.wrapping_neg(),
                     elapsed: Duration::ZERO,
                 },
                 published: None,
@@ -289,15 +290,7 @@ impl<T: BoundStore> Solver<T> {
         let (mut min, mut max) = initial_window(pos, strength);
         while min < max {
             let med = next_window(min, max);
-            if let Some(beat) = &mut search.heartbeat {
-                beat.step = Step {
-                    window: med,
-                    min,
-                    max,
-                    nodes: before.wrapping_neg(),
-                    ..beat.step
-                };
-            }
+            search.searching(med, min, max);
             let r = search.negamax(pos, med, med + 1, pos.opponent_winning());
             if r <= med {
                 max = r;
@@ -473,6 +466,19 @@ impl Busy {
 }
 
 impl<A: Access> Search<'_, A> {
+    /// Tells the heartbeat, if any, that the window `[window, window + 1]` is being searched
+    /// with the score in `min..=max`.
+    pub(crate) fn searching(&mut self, window: i32, min: i32, max: i32) {
+        if let Some(beat) = &mut self.heartbeat {
+            beat.step = Step {
+                window,
+                min,
+                max,
+                ..beat.step
+            };
+        }
+    }
+
     /// Negamax with alpha-beta in `[alpha, beta]`, for a position where the side to move
     /// cannot win at once, whose opponent's winning squares are `threats`
     /// ([`Position::opponent_winning`]: the parent computed them to order its moves). Returns
