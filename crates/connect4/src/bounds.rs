@@ -250,7 +250,7 @@ impl Tier {
     /// point.
     fn credit(&mut self, n: u64) {
         self.stores += n;
-        while self.grow_at != 0 && self.stores >= self.grow_at {
+        if self.grow_at != 0 && self.stores >= self.grow_at {
             self.grow();
         }
     }
@@ -364,6 +364,7 @@ impl BoundTable {
     /// The view of thread `thread` of a parallel solve: 0 is the caller, which uses the
     /// table's own near table; helper `i` (1 or more, up to [`BoundTable::set_helpers`]) has
     /// a near table of its own.
+    #[inline]
     pub fn view(&self, thread: usize) -> ThreadView<'_> {
         let near = match thread.checked_sub(1) {
             Some(helper) => &self.helper_near[helper],
@@ -376,12 +377,6 @@ impl BoundTable {
     /// solve goes on.
     pub fn buckets_in_use(&self) -> usize {
         self.far.table.buckets_in_use()
-    }
-
-    /// The tier that holds `pos`: near or far (big).
-    #[inline]
-    fn tier(&self, pos: &Position) -> &Tier {
-        if is_near(pos) { &self.near } else { &self.far }
     }
 
     #[inline]
@@ -453,15 +448,12 @@ impl BoundStore for BoundTable {
 
     #[inline]
     fn prefetch(&self, pos: &Position) {
-        self.tier(pos).table.prefetch(self.key(pos));
+        self.view(0).prefetch(pos);
     }
 
     #[inline]
     fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
-        self.tier(pos)
-            .table
-            .probe(self.key(pos))
-            .map(|e| Self::decode(pos, e))
+        self.view(0).get(pos)
     }
 
     /// Keeps the best column in the entry's depth byte; `nodes` is not kept (one way,
@@ -529,8 +521,8 @@ mod tests {
         // A Middle-Easy position (Pons' Test_L2_R1) with 26 stones.
         let near = Position::from_moves("21253774536432517717274325").expect("valid");
         assert_eq!(near.moves(), NEAR_FROM_MOVES);
-        assert!(std::ptr::eq(table.tier(&near), &table.near));
-        assert!(std::ptr::eq(table.tier(&far), &table.far));
+        assert!(std::ptr::eq(table.view(0).table(&near), &table.near.table));
+        assert!(std::ptr::eq(table.view(0).table(&far), &table.far.table));
         table.put(&far, ScoreBound::Lower(3), Some(1), 1);
         table.put(&near, ScoreBound::Upper(-4), Some(5), 1);
         assert_eq!(table.get(&far), Some((ScoreBound::Lower(3), Some(1))));
