@@ -70,6 +70,26 @@ pub fn winning_squares(stones: u64, mask: u64) -> u64 {
     r & (BOARD ^ mask)
 }
 
+/// The squares of rows 2, 4, 6, … counted from the bottom.
+const EVEN_ROWS: u64 = {
+    let mut rows = 0;
+    let mut row = 1;
+    while row < HEIGHT {
+        rows |= BOTTOM << row;
+        row += 2;
+    }
+    rows
+};
+
+/// Whether `stones` (squares of the board only) hold four in a row, column or diagonal.
+#[inline]
+fn has_four(stones: u64) -> bool {
+    [1, H1, H1 - 1, H1 + 1].into_iter().any(|shift| {
+        let pairs = stones & (stones >> shift);
+        pairs & (pairs >> (2 * shift)) != 0
+    })
+}
+
 /// Why a move sequence is not a position the solver can be asked about.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ParseError {
@@ -319,6 +339,44 @@ impl Position {
         self.key().min(self.mirror_key())
     }
 
+    /// An upper bound on the side to move's score from what the squares still allow, without
+    /// search: 0 if it can never make four in a row, −1 if in addition the opponent is sure
+    /// to, `None` if this shows nothing.
+    ///
+    /// With an even number of stones on the board (the first player to move, on a board of
+    /// even height) the opponent can keep every empty even-row square (rows 2, 4, 6 counted
+    /// from the bottom) that is not playable now ("claimeven", Allis 1988): when the first
+    /// player plays in a column with an even number of stones, it takes an odd-row square and
+    /// the opponent answers on top of it, an even-row square that was not playable at the
+    /// start; when it plays in a column with an odd number of stones, which no one has
+    /// touched since (the others are even again after each answer), it takes that column's
+    /// playable even square and the opponent takes the playable even square of another such
+    /// column — one is left, since their number was even. So the first player ends with at
+    /// most its stones and the other empty squares; if those hold no four in a row it cannot
+    /// win, and if the opponent's stones and the squares it keeps hold one, the opponent wins
+    /// (the board cannot fill up before). With an odd number of stones only the first part is
+    /// used, with every empty square: a side that could not make four even with all of them
+    /// cannot win.
+    #[inline]
+    pub fn claimeven_bound(&self) -> Option<i32> {
+        let empty = BOARD & !self.mask;
+        let opponent = self.current ^ self.mask;
+        if HEIGHT.is_multiple_of(2) && self.moves.is_multiple_of(2) {
+            let kept = EVEN_ROWS & empty & !self.possible();
+            if has_four(self.current | (empty & !kept)) {
+                None
+            } else if has_four(opponent | kept) {
+                Some(-1)
+            } else {
+                Some(0)
+            }
+        } else if has_four(self.current | empty) {
+            None
+        } else {
+            Some(0)
+        }
+    }
+
     /// The mirror image of the position.
     pub fn mirror(&self) -> Position {
         Position {
@@ -456,5 +514,64 @@ mod tests {
         // Opponent threatens column 4: the only non-losing move is there.
         let q = pos("41414");
         assert_eq!(q.non_losing_moves(), column_mask(3) & q.possible());
+    }
+
+    /// The side to move's exact score by plain minimax over every move (Pons' convention:
+    /// a win with the stone after `n` on the board scores (43 − n) / 2).
+    fn minimax(p: &Position) -> i32 {
+        if p.moves() as usize == SQUARES {
+            return 0;
+        }
+        let playable = || (0..WIDTH).filter(|&col| p.can_play(col));
+        if playable().any(|col| p.is_winning_move(col)) {
+            return (SQUARES as i32 + 1 - p.moves() as i32) / 2;
+        }
+        playable()
+            .map(|col| {
+                let mut next = *p;
+                next.play_column(col);
+                -minimax(&next)
+            })
+            .max()
+            .expect("a board that is not full has a playable column")
+    }
+
+    /// Random play (no winning moves) to `stones` stones, or `None` if it got stuck.
+    fn random_position(seed: &mut u64, stones: u32) -> Option<Position> {
+        let mut p = Position::new();
+        while p.moves() < stones {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let pick = (*seed >> 33) as usize;
+            let safe: Vec<usize> = (0..WIDTH)
+                .filter(|&col| p.can_play(col) && !p.is_winning_move(col))
+                .collect();
+            p.play_column(*safe.get(pick % safe.len().max(1))?);
+        }
+        Some(p)
+    }
+
+    #[test]
+    fn the_claimeven_bound_never_undercuts_the_minimax_score() {
+        let mut seed = 7;
+        let (mut draws, mut losses, mut checked) = (0, 0, 0);
+        while checked < 4000 {
+            let stones = 34 + (checked % 3) as u32;
+            let Some(p) = random_position(&mut seed, stones) else {
+                continue;
+            };
+            checked += 1;
+            let exact = minimax(&p);
+            if let Some(bound) = p.claimeven_bound() {
+                assert!(exact <= bound, "{p:?}: score {exact} above bound {bound}");
+                if bound == 0 { draws += 1 } else { losses += 1 }
+            }
+        }
+        // Both kinds of bound come up, on both parities, so the comparison means something.
+        assert!(
+            draws > 40 && losses > 40,
+            "{draws} bounds of 0, {losses} of -1"
+        );
     }
 }

@@ -530,6 +530,9 @@ impl<A: Access> Search<'_, A> {
         }
         // We cannot win with this stone, so at best with the next one.
         let mut max = (SQUARES_I - 1 - moves) / 2;
+        if let Some(bound) = pos.claimeven_bound() {
+            max = max.min(bound);
+        }
         if let Some(book) = self.book
             && let Some(score) = book.get(pos)
         {
