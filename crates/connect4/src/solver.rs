@@ -571,6 +571,24 @@ impl<A: Access> Search<'_, A> {
             self.table.prefetch(&pos.after(rest & rest.wrapping_neg()));
             rest &= rest - 1;
         }
+        // A child that claimeven shows lost for the player to move there is won for us,
+        // without a search. Only where the children have an even number of stones, when the
+        // bound is claimeven's own; the weaker one of the other parity, tried on every child,
+        // saved 1% of positions and no time (empty board, one thread).
+        if moves % 2 == 1 {
+            let mut rest = candidates;
+            while rest != 0 {
+                let square = rest & rest.wrapping_neg();
+                rest &= rest - 1;
+                if let Some(bound) = pos.after(square).claimeven_bound()
+                    && -bound >= beta
+                {
+                    let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
+                    self.table.put(pos, ScoreBound::Lower(-bound), Some(col), 1);
+                    return -bound;
+                }
+            }
+        }
         // Enhanced transposition cutoff: a child whose stored upper bound already refutes
         // it at the window's top ends the node without a search.
         let mut rest = if moves <= ETC_MAX_MOVES && self.nodes > ETC_AFTER_NODES {
