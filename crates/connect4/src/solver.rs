@@ -575,7 +575,7 @@ impl<A: Access> Search<'_, A> {
         // without a search. Only where the children have an even number of stones, when the
         // bound is claimeven's own; the weaker one of the other parity, tried on every child,
         // saved 1% of positions and no time (empty board, one thread).
-        if moves % 2 == 1 {
+        if moves % 2 == 1 && pos.children_may_have_claimeven_bounds() {
             let mut rest = candidates;
             while rest != 0 {
                 let square = rest & rest.wrapping_neg();
