@@ -103,10 +103,42 @@ fn claimeven_loss(stones: u64, kept: u64) -> i32 {
 /// Whether `stones` (squares of the board only) hold four in a row, column or diagonal.
 #[inline]
 fn has_four(stones: u64) -> bool {
-    [1, H1, H1 - 1, H1 + 1].into_iter().any(|shift| {
-        let pairs = stones & (stones >> shift);
-        pairs & (pairs >> (2 * shift)) != 0
-    })
+    [1, H1, H1 - 1, H1 + 1]
+        .into_iter()
+        .any(|shift| fours(stones, shift) != 0)
+}
+
+/// The fours of `stones` along `shift` (1 up a column, `H1` along a row, `H1 ∓ 1` the
+/// diagonals), each marked by its lowest-numbered square.
+#[inline]
+fn fours(stones: u64, shift: usize) -> u64 {
+    let pairs = stones & (stones >> shift);
+    pairs & (pairs >> (2 * shift))
+}
+
+/// The squares strictly above `squares` in their columns.
+#[inline]
+fn strictly_above(squares: u64) -> u64 {
+    let mut above = 0;
+    let mut row = squares;
+    for _ in 1..HEIGHT {
+        row = (row << 1) & BOARD;
+        above |= row;
+    }
+    above
+}
+
+/// Whether `first`, filling squares bottom-up against `second`, may complete a four before
+/// `second` does: unless `first` has no four in a column and each of its other fours has a
+/// four of `second` in the same direction below it (the same squares shifted down), whose
+/// squares must all be filled before the four above them can be.
+#[inline]
+fn may_win_first(first: u64, second: u64) -> bool {
+    fours(first, 1) != 0
+        || [H1, H1 - 1, H1 + 1].into_iter().any(|shift| {
+            let mine = fours(first, shift);
+            mine != 0 && mine & !strictly_above(fours(second, shift)) != 0
+        })
 }
 
 /// Why a move sequence is not a position the solver can be asked about.
@@ -359,9 +391,9 @@ impl Position {
     }
 
     /// An upper bound on the side to move's score from what the squares still allow, without
-    /// search: 0 if it can never make four in a row, a loss (−1, or lower
-    /// when the opponent's four lies low enough to be complete early) if in addition the opponent is sure to, `None` if this shows
-    /// nothing.
+    /// search: 0 if it can never make four in a row first, a loss (−1, or lower when the
+    /// opponent's four lies low enough to be complete early) if in addition the opponent is
+    /// sure to make one, `None` if this shows nothing.
     ///
     /// With an even number of stones on the board (the first player to move, on a board of
     /// even height) the opponent can keep every empty even-row square (rows 2, 4, 6 counted
@@ -372,8 +404,10 @@ impl Position {
     /// touched since (the others are even again after each answer), it takes that column's
     /// playable even square and the opponent takes the playable even square of another such
     /// column — one is left, since their number was even. So the first player ends with at
-    /// most its stones and the other empty squares; if those hold no four in a row it cannot
-    /// win, and if the opponent's stones and the squares it keeps hold one, the opponent wins
+    /// most its stones and the other empty squares, and the opponent with all it keeps. The
+    /// first player cannot win if those squares hold no four, nor if each of its fours has
+    /// one of the opponent's below it — the same four shifted down, in the same columns,
+    /// which is complete before the one above can be; and the opponent wins if it has a four
     /// (the board cannot fill up before). With an odd number of stones only the first part is
     /// used, with every empty square: a side that could not make four even with all of them
     /// cannot win.
@@ -383,7 +417,7 @@ impl Position {
         let opponent = self.current ^ self.mask;
         if HEIGHT.is_multiple_of(2) && self.moves.is_multiple_of(2) {
             let kept = EVEN_ROWS & empty & !self.possible();
-            if has_four(self.current | (empty & !kept)) {
+            if may_win_first(self.current | (empty & !kept), opponent | kept) {
                 None
             } else if has_four(opponent | kept) {
                 Some(claimeven_loss(opponent, kept))
@@ -399,15 +433,20 @@ impl Position {
 
     /// Whether [`Position::claimeven_bound`] can give anything after one of this position's
     /// moves, when it has an odd number of stones: `false` when the player to move after it
-    /// (the first player) keeps four in a row among its stones and the empty odd-row squares
-    /// not playable now. A move fills one playable square and makes the one above it
+    /// (the first player) keeps a four that may come first (see `claimeven_bound`) among its
+    /// stones and the empty odd-row squares not playable now, against every four the
+    /// opponent could keep. A move fills one playable square and makes the one above it
     /// playable, so those squares stay empty, on odd rows and thus outside what claimeven
-    /// gives the opponent, whichever move is played: one test for up to seven bounds.
+    /// gives the opponent, who keeps at most its stones, the playable squares and the empty
+    /// even-row ones, whichever move is played: one test for up to seven bounds.
     #[inline]
     pub fn children_may_have_claimeven_bounds(&self) -> bool {
         let empty = BOARD & !self.mask;
         let opponent = self.current ^ self.mask;
-        !has_four(opponent | (empty & !EVEN_ROWS & !self.possible()))
+        let possible = self.possible();
+        let kept_by_first = opponent | (empty & !EVEN_ROWS & !possible);
+        let at_most_second = self.current | possible | (empty & EVEN_ROWS);
+        !may_win_first(kept_by_first, at_most_second)
     }
 
     /// The mirror image of the position.
@@ -589,8 +628,8 @@ mod tests {
     fn the_claimeven_bound_never_undercuts_the_minimax_score_and_is_skipped_only_when_empty() {
         let mut seed = 7;
         let (mut draws, mut losses, mut early_losses, mut checked) = (0, 0, 0, 0);
-        let mut skipped = 0;
-        while checked < 4000 {
+        let (mut skipped, mut covered) = (0, 0);
+        while checked < 12000 {
             let stones = 34 + (checked % 3) as u32;
             let Some(p) = random_position(&mut seed, stones) else {
                 continue;
@@ -607,6 +646,12 @@ mod tests {
             }
             if let Some(bound) = p.claimeven_bound() {
                 assert!(exact <= bound, "{p:?}: score {exact} above bound {bound}");
+                let empty = BOARD & !p.mask;
+                let kept = EVEN_ROWS & empty & !p.possible();
+                if p.moves % 2 == 0 && has_four(p.current | (empty & !kept)) {
+                    // Bounds where the first player has fours, all above the opponent's.
+                    covered += 1;
+                }
                 match bound {
                     0 => draws += 1,
                     -1 => losses += 1,
@@ -616,8 +661,9 @@ mod tests {
         }
         // Every kind of bound comes up, so the comparison means something.
         assert!(
-            draws > 40 && losses > 10 && early_losses > 10 && skipped > 100,
-            "{draws} bounds of 0, {losses} of -1, {early_losses} below, {skipped} skipped"
+            draws > 40 && losses > 10 && early_losses > 10 && skipped > 100 && covered > 10,
+            "{draws} bounds of 0, {losses} of -1, {early_losses} below, {skipped} skipped, \
+             {covered} over fours below"
         );
     }
 }
