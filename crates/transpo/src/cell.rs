@@ -39,51 +39,36 @@ pub trait Cell: sealed::Sealed + Send + Sync + 'static {
     fn read_le(bytes: &[u8]) -> Self::Bits;
 }
 
-impl sealed::Sealed for AtomicU32 {}
-impl Cell for AtomicU32 {
-    type Bits = u32;
-    const EMPTY: u32 = 0;
-    const BYTES: usize = 4;
-    #[inline]
-    fn load(&self) -> u32 {
-        AtomicU32::load(self, Relaxed)
-    }
-    #[inline]
-    fn store(&self, bits: u32) {
-        AtomicU32::store(self, bits, Relaxed)
-    }
-    fn write_le(bits: u32, out: &mut [u8]) {
-        out.copy_from_slice(&bits.to_le_bytes());
-    }
-    fn read_le(bytes: &[u8]) -> u32 {
-        let mut word = [0; 4];
-        word.copy_from_slice(bytes);
-        u32::from_le_bytes(word)
-    }
+/// A single atomic word as a cell: one relaxed load or store, which cannot tear.
+macro_rules! word_cell {
+    ($atomic:ty, $word:ty) => {
+        impl sealed::Sealed for $atomic {}
+        impl Cell for $atomic {
+            type Bits = $word;
+            const EMPTY: $word = 0;
+            const BYTES: usize = size_of::<$word>();
+            #[inline]
+            fn load(&self) -> $word {
+                <$atomic>::load(self, Relaxed)
+            }
+            #[inline]
+            fn store(&self, bits: $word) {
+                <$atomic>::store(self, bits, Relaxed)
+            }
+            fn write_le(bits: $word, out: &mut [u8]) {
+                out.copy_from_slice(&bits.to_le_bytes());
+            }
+            fn read_le(bytes: &[u8]) -> $word {
+                let mut word = [0; size_of::<$word>()];
+                word.copy_from_slice(bytes);
+                <$word>::from_le_bytes(word)
+            }
+        }
+    };
 }
 
-impl sealed::Sealed for AtomicU64 {}
-impl Cell for AtomicU64 {
-    type Bits = u64;
-    const EMPTY: u64 = 0;
-    const BYTES: usize = 8;
-    #[inline]
-    fn load(&self) -> u64 {
-        AtomicU64::load(self, Relaxed)
-    }
-    #[inline]
-    fn store(&self, bits: u64) {
-        AtomicU64::store(self, bits, Relaxed)
-    }
-    fn write_le(bits: u64, out: &mut [u8]) {
-        out.copy_from_slice(&bits.to_le_bytes());
-    }
-    fn read_le(bytes: &[u8]) -> u64 {
-        let mut word = [0; 8];
-        word.copy_from_slice(bytes);
-        u64::from_le_bytes(word)
-    }
-}
+word_cell!(AtomicU32, u32);
+word_cell!(AtomicU64, u64);
 
 /// `N` 64-bit words with lockless XOR verification (Hyatt & Mann 2002).
 ///

@@ -12,6 +12,11 @@
 //! 2. an empty slot is used before anything is overwritten; with *time stamping* on, a
 //!    slot written in an earlier search counts as empty (the paper's rule: "an old entry is
 //!    overwritten unconditionally on a collision but still used for lookups").
+//!
+//! This module is the only statement of each rule: the table's quicker stores for one-slot
+//! and two-level buckets, which skip describing the whole bucket, ask the same functions
+//! that [`Scheme::place`] asks and choose their path by the same test (rules 1 and 2 are
+//! [`Slot::holds_same`] and [`Slot::is_free`]).
 
 use crate::entry::{Bound, Depth};
 use std::fmt;
@@ -79,19 +84,40 @@ impl Scheme {
         }
     }
 
+    /// How much of a bucket of `ways` slots the scheme reads to place a newcomer, which is
+    /// how the table stores it:
+    /// - [`Reads::Nothing`]: one slot, and a scheme that never refuses (NEW always replaces,
+    ///   DEPTH-AGE replaces its only candidate victim): rules 1 and 2 and the scheme's own
+    ///   rule all pick that slot, whatever it holds;
+    /// - [`Reads::FirstSlot`]: the two-level schemes ([`Scheme::place_two_level`]);
+    /// - [`Reads::AllSlots`]: every other case.
+    #[inline]
+    pub(crate) const fn reads(self, ways: usize) -> Reads {
+        match self {
+            Scheme::TwoDeep | Scheme::TwoBig1 => Reads::FirstSlot,
+            Scheme::New | Scheme::DepthAge { .. } if ways == 1 => Reads::Nothing,
+            _ => Reads::AllSlots,
+        }
+    }
+
     /// Where a newcomer goes in a bucket described by `slots`.
     ///
     /// `stamping`: whether slots from an earlier search count as empty (the paper's time
     /// stamping). `slots` must be non-empty and as long as [`Scheme::required_ways`] says.
     pub fn place(self, slots: &[Slot], new: &Candidate, stamping: bool) -> Placement {
-        let free = |s: &Slot| !s.occupied || (stamping && s.age > 0);
-        if self.required_ways() == Some(2) {
-            return self.place_two_level(slots, new, free);
+        match self.reads(slots.len()) {
+            Reads::Nothing => Placement::Replace(0),
+            Reads::FirstSlot => self.place_two_level(&slots[0], new, stamping),
+            Reads::AllSlots => self.place_one_level(slots, new, stamping),
         }
-        if let Some(i) = slots.iter().position(|s| s.occupied && s.same_key) {
+    }
+
+    /// Rules 1 and 2, then the scheme's own rule, for every scheme but the two-level ones.
+    fn place_one_level(self, slots: &[Slot], new: &Candidate, stamping: bool) -> Placement {
+        if let Some(i) = slots.iter().position(Slot::holds_same) {
             return Placement::Replace(i);
         }
-        if let Some(i) = slots.iter().position(free) {
+        if let Some(i) = slots.iter().position(|s| s.is_free(stamping)) {
             return Placement::Replace(i);
         }
         // Every slot holds another current position: the scheme's own rule.
@@ -122,24 +148,24 @@ impl Scheme {
                     Placement::Replace(victim)
                 }
             }
-            // Cannot happen: two-level schemes returned at the top of this function.
-            Scheme::TwoDeep | Scheme::TwoBig1 => unreachable!("two-level schemes return above"),
+            // Cannot happen: `reads` sends two-level schemes to `place_two_level`.
+            Scheme::TwoDeep | Scheme::TwoBig1 => unreachable!("two-level schemes go elsewhere"),
         }
     }
 
-    /// TWODEEP and TWOBIG1.
-    fn place_two_level(
+    /// TWODEEP and TWOBIG1, which decide on the `first` slot of the bucket alone: the
+    /// newcomer takes that slot if it holds the same position or is free (rules 1 and 2);
+    /// otherwise it goes first, pushing the first entry down to the second slot, if it is at
+    /// least as deep (TWODEEP) or as big (TWOBIG1), and goes second if not. Either way a copy
+    /// of the same position in the second slot is dropped or overwritten. Never refuses.
+    #[inline]
+    pub(crate) fn place_two_level(
         self,
-        slots: &[Slot],
+        first: &Slot,
         new: &Candidate,
-        free: impl Fn(&Slot) -> bool,
+        stamping: bool,
     ) -> Placement {
-        // When the second slot holds the same position, both outcomes below drop that copy.
-        let first = &slots[0];
-        if first.occupied && first.same_key {
-            return Placement::Replace(0);
-        }
-        if free(first) {
+        if first.holds_same() || first.is_free(stamping) {
             return Placement::Replace(0);
         }
         let goes_first = match self {
@@ -152,6 +178,17 @@ impl Scheme {
             Placement::Replace(1)
         }
     }
+}
+
+/// How much of a bucket a scheme reads (see [`Scheme::reads`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reads {
+    /// Nothing: the newcomer goes into the only slot.
+    Nothing,
+    /// The first slot.
+    FirstSlot,
+    /// Every slot.
+    AllSlots,
 }
 
 /// Index of the first slot with the smallest `worth`.
@@ -251,6 +288,19 @@ impl Slot {
         bound: Bound::Upper,
         age: 0,
     };
+
+    /// Rule 1: the slot holds the position being stored.
+    #[inline]
+    pub const fn holds_same(&self) -> bool {
+        self.occupied && self.same_key
+    }
+
+    /// Rule 2: the slot counts as empty, because it is, or because with time stamping on
+    /// (`stamping`) its entry was written in an earlier search.
+    #[inline]
+    pub const fn is_free(&self, stamping: bool) -> bool {
+        !self.occupied || (stamping && self.age > 0)
+    }
 }
 
 /// What a scheme sees of the entry being stored.
@@ -457,6 +507,65 @@ mod tests {
             Scheme::Priority.place(&stale, &upper_shallow, false),
             Placement::Replace(1)
         );
+    }
+
+    /// The seam of `reads`: in a one-slot bucket, the schemes that read nothing pick the
+    /// slot under rules 1 and 2 and under their own rule, whatever the slot holds, so
+    /// skipping the description of the bucket changes nothing.
+    #[test]
+    fn reading_nothing_agrees_with_the_one_level_rules() {
+        let mut slots = vec![Slot::EMPTY];
+        for occupied in [false, true] {
+            for same_key in [false, true] {
+                for age in [0, 1, 63] {
+                    for (depth, nodes) in [(0, 0), (5, 50), (255, u64::MAX)] {
+                        for bound in [Bound::Exact, Bound::Lower, Bound::Upper] {
+                            slots.push(Slot {
+                                occupied,
+                                same_key,
+                                depth,
+                                nodes,
+                                bound,
+                                age,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        let mut all = Scheme::PAPER.to_vec();
+        all.extend([
+            Scheme::Priority,
+            Scheme::DepthAge { k: 0 },
+            Scheme::DepthAge { k: 8 },
+        ]);
+        let mut blind = Vec::new();
+        for scheme in all {
+            let two_level = scheme.required_ways() == Some(2);
+            let shape = if two_level {
+                Reads::FirstSlot
+            } else {
+                Reads::AllSlots
+            };
+            assert_eq!(scheme.reads(2), shape, "{scheme}");
+            if scheme.reads(1) != Reads::Nothing {
+                assert_eq!(scheme.reads(1), shape, "{scheme}");
+                continue;
+            }
+            blind.push(scheme);
+            for slot in &slots {
+                for newcomer in [new(0, 0), new(4, 1000), new(255, u64::MAX)] {
+                    for stamping in [false, true] {
+                        assert_eq!(
+                            scheme.place_one_level(&[*slot], &newcomer, stamping),
+                            Placement::Replace(0),
+                            "{scheme} {slot:?} {newcomer:?} {stamping}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(blind.len(), 3, "{blind:?}");
     }
 
     #[test]

@@ -1,0 +1,191 @@
+//! The buckets in use: a prefix of the table's memory that can start small and grow.
+
+use super::{MAX_WAYS, Table};
+use crate::{Error, cell::Cell, entry::Entry};
+
+impl<E: Entry> Table<E> {
+    /// Buckets that probes and stores use: all of them unless [`Table::use_buckets`] or
+    /// [`Table::grow`] said otherwise.
+    pub fn buckets_in_use(&self) -> usize {
+        self.in_use
+    }
+
+    /// Makes probes and stores use only the first `n` buckets, and empties those: the table
+    /// forgets everything, at the cost of clearing `n` buckets rather than all of them.
+    ///
+    /// Why: a small problem solved in a big table pays a cache miss for nearly every probe,
+    /// because its few entries are spread over all the memory; kept in the first `n` buckets
+    /// they stay in the cache. Start small and [`Table::grow`] as the search explores more
+    /// positions. (A solver that needs exact keys, like [`crate::ExactEntry`], must keep `n`
+    /// at or above its minimum bucket count.)
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidSize`] unless `1 ≤ n ≤` [`Table::buckets`]; the table is then unchanged.
+    pub fn use_buckets(&mut self, n: usize) -> Result<(), Error> {
+        if !(1..=self.buckets).contains(&n) {
+            return Err(Error::InvalidSize(format!(
+                "{n} buckets in use, the table has 1 to {}",
+                self.buckets
+            )));
+        }
+        self.in_use = n;
+        Self::empty(&self.cells.cells()[..n * self.ways]);
+        Ok(())
+    }
+
+    /// Doubles the buckets in use, or goes up to all of them, and returns the new count.
+    ///
+    /// When the count was a power of two and doubles, every entry moves to its bucket under
+    /// the new count if the entry type knows the key bit that decides it
+    /// ([`Entry::key_bit`]; [`crate::ExactEntry`] does), and is dropped otherwise: with
+    /// `2^k` buckets in use a key's bucket is its top `k` bits, so bucket `i` splits into
+    /// `2i` and `2i + 1` by key bit `63 − k`. Any other growth empties the buckets now in use.
+    /// Costs one pass over the buckets that were in use.
+    pub fn grow(&mut self) -> usize {
+        let old = self.in_use;
+        let new = old.saturating_mul(2).min(self.buckets);
+        if new == 2 * old && old.is_power_of_two() {
+            // Descending, so each source is read before anything is written over it: bucket
+            // i's destinations 2i and 2i + 1 are i itself or buckets already moved out.
+            for i in (0..old).rev() {
+                self.split(i, 63 - old.trailing_zeros());
+            }
+        } else if new != old {
+            Self::empty(&self.cells.cells()[..new * self.ways]);
+        }
+        self.in_use = new;
+        new
+    }
+
+    /// Moves the entries of bucket `i` to buckets `2i` (key bit `bit` clear) and `2i + 1`
+    /// (set), dropping those whose bit is unknown, and empties the rest of both.
+    fn split(&self, i: usize, bit: u32) {
+        let ways = self.ways;
+        let cells = self.cells.cells();
+        let mut halves = [[<E::Cell as Cell>::EMPTY; MAX_WAYS]; 2];
+        let mut filled = [0; 2];
+        for cell in &cells[i * ways..(i + 1) * ways] {
+            let bits = cell.load();
+            if E::unpack(bits).is_some()
+                && let Some(upper) = E::key_bit(bits, bit)
+            {
+                let half = usize::from(upper);
+                halves[half][filled[half]] = bits;
+                filled[half] += 1;
+            }
+        }
+        for (half, moved) in halves.iter().enumerate() {
+            let start = (2 * i + half) * ways;
+            for (cell, bits) in cells[start..start + ways].iter().zip(moved) {
+                cell.store(*bits);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Bound, CompactEntry, Config, Size, table::tests::random_keys};
+
+    fn exact_table(ways: usize) -> Table<crate::ExactEntry> {
+        crate::entry::tests::exact_table(crate::ExactEntry::MIN_BUCKETS * 16, ways)
+    }
+
+    fn exact(key: u64) -> crate::ExactEntry {
+        crate::ExactEntry {
+            value: std::num::NonZeroU8::new((key >> 56) as u8 | 1).expect("or 1"),
+            depth: key as u8,
+        }
+    }
+
+    /// Growing keeps exactly what was retrievable (a bucket only ever splits in two), and
+    /// every key is then found in its bucket under the new count.
+    #[test]
+    fn growing_keeps_every_retrievable_exact_entry() {
+        for ways in [1, 4] {
+            let mut t = exact_table(ways);
+            t.use_buckets(crate::ExactEntry::MIN_BUCKETS).expect("fits");
+            let keys = random_keys(300_000, ways as u64);
+            for &k in &keys {
+                t.store(k, exact(k));
+            }
+            let found = |t: &Table<crate::ExactEntry>| -> Vec<u64> {
+                keys.iter()
+                    .copied()
+                    .filter(|&k| t.probe(k) == Some(exact(k)))
+                    .collect()
+            };
+            let before = found(&t);
+            assert!(before.len() > 50_000, "{}", before.len());
+            for doubling in 1..=4 {
+                assert_eq!(t.grow(), crate::ExactEntry::MIN_BUCKETS << doubling);
+                assert_eq!(found(&t), before, "ways {ways}, doubling {doubling}");
+            }
+            // All buckets are in use now: growing again changes nothing.
+            assert_eq!(t.grow(), t.buckets());
+            assert_eq!(found(&t), before);
+            // The entries really sit where the new count sends them.
+            for &k in &before {
+                assert!(
+                    t.bucket_bits(k)
+                        .iter()
+                        .any(|&b| b & ((1 << 48) - 1) == k & ((1 << 48) - 1))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn entries_without_key_bits_are_dropped_and_odd_growth_empties() {
+        let mut t =
+            Table::<CompactEntry>::new(Size::Entries(1 << 16), Config::default()).expect("512 KiB");
+        t.use_buckets(1 << 10).expect("fits");
+        let keys = random_keys(500, 7);
+        let entry = CompactEntry {
+            mv: 1,
+            score: 2,
+            depth: 3,
+            bound: Bound::Lower,
+        };
+        for &k in &keys {
+            t.store(k, entry);
+        }
+        assert!(keys.iter().any(|&k| t.probe(k).is_some()));
+        assert_eq!(t.grow(), 1 << 11);
+        assert!(keys.iter().all(|&k| t.probe(k).is_none()));
+        assert!(keys.iter().all(|&k| t.bucket_index(k) < 1 << 11));
+
+        // 3 of 5 buckets → 5: not a doubling, so the table empties.
+        let mut t = exact_table(1);
+        let five = crate::ExactEntry::MIN_BUCKETS * 5;
+        let mut small =
+            Table::<crate::ExactEntry>::new(Size::Entries(five as u64), t.config()).expect("small");
+        small.use_buckets(five * 3 / 5).expect("fits");
+        for &k in &keys {
+            small.store(k, exact(k));
+        }
+        assert_eq!(small.grow(), five);
+        assert!(keys.iter().all(|&k| small.probe(k).is_none()));
+        // use_buckets empties what it keeps and refuses impossible counts.
+        t.store(keys[0], exact(keys[0]));
+        t.use_buckets(t.buckets()).expect("all");
+        assert_eq!(t.probe(keys[0]), None);
+        for bad in [0, t.buckets() + 1] {
+            let msg = t.use_buckets(bad).expect_err("out of range").to_string();
+            assert!(msg.contains("buckets in use"), "{msg}");
+        }
+        assert_eq!(t.buckets_in_use(), t.buckets());
+    }
+
+    #[test]
+    fn a_table_using_part_of_its_buckets_is_not_saved() {
+        let mut t = exact_table(1);
+        t.use_buckets(crate::ExactEntry::MIN_BUCKETS).expect("fits");
+        let msg = t.save(Vec::new()).expect_err("part in use").to_string();
+        assert!(msg.contains("grow it"), "{msg}");
+        while t.grow() < t.buckets() {}
+        t.save(Vec::new()).expect("all in use");
+    }
+}

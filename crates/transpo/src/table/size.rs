@@ -1,0 +1,193 @@
+//! Sizes: how many ways a bucket has and how many whole buckets a size holds.
+
+use super::{MAX_WAYS, Table};
+use crate::{Config, Error, cell::Cell, entry::Entry, raw::CACHE_LINE};
+
+/// How big a table is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// As many buckets as fit in this many MiB (at least 1).
+    Mib(u64),
+    /// Exactly this many entries (a multiple of the number of ways, which
+    /// [`Table::entries_for`] rounds a count to), as a lab needs.
+    Entries(u64),
+}
+
+impl<E: Entry> Table<E> {
+    /// Entries per bucket when neither the configuration nor its scheme says: as many cells
+    /// of `E` as fill a cache line (4 [`crate::ChessEntry`], 2 [`crate::ResearchEntry`], 16
+    /// [`crate::SolverEntry`]), so that a probe reads one line.
+    pub const DEFAULT_WAYS: usize = {
+        let ways = CACHE_LINE / <E::Cell as Cell>::BYTES;
+        if ways > MAX_WAYS {
+            MAX_WAYS
+        } else if ways < 1 {
+            1
+        } else {
+            ways
+        }
+    };
+
+    /// The entries per bucket of a table of `E` made with `config`: [`Config::ways`] if it
+    /// is set, else the number the scheme requires ([`crate::Scheme::required_ways`]), else
+    /// [`Table::DEFAULT_WAYS`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for ways outside 1 to [`MAX_WAYS`], or other than the scheme needs.
+    pub fn ways_for(config: &Config) -> Result<usize, Error> {
+        let ways = config
+            .ways
+            .or(config.scheme.required_ways())
+            .unwrap_or(Self::DEFAULT_WAYS);
+        if !(1..=MAX_WAYS).contains(&ways) {
+            return Err(Error::Config(format!(
+                "ways must be 1 to {MAX_WAYS}, not {ways}"
+            )));
+        }
+        if let Some(required) = config.scheme.required_ways()
+            && required != ways
+        {
+            return Err(Error::Config(format!(
+                "scheme {} needs {required} way(s) per bucket, not {ways}",
+                config.scheme
+            )));
+        }
+        Ok(ways)
+    }
+
+    /// The entries a table of `E` made with `config` really holds for `size`, in whole
+    /// buckets of [`Table::ways_for`] entries: for [`Size::Mib`], every bucket that fits in
+    /// the memory; for [`Size::Entries`], the count rounded down to whole buckets (which is
+    /// what a table of `Size::Entries` must be given: [`Table::new`] does not round).
+    ///
+    /// ```
+    /// use transpo::{Config, ResearchEntry, Scheme, Size, Table};
+    ///
+    /// let three = Config { ways: Some(3), scheme: Scheme::Priority, ..Config::default() };
+    /// let entries = Table::<ResearchEntry>::entries_for(Size::Entries(1000), &three)?;
+    /// assert_eq!(entries, 999);
+    /// let table = Table::<ResearchEntry>::new(Size::Entries(entries), three)?;
+    /// assert_eq!(table.capacity(), 999);
+    /// # Ok::<(), transpo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Table::ways_for`], and [`Error::InvalidSize`] for a size of less than one
+    /// bucket.
+    pub fn entries_for(size: Size, config: &Config) -> Result<u64, Error> {
+        let ways = Self::ways_for(config)?;
+        match Self::whole_buckets(size, ways)? {
+            0 => Err(Error::InvalidSize(format!(
+                "{size:?} is less than one bucket of {ways} entries"
+            ))),
+            buckets => Ok(buckets as u64 * ways as u64),
+        }
+    }
+
+    /// The whole buckets of `ways` entries in `size`, rounded down.
+    pub(super) fn whole_buckets(size: Size, ways: usize) -> Result<usize, Error> {
+        let too_large = || Error::TooLarge {
+            bytes: u64::MAX,
+            limit: crate::raw::physical_memory(),
+        };
+        let bucket_bytes = (ways * <E::Cell as Cell>::BYTES) as u64;
+        let buckets = match size {
+            Size::Mib(0) => {
+                return Err(Error::InvalidSize("a table needs at least 1 MiB".into()));
+            }
+            Size::Mib(mib) => mib
+                .checked_mul(1 << 20)
+                .map(|bytes| bytes / bucket_bytes)
+                .ok_or_else(too_large)?,
+            Size::Entries(n) => n / ways as u64,
+        };
+        usize::try_from(buckets).map_err(|_| too_large())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ChessEntry, ResearchEntry, Scheme, SolverEntry};
+
+    #[test]
+    fn sizes_in_mib_and_entries() {
+        let t = Table::<ChessEntry>::with_mib(1).expect("1 MiB");
+        assert_eq!((t.ways(), t.buckets(), t.bytes()), (4, 16384, 1 << 20));
+        let t = Table::<SolverEntry>::with_mib(3).expect("3 MiB");
+        assert_eq!((t.ways(), t.capacity(), t.bytes()), (16, 3 << 18, 3 << 20));
+        let t = Table::<ResearchEntry>::new(
+            Size::Entries(3000),
+            Config {
+                scheme: Scheme::Deep,
+                ..Config::default()
+            },
+        )
+        .expect("3000 entries");
+        assert_eq!((t.ways(), t.buckets()), (1, 3000));
+    }
+
+    #[test]
+    fn entries_for_rounds_down_to_the_buckets_new_makes() {
+        type Research = Table<ResearchEntry>;
+        let default = Config::default();
+        assert_eq!(Research::DEFAULT_WAYS, 2);
+        assert_eq!(Table::<ChessEntry>::DEFAULT_WAYS, 4);
+        assert_eq!(Table::<SolverEntry>::DEFAULT_WAYS, 16);
+        assert_eq!(Research::ways_for(&default).expect("valid"), 2);
+        let deep = Config {
+            scheme: Scheme::Deep,
+            ..default
+        };
+        assert_eq!(Research::ways_for(&deep).expect("valid"), 1);
+        for (size, config, entries) in [
+            (Size::Entries(1001), default, 1000),
+            (Size::Entries(1001), deep, 1001),
+            (Size::Mib(1), default, (1 << 20) / 48 * 2),
+            (Size::Mib(1), deep, (1 << 20) / 24),
+        ] {
+            let rounded = Research::entries_for(size, &config).expect("fits");
+            assert_eq!(rounded, entries, "{size:?} {config:?}");
+            let made = Research::new(Size::Entries(rounded), config).expect("whole buckets");
+            assert_eq!(made.capacity() as u64, rounded);
+            if let Size::Mib(_) = size {
+                let t = Research::new(size, config).expect("fits");
+                assert_eq!(t.capacity() as u64, rounded);
+            }
+        }
+        let err = |r: Result<u64, Error>| r.expect_err("must fail").to_string();
+        assert!(err(Research::entries_for(Size::Entries(1), &default)).contains("one bucket"));
+        assert!(err(Research::entries_for(Size::Mib(0), &default)).contains("1 MiB"));
+        let bad = Config {
+            ways: Some(3),
+            ..deep
+        };
+        assert!(err(Research::entries_for(Size::Entries(9), &bad)).contains("needs 1 way"));
+    }
+
+    #[test]
+    fn bad_sizes_and_configs_are_errors_with_reasons() {
+        let err = |r: Result<Table<ResearchEntry>, Error>| r.expect_err("must fail").to_string();
+        assert!(err(Table::with_mib(0)).contains("at least 1 MiB"));
+        assert!(err(Table::new(Size::Entries(0), Config::default())).contains("multiple"));
+        let two = Config {
+            scheme: Scheme::TwoDeep,
+            ..Config::default()
+        };
+        assert!(err(Table::new(Size::Entries(7), two)).contains("multiple of 2"));
+        let wrong_ways = Config {
+            ways: Some(4),
+            ..two
+        };
+        assert!(err(Table::new(Size::Entries(8), wrong_ways)).contains("needs 2 way"));
+        let too_many = Config {
+            ways: Some(17),
+            ..Config::default()
+        };
+        assert!(err(Table::new(Size::Entries(17), too_many)).contains("ways must be"));
+        assert!(err(Table::with_mib(u64::MAX)).contains("overflows"));
+        assert!(err(Table::with_mib(1 << 40)).contains("does not fit"));
+    }
+}
