@@ -10,7 +10,9 @@
 //! - UCI move text ([`uci_move`]): castling as `e1g1`, promotions as `e7e8q`.
 //! - Perft with divide ([`perft`]) to check move generation and keys against published counts.
 //! - A Polyglot opening-book reader ([`book`]).
-//! - The UCI loop of the `transpo-chess` binary ([`uci`]).
+//!
+//! It holds no search: the engine on top of it (search, evaluation, UCI, the `transpo-chess`
+//! binary) is the `transpo-engine` crate.
 //!
 //! ```
 //! use transpo_chess::Position;
@@ -24,17 +26,11 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod bench;
-pub mod bench_positions;
 pub mod book;
-pub mod eval;
 pub mod fen;
 pub mod perft;
 pub mod polyglot_keys;
 pub mod position;
-pub mod search;
-pub mod selfplay;
-pub mod uci;
 pub mod uci_move;
 pub mod zobrist;
 

@@ -53,12 +53,12 @@ pub fn encode_opt(mv: Option<Move>) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Position;
+    use transpo_chess::Position;
 
     #[test]
     fn every_legal_move_of_tricky_positions_round_trips() {
         for fen in [
-            crate::STARTPOS_FEN,
+            transpo_chess::STARTPOS_FEN,
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
         ] {

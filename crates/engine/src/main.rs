@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use transpo::{ChessEntry, Table};
-use transpo_chess::search::{Limits, Profile, SearchConfig, Searcher};
-use transpo_chess::{Position, bench, perft, selfplay, uci};
+use transpo_chess::{Position, perft};
+use transpo_engine::search::{Limits, Profile, SearchConfig, Searcher};
+use transpo_engine::{bench, selfplay, uci};
 
 #[derive(Parser)]
 #[command(
@@ -38,7 +39,7 @@ enum Command {
     /// Search the 49 bench positions to DEPTH; ends with `N nodes N nps`.
     Bench {
         /// Depth in plies, 1 to 100.
-        #[arg(default_value_t = transpo_chess::bench::DEFAULT_DEPTH, value_parser = depth_range())]
+        #[arg(default_value_t = transpo_engine::bench::DEFAULT_DEPTH, value_parser = depth_range())]
         depth: u32,
         /// Table size in MiB, 0 to 65536; 0 searches without a table.
         #[arg(long, default_value_t = 16, value_parser = hash_range())]
@@ -127,7 +128,7 @@ enum Command {
 
 /// Search depths: 1 to the search's maximum.
 fn depth_range() -> clap::builder::RangedI64ValueParser<u32> {
-    clap::value_parser!(u32).range(1..=i64::from(transpo_chess::search::MAX_DEPTH))
+    clap::value_parser!(u32).range(1..=i64::from(transpo_engine::search::MAX_DEPTH))
 }
 
 /// Table sizes in MiB: 0 to the UCI maximum.

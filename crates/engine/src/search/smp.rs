@@ -25,8 +25,8 @@ use super::alphabeta::Worker;
 use super::entry::SearchEntry;
 use super::limits::{Control, Limits, TimeBudget};
 use super::{INFINITY, Info, MATE, MATE_BOUND, MAX_DEPTH, Score, SearchConfig, SearchResult};
-use crate::Position;
 use crate::eval::Evaluator;
+use transpo_chess::Position;
 
 /// Stack for helper threads: a search frame holds a move list, and plies go deep.
 const STACK_BYTES: usize = 32 << 20;

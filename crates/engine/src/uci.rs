@@ -44,11 +44,11 @@ use std::time::Duration;
 
 use transpo::{ChessEntry, Config, Scheme, Size, Table};
 
-use crate::book::{Book, SplitMix64};
 use crate::eval::Evaluator;
-use crate::perft;
-use crate::position::Position;
 use crate::search::{Control, Limits, MAX_DEPTH, Profile, SearchConfig, Searcher};
+use transpo_chess::book::{Book, SplitMix64};
+use transpo_chess::perft;
+use transpo_chess::position::Position;
 
 /// Deepest perft the loop accepts (the same as the binary's `perft`): the recursion stays
 /// shallow, and anything deeper would take years anyway (it can still be stopped).

@@ -31,8 +31,8 @@ use super::entry::{NO_EVAL, SearchEntry, TtData};
 use super::ordering::{Heuristics, MAX_PLY, ScoredMoves, is_capture};
 use super::smp::Shared;
 use super::{Features, INFINITY, MATE, MATE_BOUND};
-use crate::Position;
 use crate::eval::Evaluator;
+use transpo_chess::Position;
 
 /// Values for delta pruning in quiescence, pawn … king.
 const DELTA_VALUE: [i32; 6] = [100, 325, 325, 500, 900, 0];
@@ -437,7 +437,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             legal += 1;
             let board = self.pos.board();
             if let Some(table) = self.table {
-                table.prefetch(crate::zobrist::predict_after_move(key, board, mv));
+                table.prefetch(transpo_chess::zobrist::predict_after_move(key, board, mv));
             }
             let quiet = mv.promotion.is_none() && !is_capture(board, mv);
             self.pos.play_unchecked(mv);
@@ -607,7 +607,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             // Start loading the child's bucket now, so the pruning tests below and playing
             // the move overlap the memory access.
             if let Some(table) = probing {
-                table.prefetch(crate::zobrist::predict_after_move(
+                table.prefetch(transpo_chess::zobrist::predict_after_move(
                     key,
                     self.pos.board(),
                     mv,

@@ -7,14 +7,15 @@
 //!
 //! ```
 //! use transpo::{ChessEntry, Table};
-//! use transpo_chess::{Position, search::{Limits, SearchConfig, Searcher}};
+//! use transpo_chess::Position;
+//! use transpo_engine::search::{Limits, SearchConfig, Searcher};
 //!
 //! let table = Table::<ChessEntry>::with_mib(4)?;
 //! let mut pos = Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")?;
 //! let searcher = Searcher::new(SearchConfig::default());
 //! let result = searcher.search(&mut pos, &Limits::depth(4), Some(&table), &mut |_| {});
 //! assert_eq!(result.best_move_uci().as_deref(), Some("a1a8"));
-//! assert_eq!(result.score, transpo_chess::search::Score::Mate(1));
+//! assert_eq!(result.score, transpo_engine::search::Score::Mate(1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -37,7 +38,7 @@ pub use entry::{SearchEntry, TtData};
 pub use limits::{Control, Limits, TimeBudget};
 pub use smp::nps as smp_nps;
 
-use crate::Position;
+use transpo_chess::Position;
 
 /// The score of a won position: mate at the root. Mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 32_000;
