@@ -1,6 +1,10 @@
 //! `transpo-chess`: analyse a position, bench, perft with divide, a perft timing, and (with no
 //! arguments) the UCI loop.
 //!
+//! Exit status: 0 on success, 1 on an error (an illegal FEN, a table the machine cannot give,
+//! an unknown feature, an unreadable file, I/O; the message goes to stderr as
+//! `error: ...`), 2 on a malformed command line (clap's message, naming the range).
+//!
 //! Every numeric argument has a range that clap checks before anything runs, stated in
 //! `--help` (a perft depth of a million used to overflow the stack; a million threads or a
 //! table of exabytes are refused the same way).
@@ -213,31 +217,29 @@ fn bench_perft(pos: &mut Position, depth: u32, repeat: u32) {
     );
 }
 
+/// The errors a subcommand reports: a message, printed as `error: <message>`.
+type Error = Box<dyn std::error::Error>;
+
+/// Exit status 0 on success, 1 on an error `run` reports (an illegal FEN, a table the
+/// machine cannot give, an unknown feature name, an unreadable openings file, I/O); clap
+/// answers a malformed command line itself, with status 2.
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the command line's subcommand (the UCI loop when there is none).
+fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
-        None => match uci::run(io::stdin().lock(), io::stdout()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        None => uci::run(io::stdin().lock(), io::stdout())?,
         Some(Command::Perft { depth, fen }) => {
-            let mut pos = match position_from(&fen) {
-                Ok(pos) => pos,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match uci::write_divide(&mut pos, depth, &mut io::stdout().lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            let mut pos = position_from(&fen)?;
+            uci::write_divide(&mut pos, depth, &mut io::stdout().lock())?;
         }
         Some(Command::Bench {
             depth,
@@ -251,26 +253,9 @@ fn main() -> ExitCode {
                 threads: threads as usize,
                 ..SearchConfig::with_profile(profile)
             };
-            for name in &without {
-                if let Err(e) = config.features.set(name, false) {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            }
-            let table = match table_of(hash) {
-                Ok(table) => table,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match bench::run(depth, config, table.as_ref(), &mut io::stdout().lock()) {
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            switch_off(&mut config, &without)?;
+            let table = table_of(hash)?;
+            bench::run(depth, config, table.as_ref(), &mut io::stdout().lock())?;
         }
         Some(Command::Analyse {
             depth,
@@ -281,20 +266,8 @@ fn main() -> ExitCode {
             profile,
             fen,
         }) => {
-            let mut pos = match position_from(&fen) {
-                Ok(pos) => pos,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let table = match table_of(hash) {
-                Ok(table) => table,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
+            let mut pos = position_from(&fen)?;
+            let table = table_of(hash)?;
             let mut limits = Limits {
                 depth,
                 nodes,
@@ -318,7 +291,6 @@ fn main() -> ExitCode {
                 Some(best) => println!("bestmove {best}"),
                 None => println!("bestmove 0000"),
             }
-            ExitCode::SUCCESS
         }
         Some(Command::Selfplay {
             a_without,
@@ -334,21 +306,10 @@ fn main() -> ExitCode {
         }) => {
             let mut a = SearchConfig::default();
             let mut b = SearchConfig::default();
-            for (config, names) in [(&mut a, &a_without), (&mut b, &b_without)] {
-                for name in names {
-                    if let Err(e) = config.features.set(name, false) {
-                        eprintln!("error: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                }
-            }
-            let text = match std::fs::read_to_string(&book) {
-                Ok(text) => text,
-                Err(e) => {
-                    eprintln!("error: cannot read {book}: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
+            switch_off(&mut a, &a_without)?;
+            switch_off(&mut b, &b_without)?;
+            let text =
+                std::fs::read_to_string(&book).map_err(|e| format!("cannot read {book}: {e}"))?;
             // In range for usize: clap checked them (at most 10⁹).
             let openings = selfplay::read_openings(&text, openings as usize, offset as usize);
             let m = selfplay::Match {
@@ -363,40 +324,45 @@ fn main() -> ExitCode {
                 m.openings.len() * 2,
                 b_nodes.unwrap_or(nodes)
             );
-            let start = Instant::now();
-            let mut tally = selfplay::MatchResult::default();
-            let result = selfplay::play_match(&m, &mut |game| {
-                match game.a_points() {
-                    1.0 => tally.wins += 1,
-                    0.0 => tally.losses += 1,
-                    _ => tally.draws += 1,
-                }
-                if verbose {
-                    println!(
-                        "game {} opening {} A {}: {:?} by {} after {} plies; {tally}",
-                        tally.games(),
-                        game.opening,
-                        if game.a_white { "white" } else { "black" },
-                        game.outcome,
-                        game.reason,
-                        game.plies
-                    );
-                }
-            });
-            println!("{result} in {:.0?}", start.elapsed());
-            ExitCode::SUCCESS
+            run_match(&m, verbose);
         }
-        Some(Command::BenchPerft { depth, repeat, fen }) => match position_from(&fen) {
-            Ok(mut pos) => {
-                bench_perft(&mut pos, depth, repeat);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        Some(Command::BenchPerft { depth, repeat, fen }) => {
+            bench_perft(&mut position_from(&fen)?, depth, repeat);
+        }
     }
+    Ok(())
+}
+
+/// Switches off the features named in `without` (an unknown name is an error).
+fn switch_off(config: &mut SearchConfig, without: &[String]) -> Result<(), String> {
+    without
+        .iter()
+        .try_for_each(|name| config.features.set(name, false))
+}
+
+/// Plays a self-play match, printing every game when `verbose`, then the result.
+fn run_match(m: &selfplay::Match, verbose: bool) {
+    let start = Instant::now();
+    let mut tally = selfplay::MatchResult::default();
+    let result = selfplay::play_match(m, &mut |game| {
+        match game.a_points() {
+            1.0 => tally.wins += 1,
+            0.0 => tally.losses += 1,
+            _ => tally.draws += 1,
+        }
+        if verbose {
+            println!(
+                "game {} opening {} A {}: {:?} by {} after {} plies; {tally}",
+                tally.games(),
+                game.opening,
+                if game.a_white { "white" } else { "black" },
+                game.outcome,
+                game.reason,
+                game.plies
+            );
+        }
+    });
+    println!("{result} in {:.0?}", start.elapsed());
 }
 
 /// The table for a Hash size in MiB: none for 0.
