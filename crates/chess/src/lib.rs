@@ -6,7 +6,7 @@
 //! - [`Position`]: a board plus a 64-bit key that is **Polyglot-compatible** and updated
 //!   incrementally on every move (and equal to [`zobrist::compute`] at every node), a null
 //!   move, key history for repetition detection, the fifty-move rule and insufficient material.
-//! - FEN and EPD text ([`fen`]) with errors that name the field and what was wrong.
+//! - FEN and EPD text ([`fen`], [`epd`]) with errors that name the field and what was wrong.
 //! - UCI move text ([`uci_move`]): castling as `e1g1`, promotions as `e7e8q`.
 //! - Perft with divide ([`perft`]) to check move generation and keys against published counts.
 //! - A Polyglot opening-book reader ([`book`]).
@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 pub mod book;
+pub mod epd;
 pub mod fen;
 pub mod perft;
 pub mod polyglot_keys;
@@ -35,7 +36,8 @@ pub mod uci_move;
 pub mod zobrist;
 
 pub use book::{Book, BookEntry, BookError, BookMove, SplitMix64};
-pub use fen::{Epd, EpdOperation, FenError, FenField};
+pub use epd::{Epd, EpdOperation};
+pub use fen::{FenError, FenField};
 pub use position::{IllegalMoveError, MoveList, NullMoveError, PlayedMove, Position};
 pub use uci_move::MoveError;
 

@@ -5,7 +5,7 @@
 //!   one table; two profiles, `paper` (exactly ALIBABA's search, for the lab) and `full`.
 //! - [`eval`]: the paper's evaluation and the `full` profile's tapered one.
 //! - [`uci`]: the UCI loop of the `transpo-chess` binary, its options and its search thread.
-//! - [`bench`] (with [`bench_positions`]): a fixed-depth search of fixed positions whose node
+//! - [`bench`](mod@bench) (with [`bench_positions`]): a fixed-depth search of fixed positions whose node
 //!   count is the search's signature.
 //! - [`selfplay`]: matches between two configurations, to measure a feature.
 //!

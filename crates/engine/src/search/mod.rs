@@ -2,8 +2,14 @@
 //!
 //! Files, one idea each: [`encoding`] (moves in 16 bits), [`entry`] (what the search keeps in
 //! a table entry, for any entry layout), [`limits`] (limits, stop flags, time budgets),
-//! [`ordering`] (move ordering), `alphabeta` (one thread's negamax and quiescence) and `smp`
+//! [`ordering`] (move ordering), [`see`] (static exchange evaluation), `worker` (one
+//! thread's state, stop checks and evaluation cache), `alphabeta` (its negamax), `quiesce`
+//! (its quiescence), `tt` (the table protocol both use: probe, cut-off, store) and `smp`
 //! (iterative deepening, aspiration windows, Lazy SMP threads sharing one table).
+//!
+//! The table is probed and stored at every node of the main search, and in quiescence too
+//! when [`Features::tt_in_quiescence`] is on — in the `full` profile, the default; the
+//! `paper` profile (ALIBABA's search) never probes or stores in quiescence.
 //!
 //! ```
 //! use transpo::{ChessEntry, Table};
@@ -24,8 +30,11 @@ pub mod encoding;
 pub mod entry;
 pub mod limits;
 pub mod ordering;
+mod quiesce;
 pub mod see;
 mod smp;
+mod tt;
+mod worker;
 
 use std::fmt;
 use std::sync::Arc;
