@@ -4,7 +4,8 @@
 //! a table entry, for any entry layout), [`limits`] (limits, stop flags, time budgets),
 //! [`ordering`] (move ordering), [`see`] (static exchange evaluation), `worker` (one
 //! thread's state, stop checks and evaluation cache), `alphabeta` (its negamax), `quiesce`
-//! (its quiescence), `tt` (the table protocol both use: probe, cut-off, store) and `smp`
+//! (its quiescence), `tt` (the table protocol both use: probe, cut-off, store), `shared`
+//! (what the threads of a search share besides the table) and `smp`
 //! (iterative deepening, aspiration windows, Lazy SMP threads sharing one table).
 //!
 //! The table is probed and stored at every node of the main search, and in quiescence too
@@ -32,6 +33,7 @@ pub mod limits;
 pub mod ordering;
 mod quiesce;
 pub mod see;
+mod shared;
 mod smp;
 mod tt;
 mod worker;

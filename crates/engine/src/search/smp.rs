@@ -15,14 +15,14 @@
 //! thread no other thread exists and the node count depends only on the position, the
 //! limits and the table.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use cozy_chess::Move;
 use transpo::Table;
 
 use super::entry::SearchEntry;
-use super::limits::{Control, Limits, TimeBudget};
+use super::limits::{Control, Limits};
+use super::shared::Shared;
 use super::worker::Worker;
 use super::{INFINITY, Info, MATE, MATE_BOUND, MAX_DEPTH, Score, SearchConfig, SearchResult};
 use crate::eval::Evaluator;
@@ -30,29 +30,6 @@ use transpo_chess::Position;
 
 /// Stack for helper threads: a search frame holds a move list, and plies go deep.
 const STACK_BYTES: usize = 32 << 20;
-
-/// What the threads of one search share.
-pub(super) struct Shared<'a> {
-    pub(super) control: &'a Control,
-    /// Set when the search must end (a limit was reached or the main thread finished).
-    halt: AtomicBool,
-    pub(super) total_nodes: AtomicU64,
-    /// The deepest iteration any thread has finished.
-    completed: AtomicU32,
-    pub(super) start: Instant,
-    pub(super) budget: Option<TimeBudget>,
-    pub(super) node_limit: Option<u64>,
-}
-
-impl Shared<'_> {
-    pub(super) fn halt(&self) {
-        self.halt.store(true, Relaxed);
-    }
-
-    pub(super) fn halted(&self) -> bool {
-        self.halt.load(Relaxed) || self.control.is_stopped()
-    }
-}
 
 /// What one thread's iterative deepening produced.
 struct Outcome {
@@ -80,19 +57,12 @@ pub(super) fn search<E: SearchEntry>(
     };
     let clocked = !limits.infinite;
     let white = pos.side_to_move() == cozy_chess::Color::White;
-    let shared = Shared {
-        control,
-        halt: AtomicBool::new(false),
-        total_nodes: AtomicU64::new(0),
-        completed: AtomicU32::new(0),
-        start,
-        budget: if clocked {
-            limits.time_budget(white, config.move_overhead)
-        } else {
-            None
-        },
-        node_limit: limits.nodes,
+    let budget = if clocked {
+        limits.time_budget(white, config.move_overhead)
+    } else {
+        None
     };
+    let shared = Shared::new(control, start, budget, limits.nodes);
     let threads = config.threads.max(1);
     let root_moves = pos.legal_moves();
     let mut main = Worker::new(pos.clone(), table, config, &evaluator, &shared, true);
@@ -343,7 +313,7 @@ fn iterate<E: SearchEntry>(
             worker.last_info = Some(info);
         }
         best = Some(Outcome { score, depth, pv });
-        worker.shared().completed.fetch_max(depth, Relaxed);
+        worker.shared().completed(depth);
         if depth >= max_depth {
             worker.shared().halt();
             break;

@@ -12,7 +12,7 @@ use transpo_chess::Position;
 
 use super::entry::{NO_EVAL, SearchEntry};
 use super::ordering::{Heuristics, MAX_PLY, ScoredMoves};
-use super::smp::Shared;
+use super::shared::Shared;
 use super::{Features, Info, SearchConfig};
 use crate::eval::Evaluator;
 
