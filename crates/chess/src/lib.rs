@@ -7,7 +7,8 @@
 //!   incrementally on every move (and equal to [`zobrist::compute`] at every node), a null
 //!   move, key history for repetition detection, the fifty-move rule and insufficient material.
 //! - FEN and EPD text ([`fen`], [`epd`]) with errors that name the field and what was wrong.
-//! - UCI move text ([`uci_move`]): castling as `e1g1`, promotions as `e7e8q`.
+//! - UCI move text ([`uci_move`]): castling as `e1g1`, promotions as `e7e8q`; moves in 16
+//!   bits ([`move16`]), Polyglot's layout, for books and table entries alike.
 //! - Perft with divide ([`perft`]) to check move generation and keys against published counts.
 //! - A Polyglot opening-book reader ([`book`]).
 //!
@@ -29,6 +30,7 @@
 pub mod book;
 pub mod epd;
 pub mod fen;
+pub mod move16;
 pub mod perft;
 pub mod polyglot_keys;
 pub mod position;

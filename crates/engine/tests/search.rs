@@ -422,7 +422,7 @@ fn entries_with_illegal_moves_feed_nothing() {
         };
         let mv: transpo_chess::Move = text.parse().unwrap();
         assert!(!pos.is_legal(mv));
-        transpo_engine::search::encoding::encode(mv)
+        transpo_chess::move16::encode(mv)
     };
     let poison = |table: &Table<ChessEntry>, pos: &Position| {
         table.store(
@@ -477,7 +477,7 @@ fn a_quiescence_store_does_not_replace_a_deeper_entry() {
     child.play(child.parse_uci_move("e4d5").unwrap()).unwrap();
     let reply = child.parse_uci_move("e8e7").unwrap();
     let deep = ChessEntry {
-        mv: transpo_engine::search::encoding::encode(reply),
+        mv: transpo_chess::move16::encode(reply),
         score: 20_000,
         eval: transpo_engine::search::entry::NO_EVAL,
         depth: 10,

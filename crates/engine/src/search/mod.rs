@@ -1,7 +1,7 @@
 //! The search: iterative-deepening principal-variation alpha-beta on the shared table.
 //!
-//! Files, one idea each: [`encoding`] (moves in 16 bits), [`entry`] (what the search keeps in
-//! a table entry, for any entry layout), [`limits`] (limits, stop flags, time budgets),
+//! Files, one idea each: [`entry`] (what the search keeps in a table entry, for any entry
+//! layout; moves in the 16 bits of [`transpo_chess::move16`], the Polyglot books' encoding), [`limits`] (limits, stop flags, time budgets),
 //! [`ordering`] (move ordering), [`see`] (static exchange evaluation), `worker` (one
 //! thread's state, stop checks and evaluation cache), `alphabeta` (its negamax), `quiesce`
 //! (its quiescence), `tt` (the table protocol both use: probe, cut-off, store), `shared`
@@ -27,7 +27,6 @@
 //! ```
 
 mod alphabeta;
-pub mod encoding;
 pub mod entry;
 pub mod limits;
 pub mod ordering;

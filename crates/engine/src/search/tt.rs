@@ -16,9 +16,9 @@
 //! plies deep; a store without a move keeps the entry's move. The `paper` profile and the
 //! 1994 schemes keep the paper's rule: a same-key store always replaces.
 
-use super::encoding::{self as move16};
 use cozy_chess::Move;
 use transpo::{Bound, Table, score};
+use transpo_chess::move16;
 
 use super::MATE_BOUND;
 use super::entry::{SearchEntry, TtData};
