@@ -1,4 +1,4 @@
-//! A whole UCI session: any bytes, as lines, through `transpo_chess::uci::run_with_limits`,
+//! A whole UCI session: any bytes, as lines, through `transpo_engine::uci::run_with_limits`,
 //! the loop the `transpo-chess` binary runs on stdin (`uci::run` is it with the engine's own
 //! limits).
 //!
@@ -15,7 +15,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::io::Cursor;
-use transpo_chess::uci::{SessionLimits, run_with_limits};
+use transpo_engine::uci::{SessionLimits, run_with_limits};
 
 fuzz_target!(|data: &[u8]| {
     let scratch =

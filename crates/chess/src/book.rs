@@ -5,7 +5,7 @@
 //! | bytes | field | meaning |
 //! |---|---|---|
 //! | 0..8 | key | Polyglot Zobrist key of the position ([`crate::zobrist`]) |
-//! | 8..10 | move | bits 0–5 to-square, 6–11 from-square (`8 * rank + file`), 12–14 promotion (0 none, 1 knight, 2 bishop, 3 rook, 4 queen) |
+//! | 8..10 | move | [`crate::move16`]: bits 0–5 to-square, 6–11 from-square (`8 * rank + file`), 12–14 promotion (0 none, 1 knight, 2 bishop, 3 rook, 4 queen) |
 //! | 10..12 | weight | relative frequency with which to play the move |
 //! | 12..16 | learn | learning data, unused here |
 //!
@@ -23,8 +23,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use cozy_chess::{Move, Piece, Square};
+use cozy_chess::{Move, Piece};
 
+use crate::move16;
 use crate::position::Position;
 use crate::uci_move;
 
@@ -39,7 +40,7 @@ pub const MAX_BOOK_BYTES: u64 = 1 << 30;
 pub struct BookEntry {
     /// Polyglot key of the position.
     pub key: u64,
-    /// The move in Polyglot's 16-bit encoding (see the module docs).
+    /// The move in Polyglot's 16-bit encoding ([`crate::move16`]).
     pub raw_move: u16,
     /// Relative weight.
     pub weight: u16,
@@ -85,35 +86,6 @@ impl BookEntry {
         out[12..16].copy_from_slice(&self.learn.to_be_bytes());
         out
     }
-}
-
-/// Polyglot's 16-bit encoding of a cozy-chess move (castling stays king-takes-rook).
-pub fn encode_move(mv: Move) -> u16 {
-    let promotion = match mv.promotion {
-        None => 0,
-        Some(Piece::Knight) => 1,
-        Some(Piece::Bishop) => 2,
-        Some(Piece::Rook) => 3,
-        Some(_) => 4,
-    };
-    (promotion << 12) | ((mv.from as u16) << 6) | mv.to as u16
-}
-
-/// Decodes Polyglot's 16-bit move; `None` if the promotion code is not 0–4 or bit 15 is set.
-pub fn decode_move(raw: u16) -> Option<Move> {
-    let promotion = match raw >> 12 {
-        0 => None,
-        1 => Some(Piece::Knight),
-        2 => Some(Piece::Bishop),
-        3 => Some(Piece::Rook),
-        4 => Some(Piece::Queen),
-        _ => return None,
-    };
-    Some(Move {
-        from: Square::index(usize::from((raw >> 6) & 63)),
-        to: Square::index(usize::from(raw & 63)),
-        promotion,
-    })
 }
 
 /// A book move that is legal in the position asked about.
@@ -303,7 +275,7 @@ impl Book {
             {
                 return Err(BookError::Unsorted { index });
             }
-            if decode_move(entry.raw_move).is_none() {
+            if !move16::has_valid_promotion(entry.raw_move) {
                 return Err(BookError::BadMove {
                     index,
                     raw_move: entry.raw_move,
@@ -387,7 +359,7 @@ impl Book {
 /// The legal move a raw book move stands for in `pos`, if any. Castling is normally stored
 /// king-takes-rook; the `e1g1` form some tools write is accepted too.
 fn legal_book_move(pos: &Position, raw: u16) -> Option<Move> {
-    let mv = decode_move(raw)?;
+    let mv = move16::decode(raw)?;
     if pos.is_legal(mv) {
         return Some(mv);
     }
@@ -400,16 +372,6 @@ fn legal_book_move(pos: &Position, raw: u16) -> Option<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn move_encoding_round_trips() {
-        for text in ["e2e4", "e1h1", "a7a8q", "b2a1n", "h7h8r", "c7c8b"] {
-            let mv: Move = text.parse().unwrap();
-            assert_eq!(decode_move(encode_move(mv)), Some(mv), "{text}");
-        }
-        // e2e4 in Polyglot's layout: from 12, to 28.
-        assert_eq!(encode_move("e2e4".parse().unwrap()), (12 << 6) | 28);
-    }
 
     #[test]
     fn entry_bytes_round_trip() {

@@ -1,4 +1,4 @@
-//! FEN and EPD text: parsing with errors that say which field is wrong and why, and printing.
+//! FEN text: parsing with errors that say which field is wrong and why, and printing.
 //!
 //! cozy-chess can parse FEN, but its errors only name a field ("the board is invalid"). A user
 //! pasting a position wants to know *what* is wrong, so this module checks each field itself
@@ -9,7 +9,7 @@
 //!
 //! cozy-chess's own validation leaves gaps that its move generator does not survive, and a
 //! search meets every position reachable from the one it is given, so [`check_board`] closes
-//! them *here*, where positions are made (FEN, EPD, and [`Position::from_board`]); moves
+//! them *here*, where positions are made (FEN, EPD, and [`Position::from_board`](crate::Position::from_board)); moves
 //! played from a position that passed are legal moves, which keep it legal. What cozy-chess
 //! checks (`Board::from_fen`): one king per side, at most 16 pieces and 8 pawns per side, no
 //! pawn on the first or last rank, the side not to move not attacked by a pawn, knight or
@@ -28,15 +28,11 @@
 //!   squares of one colour beyond what promotions explain): besides being unreachable, such
 //!   positions can have more legal moves than [`crate::position::MAX_MOVES`].
 //!
-//! EPD is FEN's first four fields followed by `opcode operands;` operations. The common
-//! variant that keeps the two clock fields before the operations (as the perft suite does)
-//! is accepted too.
+//! EPD records (a FEN's first four fields and operations) are read in [`crate::epd`].
 
 use std::fmt;
 
 use cozy_chess::{BitBoard, Board, Color, FenParseError, Piece, get_king_moves};
-
-use crate::position::Position;
 
 /// The part of a FEN or EPD record an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,7 +83,7 @@ pub struct FenError {
 }
 
 impl FenError {
-    fn new(field: FenField, message: impl Into<String>) -> Self {
+    pub(crate) fn new(field: FenField, message: impl Into<String>) -> Self {
         FenError {
             field,
             message: message.into(),
@@ -127,7 +123,12 @@ pub fn parse_fen(text: &str) -> Result<Board, FenError> {
 /// One square's content while parsing.
 type Cell = Option<(Piece, Color)>;
 
-fn parse_fields(fields: &[&str], halfmove: &str, fullmove: &str) -> Result<Board, FenError> {
+/// Reads the four position fields and the two clocks into a checked board.
+pub(crate) fn parse_fields(
+    fields: &[&str],
+    halfmove: &str,
+    fullmove: &str,
+) -> Result<Board, FenError> {
     let grid = parse_placement(fields[0])?;
     check_placement(&grid)?;
     let side = match fields[1] {
@@ -511,170 +512,6 @@ fn parse_en_passant(text: &str, side: Color, grid: &[[Cell; 8]; 8]) -> Result<St
     Ok(text.to_string())
 }
 
-/// One EPD operation: an opcode and its operands (quotes removed from string operands).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EpdOperation {
-    /// The opcode, such as `bm`, `id` or `D5`.
-    pub opcode: String,
-    /// The operands, in order.
-    pub operands: Vec<String>,
-}
-
-/// An EPD record: a position and its operations.
-#[derive(Debug, Clone)]
-pub struct Epd {
-    /// The position (clocks from the record's clock fields or `hmvc`/`fmvn`, else `0 1`).
-    pub position: Position,
-    /// The operations, in order.
-    pub operations: Vec<EpdOperation>,
-}
-
-impl Epd {
-    /// Parses an EPD line: four FEN fields, optionally the two clock fields, then operations
-    /// separated by `;`.
-    pub fn parse(text: &str) -> Result<Epd, FenError> {
-        let (fields, rest) = split_fields(text, 4);
-        if fields.is_empty() {
-            return Err(FenError::new(FenField::Text, "empty text"));
-        }
-        if fields.len() < 4 {
-            return Err(FenError::new(
-                FenField::Text,
-                format!(
-                    "{} fields, an EPD record starts with 4 (placement, side to move, \
-                     castling, en passant)",
-                    fields.len()
-                ),
-            ));
-        }
-        // The perft-suite style keeps the FEN clocks before the first operation.
-        let (clocks, after_clocks) = split_fields(rest, 2);
-        let (mut halfmove, mut fullmove, ops_text) =
-            if clocks.len() == 2 && clocks.iter().all(|f| f.bytes().all(|b| b.is_ascii_digit())) {
-                (clocks[0].to_string(), clocks[1].to_string(), after_clocks)
-            } else {
-                ("0".to_string(), "1".to_string(), rest)
-            };
-        let operations = parse_operations(ops_text)?;
-        for op in &operations {
-            match (op.opcode.as_str(), op.operands.first()) {
-                ("hmvc", Some(value)) => halfmove = value.clone(),
-                ("fmvn", Some(value)) => fullmove = value.clone(),
-                _ => {}
-            }
-        }
-        let board = parse_fields(&fields, &halfmove, &fullmove)?;
-        Ok(Epd {
-            position: Position::from_checked_board(board),
-            operations,
-        })
-    }
-
-    /// The first operation with this opcode.
-    pub fn operation(&self, opcode: &str) -> Option<&EpdOperation> {
-        self.operations.iter().find(|op| op.opcode == opcode)
-    }
-}
-
-impl fmt::Display for Epd {
-    /// The four position fields followed by ` opcode operands;` for each operation.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let fen = self.position.fen();
-        let four: Vec<&str> = fen.split(' ').take(4).collect();
-        f.write_str(&four.join(" "))?;
-        for op in &self.operations {
-            write!(f, " {}", op.opcode)?;
-            for operand in &op.operands {
-                if operand.is_empty() || operand.contains([' ', ';', '"']) {
-                    write!(f, " \"{}\"", operand.replace('"', "'"))?;
-                } else {
-                    write!(f, " {operand}")?;
-                }
-            }
-            f.write_str(";")?;
-        }
-        Ok(())
-    }
-}
-
-/// Splits off up to `n` whitespace-separated fields; returns them and the rest of the text.
-fn split_fields(text: &str, n: usize) -> (Vec<&str>, &str) {
-    let mut fields = Vec::with_capacity(n);
-    let mut rest = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
-    while fields.len() < n && !rest.is_empty() {
-        let end = rest
-            .find(|c: char| c.is_ascii_whitespace())
-            .unwrap_or(rest.len());
-        fields.push(&rest[..end]);
-        rest = rest[end..].trim_start_matches(|c: char| c.is_ascii_whitespace());
-    }
-    (fields, rest)
-}
-
-/// Parses `opcode operand ...;` operations; operands may be double-quoted strings.
-fn parse_operations(text: &str) -> Result<Vec<EpdOperation>, FenError> {
-    let err = |message: String| FenError::new(FenField::Operations, message);
-    let mut operations = Vec::new();
-    let mut tokens: Vec<String> = Vec::new();
-    let mut chars = text.chars().peekable();
-    let mut finish = |tokens: &mut Vec<String>| -> Result<(), FenError> {
-        if tokens.is_empty() {
-            return Ok(());
-        }
-        let opcode = tokens.remove(0);
-        let valid = opcode
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic())
-            && opcode
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
-            return Err(err(format!(
-                "{opcode:?} is not an opcode (a letter, then letters, digits or '_')"
-            )));
-        }
-        operations.push(EpdOperation {
-            opcode,
-            operands: std::mem::take(tokens),
-        });
-        Ok(())
-    };
-    while let Some(c) = chars.next() {
-        match c {
-            ';' => finish(&mut tokens)?,
-            '"' => {
-                let mut s = String::new();
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some(c) => s.push(c),
-                        None => return Err(err("unterminated string operand".to_string())),
-                    }
-                }
-                tokens.push(s);
-            }
-            c if c.is_whitespace() => {}
-            c => {
-                let mut s = String::from(c);
-                while let Some(&next) = chars.peek() {
-                    if next.is_whitespace() || next == ';' || next == '"' {
-                        break;
-                    }
-                    s.push(next);
-                    chars.next();
-                }
-                tokens.push(s);
-            }
-        }
-    }
-    if !tokens.is_empty() {
-        // A last operation without its ';' is common enough to accept.
-        finish(&mut tokens)?;
-    }
-    Ok(operations)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -695,21 +532,5 @@ mod tests {
     fn castling_rights_come_out_canonical() {
         let board = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w qkQK - 0 1").unwrap();
         assert_eq!(board.to_string(), "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
-    }
-
-    #[test]
-    fn epd_with_clocks_and_operations() {
-        let epd =
-            Epd::parse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400")
-                .unwrap();
-        assert_eq!(epd.operations.len(), 2);
-        assert_eq!(epd.operation("D2").unwrap().operands, ["400"]);
-        let epd = Epd::parse(r#"8/8/4k3/8/8/4K3/8/8 b - - bm Kd5; id "a b"; hmvc 7;"#).unwrap();
-        assert_eq!(epd.position.halfmove_clock(), 7);
-        assert_eq!(epd.operation("id").unwrap().operands, ["a b"]);
-        assert_eq!(
-            epd.to_string(),
-            r#"8/8/4k3/8/8/4K3/8/8 b - - bm Kd5; id "a b"; hmvc 7;"#
-        );
     }
 }

@@ -6,11 +6,14 @@
 //! - [`Position`]: a board plus a 64-bit key that is **Polyglot-compatible** and updated
 //!   incrementally on every move (and equal to [`zobrist::compute`] at every node), a null
 //!   move, key history for repetition detection, the fifty-move rule and insufficient material.
-//! - FEN and EPD text ([`fen`]) with errors that name the field and what was wrong.
-//! - UCI move text ([`uci_move`]): castling as `e1g1`, promotions as `e7e8q`.
+//! - FEN and EPD text ([`fen`], [`epd`]) with errors that name the field and what was wrong.
+//! - UCI move text ([`uci_move`]): castling as `e1g1`, promotions as `e7e8q`; moves in 16
+//!   bits ([`move16`]), Polyglot's layout, for books and table entries alike.
 //! - Perft with divide ([`perft`]) to check move generation and keys against published counts.
 //! - A Polyglot opening-book reader ([`book`]).
-//! - The UCI loop of the `transpo-chess` binary ([`uci`]).
+//!
+//! It holds no search: the engine on top of it (search, evaluation, UCI, the `transpo-chess`
+//! binary) is the `transpo-engine` crate.
 //!
 //! ```
 //! use transpo_chess::Position;
@@ -24,22 +27,19 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod bench;
-pub mod bench_positions;
 pub mod book;
-pub mod eval;
+pub mod epd;
 pub mod fen;
+pub mod move16;
 pub mod perft;
 pub mod polyglot_keys;
 pub mod position;
-pub mod search;
-pub mod selfplay;
-pub mod uci;
 pub mod uci_move;
 pub mod zobrist;
 
 pub use book::{Book, BookEntry, BookError, BookMove, SplitMix64};
-pub use fen::{Epd, EpdOperation, FenError, FenField};
+pub use epd::{Epd, EpdOperation};
+pub use fen::{FenError, FenField};
 pub use position::{IllegalMoveError, MoveList, NullMoveError, PlayedMove, Position};
 pub use uci_move::MoveError;
 

@@ -6,7 +6,8 @@ mod common;
 use std::path::PathBuf;
 
 use common::{play, shared_data};
-use transpo_chess::book::{ENTRY_SIZE, encode_move};
+use transpo_chess::book::ENTRY_SIZE;
+use transpo_chess::move16;
 use transpo_chess::{Book, BookEntry, BookError, Position, SplitMix64};
 
 fn temp_path(name: &str) -> PathBuf {
@@ -62,7 +63,7 @@ fn written_book_reads_back_with_castling() {
     let start = Position::startpos();
     let entry = |pos: &Position, uci: &str, weight: u16| BookEntry {
         key: pos.key(),
-        raw_move: encode_move(pos.parse_uci_move(uci).unwrap()),
+        raw_move: move16::encode(pos.parse_uci_move(uci).unwrap()),
         weight,
         learn: 0,
     };

@@ -24,7 +24,7 @@ use std::{
     time::Instant,
 };
 use transpo::{Config, ResearchEntry, Size, Table};
-use transpo_chess::search::{Limits, Profile, Score, SearchConfig, Searcher};
+use transpo_engine::search::{Limits, Profile, Score, SearchConfig, Searcher};
 
 /// Arguments of `breuker`.
 #[derive(clap::Args)]

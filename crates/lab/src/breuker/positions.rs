@@ -9,7 +9,7 @@
 //! unrepeatable, and the half-move clock comes from the record.
 
 use std::path::Path;
-use transpo_chess::{Position, fen::Epd};
+use transpo_chess::{Epd, Position};
 
 /// The default position set, kept in the repository.
 pub const BREUKER18: &str = include_str!("../../data/breuker18.epd");

@@ -1,6 +1,10 @@
 //! `transpo-chess`: analyse a position, bench, perft with divide, a perft timing, and (with no
 //! arguments) the UCI loop.
 //!
+//! Exit status: 0 on success, 1 on an error (an illegal FEN, a table the machine cannot give,
+//! an unknown feature, an unreadable file, I/O; the message goes to stderr as
+//! `error: ...`), 2 on a malformed command line (clap's message, naming the range).
+//!
 //! Every numeric argument has a range that clap checks before anything runs, stated in
 //! `--help` (a perft depth of a million used to overflow the stack; a million threads or a
 //! table of exabytes are refused the same way).
@@ -11,8 +15,9 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use transpo::{ChessEntry, Table};
-use transpo_chess::search::{Limits, Profile, SearchConfig, Searcher};
-use transpo_chess::{Position, bench, perft, selfplay, uci};
+use transpo_chess::{Position, perft};
+use transpo_engine::search::{Limits, Profile, SearchConfig, Searcher};
+use transpo_engine::{bench, selfplay, uci};
 
 #[derive(Parser)]
 #[command(
@@ -38,7 +43,7 @@ enum Command {
     /// Search the 49 bench positions to DEPTH; ends with `N nodes N nps`.
     Bench {
         /// Depth in plies, 1 to 100.
-        #[arg(default_value_t = transpo_chess::bench::DEFAULT_DEPTH, value_parser = depth_range())]
+        #[arg(default_value_t = transpo_engine::bench::DEFAULT_DEPTH, value_parser = depth_range())]
         depth: u32,
         /// Table size in MiB, 0 to 65536; 0 searches without a table.
         #[arg(long, default_value_t = 16, value_parser = hash_range())]
@@ -127,7 +132,7 @@ enum Command {
 
 /// Search depths: 1 to the search's maximum.
 fn depth_range() -> clap::builder::RangedI64ValueParser<u32> {
-    clap::value_parser!(u32).range(1..=i64::from(transpo_chess::search::MAX_DEPTH))
+    clap::value_parser!(u32).range(1..=i64::from(transpo_engine::search::MAX_DEPTH))
 }
 
 /// Table sizes in MiB: 0 to the UCI maximum.
@@ -212,31 +217,29 @@ fn bench_perft(pos: &mut Position, depth: u32, repeat: u32) {
     );
 }
 
+/// The errors a subcommand reports: a message, printed as `error: <message>`.
+type Error = Box<dyn std::error::Error>;
+
+/// Exit status 0 on success, 1 on an error `run` reports (an illegal FEN, a table the
+/// machine cannot give, an unknown feature name, an unreadable openings file, I/O); clap
+/// answers a malformed command line itself, with status 2.
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the command line's subcommand (the UCI loop when there is none).
+fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
-        None => match uci::run(io::stdin().lock(), io::stdout()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        None => uci::run(io::stdin().lock(), io::stdout())?,
         Some(Command::Perft { depth, fen }) => {
-            let mut pos = match position_from(&fen) {
-                Ok(pos) => pos,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match uci::write_divide(&mut pos, depth, &mut io::stdout().lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            let mut pos = position_from(&fen)?;
+            uci::write_divide(&mut pos, depth, &mut io::stdout().lock())?;
         }
         Some(Command::Bench {
             depth,
@@ -250,26 +253,9 @@ fn main() -> ExitCode {
                 threads: threads as usize,
                 ..SearchConfig::with_profile(profile)
             };
-            for name in &without {
-                if let Err(e) = config.features.set(name, false) {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            }
-            let table = match table_of(hash) {
-                Ok(table) => table,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match bench::run(depth, config, table.as_ref(), &mut io::stdout().lock()) {
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            switch_off(&mut config, &without)?;
+            let table = table_of(hash)?;
+            bench::run(depth, config, table.as_ref(), &mut io::stdout().lock())?;
         }
         Some(Command::Analyse {
             depth,
@@ -280,20 +266,8 @@ fn main() -> ExitCode {
             profile,
             fen,
         }) => {
-            let mut pos = match position_from(&fen) {
-                Ok(pos) => pos,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let table = match table_of(hash) {
-                Ok(table) => table,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
+            let mut pos = position_from(&fen)?;
+            let table = table_of(hash)?;
             let mut limits = Limits {
                 depth,
                 nodes,
@@ -317,7 +291,6 @@ fn main() -> ExitCode {
                 Some(best) => println!("bestmove {best}"),
                 None => println!("bestmove 0000"),
             }
-            ExitCode::SUCCESS
         }
         Some(Command::Selfplay {
             a_without,
@@ -333,21 +306,10 @@ fn main() -> ExitCode {
         }) => {
             let mut a = SearchConfig::default();
             let mut b = SearchConfig::default();
-            for (config, names) in [(&mut a, &a_without), (&mut b, &b_without)] {
-                for name in names {
-                    if let Err(e) = config.features.set(name, false) {
-                        eprintln!("error: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                }
-            }
-            let text = match std::fs::read_to_string(&book) {
-                Ok(text) => text,
-                Err(e) => {
-                    eprintln!("error: cannot read {book}: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
+            switch_off(&mut a, &a_without)?;
+            switch_off(&mut b, &b_without)?;
+            let text =
+                std::fs::read_to_string(&book).map_err(|e| format!("cannot read {book}: {e}"))?;
             // In range for usize: clap checked them (at most 10⁹).
             let openings = selfplay::read_openings(&text, openings as usize, offset as usize);
             let m = selfplay::Match {
@@ -362,40 +324,45 @@ fn main() -> ExitCode {
                 m.openings.len() * 2,
                 b_nodes.unwrap_or(nodes)
             );
-            let start = Instant::now();
-            let mut tally = selfplay::MatchResult::default();
-            let result = selfplay::play_match(&m, &mut |game| {
-                match game.a_points() {
-                    1.0 => tally.wins += 1,
-                    0.0 => tally.losses += 1,
-                    _ => tally.draws += 1,
-                }
-                if verbose {
-                    println!(
-                        "game {} opening {} A {}: {:?} by {} after {} plies; {tally}",
-                        tally.games(),
-                        game.opening,
-                        if game.a_white { "white" } else { "black" },
-                        game.outcome,
-                        game.reason,
-                        game.plies
-                    );
-                }
-            });
-            println!("{result} in {:.0?}", start.elapsed());
-            ExitCode::SUCCESS
+            run_match(&m, verbose);
         }
-        Some(Command::BenchPerft { depth, repeat, fen }) => match position_from(&fen) {
-            Ok(mut pos) => {
-                bench_perft(&mut pos, depth, repeat);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        Some(Command::BenchPerft { depth, repeat, fen }) => {
+            bench_perft(&mut position_from(&fen)?, depth, repeat);
+        }
     }
+    Ok(())
+}
+
+/// Switches off the features named in `without` (an unknown name is an error).
+fn switch_off(config: &mut SearchConfig, without: &[String]) -> Result<(), String> {
+    without
+        .iter()
+        .try_for_each(|name| config.features.set(name, false))
+}
+
+/// Plays a self-play match, printing every game when `verbose`, then the result.
+fn run_match(m: &selfplay::Match, verbose: bool) {
+    let start = Instant::now();
+    let mut tally = selfplay::MatchResult::default();
+    let result = selfplay::play_match(m, &mut |game| {
+        match game.a_points() {
+            1.0 => tally.wins += 1,
+            0.0 => tally.losses += 1,
+            _ => tally.draws += 1,
+        }
+        if verbose {
+            println!(
+                "game {} opening {} A {}: {:?} by {} after {} plies; {tally}",
+                tally.games(),
+                game.opening,
+                if game.a_white { "white" } else { "black" },
+                game.outcome,
+                game.reason,
+                game.plies
+            );
+        }
+    });
+    println!("{result} in {:.0?}", start.elapsed());
 }
 
 /// The table for a Hash size in MiB: none for 0.

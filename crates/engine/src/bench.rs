@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use transpo::{ChessEntry, Table};
 
-use crate::Position;
 use crate::bench_positions::POSITIONS;
 use crate::search::{Control, Limits, SearchConfig, Searcher, smp_nps};
+use transpo_chess::Position;
 
 /// Depth `bench` searches to by default.
 pub const DEFAULT_DEPTH: u32 = 10;

@@ -85,7 +85,7 @@ mod tests {
     use super::*;
 
     fn see_of(fen: &str, uci: &str) -> i32 {
-        let pos = crate::Position::from_fen(fen).unwrap();
+        let pos = transpo_chess::Position::from_fen(fen).unwrap();
         see(pos.board(), pos.parse_uci_move(uci).unwrap())
     }
 

@@ -83,9 +83,39 @@ impl Engine {
 
 const SECOND: Duration = Duration::from_secs(1);
 
+/// One session through every phase below, in order, then the paper profile and `quit`
+/// with a search running.
 #[test]
 fn a_whole_session() {
     let mut e = Engine::start();
+    options(&mut e);
+    let mut pos = Position::startpos();
+    for mv in ["e2e4", "e7e5", "g1f3"] {
+        pos.play(pos.parse_uci_move(mv).unwrap()).unwrap();
+    }
+    searches(&mut e, &pos);
+    infinite_and_ponder(&mut e, &pos);
+    malformed_lines(&mut e, &pos);
+    table_files(&mut e, &pos);
+    // No legal move: bestmove 0000. Checkmated side too.
+    e.send("position fen 8/8/8/8/8/6k1/6p1/6K1 w - - 0 1");
+    e.send("go depth 3");
+    let lines = e.until("bestmove", SECOND * 5);
+    assert_eq!(lines.last().unwrap(), "bestmove 0000");
+
+    // The paper profile, a book move, and quit with a search running.
+    e.send("setoption name Profile value paper");
+    e.send("position startpos");
+    e.send("go depth 3");
+    e.bestmove(&Position::startpos(), SECOND * 10);
+    e.send("go infinite");
+    e.send("quit");
+    let status = e.child.wait().unwrap();
+    assert!(status.success());
+}
+
+/// `uci` declares the options; setting them and `ucinewgame` leave the engine ready.
+fn options(e: &mut Engine) {
     e.send("uci");
     let lines = e.until("uciok", SECOND * 5);
     for option in [
@@ -108,12 +138,10 @@ fn a_whole_session() {
     e.send("ucinewgame");
     e.send("isready");
     e.until("readyok", SECOND * 5);
+}
 
-    // Positions with moves; depth, nodes and movetime searches.
-    let mut pos = Position::startpos();
-    for mv in ["e2e4", "e7e5", "g1f3"] {
-        pos.play(pos.parse_uci_move(mv).unwrap()).unwrap();
-    }
+/// Positions with moves; depth, nodes and movetime searches, at `pos`.
+fn searches(e: &mut Engine, pos: &Position) {
     e.send("position startpos moves e2e4 e7e5 g1f3");
     e.send("go depth 6");
     let lines = e.until("bestmove", SECOND * 30);
@@ -137,13 +165,16 @@ fn a_whole_session() {
 
     e.send("setoption name Threads value 1");
     e.send("go nodes 5000");
-    e.bestmove(&pos, SECOND * 10);
+    e.bestmove(pos, SECOND * 10);
     let start = Instant::now();
     e.send("go movetime 200");
-    e.bestmove(&pos, SECOND * 5);
+    e.bestmove(pos, SECOND * 5);
     let took = start.elapsed();
     assert!(took >= Duration::from_millis(150), "{took:?}");
+}
 
+/// `go infinite` and `go ponder` answer only after `stop` and `ponderhit`.
+fn infinite_and_ponder(e: &mut Engine, pos: &Position) {
     // Infinite: nothing until stop; isready answered during the search, and stop, each
     // within a second. (How fast is a benchmark's question: asserts of 100 and 50 ms failed
     // with other work on both cores.)
@@ -156,7 +187,7 @@ fn a_whole_session() {
         "{lines:?}"
     );
     e.send("stop");
-    e.bestmove(&pos, SECOND);
+    e.bestmove(pos, SECOND);
 
     // Ponder: bestmove only after ponderhit (then within the movetime).
     e.send("go ponder movetime 100");
@@ -168,9 +199,11 @@ fn a_whole_session() {
         "{lines:?}"
     );
     e.send("ponderhit");
-    e.bestmove(&pos, SECOND * 2);
+    e.bestmove(pos, SECOND * 2);
+}
 
-    // Malformed lines and illegal moves: one error each, the position is kept.
+/// Malformed lines and illegal moves: one error each, the position (`pos`) is kept.
+fn malformed_lines(e: &mut Engine, pos: &Position) {
     for bad in [
         "frobnicate",
         "position startpos moves e2e5",
@@ -193,12 +226,14 @@ fn a_whole_session() {
     e.send("d");
     let lines = e.until("Key:", SECOND);
     assert!(lines.iter().any(|l| l.contains(&pos.fen())), "{lines:?}");
+}
 
-    // Save and load the table; Hash 0 searches without a table.
+/// `savehash` and `loadhash`; Hash 0 searches without a table.
+fn table_files(e: &mut Engine, pos: &Position) {
     let file = std::env::temp_dir().join(format!("transpo-uci-{}.tt", std::process::id()));
     e.send("setoption name Hash value 1");
     e.send("go depth 5");
-    e.bestmove(&pos, SECOND * 10);
+    e.bestmove(pos, SECOND * 10);
     e.send(&format!("savehash {}", file.display()));
     e.send("setoption name Clear Hash");
     e.send(&format!("loadhash {}", file.display()));
@@ -213,22 +248,6 @@ fn a_whole_session() {
         lines.iter().any(|l| l.contains(" hashfull 0 ")),
         "{lines:?}"
     );
-
-    // No legal move: bestmove 0000. Checkmated side too.
-    e.send("position fen 8/8/8/8/8/6k1/6p1/6K1 w - - 0 1");
-    e.send("go depth 3");
-    let lines = e.until("bestmove", SECOND * 5);
-    assert_eq!(lines.last().unwrap(), "bestmove 0000");
-
-    // The paper profile, a book move, and quit with a search running.
-    e.send("setoption name Profile value paper");
-    e.send("position startpos");
-    e.send("go depth 3");
-    e.bestmove(&Position::startpos(), SECOND * 10);
-    e.send("go infinite");
-    e.send("quit");
-    let status = e.child.wait().unwrap();
-    assert!(status.success());
 }
 
 #[test]

@@ -12,8 +12,8 @@
 //! difference with a 95% error from the trinomial variance of the game results.
 //!
 //! ```
-//! use transpo_chess::search::SearchConfig;
-//! use transpo_chess::selfplay::{Match, play_match};
+//! use transpo_engine::search::SearchConfig;
+//! use transpo_engine::selfplay::{Match, play_match};
 //!
 //! let openings = vec!["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".to_string()];
 //! let m = Match { nodes: 300, max_plies: 20, ..Match::new(SearchConfig::default(), SearchConfig::default(), openings) };
@@ -26,8 +26,8 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use transpo::{ChessEntry, Table};
 
-use crate::Position;
 use crate::search::{Limits, MATE_BOUND, SearchConfig, Searcher};
+use transpo_chess::Position;
 
 /// A match between configurations A and B.
 #[derive(Clone, Debug)]

@@ -14,7 +14,7 @@ pub const NO_EVAL: i16 = i16::MIN;
 /// Everything the search stores about a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtData {
-    /// Best (or refutation) move in the 16-bit encoding of [`super::encoding`]; 0 = none.
+    /// Best (or refutation) move in the 16-bit encoding of [`transpo_chess::move16`]; 0 = none.
     pub mv: u16,
     /// Score, node-relative for mates (see [`transpo::score`]).
     pub score: i16,

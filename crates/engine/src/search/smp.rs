@@ -15,44 +15,21 @@
 //! thread no other thread exists and the node count depends only on the position, the
 //! limits and the table.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use cozy_chess::Move;
 use transpo::Table;
 
-use super::alphabeta::Worker;
 use super::entry::SearchEntry;
-use super::limits::{Control, Limits, TimeBudget};
+use super::limits::{Control, Limits};
+use super::shared::Shared;
+use super::worker::Worker;
 use super::{INFINITY, Info, MATE, MATE_BOUND, MAX_DEPTH, Score, SearchConfig, SearchResult};
-use crate::Position;
 use crate::eval::Evaluator;
+use transpo_chess::Position;
 
 /// Stack for helper threads: a search frame holds a move list, and plies go deep.
 const STACK_BYTES: usize = 32 << 20;
-
-/// What the threads of one search share.
-pub(super) struct Shared<'a> {
-    pub(super) control: &'a Control,
-    /// Set when the search must end (a limit was reached or the main thread finished).
-    halt: AtomicBool,
-    pub(super) total_nodes: AtomicU64,
-    /// The deepest iteration any thread has finished.
-    completed: AtomicU32,
-    pub(super) start: Instant,
-    pub(super) budget: Option<TimeBudget>,
-    pub(super) node_limit: Option<u64>,
-}
-
-impl Shared<'_> {
-    pub(super) fn halt(&self) {
-        self.halt.store(true, Relaxed);
-    }
-
-    pub(super) fn halted(&self) -> bool {
-        self.halt.load(Relaxed) || self.control.is_stopped()
-    }
-}
 
 /// What one thread's iterative deepening produced.
 struct Outcome {
@@ -80,101 +57,28 @@ pub(super) fn search<E: SearchEntry>(
     };
     let clocked = !limits.infinite;
     let white = pos.side_to_move() == cozy_chess::Color::White;
-    let shared = Shared {
-        control,
-        halt: AtomicBool::new(false),
-        total_nodes: AtomicU64::new(0),
-        completed: AtomicU32::new(0),
-        start,
-        budget: if clocked {
-            limits.time_budget(white, config.move_overhead)
-        } else {
-            None
-        },
-        node_limit: limits.nodes,
+    let budget = if clocked {
+        limits.time_budget(white, config.move_overhead)
+    } else {
+        None
     };
+    let shared = Shared::new(control, start, budget, limits.nodes);
     let threads = config.threads.max(1);
     let root_moves = pos.legal_moves();
     let mut main = Worker::new(pos.clone(), table, config, &evaluator, &shared, true);
     let mut helper_stats = (0u64, 0u64, 0u64);
-    // The deepest iteration a helper finished, when deeper than the main thread's.
-    let mut helper_best: Option<(Outcome, u32)> = None;
     let outcome = if root_moves.is_empty() || shared.halted() {
         None
     } else if threads == 1 {
         iterate(&mut main, limits, 0, &mut Some(on_info))
     } else {
-        std::thread::scope(|scope| {
-            let mut handles = Vec::new();
-            for id in 1..threads {
-                let mut helper =
-                    Worker::new(pos.clone(), table, config, &evaluator, &shared, false);
-                let spawned = std::thread::Builder::new()
-                    .name(format!("search-{id}"))
-                    .stack_size(STACK_BYTES)
-                    .spawn_scoped(scope, move || {
-                        let outcome = iterate(&mut helper, limits, id, &mut None);
-                        let stats = (helper.nodes, helper.qnodes, helper.tt_failures);
-                        (stats, outcome, helper.seldepth as u32)
-                    });
-                // A thread the system refuses is a thread fewer, not an error.
-                if let Ok(handle) = spawned {
-                    handles.push(handle);
-                }
-            }
-            let outcome = iterate(&mut main, limits, 0, &mut Some(&mut *on_info));
-            shared.halt();
-            for handle in handles {
-                if let Ok(((n, q, f), helper_outcome, seldepth)) = handle.join() {
-                    helper_stats.0 += n;
-                    helper_stats.1 += q;
-                    helper_stats.2 += f;
-                    let deepest = helper_best
-                        .as_ref()
-                        .map_or(outcome.as_ref().map_or(0, |o| o.depth), |(o, _)| o.depth);
-                    if let Some(h) = helper_outcome
-                        && h.depth > deepest
-                    {
-                        helper_best = Some((h, seldepth));
-                    }
-                }
-            }
-            // A helper that finished a deeper iteration than the main thread (e.g. the
-            // last one of a depth-limited search, which then ended the search) decides.
-            match helper_best.take() {
-                Some((h, seldepth)) => {
-                    main.seldepth = main.seldepth.max(seldepth as usize);
-                    let nodes = main.nodes + helper_stats.0;
-                    let time = start.elapsed();
-                    on_info(&Info {
-                        depth: h.depth,
-                        seldepth: main.seldepth as u32,
-                        score: Score::from_internal(h.score),
-                        nodes,
-                        nps: nps(nodes, time),
-                        hashfull: table.map_or(0, Table::hashfull),
-                        time,
-                        pv: pv_text(pos, &h.pv),
-                    });
-                    Some(h)
-                }
-                None => {
-                    // The main thread's last line counted the helpers' nodes only as far as
-                    // they had published them: repeat it with the exact total.
-                    let nodes = main.nodes + helper_stats.0;
-                    if let Some(mut info) = main.last_info.take()
-                        && info.nodes != nodes
-                    {
-                        info.time = start.elapsed();
-                        info.nodes = nodes;
-                        info.nps = nps(nodes, info.time);
-                        info.hashfull = table.map_or(0, Table::hashfull);
-                        on_info(&info);
-                    }
-                    outcome
-                }
-            }
-        })
+        let helpers = Helpers {
+            count: threads - 1,
+            pos,
+            config,
+            evaluator: &evaluator,
+        };
+        search_parallel(&mut main, &helpers, limits, on_info, &mut helper_stats)
     };
 
     // The move to play: the last finished iteration's, else the partial iteration's, else
@@ -207,6 +111,111 @@ pub(super) fn search<E: SearchEntry>(
         time: start.elapsed(),
         uci,
     }
+}
+
+/// The threads besides the main one, and what each needs to start.
+struct Helpers<'a> {
+    /// How many (threads − 1).
+    count: usize,
+    pos: &'a Position,
+    config: &'a SearchConfig,
+    evaluator: &'a Evaluator,
+}
+
+/// Lazy SMP: the helpers' iterative deepening on their own threads, the main thread's on
+/// this one, the helpers stopped and joined when it ends, their node, quiescence-node and
+/// failure counts added to `stats`. A helper that finished a deeper iteration than the main
+/// thread gives the outcome; otherwise the main thread's last `info` line is repeated with
+/// the exact node total if that changed.
+fn search_parallel<'a, E: SearchEntry>(
+    main: &mut Worker<'a, E>,
+    helpers: &Helpers<'_>,
+    limits: &Limits,
+    on_info: &mut dyn FnMut(&Info),
+    stats: &mut (u64, u64, u64),
+) -> Option<Outcome> {
+    let shared = main.shared();
+    let table = main.table();
+    let start = shared.start;
+    // The deepest iteration a helper finished, when deeper than the main thread's.
+    let mut helper_best: Option<(Outcome, u32)> = None;
+    std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for id in 1..=helpers.count {
+            let mut helper = Worker::new(
+                helpers.pos.clone(),
+                table,
+                helpers.config,
+                helpers.evaluator,
+                shared,
+                false,
+            );
+            let spawned = std::thread::Builder::new()
+                .name(format!("search-{id}"))
+                .stack_size(STACK_BYTES)
+                .spawn_scoped(scope, move || {
+                    let outcome = iterate(&mut helper, limits, id, &mut None);
+                    let stats = (helper.nodes, helper.qnodes, helper.tt_failures);
+                    (stats, outcome, helper.seldepth as u32)
+                });
+            // A thread the system refuses is a thread fewer, not an error.
+            if let Ok(handle) = spawned {
+                handles.push(handle);
+            }
+        }
+        let outcome = iterate(main, limits, 0, &mut Some(&mut *on_info));
+        shared.halt();
+        for handle in handles {
+            if let Ok(((n, q, f), helper_outcome, seldepth)) = handle.join() {
+                stats.0 += n;
+                stats.1 += q;
+                stats.2 += f;
+                let deepest = helper_best
+                    .as_ref()
+                    .map_or(outcome.as_ref().map_or(0, |o| o.depth), |(o, _)| o.depth);
+                if let Some(h) = helper_outcome
+                    && h.depth > deepest
+                {
+                    helper_best = Some((h, seldepth));
+                }
+            }
+        }
+        // A helper that finished a deeper iteration than the main thread (e.g. the
+        // last one of a depth-limited search, which then ended the search) decides.
+        match helper_best.take() {
+            Some((h, seldepth)) => {
+                main.seldepth = main.seldepth.max(seldepth as usize);
+                let nodes = main.nodes + stats.0;
+                let time = start.elapsed();
+                on_info(&Info {
+                    depth: h.depth,
+                    seldepth: main.seldepth as u32,
+                    score: Score::from_internal(h.score),
+                    nodes,
+                    nps: nps(nodes, time),
+                    hashfull: table.map_or(0, Table::hashfull),
+                    time,
+                    pv: pv_text(helpers.pos, &h.pv),
+                });
+                Some(h)
+            }
+            None => {
+                // The main thread's last line counted the helpers' nodes only as far as
+                // they had published them: repeat it with the exact total.
+                let nodes = main.nodes + stats.0;
+                if let Some(mut info) = main.last_info.take()
+                    && info.nodes != nodes
+                {
+                    info.time = start.elapsed();
+                    info.nodes = nodes;
+                    info.nps = nps(nodes, info.time);
+                    info.hashfull = table.map_or(0, Table::hashfull);
+                    on_info(&info);
+                }
+                outcome
+            }
+        }
+    })
 }
 
 /// The UCI text of the moves of `pv` from `pos`, as far as they are legal in sequence.
@@ -304,7 +313,7 @@ fn iterate<E: SearchEntry>(
             worker.last_info = Some(info);
         }
         best = Some(Outcome { score, depth, pv });
-        worker.shared().completed.fetch_max(depth, Relaxed);
+        worker.shared().completed(depth);
         if depth >= max_depth {
             worker.shared().halt();
             break;

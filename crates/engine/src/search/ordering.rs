@@ -8,7 +8,7 @@
 
 use cozy_chess::{Board, Move, Piece};
 
-use crate::position::MAX_MOVES;
+use transpo_chess::position::MAX_MOVES;
 
 /// Plies a search can go below the root (also bounds the per-ply tables).
 pub const MAX_PLY: usize = 128;

@@ -1,30 +1,41 @@
 //! The search: iterative-deepening principal-variation alpha-beta on the shared table.
 //!
-//! Files, one idea each: [`encoding`] (moves in 16 bits), [`entry`] (what the search keeps in
-//! a table entry, for any entry layout), [`limits`] (limits, stop flags, time budgets),
-//! [`ordering`] (move ordering), `alphabeta` (one thread's negamax and quiescence) and `smp`
+//! Files, one idea each: [`entry`] (what the search keeps in a table entry, for any entry
+//! layout; moves in the 16 bits of [`transpo_chess::move16`], the Polyglot books' encoding), [`limits`] (limits, stop flags, time budgets),
+//! [`ordering`] (move ordering), [`see`] (static exchange evaluation), `worker` (one
+//! thread's state, stop checks and evaluation cache), `alphabeta` (its negamax), `quiesce`
+//! (its quiescence), `tt` (the table protocol both use: probe, cut-off, store), `shared`
+//! (what the threads of a search share besides the table) and `smp`
 //! (iterative deepening, aspiration windows, Lazy SMP threads sharing one table).
+//!
+//! The table is probed and stored at every node of the main search, and in quiescence too
+//! when [`Features::tt_in_quiescence`] is on — in the `full` profile, the default; the
+//! `paper` profile (ALIBABA's search) never probes or stores in quiescence.
 //!
 //! ```
 //! use transpo::{ChessEntry, Table};
-//! use transpo_chess::{Position, search::{Limits, SearchConfig, Searcher}};
+//! use transpo_chess::Position;
+//! use transpo_engine::search::{Limits, SearchConfig, Searcher};
 //!
 //! let table = Table::<ChessEntry>::with_mib(4)?;
 //! let mut pos = Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")?;
 //! let searcher = Searcher::new(SearchConfig::default());
 //! let result = searcher.search(&mut pos, &Limits::depth(4), Some(&table), &mut |_| {});
 //! assert_eq!(result.best_move_uci().as_deref(), Some("a1a8"));
-//! assert_eq!(result.score, transpo_chess::search::Score::Mate(1));
+//! assert_eq!(result.score, transpo_engine::search::Score::Mate(1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod alphabeta;
-pub mod encoding;
 pub mod entry;
 pub mod limits;
 pub mod ordering;
+mod quiesce;
 pub mod see;
+mod shared;
 mod smp;
+mod tt;
+mod worker;
 
 use std::fmt;
 use std::sync::Arc;
@@ -37,7 +48,7 @@ pub use entry::{SearchEntry, TtData};
 pub use limits::{Control, Limits, TimeBudget};
 pub use smp::nps as smp_nps;
 
-use crate::Position;
+use transpo_chess::Position;
 
 /// The score of a won position: mate at the root. Mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 32_000;

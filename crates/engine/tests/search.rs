@@ -6,8 +6,8 @@ mod common;
 use std::time::Instant;
 
 use transpo::{Bound, ChessEntry, Config, ResearchEntry, Scheme, Size, Table};
-use transpo_chess::search::{Limits, Profile, Score, SearchConfig, Searcher};
 use transpo_chess::{Epd, Position, STARTPOS_FEN};
+use transpo_engine::search::{Limits, Profile, Score, SearchConfig, Searcher};
 
 /// Whether the side to move can force mate within `moves` moves (exhaustive AND-OR search;
 /// the fifty-move rule and repetitions cannot matter this close to mate).
@@ -135,7 +135,7 @@ fn mates_are_reported_exactly_with_cold_and_warm_tables() {
 
 /// Positions for the instability check: the bench positions with moves.
 fn bench_positions() -> Vec<Position> {
-    transpo_chess::bench_positions::POSITIONS
+    transpo_engine::bench_positions::POSITIONS
         .iter()
         .map(|fen| Position::from_fen(fen).unwrap())
         .filter(|pos| pos.has_legal_moves())
@@ -333,7 +333,7 @@ fn wac_sample_at_a_fixed_node_budget() {
 }
 
 /// All 300 (about two minutes in release at the default 500,000 nodes; `WAC_NODES=N` sets the
-/// budget): `cargo test -p transpo-chess --release --test search -- --ignored wac_all`.
+/// budget): `cargo test -p transpo-engine --release --test search -- --ignored wac_all`.
 #[test]
 #[ignore]
 fn wac_all_at_a_fixed_node_budget() {
@@ -352,7 +352,7 @@ fn wac_all_at_a_fixed_node_budget() {
 #[test]
 #[ignore]
 fn feature_ablation() {
-    use transpo_chess::search::Features;
+    use transpo_engine::search::Features;
     let full = SearchConfig::default();
     type Change = fn(&mut Features);
     let variants: [(&str, Change); 8] = [
@@ -373,7 +373,7 @@ fn feature_ablation() {
         let start = Instant::now();
         let table = Table::<ChessEntry>::with_mib(16).unwrap();
         let mut sink = Vec::new();
-        let bench = transpo_chess::bench::run(8, config, Some(&table), &mut sink).unwrap();
+        let bench = transpo_engine::bench::run(8, config, Some(&table), &mut sink).unwrap();
         let bench_time = start.elapsed();
         let wac = wac_with(config, 5, 200_000);
         eprintln!(
@@ -422,7 +422,7 @@ fn entries_with_illegal_moves_feed_nothing() {
         };
         let mv: transpo_chess::Move = text.parse().unwrap();
         assert!(!pos.is_legal(mv));
-        transpo_chess::search::encoding::encode(mv)
+        transpo_chess::move16::encode(mv)
     };
     let poison = |table: &Table<ChessEntry>, pos: &Position| {
         table.store(
@@ -477,9 +477,9 @@ fn a_quiescence_store_does_not_replace_a_deeper_entry() {
     child.play(child.parse_uci_move("e4d5").unwrap()).unwrap();
     let reply = child.parse_uci_move("e8e7").unwrap();
     let deep = ChessEntry {
-        mv: transpo_chess::search::encoding::encode(reply),
+        mv: transpo_chess::move16::encode(reply),
         score: 20_000,
-        eval: transpo_chess::search::entry::NO_EVAL,
+        eval: transpo_engine::search::entry::NO_EVAL,
         depth: 10,
         bound: Bound::Upper,
     };

@@ -1,0 +1,36 @@
+//! A UCI chess engine on the transpo table, over the positions of [`transpo_chess`].
+//!
+//! - [`search`]: iterative-deepening principal-variation alpha-beta with quiescence, the
+//!   table probed and stored at every node, aspiration windows and Lazy SMP threads sharing
+//!   one table; two profiles, `paper` (exactly ALIBABA's search, for the lab) and `full`.
+//! - [`eval`]: the paper's evaluation and the `full` profile's tapered one.
+//! - [`uci`]: the UCI loop of the `transpo-chess` binary, its options and its search thread.
+//! - [`bench`](mod@bench) (with [`bench_positions`]): a fixed-depth search of fixed positions whose node
+//!   count is the search's signature.
+//! - [`selfplay`]: matches between two configurations, to measure a feature.
+//!
+//! ```
+//! use transpo::{ChessEntry, Table};
+//! use transpo_chess::Position;
+//! use transpo_engine::search::{Limits, SearchConfig, Searcher};
+//!
+//! let table = Table::<ChessEntry>::with_mib(1)?;
+//! let mut pos = Position::startpos();
+//! let result = Searcher::new(SearchConfig::default()).search(
+//!     &mut pos,
+//!     &Limits::depth(3),
+//!     Some(&table),
+//!     &mut |info| println!("{info}"),
+//! );
+//! assert!(result.best_move.is_some());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod bench;
+pub mod bench_positions;
+pub mod eval;
+pub mod search;
+pub mod selfplay;
+pub mod uci;

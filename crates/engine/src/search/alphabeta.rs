@@ -1,0 +1,360 @@
+//! One search thread's main search: negamax alpha-beta, fail-soft, with principal variation
+//! search, the `full` profile's pruning, reductions and extensions, and the table at every
+//! node (the protocol is in `tt`; quiescence, below depth 0, in `quiesce`).
+//!
+//! Every node counts one, interior and leaf, quiescence included. The subtree size stored with
+//! an entry (for the BIG schemes) is the nodes counted below it, where a position answered by
+//! the table counts as `scheme.nodes_for_hit(stored)` (one node, or BIGALL's stored size).
+
+use std::ops::ControlFlow;
+
+use cozy_chess::Move;
+
+use super::entry::{NO_EVAL, SearchEntry};
+use super::ordering::{MAX_PLY, is_capture};
+use super::tt::{NodeResult, table_cut};
+use super::worker::Worker;
+use super::{INFINITY, MATE, MATE_BOUND};
+
+/// A node of the main search, as its move loop sees it.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// Remaining depth (after extensions and reductions of the node itself).
+    depth: i32,
+    ply: usize,
+    beta: i32,
+    /// Searched with an open window.
+    pv_node: bool,
+    in_check: bool,
+    /// The path so far is the previous iteration's principal variation.
+    on_pv: bool,
+    key: u64,
+    /// Quiet moves after the first that give no check may be skipped (futility pruning).
+    futile: bool,
+}
+
+/// What a node's move loop found.
+struct Searched {
+    best: i32,
+    best_move: Option<Move>,
+    /// Legal moves met (0: checkmate or stalemate).
+    legal: u32,
+    /// Moves searched (not pruned).
+    searched: usize,
+}
+
+impl<E: SearchEntry> Worker<'_, E> {
+    /// Negamax alpha-beta (fail-soft, PVS) with `depth` plies left at `ply` from the root.
+    /// `on_pv`: the path so far is the previous iteration's principal variation.
+    pub(super) fn negamax(
+        &mut self,
+        mut depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        on_pv: bool,
+        allow_null: bool,
+    ) -> i32 {
+        let in_check = self.pos.is_check();
+        if in_check && self.features.check_extension && ply < MAX_PLY / 2 {
+            depth += 1;
+        }
+        if depth <= 0 {
+            return self.quiesce(alpha, beta, ply, 0, None);
+        }
+        self.nodes += 1;
+        let subtree_start = self.subtree;
+        self.subtree += 1;
+        self.pv_len[ply] = ply;
+        if self.check_stop() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let root = ply == 0;
+        if !root && let Some(score) = self.draw_or_horizon(ply, in_check) {
+            return score;
+        }
+        let pv_node = beta - alpha > 1;
+
+        // The table, before any move is generated.
+        let key = self.pos.key();
+        let probe = self.probe(self.table, key);
+        if let Some(d) = probe.entry
+            && !root
+            && self.deep_enough(d.depth, depth)
+            && let Some(stored) = table_cut(&d, ply, alpha, beta)
+        {
+            let weight = self.scheme.map_or(1, |s| s.nodes_for_hit(d.nodes)).max(1);
+            self.subtree += weight - 1;
+            if let Some(mv) = probe.mv {
+                self.pv[ply][ply] = Some(mv);
+                self.pv_len[ply] = ply + 1;
+            }
+            return stored;
+        }
+
+        // Pruning of the `full` profile, away from the principal variation.
+        let static_eval = if in_check || !self.features.futility && !self.features.null_move {
+            None
+        } else {
+            Some(self.evaluate_with(probe.entry.map_or(NO_EVAL, |d| d.eval)))
+        };
+        let mut futile = false;
+        if let Some(eval) = static_eval
+            && !pv_node
+            && !root
+        {
+            match self.prune(eval, depth, ply, alpha, beta, allow_null) {
+                ControlFlow::Break(score) => return score,
+                ControlFlow::Continue(quiet_moves_futile) => futile = quiet_moves_futile,
+            }
+        }
+
+        // The move loop: previous PV move or table move first, then the generated moves.
+        let pv_move = if on_pv {
+            self.prev_pv
+                .get(ply)
+                .copied()
+                .filter(|&mv| self.pos.is_legal(mv))
+        } else {
+            None
+        };
+        if self.features.iir && depth >= 4 && !in_check && probe.mv.is_none() && pv_move.is_none() {
+            depth -= 1;
+        }
+        let node = Node {
+            depth,
+            ply,
+            beta,
+            pv_node,
+            in_check,
+            on_pv,
+            key,
+            futile,
+        };
+        let Some(searched) = self.search_moves(&node, alpha, pv_move, probe.mv) else {
+            return 0;
+        };
+        if searched.legal == 0 {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        // With no move searched, alpha is still the window's.
+        let best = if searched.searched == 0 {
+            alpha
+        } else {
+            searched.best
+        };
+        let result = NodeResult {
+            best,
+            window: (alpha, beta),
+            best_move: searched.best_move,
+            move_if_upper: probe.mv,
+            eval: static_eval,
+            depth,
+            nodes: self.subtree - subtree_start,
+        };
+        self.store_result(self.table, key, probe.entry, ply, result);
+        best
+    }
+
+    /// The score of a node below the root that ends without a search: a draw (repetition,
+    /// insufficient material, the fifty-move rule), a mate on the hundredth half-move, or
+    /// the evaluation at the ply limit.
+    fn draw_or_horizon(&mut self, ply: usize, in_check: bool) -> Option<i32> {
+        if self.pos.is_repetition(2) || self.pos.is_insufficient_material() {
+            return Some(0);
+        }
+        if self.pos.halfmove_clock() >= 100 {
+            return Some(if in_check && !self.pos.has_legal_moves() {
+                -MATE + ply as i32
+            } else {
+                0
+            });
+        }
+        if ply >= MAX_PLY - 1 {
+            return Some(self.evaluate());
+        }
+        None
+    }
+
+    /// Whether a stored depth is enough to use the entry's score at `depth` plies.
+    fn deep_enough(&self, stored: u8, depth: i32) -> bool {
+        if self.exact_depth_probing {
+            i32::from(stored) == depth
+        } else {
+            i32::from(stored) >= depth
+        }
+    }
+
+    /// Reverse futility and null-move pruning at a node off the principal variation with
+    /// static evaluation `eval`: `Break(score)` ends the node with that score; otherwise
+    /// `Continue(futile)`, whether quiet moves may be skipped (futility pruning).
+    fn prune(
+        &mut self,
+        eval: i32,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        allow_null: bool,
+    ) -> ControlFlow<i32, bool> {
+        if self.features.futility
+            && depth <= 6
+            && beta.abs() < MATE_BOUND
+            && eval - 90 * depth >= beta
+        {
+            return ControlFlow::Break(eval);
+        }
+        if self.features.null_move
+            && allow_null
+            && depth >= 3
+            && eval >= beta
+            && self.has_non_pawn_material()
+            && self.pos.play_null().is_ok()
+        {
+            let r = 3 + depth / 4;
+            let score = -self.negamax(depth - 1 - r, ply + 1, -beta, -beta + 1, false, false);
+            self.pos.undo();
+            if self.stopped {
+                return ControlFlow::Break(0);
+            }
+            if score >= beta {
+                return ControlFlow::Break(if score >= MATE_BOUND { beta } else { score });
+            }
+        }
+        ControlFlow::Continue(
+            self.features.futility
+                && depth <= 3
+                && alpha.abs() < MATE_BOUND
+                && eval + 100 + 120 * depth <= alpha,
+        )
+    }
+
+    /// The move loop: `first` (the previous PV move, else the table move), then the
+    /// generated moves in order. `None` if the search was stopped.
+    fn search_moves(
+        &mut self,
+        node: &Node,
+        mut alpha: i32,
+        pv_move: Option<Move>,
+        tt_move: Option<Move>,
+    ) -> Option<Searched> {
+        let ply = node.ply;
+        let first = pv_move.or(tt_move);
+        let mut pending = first;
+        let mut generated = false;
+        let mut best = -INFINITY;
+        let mut best_move = None;
+        let mut legal = 0;
+        let mut searched = 0;
+        loop {
+            let mv = match pending.take() {
+                Some(mv) => mv,
+                None => {
+                    if !generated {
+                        generated = true;
+                        self.lists[ply].fill_all(
+                            self.pos.board(),
+                            &self.heuristics,
+                            ply,
+                            pv_move,
+                            tt_move,
+                            first,
+                            self.features.bad_captures_last,
+                        );
+                    }
+                    match self.lists[ply].pick() {
+                        Some(mv) => mv,
+                        None => break,
+                    }
+                }
+            };
+            legal += 1;
+            let board = self.pos.board();
+            if let Some(table) = self.table {
+                table.prefetch(transpo_chess::zobrist::predict_after_move(
+                    node.key, board, mv,
+                ));
+            }
+            let quiet = mv.promotion.is_none() && !is_capture(board, mv);
+            self.pos.play_unchecked(mv);
+            let gives_check = self.pos.is_check();
+            if node.futile && quiet && searched > 0 && !gives_check {
+                self.pos.undo();
+                continue;
+            }
+            let child_on_pv = node.on_pv && Some(mv) == pv_move;
+            let score =
+                self.search_child(node, alpha, searched, quiet && !gives_check, child_on_pv);
+            self.pos.undo();
+            if self.stopped {
+                return None;
+            }
+            searched += 1;
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                    if score >= node.beta {
+                        if quiet {
+                            let killers = self.features.killers;
+                            self.heuristics
+                                .reward(self.pos.board(), mv, ply, node.depth, killers);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        Some(Searched {
+            best,
+            best_move,
+            legal,
+            searched,
+        })
+    }
+
+    /// Searches the move just played, the `searched`-th of its node (from 0): the first
+    /// with the full window, the others with a null window first (late quiet ones reduced),
+    /// then again as far as needed. `reducible`: a quiet move that gives no check.
+    fn search_child(
+        &mut self,
+        node: &Node,
+        alpha: i32,
+        searched: usize,
+        reducible: bool,
+        child_on_pv: bool,
+    ) -> i32 {
+        let (depth, ply, beta) = (node.depth, node.ply, node.beta);
+        if searched == 0 {
+            return -self.negamax(depth - 1, ply + 1, -beta, -alpha, child_on_pv, true);
+        }
+        let mut r = 0;
+        if self.features.lmr && depth >= 3 && searched >= 3 && reducible && !node.in_check {
+            r = self.lmr[depth.min(63) as usize][searched.min(63)];
+            if node.pv_node {
+                r -= 1;
+            }
+            r = r.clamp(0, depth - 2);
+        }
+        let mut score = -self.negamax(depth - 1 - r, ply + 1, -alpha - 1, -alpha, false, true);
+        if r > 0 && score > alpha {
+            score = -self.negamax(depth - 1, ply + 1, -alpha - 1, -alpha, false, true);
+        }
+        if score > alpha && score < beta {
+            score = -self.negamax(depth - 1, ply + 1, -beta, -alpha, false, true);
+        }
+        score
+    }
+
+    /// Makes `mv` followed by the child's principal variation the line from `ply`.
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        self.pv[ply][ply] = Some(mv);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][ply + 1..child_len].copy_from_slice(&tail[0][ply + 1..child_len]);
+        self.pv_len[ply] = child_len;
+    }
+}

@@ -1,0 +1,145 @@
+//! The table protocol, written once for the main search and quiescence.
+//!
+//! The table is used as Breuker et al. describe: probe before generating moves; return the
+//! stored score when its depth suffices and its bound allows it (exact; lower ≥ beta; upper ≤
+//! alpha); otherwise try the stored move first; store after the move loop with the bound the
+//! result proves and the best move. The main search does so at every node. Quiescence does
+//! so too when [`Features::tt_in_quiescence`](super::Features::tt_in_quiescence) is on (the
+//! `full` profile, the default); in the `paper` profile it neither probes nor stores.
+//!
+//! An entry is trusted only as a whole: if its move is not legal here, the entry belongs to
+//! another position (a key collision, a torn write, a crafted file) and none of it is used,
+//! neither its score nor its static evaluation, which would otherwise feed the pruning; the
+//! failure is counted. With [`Features::keep_deeper`](super::Features::keep_deeper) (the
+//! `full` profile, on the modern schemes) a result does not replace a deeper entry of the
+//! same position, so a quiescence store (depth 0) cannot wipe out an entry searched many
+//! plies deep; a store without a move keeps the entry's move. The `paper` profile and the
+//! 1994 schemes keep the paper's rule: a same-key store always replaces.
+
+use cozy_chess::Move;
+use transpo::{Bound, Table, score};
+use transpo_chess::move16;
+
+use super::MATE_BOUND;
+use super::entry::{SearchEntry, TtData};
+use super::worker::Worker;
+
+/// What a node's probe found.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Probe {
+    /// The entry for the key, when it is sound (its move, if any, is legal here).
+    pub(super) entry: Option<TtData>,
+    /// The entry's move, when it has one and the entry is sound.
+    pub(super) mv: Option<Move>,
+}
+
+/// A node's result, to be stored.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NodeResult {
+    /// The score found (fail-soft).
+    pub(super) best: i32,
+    /// The window the node was searched with: `alpha` as it came in, and `beta`.
+    pub(super) window: (i32, i32),
+    /// The move that raised alpha last, if any.
+    pub(super) best_move: Option<Move>,
+    /// The move stored on a fail low (an upper bound proves no move best).
+    pub(super) move_if_upper: Option<Move>,
+    /// The static evaluation (`None` in check or when none was computed).
+    pub(super) eval: Option<i32>,
+    /// The remaining depth searched (0 in quiescence).
+    pub(super) depth: i32,
+    /// The subtree size to store (see the `alphabeta` module).
+    pub(super) nodes: u64,
+}
+
+impl<E: SearchEntry> Worker<'_, E> {
+    /// Probes `table` (none: nothing found) for `key`. An entry whose move is not legal here
+    /// counts as a failure and is not returned at all.
+    #[inline]
+    pub(super) fn probe(&mut self, table: Option<&Table<E>>, key: u64) -> Probe {
+        let Some(d) = table.and_then(|t| t.probe(key)).map(|entry| entry.data()) else {
+            return Probe::default();
+        };
+        if d.mv == move16::NO_MOVE {
+            return Probe {
+                entry: Some(d),
+                mv: None,
+            };
+        }
+        match move16::decode(d.mv) {
+            Some(mv) if self.pos.is_legal(mv) => Probe {
+                entry: Some(d),
+                mv: Some(mv),
+            },
+            _ => {
+                self.tt_failures += 1;
+                Probe::default()
+            }
+        }
+    }
+
+    /// Stores a node's result in `table` (none: nothing is stored). `existing` is the sound
+    /// entry the node's probe found for the same key, if any: with `keep_deeper`, a deeper
+    /// one is kept as it is, and a result without a move keeps its move.
+    #[inline]
+    pub(super) fn store_result(
+        &self,
+        table: Option<&Table<E>>,
+        key: u64,
+        existing: Option<TtData>,
+        ply: usize,
+        result: NodeResult,
+    ) {
+        let Some(table) = table else { return };
+        let (alpha, beta) = result.window;
+        let bound = bound_of(result.best, alpha, beta);
+        let mv = if bound == Bound::Upper {
+            result.move_if_upper
+        } else {
+            result.best_move
+        };
+        let mut data = TtData {
+            mv: move16::encode_opt(mv),
+            score: score::to_table(result.best, ply as i32, MATE_BOUND) as i16,
+            eval: self.eval_to_store(result.eval),
+            depth: result.depth.clamp(0, 255) as u8,
+            bound,
+            nodes: result.nodes,
+        };
+        if self.keep_deeper
+            && let Some(old) = existing
+        {
+            if old.depth > data.depth {
+                return;
+            }
+            if data.mv == move16::NO_MOVE {
+                data.mv = old.mv;
+            }
+        }
+        table.store(key, E::from_data(data));
+    }
+}
+
+/// The stored score, when the entry's bound settles a node searched with (`alpha`, `beta`)
+/// at `ply` (its depth is the caller's question).
+#[inline]
+pub(super) fn table_cut(d: &TtData, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let stored = score::from_table(i32::from(d.score), ply as i32, MATE_BOUND);
+    let cut = match d.bound {
+        Bound::Exact => true,
+        Bound::Lower => stored >= beta,
+        Bound::Upper => stored <= alpha,
+    };
+    cut.then_some(stored)
+}
+
+/// What a node's result says about its true value, given the window it was searched with.
+fn bound_of(best: i32, old_alpha: i32, beta: i32) -> Bound {
+    if best >= beta {
+        Bound::Lower
+    } else if best > old_alpha {
+        Bound::Exact
+    } else {
+        Bound::Upper
+    }
+}

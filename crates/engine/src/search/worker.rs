@@ -1,0 +1,238 @@
+//! One search thread's state: the position, the table, the features, the counters, the
+//! principal variation and the per-ply move lists; the stop and clock checks; the static
+//! evaluation with its per-thread cache. The search itself is in `alphabeta` (the main
+//! search), `quiesce` (quiescence) and `tt` (the table protocol).
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
+
+use cozy_chess::{Move, Piece};
+use transpo::{Scheme, Table};
+use transpo_chess::Position;
+
+use super::entry::{NO_EVAL, SearchEntry};
+use super::ordering::{Heuristics, MAX_PLY, ScoredMoves};
+use super::shared::Shared;
+use super::{Features, Info, SearchConfig};
+use crate::eval::Evaluator;
+
+/// One thread's search state.
+pub(super) struct Worker<'a, E: SearchEntry> {
+    pub(super) pos: Position,
+    pub(super) table: Option<&'a Table<E>>,
+    pub(super) scheme: Option<Scheme>,
+    pub(super) features: Features,
+    pub(super) exact_depth_probing: bool,
+    pub(super) quiescence_in_subtree: bool,
+    /// A store does not replace a deeper entry of the same position (see the module docs).
+    pub(super) keep_deeper: bool,
+    evaluator: &'a Evaluator,
+    shared: &'a Shared<'a>,
+    /// Whether this is the main thread (the one that watches the clock).
+    main: bool,
+    pub(super) heuristics: Heuristics,
+    pub(super) nodes: u64,
+    pub(super) qnodes: u64,
+    flushed: u64,
+    /// Weighted node count for subtree sizes (see the module docs).
+    pub(super) subtree: u64,
+    pub(super) tt_failures: u64,
+    pub(super) seldepth: usize,
+    pub(super) stopped: bool,
+    /// `pv[ply][ply..pv_len[ply]]`: the best line found from `ply`.
+    pub(super) pv: Vec<[Option<Move>; MAX_PLY + 1]>,
+    pub(super) pv_len: [usize; MAX_PLY + 1],
+    /// The previous iteration's principal variation, tried first along its line.
+    pub(super) prev_pv: Vec<Move>,
+    /// The last `info` this thread reported (the main thread only).
+    pub(super) last_info: Option<Info>,
+    /// When the clock started (the search's start, or `ponderhit`).
+    clock_start: Instant,
+    clock_running: bool,
+    pub(super) lmr: Box<[[i32; 64]; 64]>,
+    /// One move list per ply, reused (no initialisation or copying of a list per node).
+    pub(super) lists: Vec<ScoredMoves>,
+    /// Whether static evaluations may be stored in and read from the table: only when the
+    /// evaluation depends on the position alone (not the paper's root-filled tables).
+    table_evals: bool,
+    /// Evaluations by key (direct-mapped, [`EVAL_CACHE`] slots), when `table_evals`: a
+    /// position met again (transpositions, re-searches, the next iteration) is not
+    /// evaluated again.
+    eval_cache: Vec<(u64, i32)>,
+}
+
+/// Slots of a thread's evaluation cache (256 KiB: it stays in the core's L2 cache).
+const EVAL_CACHE: usize = 1 << 14;
+
+impl<'a, E: SearchEntry> Worker<'a, E> {
+    pub(super) fn new(
+        pos: Position,
+        table: Option<&'a Table<E>>,
+        config: &SearchConfig,
+        evaluator: &'a Evaluator,
+        shared: &'a Shared<'a>,
+        main: bool,
+    ) -> Self {
+        let mut lmr = Box::new([[0; 64]; 64]);
+        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+            for (i, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.75 + (d as f64).ln() * (i as f64).ln() / 2.25) as i32;
+            }
+        }
+        Worker {
+            pos,
+            table,
+            scheme: table.map(|t| t.config().scheme),
+            features: config.features,
+            exact_depth_probing: config.exact_depth_probing,
+            quiescence_in_subtree: config.quiescence_in_subtree,
+            keep_deeper: config.features.keep_deeper
+                && table.is_some_and(|t| !Scheme::PAPER.contains(&t.config().scheme)),
+            evaluator,
+            shared,
+            main,
+            heuristics: Heuristics::default(),
+            nodes: 0,
+            qnodes: 0,
+            flushed: 0,
+            subtree: 0,
+            tt_failures: 0,
+            seldepth: 0,
+            stopped: false,
+            pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            prev_pv: Vec::new(),
+            last_info: None,
+            clock_start: shared.start,
+            clock_running: !shared.control.is_pondering(),
+            lmr,
+            lists: (0..=MAX_PLY).map(|_| ScoredMoves::new()).collect(),
+            table_evals: matches!(evaluator, Evaluator::Tapered),
+            eval_cache: if matches!(evaluator, Evaluator::Tapered) {
+                vec![(0, 0); EVAL_CACHE]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// What the threads of this search share.
+    pub(super) fn shared(&self) -> &'a Shared<'a> {
+        self.shared
+    }
+
+    /// When the search began.
+    pub(super) fn started(&self) -> Instant {
+        self.shared.start
+    }
+
+    /// The shared table, if any.
+    pub(super) fn table(&self) -> Option<&'a Table<E>> {
+        self.table
+    }
+
+    /// The principal variation of the last root search.
+    pub(super) fn root_pv(&self) -> Vec<Move> {
+        self.pv[0][..self.pv_len[0]]
+            .iter()
+            .flatten()
+            .copied()
+            .collect()
+    }
+
+    /// Nodes of all threads, as far as this thread knows (exact at one thread).
+    pub(super) fn total_nodes(&self) -> u64 {
+        self.shared.total_nodes.load(Relaxed) + (self.nodes - self.flushed)
+    }
+
+    /// Adds this thread's unreported nodes to the shared total.
+    pub(super) fn flush_nodes(&mut self) {
+        self.shared
+            .total_nodes
+            .fetch_add(self.nodes - self.flushed, Relaxed);
+        self.flushed = self.nodes;
+    }
+
+    /// Whether the search must stop now; sets `stopped`.
+    #[inline]
+    pub(super) fn check_stop(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if let Some(limit) = self.shared.node_limit
+            && self.total_nodes() >= limit
+        {
+            self.shared.halt();
+            self.stopped = true;
+            return true;
+        }
+        if self.nodes & 1023 == 0 {
+            self.flush_nodes();
+            if self.shared.halted() {
+                self.stopped = true;
+            } else if self.main && self.out_of_time(true) {
+                self.shared.halt();
+                self.stopped = true;
+            }
+        }
+        self.stopped
+    }
+
+    /// Whether the clock says stop: the hard limit inside an iteration, the soft one between.
+    pub(super) fn out_of_time(&mut self, hard: bool) -> bool {
+        let Some(budget) = self.shared.budget else {
+            return false;
+        };
+        if !self.clock_running {
+            if self.shared.control.is_pondering() {
+                return false;
+            }
+            self.clock_running = true;
+            self.clock_start = Instant::now();
+        }
+        let limit = if hard { budget.hard } else { budget.soft };
+        self.clock_start.elapsed() >= limit
+    }
+
+    #[inline]
+    pub(super) fn evaluate(&mut self) -> i32 {
+        let key = self.pos.key();
+        let slot = (key as usize) & (EVAL_CACHE - 1);
+        if let Some(&(k, eval)) = self.eval_cache.get(slot)
+            && k == key
+        {
+            return eval;
+        }
+        let eval = self.evaluator.evaluate(self.pos.board());
+        if let Some(entry) = self.eval_cache.get_mut(slot) {
+            *entry = (key, eval);
+        }
+        eval
+    }
+
+    /// The static evaluation, taken from a table entry's `eval` when it holds one.
+    #[inline]
+    pub(super) fn evaluate_with(&mut self, stored: i16) -> i32 {
+        if self.table_evals && stored != NO_EVAL {
+            i32::from(stored)
+        } else {
+            self.evaluate()
+        }
+    }
+
+    /// What to store as the entry's static evaluation.
+    #[inline]
+    pub(super) fn eval_to_store(&self, eval: Option<i32>) -> i16 {
+        match eval {
+            Some(e) if self.table_evals => e.clamp(-30_000, 30_000) as i16,
+            _ => NO_EVAL,
+        }
+    }
+
+    pub(super) fn has_non_pawn_material(&self) -> bool {
+        let b = self.pos.board();
+        let own = b.colors(b.side_to_move());
+        let pawns_and_king = b.pieces(Piece::Pawn) | b.pieces(Piece::King);
+        !(own & !pawns_and_king).is_empty()
+    }
+}

@@ -1,0 +1,97 @@
+//! The UCI loop of the `transpo-chess` binary.
+//!
+//! [`UciSession::handle_line`] takes one line and a writer for the immediate answers, so
+//! tests can drive it without I/O. A search runs in its own thread and writes its `info` and
+//! `bestmove` lines through a shared [`Output`], so the loop keeps reading: `isready` is
+//! answered at once during a search and `stop` within milliseconds. Commands that change
+//! what a search uses (`ucinewgame`, `setoption`, `loadhash`, `go`, `bench`) first stop and
+//! join the running search. A malformed or unknown line is answered with
+//! `info string error: ...` and the loop goes on; no input makes it panic, and `bestmove` is
+//! always a legal move (or `0000` when there is none).
+//!
+//! Nothing a line asks for can hang the loop: every long command (`go`, `perft`, `go perft`,
+//! `bench`) runs in the search thread, where `stop`, `quit`, a new command that needs the
+//! thread, or the end of input ends it. Should the search itself panic (it must not; this is
+//! the last line of defence), the thread reports `info string error: ...` and still answers
+//! `bestmove` with a legal move, so a GUI is never left waiting. Every numeric argument has a
+//! checked range, stated in the error that rejects it and, for options, in the `uci` answer:
+//!
+//! | argument | range |
+//! |---|---|
+//! | `go depth` | 1 to [`MAX_DEPTH`](crate::search::MAX_DEPTH) |
+//! | `go mate` | 1 to [`MAX_GO_MATE`] |
+//! | `go nodes` | 1 to 2⁶³ − 1 |
+//! | `go wtime btime winc binc movetime` (ms) | any whole number up to 2⁶³ − 1; negative clocks (a flagging GUI) read as 0 |
+//! | `go movestogo` | 0 to 2⁶³ − 1 (0 and values above 60 are clamped to 1 and 60) |
+//! | `perft`, `go perft` | 0 to [`MAX_PERFT_DEPTH`] |
+//! | `bench` | 1 to [`MAX_DEPTH`](crate::search::MAX_DEPTH) |
+//! | options | the `min`/`max` of the `uci` answer |
+//!
+//! [`SessionLimits`] narrows these further, for a fuzz target or a shared server: a cap on
+//! the table size, threads, nodes per search and perft and bench depths, and no file access.
+//!
+//! Commands: `uci`, `isready`, `ucinewgame`, `position startpos|fen <FEN> [moves ...]`,
+//! `go [wtime|btime|winc|binc|movestogo|movetime|nodes|depth|mate N] [infinite] [ponder]`,
+//! `go perft N`, `stop`, `ponderhit`, `setoption name <NAME> [value <VALUE>]`, `quit`, and
+//! Stockfish's extras `d`, `eval`, `bench [DEPTH]`, `perft N`, plus `savehash FILE` and
+//! `loadhash FILE` (the table's persistence).
+//!
+//! Modules: `session` (the conversation: one line at a time), `options` (the options, their
+//! limits and `setoption`), `parse` (the arguments of `go`, `position`, `perft`, `bench`),
+//! `search_thread` (the thread where `go`, `perft` and `bench` run) and `output` (the writer
+//! the loop and that thread share).
+
+mod options;
+mod output;
+mod parse;
+mod search_thread;
+mod session;
+#[cfg(test)]
+mod tests;
+
+use std::io::{self, BufRead, Write};
+
+pub use options::{
+    DEFAULT_HASH_MIB, MAX_HASH_MIB, MAX_MOVE_OVERHEAD_MS, MAX_PERFT_DEPTH, MAX_THREADS, Options,
+    SessionLimits,
+};
+pub use output::Output;
+pub use parse::{MAX_GO_MATE, parse_go};
+pub use search_thread::{write_divide, write_divide_until};
+pub use session::{Flow, UciSession};
+
+/// Runs the loop until `quit` or the end of input (which also stops a running search).
+pub fn run(input: impl BufRead, out: impl Write + Send + 'static) -> io::Result<()> {
+    run_with_limits(input, out, SessionLimits::default())
+}
+
+/// [`run`] within `limits`: the entry point for a fuzz target, with
+/// [`SessionLimits::fuzz`]. Any bytes as input end in bounded time: lines are handled as
+/// they come, long commands run in the search thread, and at the end of input (or `quit`)
+/// the running command is stopped and joined (a `go infinite` answers `bestmove`) before
+/// this returns.
+pub fn run_with_limits(
+    input: impl BufRead,
+    out: impl Write + Send + 'static,
+    limits: SessionLimits,
+) -> io::Result<()> {
+    let output = Output::new(out);
+    let mut session = UciSession::with_limits(output.clone(), limits);
+    for line in input.lines() {
+        let mut answer = Vec::new();
+        let flow = match line {
+            Ok(line) => session.handle_line(&line, &mut answer)?,
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                writeln!(answer, "info string error: input line is not UTF-8")?;
+                Flow::Continue
+            }
+            Err(e) => return Err(e),
+        };
+        output.write_all(&answer)?;
+        if flow == Flow::Quit {
+            break;
+        }
+    }
+    drop(session);
+    Ok(())
+}

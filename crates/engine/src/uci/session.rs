@@ -1,0 +1,354 @@
+//! One UCI conversation: the position, the options, the table and the book, and one line
+//! handled at a time.
+
+use std::io::{self, Write};
+use std::sync::Arc;
+use std::time::Duration;
+
+use transpo::{ChessEntry, Config, Size, Table};
+use transpo_chess::{Book, Position, SplitMix64};
+
+use super::options::{
+    DEFAULT_HASH_MIB, MAX_PERFT_DEPTH, OptionChange, Options, SessionLimits, write_uci_answer,
+};
+use super::output::Output;
+use super::parse::{bench_depth, file_argument, parse_go, parse_position, perft_depth};
+use super::search_thread::{SearchJob, SearchThread, bench_job, perft_job};
+use crate::eval::Evaluator;
+use crate::search::{MAX_DEPTH, SearchConfig, Searcher};
+
+/// Whether the loop should go on after a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next line.
+    Continue,
+    /// `quit` was received.
+    Quit,
+}
+
+/// The state of one UCI conversation.
+pub struct UciSession {
+    position: Position,
+    options: Options,
+    limits: SessionLimits,
+    table: Option<Arc<Table<ChessEntry>>>,
+    book: Option<Book>,
+    rng: SplitMix64,
+    /// The search thread, running a `go`, `perft` or `bench`.
+    thread: SearchThread,
+    async_out: Output,
+    /// Test hook: the next search panics (to test the last line of defence).
+    #[cfg(test)]
+    pub(super) panic_next_search: bool,
+}
+
+impl Default for UciSession {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for UciSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UciSession")
+            .field("position", &self.position.fen())
+            .field("options", &self.options)
+            .field("searching", &self.thread.has_job())
+            .finish()
+    }
+}
+
+impl Drop for UciSession {
+    fn drop(&mut self) {
+        self.thread.stop();
+    }
+}
+
+impl UciSession {
+    /// A session at the starting position whose searches write to standard output.
+    pub fn new() -> Self {
+        Self::with_output(Output::stdout())
+    }
+
+    /// A session whose searches write their `info` and `bestmove` lines to `out`.
+    pub fn with_output(out: Output) -> Self {
+        Self::with_limits(out, SessionLimits::default())
+    }
+
+    /// A session within `limits` whose searches write to `out`.
+    pub fn with_limits(out: Output, limits: SessionLimits) -> Self {
+        let hash_mib = DEFAULT_HASH_MIB.min(limits.max_hash_mib);
+        let mut session = UciSession {
+            position: Position::startpos(),
+            options: Options {
+                hash_mib,
+                ..Options::default()
+            },
+            limits,
+            table: None,
+            book: None,
+            rng: SplitMix64::new(0x0074_7261_6e73_706f),
+            thread: SearchThread::default(),
+            async_out: out,
+            #[cfg(test)]
+            panic_next_search: false,
+        };
+        // The default table is small; if even that fails, the engine runs without one.
+        if hash_mib > 0 {
+            session.table = session.make_table(hash_mib).ok().map(Arc::new);
+        }
+        session
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The current options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Waits until the running command (`go`, `perft`, `bench`) ends by itself, without
+    /// stopping it. Only for commands that do end: a `go infinite` or `go ponder` waits for
+    /// a `stop` that this thread can then no longer send.
+    pub fn wait_for_search(&mut self) {
+        self.thread.wait();
+    }
+
+    /// Whether a search thread is running (or finished and not yet joined).
+    pub fn is_searching(&self) -> bool {
+        self.thread.is_running()
+    }
+
+    /// Handles one input line, writing any immediate answer to `out`.
+    pub fn handle_line(&mut self, line: &str, out: &mut impl Write) -> io::Result<Flow> {
+        let mut words = line.split_ascii_whitespace();
+        let Some(command) = words.next() else {
+            return Ok(Flow::Continue);
+        };
+        let rest: Vec<&str> = words.collect();
+        let result = match command {
+            "uci" => write_uci_answer(out, &self.limits).map(Ok)?,
+            "isready" => {
+                writeln!(out, "readyok")?;
+                Ok(())
+            }
+            "ucinewgame" => {
+                self.thread.stop();
+                if let Some(table) = &self.table {
+                    table.clear();
+                }
+                self.position = Position::startpos();
+                Ok(())
+            }
+            "position" => parse_position(&rest).map(|position| self.position = position),
+            "go" => self.go(&rest, out)?,
+            "stop" => {
+                self.thread.stop();
+                Ok(())
+            }
+            "ponderhit" => {
+                self.thread.control().ponderhit();
+                Ok(())
+            }
+            "setoption" => self.set_option(&rest),
+            "d" => {
+                writeln!(out, "{}", self.position)?;
+                Ok(())
+            }
+            "eval" => {
+                let board = self.position.board();
+                let tapered = Evaluator::Tapered.evaluate(board);
+                let paper = Evaluator::paper(board).evaluate(board);
+                writeln!(
+                    out,
+                    "eval (side to move, centipawns): full {tapered} paper {paper}"
+                )?;
+                Ok(())
+            }
+            "perft" => self.perft(&rest),
+            "bench" => self.bench(&rest),
+            "savehash" => self.save_hash(&rest),
+            "loadhash" => self.load_hash(&rest),
+            "quit" => {
+                self.thread.stop();
+                return Ok(Flow::Quit);
+            }
+            other => Err(format!("unknown command {other:?}")),
+        };
+        if let Err(message) = result {
+            writeln!(out, "info string error: {message}")?;
+        }
+        out.flush()?;
+        Ok(Flow::Continue)
+    }
+
+    /// A table of `mib` MiB with the current scheme.
+    fn make_table(&self, mib: u64) -> Result<Table<ChessEntry>, String> {
+        let config = Config {
+            scheme: self.options.scheme,
+            ..Config::default()
+        };
+        Table::new(Size::Mib(mib), config).map_err(|e| e.to_string())
+    }
+
+    /// `go ...`: starts a search thread (or answers from the book, or runs `go perft N`).
+    fn go(&mut self, args: &[&str], out: &mut impl Write) -> io::Result<Result<(), String>> {
+        if args.first() == Some(&"perft") {
+            return Ok(self.perft(&args[1..]));
+        }
+        let mut limits = match parse_go(args) {
+            Ok(limits) => limits,
+            Err(e) => return Ok(Err(e)),
+        };
+        if let Some(cap) = self.limits.max_nodes {
+            limits.nodes = Some(limits.nodes.map_or(cap, |n| n.min(cap)));
+        }
+        self.thread.stop();
+        if self.options.own_book
+            && !limits.infinite
+            && !limits.ponder
+            && let Some(book) = &self.book
+            && let Some(pick) = book.pick(&self.position, &mut self.rng)
+        {
+            writeln!(out, "info string book move {}", pick.uci)?;
+            writeln!(out, "bestmove {}", pick.uci)?;
+            return Ok(Ok(()));
+        }
+        let config = SearchConfig {
+            threads: self.options.threads,
+            move_overhead: Duration::from_millis(self.options.move_overhead_ms),
+            ..SearchConfig::with_profile(self.options.profile)
+        };
+        let control = Arc::clone(self.thread.control());
+        let searcher = Searcher::with_control(config, Arc::clone(&control));
+        let pondering = limits.ponder;
+        let job = SearchJob {
+            position: self.position.clone(),
+            limits,
+            table: self.table.clone(),
+            output: self.async_out.clone(),
+            // The answer should the search fail: any legal move.
+            fallback: self.any_legal_move(),
+            #[cfg(test)]
+            panic_now: std::mem::take(&mut self.panic_next_search),
+            #[cfg(not(test))]
+            panic_now: false,
+        };
+        let spawned = self
+            .thread
+            .spawn(pondering, move || job.run(searcher, control));
+        if let Err(e) = spawned {
+            // No thread: answer with any legal move so the GUI is not left waiting.
+            writeln!(out, "bestmove {}", self.any_legal_move())?;
+            return Ok(Err(e));
+        }
+        Ok(Ok(()))
+    }
+
+    /// The UCI text of a legal move of the position, `0000` when there is none.
+    fn any_legal_move(&self) -> String {
+        let first = self.position.legal_moves().first().copied();
+        first.map_or("0000".to_string(), |mv| self.position.move_to_uci(mv))
+    }
+
+    /// `setoption name <NAME> [value <VALUE>]`: on any error the options, the table and the
+    /// book stay as they were.
+    fn set_option(&mut self, args: &[&str]) -> Result<(), String> {
+        match OptionChange::parse(args, &self.limits)? {
+            OptionChange::Hash(mib) => {
+                self.thread.stop();
+                self.table = match mib {
+                    0 => None,
+                    _ => Some(Arc::new(self.make_table(mib)?)),
+                };
+                self.options.hash_mib = mib;
+            }
+            OptionChange::Threads(threads) => self.options.threads = threads,
+            OptionChange::ClearHash => {
+                self.thread.stop();
+                if let Some(table) = &self.table {
+                    table.clear();
+                }
+            }
+            OptionChange::Replacement(scheme) => {
+                self.thread.stop();
+                let old = std::mem::replace(&mut self.options.scheme, scheme);
+                if self.options.hash_mib > 0 {
+                    match self.make_table(self.options.hash_mib) {
+                        Ok(table) => self.table = Some(Arc::new(table)),
+                        Err(e) => {
+                            self.options.scheme = old;
+                            return Err(e);
+                        }
+                    }
+                }
+            }
+            OptionChange::Profile(profile) => self.options.profile = profile,
+            OptionChange::MoveOverhead(ms) => self.options.move_overhead_ms = ms,
+            OptionChange::OwnBook(on) => self.options.own_book = on,
+            OptionChange::BookFile(path) => {
+                self.book = if path.is_empty() || path == "<empty>" {
+                    None
+                } else {
+                    Some(Book::open(&path).map_err(|e| e.to_string())?)
+                };
+                self.options.book_file = path;
+            }
+            OptionChange::Ponder => {}
+        }
+        Ok(())
+    }
+
+    /// `perft N` (and `go perft N`), in the search thread: per-move counts, a blank line,
+    /// then `Nodes searched: N`; `stop` ends it early with `info string perft stopped`.
+    fn perft(&mut self, args: &[&str]) -> Result<(), String> {
+        let depth = perft_depth(args, self.limits.max_perft_depth.min(MAX_PERFT_DEPTH))?;
+        let position = self.position.clone();
+        let control = Arc::clone(self.thread.control());
+        let output = self.async_out.clone();
+        self.thread
+            .spawn(false, move || perft_job(position, depth, control, output))
+    }
+
+    /// `bench [DEPTH]`: the bench with the session's table, threads and profile, in the
+    /// search thread; `stop` ends it after the current position.
+    fn bench(&mut self, args: &[&str]) -> Result<(), String> {
+        let depth = bench_depth(args, self.limits.max_bench_depth.min(MAX_DEPTH))?;
+        let config = SearchConfig {
+            threads: self.options.threads,
+            ..SearchConfig::with_profile(self.options.profile)
+        };
+        let table = self.table.clone();
+        let control = Arc::clone(self.thread.control());
+        let output = self.async_out.clone();
+        self.thread.spawn(false, move || {
+            bench_job(depth, config, table, control, output)
+        })
+    }
+
+    /// `savehash FILE`.
+    fn save_hash(&mut self, args: &[&str]) -> Result<(), String> {
+        let path = file_argument(args, "savehash")?;
+        if !self.limits.files {
+            return Err("savehash: files are disabled in this session".into());
+        }
+        self.thread.stop();
+        let table = self.table.as_ref().ok_or("there is no table (Hash is 0)")?;
+        table.save_file(&path).map_err(|e| e.to_string())
+    }
+
+    /// `loadhash FILE`: the file must hold a table of the current size and layout.
+    fn load_hash(&mut self, args: &[&str]) -> Result<(), String> {
+        let path = file_argument(args, "loadhash")?;
+        if !self.limits.files {
+            return Err("loadhash: files are disabled in this session".into());
+        }
+        self.thread.stop();
+        let table = self.table.as_mut().ok_or("there is no table (Hash is 0)")?;
+        let table = Arc::get_mut(table).ok_or("the table is still in use by a search")?;
+        table.load_file(&path).map_err(|e| e.to_string())
+    }
+}

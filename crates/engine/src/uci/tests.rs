@@ -1,0 +1,214 @@
+//! The loop's own tests: sessions driven line by line, with a test hook that makes a
+//! search panic.
+
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::*;
+
+/// A writer the test can read back.
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Buffer {
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+/// Every line handled in turn, each command waited for; all output, in order.
+fn session_output(lines: &[&str]) -> String {
+    let buffer = Buffer::default();
+    let mut output = Output::new(buffer.clone());
+    let mut session = UciSession::with_output(output.clone());
+    for line in lines {
+        session.handle_line(line, &mut output).unwrap();
+        session.wait_for_search();
+    }
+    drop(session);
+    buffer.text()
+}
+
+#[test]
+fn a_panicking_search_still_answers_bestmove() {
+    let buffer = Buffer::default();
+    let mut output = Output::new(buffer.clone());
+    let mut session = UciSession::with_output(output.clone());
+    session
+        .handle_line("position startpos moves e2e4", &mut output)
+        .unwrap();
+    session.panic_next_search = true;
+    session.handle_line("go depth 3", &mut output).unwrap();
+    session.wait_for_search();
+    let text = buffer.text();
+    assert!(
+        text.contains("info string error: the search failed (test hook"),
+        "{text}"
+    );
+    let best = text
+        .lines()
+        .find_map(|line| line.strip_prefix("bestmove "))
+        .expect("a bestmove line");
+    assert!(session.position().parse_uci_move(best).is_ok(), "{text}");
+    // The next search is a normal one.
+    session.handle_line("go depth 2", &mut output).unwrap();
+    session.wait_for_search();
+    assert_eq!(buffer.text().matches("bestmove").count(), 2);
+}
+
+#[test]
+fn long_commands_are_stopped_by_stop_quit_and_the_end_of_input() {
+    let start = std::time::Instant::now();
+    let out = session_output_unwaited(&["perft 12", "stop", "go perft 12", "quit"]);
+    assert_eq!(out.matches("info string perft stopped").count(), 2, "{out}");
+    let out = session_output_unwaited(&["bench 100", "stop"]);
+    assert!(out.contains("info string bench stopped"), "{out}");
+    // The end of input stops `go infinite` (which answers bestmove) and a perft.
+    for input in ["go infinite\n", "go ponder\n", "perft 12"] {
+        let buffer = Buffer::default();
+        run(io::Cursor::new(input), buffer.clone()).unwrap();
+        let text = buffer.text();
+        assert!(
+            text.contains("bestmove") || text.contains("stopped"),
+            "{text}"
+        );
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+/// Every line handled at once (no waiting); then the session is dropped.
+fn session_output_unwaited(lines: &[&str]) -> String {
+    let buffer = Buffer::default();
+    let mut output = Output::new(buffer.clone());
+    let mut session = UciSession::with_output(output.clone());
+    for line in lines {
+        std::thread::sleep(Duration::from_millis(20));
+        session.handle_line(line, &mut output).unwrap();
+    }
+    drop(session);
+    buffer.text()
+}
+
+#[test]
+fn impossible_positions_are_refused_and_the_search_answers() {
+    // Issue 14: kings side by side were accepted, and the search panicked in
+    // cozy-chess without a bestmove.
+    let out = session_output(&["position fen 8/8/8/8/8/8/8/Kk6 w - - 0 1", "go depth 3"]);
+    assert!(
+        out.contains("info string error: invalid position: the kings stand side by side"),
+        "{out}"
+    );
+    assert!(out.contains("bestmove "), "{out}");
+    let out = session_output(&["position fen 8/8/8/8/8/8/8/Kk6 b - - 0 1", "perft 2"]);
+    assert!(out.contains("info string error"), "{out}");
+    assert!(out.contains("Nodes searched: 400"), "{out}");
+}
+
+#[test]
+fn fuzz_limits_bound_everything() {
+    let input = "setoption name Hash value 2\nsetoption name Threads value 3\n\
+                 setoption name BookFile value /dev/zero\nsavehash /tmp/x\nperft 4\n\
+                 bench 2\ngo nodes 100000000\nisready\n";
+    let buffer = Buffer::default();
+    run_with_limits(
+        io::Cursor::new(input),
+        buffer.clone(),
+        SessionLimits::fuzz(),
+    )
+    .unwrap();
+    let text = buffer.text();
+    assert_eq!(text.matches("info string error").count(), 6, "{text}");
+    assert!(text.contains("files are disabled"), "{text}");
+    let nodes: u64 = text
+        .lines()
+        .filter_map(|l| l.split(" nodes ").nth(1)?.split(' ').next()?.parse().ok())
+        .max()
+        .unwrap_or(0);
+    assert!(nodes <= 2_000 + 1024, "{text}");
+}
+
+#[test]
+fn position_moves_and_d() {
+    let out = session_output(&["position startpos moves e2e4 d7d5 e4e5 f7f5", "d"]);
+    assert!(out.contains("Key: 22a48b5a8e47ff78"), "{out}");
+}
+
+#[test]
+fn errors_keep_the_old_position() {
+    let out = session_output(&[
+        "position startpos moves e2e4",
+        "position startpos moves e2e4 e2e4",
+        "position fen 8/8/8 w - - 0 1",
+        "frobnicate",
+        "perft x",
+        "d",
+    ]);
+    assert_eq!(out.matches("info string error:").count(), 4, "{out}");
+    assert!(out.contains("Key: 823c9b50fd114196"), "{out}");
+}
+
+#[test]
+fn perft_command() {
+    let out = session_output(&["perft 2"]);
+    assert!(out.ends_with("\nNodes searched: 400\n"), "{out}");
+    assert_eq!(out.lines().count(), 22);
+}
+
+#[test]
+fn go_arguments() {
+    let limits = parse_go(&["wtime", "-5", "btime", "1000", "movestogo", "3"]).unwrap();
+    assert_eq!(limits.wtime, Some(Duration::ZERO));
+    assert_eq!(limits.movestogo, Some(3));
+    for bad in [
+        &["depth"][..],
+        &["depth", "x"],
+        &["depth", "0"],
+        &["mate", "0"],
+        &["frob"],
+        &["nodes", "1.5"],
+        &["nodes", "0"],
+        &["depth", "101"],
+        &["mate", "51"],
+        &["wtime", "99999999999999999999"],
+    ] {
+        assert!(parse_go(bad).is_err(), "{bad:?}");
+    }
+}
+
+#[test]
+fn options_are_checked_and_failures_keep_the_old_state() {
+    let out = session_output(&[
+        "setoption name Hash value 65537",
+        "setoption name Hash value x",
+        "setoption name Threads value 0",
+        "setoption name Replacement value nonsense",
+        "setoption name Profile value fast",
+        "setoption name Nonsense value 1",
+        "setoption name BookFile value /nonexistent/book.bin",
+        "setoption",
+        "setoption name Hash value 0",
+        "savehash /tmp/x",
+        "setoption name Hash value 1",
+        "setoption name Replacement value twobig1",
+        "setoption name Profile value paper",
+        "setoption name Clear Hash",
+        "setoption name Ponder value maybe",
+        "setoption name Ponder value true",
+    ]);
+    assert_eq!(out.matches("info string error:").count(), 10, "{out}");
+}
