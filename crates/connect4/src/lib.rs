@@ -29,6 +29,7 @@ pub mod cli;
 pub mod moves;
 pub mod parallel;
 pub mod position;
+pub mod search;
 pub mod solver;
 
 pub use book::{Book, BookError};

@@ -173,7 +173,8 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Some(Command::Book { depth, out, from }) => {
             let root = Position::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
             let bar = progress_bar(0, "book");
-            let book = Book::generate(&root, depth, &mut solver, |done, total| {
+            let solve = |pos: &Position| solver.solve(pos, Strength::Strong);
+            let book = Book::generate(&root, depth, solve, |done, total| {
                 bar.set_length(total as u64);
                 bar.set_position(done as u64);
             });

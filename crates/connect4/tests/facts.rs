@@ -166,3 +166,27 @@ fn progress_narrows_to_the_score() {
         }
     }
 }
+
+#[test]
+fn a_generated_book_agrees_with_the_solver() {
+    // Middle-Easy (Test_L2_R1), line 1, score 4.
+    let root = Position::from_moves("5554224333234511764415115").expect("valid");
+    let mut solver = Solver::new(1).expect("1 MiB");
+    let book = transpo_connect4::Book::generate(
+        &root,
+        27,
+        |pos| solver.solve(pos, Strength::Strong),
+        |_, _| {},
+    );
+    assert!(book.len() > 20, "{}", book.len());
+    assert_eq!(book.get(&root), Some(4));
+    // A solver with the book agrees with one without, on a child in and out of the book.
+    let mut plain = Solver::new(1).expect("1 MiB");
+    let mut booked = Solver::new(1).expect("1 MiB");
+    booked.set_book(book);
+    for seq in ["55542243332345117644151151", "5554224333234511764415115"] {
+        let pos = Position::from_moves(seq).expect("valid");
+        let score = plain.solve(&pos, Strength::Strong);
+        assert_eq!(booked.solve(&pos, Strength::Strong), score, "{seq}");
+    }
+}

@@ -1,0 +1,444 @@
+//! One thread's search: negamax alpha-beta over non-losing moves with the table's bounds,
+//! static claimeven bounds and enhanced transposition cutoffs, and what the score search
+//! around it needs (strength, windows, progress steps). [`crate::solver`] runs it alone,
+//! [`crate::parallel`] on many threads at once.
+
+use crate::book::Book;
+use crate::bounds::{BoundStore, ScoreBound};
+use crate::moves::MoveSorter;
+use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+const SQUARES_I: i32 = SQUARES as i32;
+/// Enhanced transposition cutoffs only where at least 20 squares are empty: nearer the end
+/// the subtrees are too small to pay for probing every child (measured on Begin-Hard) ...
+const ETC_MAX_MOVES: i32 = 22;
+/// ... and only once a solve has explored this many positions: before that the table holds
+/// too little for the extra probes to find anything (they slowed Begin-Easy down).
+const ETC_AFTER_NODES: u64 = 100_000;
+
+/// Strong (exact score) or weak (sign of the score) solving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strength {
+    /// The exact score.
+    Strong,
+    /// Only win (1), draw (0) or loss (−1).
+    Weak,
+}
+
+/// A callback told of each step of the score search (see [`crate::Solver::set_progress`]).
+pub type Progress = Box<dyn Fn(&Step) + Send + Sync>;
+
+/// A step of a solve's score search, what a user watching a long solve is shown: a null
+/// window answered, or, every few seconds while one is searched, a sign of life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The window `[window, window + 1]`: "is the score above `window`?".
+    pub window: i32,
+    /// Whether the window has been answered; `false` for a report during its search
+    /// ([`HEARTBEAT_FIRST`], then every [`HEARTBEAT_EVERY`]).
+    pub answered: bool,
+    /// The score is known to lie in `min..=max`.
+    pub min: i32,
+    /// See `min`.
+    pub max: i32,
+    /// Positions explored so far in this solve, by all threads (those of other threads as
+    /// last published, so a little behind).
+    pub nodes: u64,
+    /// Time since the solve began.
+    pub elapsed: std::time::Duration,
+}
+
+/// When a solve first reports that a window is still being searched ...
+pub const HEARTBEAT_FIRST: Duration = Duration::from_secs(2);
+/// ... and how often after that.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+
+/// The reports during a window's search, for one thread of a solve (the first thread).
+pub(crate) struct Heartbeat<'a> {
+    pub(crate) progress: &'a (dyn Fn(&Step) + Send + Sync),
+    pub(crate) started: Instant,
+    /// When the next report is due, from `started`.
+    pub(crate) due: Duration,
+    /// The window being searched, with `nodes` the positions of the solve before this
+    /// thread's count (or before the round's, with `published`).
+    pub(crate) step: Step,
+    /// The positions all threads of a round have published, if the search is shared.
+    pub(crate) published: Option<&'a AtomicU64>,
+}
+
+impl Heartbeat<'_> {
+    /// Reports if a report is due, with `nodes` the calling thread's positions.
+    #[cold]
+    fn beat(&mut self, nodes: u64) {
+        let elapsed = self.started.elapsed();
+        if elapsed < self.due {
+            return;
+        }
+        self.due = elapsed + HEARTBEAT_EVERY;
+        let nodes = self.published.map_or(nodes, |p| p.load(Relaxed));
+        (self.progress)(&Step {
+            nodes: self.step.nodes.wrapping_add(nodes),
+            elapsed,
+            ..self.step
+        });
+    }
+}
+
+/// The score of a win with the side to move's next stone, when `moves` stones are down.
+#[inline]
+pub const fn win_now_score(moves: u32) -> i32 {
+    (SQUARES_I + 1 - moves as i32) / 2
+}
+
+/// The score window of a position the side to move cannot win at once: `(min, max)` with the
+/// score in `min..=max` (strong), or `(-1, 1)` (weak: only the sign is sought).
+pub(crate) fn initial_window(pos: &Position, strength: Strength) -> (i32, i32) {
+    match strength {
+        Strength::Strong => (
+            -(SQUARES_I - pos.moves() as i32) / 2,
+            win_now_score(pos.moves()),
+        ),
+        Strength::Weak => (-1, 1),
+    }
+}
+
+/// The next null window of the binary search on the score, within `min < max`: the middle,
+/// pulled towards 0 where most scores lie (Pons, Part 9).
+#[inline]
+pub(crate) fn next_window(min: i32, max: i32) -> i32 {
+    let mut med = min + (max - min) / 2;
+    if med <= 0 && min / 2 < med {
+        med = min / 2;
+    } else if med >= 0 && max / 2 > med {
+        med = max / 2;
+    }
+    med
+}
+
+/// The busy nodes of a search alone: never any.
+pub(crate) static NO_BUSY: Busy = Busy::new();
+
+/// A signal no one ever raises, for a search that has the table to itself.
+pub(crate) static NEVER: AtomicU32 = AtomicU32::new(0);
+
+/// How one search thread reaches the bound table: with `&mut` when it has it to itself (and
+/// may grow it as it stores), or through a shared reference when threads share it.
+pub(crate) trait Access {
+    /// Whether other threads search at the same time: only then does the search watch for a
+    /// signal to abandon its window.
+    const SHARED: bool;
+    /// [`BoundStore::WEIGHS_SUBTREES`].
+    const WEIGHS_SUBTREES: bool;
+    /// [`BoundStore::get`].
+    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)>;
+    /// [`BoundStore::put`].
+    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, nodes: u64);
+    /// [`BoundStore::prefetch`].
+    fn prefetch(&self, pos: &Position);
+    /// [`BoundStore::hit_weight`].
+    fn hit_weight(&self, pos: &Position) -> u64;
+    /// Called by a shared search every [`PUBLISH_EVERY`] positions explored, with the count
+    /// so far: the moment to tell the other threads.
+    #[inline]
+    fn tick(&mut self, nodes: u64) {
+        let _ = nodes;
+    }
+}
+
+/// A shared search reports its counts (through [`Access::tick`]) every this many positions
+/// explored, a power of two: often enough for a pause to come soon after its cause, seldom
+/// enough that the shared counters cost nothing measurable.
+pub(crate) const PUBLISH_EVERY: u64 = 1 << 12;
+
+impl<T: BoundStore> Access for &mut T {
+    const SHARED: bool = false;
+    const WEIGHS_SUBTREES: bool = T::WEIGHS_SUBTREES;
+    #[inline]
+    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+        (**self).get(pos)
+    }
+    #[inline]
+    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, nodes: u64) {
+        (**self).put(pos, bound, best, nodes);
+    }
+    #[inline]
+    fn prefetch(&self, pos: &Position) {
+        (**self).prefetch(pos);
+    }
+    #[inline]
+    fn hit_weight(&self, pos: &Position) -> u64 {
+        (**self).hit_weight(pos)
+    }
+}
+
+/// One thread's search: negamax over a table reached through `A`, with its own counters.
+pub(crate) struct Search<'a, A: Access> {
+    pub(crate) table: A,
+    pub(crate) book: Option<&'a Book>,
+    /// Positions explored (calls to [`Search::negamax`]).
+    pub(crate) nodes: u64,
+    /// See [`Solver`]'s field of the same name.
+    pub(crate) weight: u64,
+    /// Raised (changed from `seen`) when the window being searched no longer matters: another
+    /// thread answered it, or the solve pauses. Only watched when `A::SHARED`.
+    pub(crate) signal: &'a AtomicU32,
+    /// The value of `signal` when the current window began.
+    pub(crate) seen: u32,
+    /// Set once the search saw the signal: every frame then returns at once, storing
+    /// nothing, and the caller discards the result.
+    pub(crate) aborted: bool,
+    /// Nodes being searched near the root, by all threads.
+    pub(crate) busy: &'a Busy,
+    /// Nodes with fewer stones than this mark themselves busy and defer busy children.
+    pub(crate) defer_until: u32,
+    /// Reports while a window is searched, if anyone listens.
+    pub(crate) heartbeat: Option<Heartbeat<'a>>,
+}
+
+/// Slots of [`Busy`]: a power of two.
+const BUSY_SLOTS: usize = 1 << 12;
+
+/// The nodes near the root that some thread is searching right now, one key per slot
+/// (0: free): ABDADA's idea without its table entries. A thread that meets a busy child
+/// searches its other children first, and by the time it comes back to the busy one the
+/// other thread has often stored its bound, so two threads seldom search the same subtree at
+/// once. A full slot leaves a node unmarked, which only costs that saving.
+pub(crate) struct Busy([AtomicU64; BUSY_SLOTS]);
+
+/// A node's mark in [`Busy`], taken off when the search leaves the node.
+pub(crate) struct Mark<'a>(&'a AtomicU64);
+
+impl Drop for Mark<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Relaxed);
+    }
+}
+
+impl Busy {
+    /// No node busy.
+    pub(crate) const fn new() -> Busy {
+        Busy([const { AtomicU64::new(0) }; BUSY_SLOTS])
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> &AtomicU64 {
+        &self.0[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize & (BUSY_SLOTS - 1)]
+    }
+
+    /// Marks `pos` busy, if its slot is free.
+    #[inline]
+    fn mark(&self, pos: &Position) -> Option<Mark<'_>> {
+        let key = pos.symmetric_key();
+        let slot = self.slot(key);
+        slot.compare_exchange(0, key, Relaxed, Relaxed)
+            .ok()
+            .map(|_| Mark(slot))
+    }
+
+    /// Whether some thread is searching `pos`.
+    #[inline]
+    fn is_busy(&self, pos: &Position) -> bool {
+        let key = pos.symmetric_key();
+        self.slot(key).load(Relaxed) == key
+    }
+}
+
+impl<A: Access> Search<'_, A> {
+    /// Tells the heartbeat, if any, that the window `[window, window + 1]` is being searched
+    /// with the score in `min..=max`.
+    pub(crate) fn searching(&mut self, window: i32, min: i32, max: i32) {
+        if let Some(beat) = &mut self.heartbeat {
+            beat.step = Step {
+                window,
+                min,
+                max,
+                ..beat.step
+            };
+        }
+    }
+
+    /// Negamax with alpha-beta in `[alpha, beta]`, for a position where the side to move
+    /// cannot win at once, whose opponent's winning squares are `threats`
+    /// ([`Position::opponent_winning`]: the parent computed them to order its moves). Returns
+    /// the exact score if it lies inside the window, else a bound on the same side of the
+    /// window as the score (fail-soft within the known bounds). When shared, returns a
+    /// meaningless 0 with `aborted` set if the signal was raised.
+    pub(crate) fn negamax(&mut self, pos: &Position, alpha: i32, beta: i32, threats: u64) -> i32 {
+        debug_assert!(alpha < beta && !pos.can_win_next());
+        self.nodes += 1;
+        if self.nodes & (PUBLISH_EVERY - 1) == 0 {
+            if A::SHARED {
+                self.table.tick(self.nodes);
+            }
+            if let Some(beat) = &mut self.heartbeat {
+                beat.beat(self.nodes);
+            }
+        }
+        if A::SHARED && self.signal.load(Relaxed) != self.seen {
+            self.aborted = true;
+            return 0;
+        }
+        self.node(pos, alpha, beta, threats)
+    }
+
+    #[inline(always)]
+    fn node(&mut self, pos: &Position, mut alpha: i32, mut beta: i32, threats: u64) -> i32 {
+        // Subtree sizes cost a counter per node: only for stores that keep them.
+        if A::WEIGHS_SUBTREES {
+            self.weight += 1;
+        }
+        let first = self.weight;
+        let moves = pos.moves() as i32;
+        let candidates = pos.non_losing_moves_against(threats);
+        if candidates == 0 {
+            // Every move lets the opponent win with their next stone.
+            return -(SQUARES_I - moves) / 2;
+        }
+        if moves >= SQUARES_I - 2 {
+            // Two squares left and no one can win with them.
+            return 0;
+        }
+        // The opponent cannot win with their next stone, so we lose at the earliest later.
+        let min = -(SQUARES_I - 2 - moves) / 2;
+        if alpha < min {
+            alpha = min;
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        // We cannot win with this stone, so at best with the next one.
+        let mut max = (SQUARES_I - 1 - moves) / 2;
+        if let Some(bound) = pos.claimeven_bound() {
+            max = max.min(bound);
+        }
+        if let Some(book) = self.book
+            && let Some(score) = book.get(pos)
+        {
+            return score;
+        }
+        let mut hint = None;
+        let mut hit = false;
+        if let Some((bound, best)) = self.table.get(pos) {
+            hint = best;
+            hit = true;
+            match bound {
+                ScoreBound::Upper(upper) => max = max.min(upper),
+                ScoreBound::Lower(lower) if alpha < lower => {
+                    alpha = lower;
+                    if alpha >= beta {
+                        self.weight += self.table.hit_weight(pos) - 1;
+                        return alpha;
+                    }
+                }
+                ScoreBound::Lower(_) => {}
+            }
+        }
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                if hit {
+                    self.weight += self.table.hit_weight(pos) - 1;
+                }
+                return beta;
+            }
+        }
+        // Each child probes the table first thing; start those cache misses now, so that
+        // they overlap with move ordering and with each other.
+        let mut rest = candidates;
+        while rest != 0 {
+            self.table.prefetch(&pos.after(rest & rest.wrapping_neg()));
+            rest &= rest - 1;
+        }
+        // A child that claimeven shows lost for the player to move there is won for us,
+        // without a search. Only where the children have an even number of stones, when the
+        // bound is claimeven's own; the weaker one of the other parity, tried on every child,
+        // saved 1% of positions and no time (empty board, one thread).
+        if moves % 2 == 1 && pos.children_may_have_claimeven_bounds() {
+            let mut rest = candidates;
+            while rest != 0 {
+                let square = rest & rest.wrapping_neg();
+                rest &= rest - 1;
+                if let Some(bound) = pos.after(square).claimeven_bound()
+                    && -bound >= beta
+                {
+                    let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
+                    self.table.put(pos, ScoreBound::Lower(-bound), Some(col), 1);
+                    return -bound;
+                }
+            }
+        }
+        // Enhanced transposition cutoff: a child whose stored upper bound already refutes
+        // it at the window's top ends the node without a search.
+        let mut rest = if moves <= ETC_MAX_MOVES && self.nodes > ETC_AFTER_NODES {
+            candidates
+        } else {
+            0
+        };
+        while rest != 0 {
+            let square = rest & rest.wrapping_neg();
+            rest &= rest - 1;
+            let child = pos.after(square);
+            if let Some((ScoreBound::Upper(upper), _)) = self.table.get(&child)
+                && -upper >= beta
+            {
+                let nodes = self.table.hit_weight(&child);
+                self.weight += nodes;
+                let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
+                self.table
+                    .put(pos, ScoreBound::Lower(-upper), Some(col), nodes + 1);
+                return -upper;
+            }
+        }
+        let mut sorter = MoveSorter::EMPTY;
+        sorter.start(candidates, hint);
+        // Near the root of a shared search, mark the node as being searched, and leave the
+        // children other threads are searching for last (see `Busy`) — all but the first
+        // move, which every thread searches: one good move is all a node that cuts off
+        // needs, and a thread that went round it to a sibling searched what the proof does
+        // not need (as in ABDADA and "young brothers wait"; the empty board on 2 threads:
+        // 860-870 M positions and 16.5-17.1 s deferring every busy child, 726-728 M and
+        // 14.5-15.2 s sparing the first; strong 1,331 M and 26.2 s, 1,108 M and 22.4 s).
+        let busy = self.busy;
+        let shallow = A::SHARED && pos.moves() < self.defer_until;
+        let _mark = if shallow { busy.mark(pos) } else { None };
+        let mut deferred = [(0, 0); WIDTH];
+        let (mut deferred_len, mut deferred_next) = (0, 0);
+        let mut eldest = true;
+        loop {
+            let (square, threats) = match sorter.next(pos) {
+                Some(next) if eldest => {
+                    eldest = false;
+                    next
+                }
+                Some(next) if shallow && busy.is_busy(&pos.after(next.0)) => {
+                    deferred[deferred_len] = next;
+                    deferred_len += 1;
+                    continue;
+                }
+                Some(next) => next,
+                None if deferred_next < deferred_len => {
+                    deferred_next += 1;
+                    deferred[deferred_next - 1]
+                }
+                None => break,
+            };
+            let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
+            if A::SHARED && self.aborted {
+                return 0;
+            }
+            if score >= beta {
+                let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
+                let nodes = self.weight - first + 1;
+                self.table
+                    .put(pos, ScoreBound::Lower(score), Some(col), nodes);
+                return score;
+            }
+            alpha = alpha.max(score);
+        }
+        let nodes = self.weight - first + 1;
+        self.table.put(pos, ScoreBound::Upper(alpha), hint, nodes);
+        alpha
+    }
+}
