@@ -4,6 +4,7 @@
 //! over the 18 positions, as transcribed in `shared/ANCHORS.md` §1.
 
 use super::record::Row;
+use crate::experiment::{sizes::size_name, stats};
 use std::{collections::BTreeMap, fmt::Write};
 
 /// Depths of the paper's table (3 to 8 ply).
@@ -96,15 +97,6 @@ pub fn totals(rows: &[Row]) -> Totals {
 pub fn distinct<T: Ord>(totals: &Totals, field: impl Fn(&CellId) -> Option<T>) -> Vec<T> {
     let set: std::collections::BTreeSet<T> = totals.keys().filter_map(field).collect();
     set.into_iter().collect()
-}
-
-/// `8K` for 8192 entries, the number itself otherwise.
-pub fn size_name(entries: u64) -> String {
-    if entries.is_multiple_of(1024) {
-        format!("{}K", entries / 1024)
-    } else {
-        entries.to_string()
-    }
 }
 
 fn thousands(n: u64) -> String {
@@ -455,8 +447,8 @@ fn paired_section(md: &mut String, per: &PerPosition, depth: u32) {
             let others: Vec<String> = cells[1..]
                 .iter()
                 .filter_map(|(scheme, nodes)| {
-                    let p = super::stats::paired(nodes, best_nodes)?;
-                    let p_text = super::stats::p_text(p.p);
+                    let p = stats::paired(nodes, best_nodes)?;
+                    let p_text = stats::p_text(p.p);
                     Some(format!(
                         "{scheme} {:.3} [{:.3}, {:.3}] {p_text}",
                         p.ratio, p.low, p.high
