@@ -12,9 +12,11 @@
 //! *depth* is the number of empty squares (the height of the game tree left below the
 //! position, the analogue of search depth), *nodes* the positions the solver explored below
 //! it. The table is cleared before every position; every score is checked against the test
-//! set's, and a wrong one stops the run. [`report`] writes the study's Markdown report.
+//! set's, and a wrong one stops the run. [`record`] is a solve's CSV row, [`report`] the
+//! study's Markdown report.
 
 mod bounds;
+mod record;
 mod report;
 
 use crate::experiment::{
@@ -24,6 +26,7 @@ use crate::experiment::{
 };
 use bounds::ResearchBounds;
 use indicatif::ProgressBar;
+use record::{HEADER, Row};
 use std::{
     path::{Path, PathBuf},
     time::Instant,
@@ -66,37 +69,6 @@ struct Problem {
     moves: String,
     position: Position,
     expected: i32,
-}
-
-/// One solve: a position under one (scheme, size).
-#[derive(Clone, Debug)]
-struct Row {
-    scheme: SchemeSpec,
-    size: u64,
-    index: usize,
-    nodes: u64,
-    micros: u64,
-    probes: u64,
-    hits: u64,
-    overwrites: u64,
-}
-
-const HEADER: &str = "scheme,size,position,nodes,micros,probes,hits,overwrites";
-
-impl Row {
-    fn to_csv(&self) -> String {
-        format!(
-            "{},{},{},{},{},{},{},{}",
-            self.scheme,
-            self.size,
-            self.index,
-            self.nodes,
-            self.micros,
-            self.probes,
-            self.hits,
-            self.overwrites
-        )
-    }
 }
 
 /// Reads `moves score` lines, skipping blank and `#` lines, up to `limit` problems.

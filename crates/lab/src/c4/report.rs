@@ -1,7 +1,7 @@
 //! The Connect Four study's Markdown report: positions explored per scheme and size, paired
 //! comparisons, and a verdict on the paper's findings.
 
-use super::Row;
+use super::record::Row;
 use crate::experiment::{schemes::SchemeSpec, sizes::size_name, stats};
 use std::{collections::BTreeMap, fmt::Write as _};
 use transpo_connect4::Strength;
