@@ -3,10 +3,12 @@
 //! `tt-bench` measures what a probe of the table costs against the hardware's floor, one
 //! dependent DRAM access; `breuker` reproduces the replacement-scheme study of Breuker,
 //! Uiterwijk & van den Herik (1994) with the chess engine (`merge` joins its shards); `c4`
-//! runs the same schemes under the Connect Four solver.
+//! runs the same schemes under the Connect Four solver; [`experiment`] holds what the two
+//! studies share.
 
 mod breuker;
 mod c4;
+mod experiment;
 mod tt_bench;
 
 use clap::{Parser, Subcommand};
@@ -44,10 +46,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::TtBench(args) => tt_bench::run(&args),
         Command::Breuker(args) => breuker::run(&args).map_err(Into::into),
-        Command::C4(args) => {
-            let line: Vec<String> = std::env::args().skip(1).collect();
-            c4::run(&args, &format!("transpo-lab {}", line.join(" "))).map_err(Into::into)
-        }
+        Command::C4(args) => c4::run(&args).map_err(Into::into),
         Command::Merge { out, inputs } => breuker::merge(&out, &inputs).map_err(Into::into),
     };
     match result {

@@ -5,8 +5,8 @@
 //! it is the unit of work (time stamping carries the table from one position to the next, so
 //! a cell's positions cannot be split) and of resumption.
 
+use crate::experiment::schemes::SchemeSpec;
 use std::{fmt, ops::RangeInclusive, str::FromStr};
-use transpo::Scheme;
 
 /// How the table is treated between the positions of a cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,88 +36,6 @@ impl FromStr for Stamping {
                 "unknown stamping {s:?} (expected cleared or stamped)"
             )),
         }
-    }
-}
-
-/// A replacement scheme and, for schemes that take any number, the ways per bucket.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SchemeSpec {
-    /// The scheme.
-    pub scheme: Scheme,
-    /// Ways per bucket; `None` for the paper's schemes (which fix their own) and for the
-    /// table's default (a full cache line) otherwise.
-    pub ways: Option<usize>,
-}
-
-impl SchemeSpec {
-    /// The paper's seven.
-    pub fn paper() -> Vec<SchemeSpec> {
-        Scheme::PAPER
-            .iter()
-            .map(|&scheme| SchemeSpec { scheme, ways: None })
-            .collect()
-    }
-
-    /// 2026's common practice: depth-and-age with k = 4 (Ethereal) and 8 (Stockfish), in
-    /// buckets of 3 and 4 entries.
-    pub fn modern() -> Vec<SchemeSpec> {
-        let mut specs = Vec::new();
-        for k in [4, 8] {
-            for ways in [3, 4] {
-                specs.push(SchemeSpec {
-                    scheme: Scheme::DepthAge { k },
-                    ways: Some(ways),
-                });
-            }
-        }
-        specs
-    }
-
-    /// Whether the paper's time stamping (old entries count as empty) applies: only to the
-    /// paper's schemes; the modern ones weigh age by their own rule.
-    pub fn uses_paper_stamping(&self) -> bool {
-        self.scheme.required_ways().is_some()
-    }
-}
-
-impl fmt::Display for SchemeSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.ways {
-            Some(ways) => write!(f, "{}:{ways}", self.scheme),
-            None => write!(f, "{}", self.scheme),
-        }
-    }
-}
-
-impl FromStr for SchemeSpec {
-    type Err = String;
-    /// `name` or `name:ways`, e.g. `twobig1`, `depth-age-8:4`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (name, ways) = match s.split_once(':') {
-            Some((name, ways)) => {
-                let ways: usize = ways
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|w| (1..=transpo::MAX_WAYS).contains(w))
-                    .ok_or_else(|| {
-                        format!("bad ways in {s:?}: expected 1 to {}", transpo::MAX_WAYS)
-                    })?;
-                (name, Some(ways))
-            }
-            None => (s, None),
-        };
-        let scheme: Scheme = name
-            .parse()
-            .map_err(|e: transpo::scheme::UnknownScheme| e.to_string())?;
-        if let (Some(required), Some(ways)) = (scheme.required_ways(), ways)
-            && required != ways
-        {
-            return Err(format!(
-                "{scheme} is a {required}-way scheme; {s:?} asks for {ways}"
-            ));
-        }
-        Ok(SchemeSpec { scheme, ways })
     }
 }
 
@@ -250,47 +168,6 @@ impl FromStr for Shard {
     }
 }
 
-/// Parses a table size: `8192`, `8K` (8 × 1024) or `1M` (1024 × 1024).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (digits, unit) = match t.char_indices().last() {
-        Some((i, 'K' | 'k')) => (&t[..i], 1 << 10),
-        Some((i, 'M' | 'm')) => (&t[..i], 1 << 20),
-        _ => (t, 1),
-    };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("bad table size {s:?}: expected e.g. 8K, 1024K, 1M or 65536"))?;
-    match n.checked_mul(unit) {
-        Some(0) | None => Err(format!("bad table size {s:?}: must be between 1 and 2^64")),
-        Some(entries) => Ok(entries),
-    }
-}
-
-/// Sizes as a list (`8K,16K`) or a range of powers of two (`8K..1024K`).
-pub fn parse_sizes(s: &str) -> Result<Vec<u64>, String> {
-    let mut sizes = if let Some((lo, hi)) = s.split_once("..") {
-        let (lo, hi) = (parse_size(lo)?, parse_size(hi)?);
-        if !lo.is_power_of_two() || !hi.is_power_of_two() || lo > hi {
-            return Err(format!(
-                "bad size range {s:?}: expected powers of two, low..high, e.g. 8K..1024K"
-            ));
-        }
-        let mut v = vec![lo];
-        while *v.last().unwrap_or(&hi) < hi {
-            v.push(v[v.len() - 1] * 2);
-        }
-        v
-    } else {
-        s.split(',')
-            .map(parse_size)
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    sizes.sort_unstable();
-    sizes.dedup();
-    Ok(sizes)
-}
-
 /// Depths as a range (`3..8`, inclusive) or a list (`3,5,7`); each from 1 to 30.
 pub fn parse_depths(s: &str) -> Result<Vec<u32>, String> {
     let bad = || format!("bad depths {s:?}: expected e.g. 3..8 or 3,5,7 (1 to 30)");
@@ -313,22 +190,6 @@ pub fn parse_depths(s: &str) -> Result<Vec<u32>, String> {
     depths.sort_unstable();
     depths.dedup();
     Ok(depths)
-}
-
-/// Schemes as a list of `name[:ways]`, where `all` (or `paper`) stands for the paper's seven
-/// and `modern` for depth-and-age with k = 4, 8 in 3- and 4-way buckets.
-pub fn parse_schemes(s: &str) -> Result<Vec<SchemeSpec>, String> {
-    let mut specs = Vec::new();
-    for item in s.split(',') {
-        match item.trim() {
-            "all" | "paper" => specs.extend(SchemeSpec::paper()),
-            "modern" => specs.extend(SchemeSpec::modern()),
-            other => specs.push(other.parse()?),
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    specs.retain(|s| seen.insert(*s));
-    Ok(specs)
 }
 
 /// `cleared`, `stamped` or `both`.
@@ -370,44 +231,10 @@ mod tests {
 
     #[test]
     fn values_parse_and_bad_ones_say_why() {
-        assert_eq!(parse_sizes("8K..64K"), Ok(vec![8192, 16384, 32768, 65536]));
-        assert_eq!(parse_sizes("16K,8K,1M"), Ok(vec![8192, 16384, 1 << 20]));
-        assert!(
-            parse_sizes("8K..12K")
-                .unwrap_err()
-                .contains("powers of two")
-        );
-        assert!(parse_sizes("8Q").unwrap_err().contains("8Q"));
-        assert!(parse_sizes("0").is_err());
         assert_eq!(parse_depths("3..5"), Ok(vec![3, 4, 5]));
         assert_eq!(parse_depths("7,3"), Ok(vec![3, 7]));
         assert!(parse_depths("5..3").is_err());
         assert!(parse_depths("0").is_err());
-        assert_eq!(parse_schemes("all").map(|v| v.len()), Ok(7));
-        let spec = |scheme, ways| SchemeSpec { scheme, ways };
-        assert_eq!(
-            parse_schemes("deep,twobig1"),
-            Ok(vec![spec(Scheme::Deep, None), spec(Scheme::TwoBig1, None)])
-        );
-        assert_eq!(parse_schemes("all,modern").map(|v| v.len()), Ok(11));
-        assert_eq!(
-            parse_schemes("depth-age-8:4"),
-            Ok(vec![spec(Scheme::DepthAge { k: 8 }, Some(4))])
-        );
-        assert!(parse_schemes("twodeep:4").unwrap_err().contains("2-way"));
-        assert!(
-            parse_schemes("priority:99")
-                .unwrap_err()
-                .contains("bad ways")
-        );
-        for s in SchemeSpec::modern() {
-            assert_eq!(s.to_string().parse(), Ok(s));
-        }
-        assert!(
-            parse_schemes("deep,shallow")
-                .unwrap_err()
-                .contains("shallow")
-        );
         assert_eq!(parse_stampings("both").map(|v| v.len()), Ok(2));
         assert!(parse_stampings("sometimes").is_err());
         assert_eq!("2/4".parse(), Ok(Shard { index: 2, count: 4 }));

@@ -3,19 +3,23 @@
 //!
 //! Files: [`matrix`] (which cells to run, shards), [`positions`] (the position set with its
 //! game history), [`record`] (CSV rows, resume, merge), [`report`] (the paper's tables beside
-//! ours). This file runs cells in parallel and writes them as they finish.
+//! ours), [`plots`] (its figures). Scheme lists, sizes, the parallel runner and the paired
+//! statistics are the lab's shared [`crate::experiment`]. This file runs cells in parallel
+//! and writes them as they finish.
 
 pub mod matrix;
 pub mod plots;
 pub mod positions;
 pub mod record;
 pub mod report;
-pub mod stats;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use crate::experiment::{
+    List, runner,
+    schemes::{self, SchemeSpec},
+    sizes,
+};
 use matrix::{Cell, Matrix, Shard, Stamping};
 use positions::GamePosition;
-use rayon::prelude::*;
 use record::Row;
 use std::{
     fs::OpenOptions,
@@ -23,7 +27,7 @@ use std::{
     sync::Mutex,
     time::Instant,
 };
-use transpo::{Config, ResearchEntry, Size, Table};
+use transpo::Table;
 use transpo_engine::search::{Limits, Profile, Score, SearchConfig, Searcher};
 
 /// Arguments of `breuker`.
@@ -33,13 +37,13 @@ pub struct Args {
     #[arg(long, value_parser = |s: &str| matrix::parse_depths(s).map(List))]
     depths: Option<List<u32>>,
     /// Table sizes in entries: a list `8K,16K` or a range of powers of two `8K..1024K`.
-    #[arg(long, value_parser = |s: &str| matrix::parse_sizes(s).map(List))]
+    #[arg(long, value_parser = |s: &str| sizes::parse_sizes(s).map(List))]
     sizes: Option<List<u64>>,
     /// Schemes: a comma-separated list of deep,new,old,big1,bigall,twodeep,twobig1, `all`
     /// (those seven), `modern` (depth-age-4 and -8 in 3- and 4-way buckets), or any scheme
     /// transpo knows with optional ways, e.g. depth-age-8:4, priority:2.
-    #[arg(long, value_parser = |s: &str| matrix::parse_schemes(s).map(List))]
-    schemes: Option<List<matrix::SchemeSpec>>,
+    #[arg(long, value_parser = |s: &str| schemes::parse_schemes(s).map(List))]
+    schemes: Option<List<SchemeSpec>>,
     /// cleared, stamped or both.
     #[arg(long, value_parser = |s: &str| matrix::parse_stampings(s).map(List))]
     stamping: Option<List<Stamping>>,
@@ -67,23 +71,14 @@ pub struct Args {
     report_only: bool,
 }
 
-/// A comma-separated (or range) value parsed whole, so clap keeps it as one argument.
-#[derive(Clone, Debug)]
-pub struct List<T>(pub(crate) Vec<T>);
-
-/// The given list, or the default.
-pub(crate) fn or<T: Clone>(given: &Option<List<T>>, default: Vec<T>) -> Vec<T> {
-    given.as_ref().map_or(default, |l| l.0.clone())
-}
-
 impl Args {
     fn matrix(&self) -> Matrix {
         let paper = Matrix::paper();
         Matrix {
-            schemes: or(&self.schemes, paper.schemes),
-            stampings: or(&self.stamping, paper.stampings),
-            sizes: or(&self.sizes, paper.sizes),
-            depths: or(&self.depths, paper.depths),
+            schemes: List::or(&self.schemes, paper.schemes),
+            stampings: List::or(&self.stamping, paper.stampings),
+            sizes: List::or(&self.sizes, paper.sizes),
+            depths: List::or(&self.depths, paper.depths),
             deep_from: if self.all_sizes_deep {
                 None
             } else {
@@ -121,23 +116,14 @@ pub fn run(args: &Args) -> Result<(), String> {
         .open(&csv)
         .map_err(|e| format!("{}: {e}", csv.display()))?;
     let out = Mutex::new(file);
-    let bar = ProgressBar::new(pending.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = runner::progress_bar(pending.len(), "cells");
     let started = Instant::now();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.map_or(0, |t| t as usize))
-        .build()
-        .map_err(|e| e.to_string())?;
-    pool.install(|| {
-        pending.par_iter().try_for_each(|cell| {
-            let rows = observe(cell, &positions)?;
-            let mut file = out.lock().map_err(|_| "a worker panicked".to_string())?;
-            record::append(&mut *file, &rows).map_err(|e| format!("{}: {e}", csv.display()))?;
-            bar.inc(1);
-            Ok::<(), String>(())
-        })
+    runner::run_cells(args.threads, &pending, |cell| {
+        let rows = observe(cell, &positions)?;
+        let mut file = out.lock().map_err(|_| "a worker panicked".to_string())?;
+        record::append(&mut *file, &rows).map_err(|e| format!("{}: {e}", csv.display()))?;
+        bar.inc(1);
+        Ok(())
     })?;
     bar.finish_and_clear();
     eprintln!(
@@ -176,24 +162,6 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     write_report(out, positions, None, None)
 }
 
-/// The command line that produced a report, quoted where needed, for its first line.
-fn command_line() -> String {
-    // `--report-only` only rewrites the report; the command that makes it is the one without.
-    let words: Vec<String> = std::env::args()
-        .filter(|a| a != "--report-only")
-        .enumerate()
-        .map(|(i, a)| {
-            let a = if i == 0 { "transpo-lab".to_string() } else { a };
-            if a.contains(char::is_whitespace) {
-                format!("'{a}'")
-            } else {
-                a
-            }
-        })
-        .collect();
-    words.join(" ")
-}
-
 fn write_report(
     out: &Path,
     positions: usize,
@@ -220,7 +188,7 @@ fn write_report(
         markdown.find('\n').map_or(0, |i| i + 1),
         &format!(
             "\nGenerated by `{}`.{}\n",
-            command_line(),
+            runner::command_line(),
             status.map_or(String::new(), |s| format!("\n\n**{s}**"))
         ),
     );
@@ -245,23 +213,9 @@ pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Stri
         Some(setup) => {
             // "Stamped" keeps the table between positions. The paper's schemes then treat
             // old entries as empty; depth-and-age weighs their age by its own rule.
-            let config = Config {
-                scheme: setup.scheme.scheme,
-                stamping: setup.stamping == Stamping::Stamped && setup.scheme.uses_paper_stamping(),
-                ways: setup.scheme.ways,
-                counting: true,
-            };
-            // A bucket count must be whole: 3-way tables hold the largest multiple of 3.
-            let ways = setup
-                .scheme
-                .ways
-                .or(setup.scheme.scheme.required_ways())
-                .unwrap_or(1) as u64;
-            let entries = setup.entries - setup.entries % ways;
-            Some(
-                Table::<ResearchEntry>::new(Size::Entries(entries), config)
-                    .map_err(|e| e.to_string())?,
-            )
+            let stamping =
+                setup.stamping == Stamping::Stamped && setup.scheme.uses_paper_stamping();
+            Some(setup.scheme.research_table(setup.entries, stamping)?)
         }
         None => None,
     };

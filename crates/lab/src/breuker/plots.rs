@@ -5,6 +5,7 @@
 //! without a table, on a log scale.
 
 use super::report::Totals;
+use crate::experiment::sizes::size_name;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -119,7 +120,7 @@ fn draw(
         let points = lines.iter().map(|l| l.points.len()).max().unwrap_or(2);
         finish!(
             chart,
-            |v: &f64| super::report::size_name(v.round() as u64),
+            |v: &f64| size_name(v.round() as u64),
             SeriesLabelPosition::UpperRight,
             points
         );
@@ -199,7 +200,7 @@ pub fn figures(totals: &Totals, dir: &Path) -> Result<Vec<PathBuf>, String> {
         }];
         for scheme in &schemes {
             lines.push(Line {
-                name: format!("{scheme} {}", super::report::size_name(largest)),
+                name: format!("{scheme} {}", size_name(largest)),
                 points: totals
                     .iter()
                     .filter(|(k, _)| &k.0 == scheme && k.1 == "cleared" && k.2 == largest)

@@ -4,6 +4,7 @@
 //! over the 18 positions, as transcribed in `shared/ANCHORS.md` §1.
 
 use super::record::Row;
+use crate::experiment::{sizes::size_name, stats};
 use std::{collections::BTreeMap, fmt::Write};
 
 /// Depths of the paper's table (3 to 8 ply).
@@ -98,15 +99,6 @@ pub fn distinct<T: Ord>(totals: &Totals, field: impl Fn(&CellId) -> Option<T>) -
     set.into_iter().collect()
 }
 
-/// `8K` for 8192 entries, the number itself otherwise.
-pub fn size_name(entries: u64) -> String {
-    if entries.is_multiple_of(1024) {
-        format!("{}K", entries / 1024)
-    } else {
-        entries.to_string()
-    }
-}
-
 fn thousands(n: u64) -> String {
     let k = (n + 500) / 1000;
     let s = k.to_string();
@@ -118,6 +110,22 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// The no-table total at `depth`, if that baseline ran.
+fn baseline(totals: &Totals, depth: u32) -> Option<u64> {
+    totals
+        .get(&("none".into(), "none".into(), 0, depth))
+        .copied()
+}
+
+/// "holds", "holds in part" or "does not hold", for a finding true in `wins` of `total`.
+fn holds(wins: usize, total: usize) -> &'static str {
+    match wins {
+        w if w == total => "holds",
+        0 => "does not hold",
+        _ => "holds in part",
+    }
 }
 
 /// The report for complete cells' rows.
@@ -135,63 +143,10 @@ pub fn markdown(rows: &[Row]) -> String {
         rows.len()
     );
     let depths: Vec<u32> = distinct(&totals, |k| Some(k.3));
-    let baseline = |depth: u32| {
-        totals
-            .get(&("none".into(), "none".into(), 0, depth))
-            .copied()
-    };
-
     // Table 1: the largest size, both stampings, beside the paper's 1024K.
-    let largest = totals.keys().filter(|k| k.0 != "none").map(|k| k.2).max();
-    if let Some(largest) = largest {
-        let _ = writeln!(
-            md,
-            "## Table 1: node counts at {} entries (paper: 1024K), ours / paper\n",
-            size_name(largest)
-        );
-        let _ = write!(md, "| | ");
-        for d in &depths {
-            let _ = write!(md, "{d} | ");
-        }
-        let _ = write!(md, "\n|---|");
-        md.push_str(&"---|".repeat(depths.len()));
-        md.push('\n');
-        let paper_at = |d: u32, values: &[u64; 6]| {
-            PAPER_DEPTHS.iter().position(|&p| p == d).map(|i| values[i])
-        };
-        let _ = write!(md, "| no table | ");
-        for &d in &depths {
-            let ours = baseline(d).map_or("–".into(), thousands);
-            let paper = paper_at(d, &PAPER_NO_TABLE).map_or("–".into(), |v| thousands(v * 1000));
-            let _ = write!(md, "{ours} / {paper} | ");
-        }
-        md.push('\n');
-        for stamping in ["cleared", "stamped"] {
-            for (scheme, cleared, stamped) in PAPER_1024K {
-                let paper_row = if stamping == "cleared" {
-                    cleared
-                } else {
-                    stamped
-                };
-                let mut any = false;
-                let mut line = format!("| {stamping} {scheme} | ");
-                for &d in &depths {
-                    let ours = totals.get(&(scheme.to_string(), stamping.to_string(), largest, d));
-                    any |= ours.is_some();
-                    let ours = ours.map_or("–".into(), |&n| thousands(n));
-                    let paper =
-                        paper_at(d, &paper_row).map_or("–".into(), |v| thousands(v * 1000));
-                    let _ = write!(line, "{ours} / {paper} | ");
-                }
-                if any {
-                    md.push_str(&line);
-                    md.push('\n');
-                }
-            }
-        }
-        md.push('\n');
+    if let Some(largest) = totals.keys().filter(|k| k.0 != "none").map(|k| k.2).max() {
+        table_1(&mut md, &totals, &depths, largest);
     }
-
     // Table 2 and 3: per size, at the deepest depth every size ran: ratio to no table,
     // ranking, spread.
     let sizes: Vec<u64> = distinct(&totals, |k| (k.0 != "none").then_some(k.2));
@@ -206,222 +161,298 @@ pub fn markdown(rows: &[Row]) -> String {
         .copied();
     if let Some(depth) = common_depth {
         for stamping in ["cleared", "stamped"] {
-            let _ = writeln!(
-                md,
-                "## Tables 2–3: {stamping}, {depth} ply: nodes relative to no table, best scheme first; spread = worst / best − 1\n"
-            );
-            md.push_str("| size | ranking (nodes ÷ no-table nodes) | spread |\n|---|---|---|\n");
-            for &size in &sizes {
-                let mut ranked: Vec<(String, u64)> = totals
-                    .iter()
-                    .filter(|(k, _)| k.1 == stamping && k.2 == size && k.3 == depth)
-                    .map(|(k, &n)| (k.0.clone(), n))
-                    .collect();
-                if ranked.is_empty() {
-                    continue;
-                }
-                ranked.sort_by_key(|(_, n)| *n);
-                let base = baseline(depth);
-                let ranking: Vec<String> = ranked
-                    .iter()
-                    .map(|(s, n)| match base {
-                        Some(b) if b > 0 => format!("{s} {:.3}", *n as f64 / b as f64),
-                        _ => format!("{s} {}", thousands(*n)),
-                    })
-                    .collect();
-                let (best, worst) = (ranked[0].1, ranked[ranked.len() - 1].1);
-                let spread = if best > 0 {
-                    worst as f64 / best as f64 - 1.0
-                } else {
-                    0.0
-                };
-                let _ = writeln!(
-                    md,
-                    "| {} | {} | {:.1}% |",
-                    size_name(size),
-                    ranking.join(", "),
-                    spread * 100.0
-                );
-            }
-            md.push('\n');
+            rankings(&mut md, &totals, &sizes, stamping, depth);
         }
-        verdict(&mut md, &totals, depth);
+        Findings::new(&totals, depth).verdict(&mut md);
         paired_section(&mut md, &per_position(rows), depth);
     }
     md
 }
 
-/// The paper's findings, each checked against the data at `depth` (the deepest depth every
-/// size ran): holds, holds in part, or does not, with the numbers.
-fn verdict(md: &mut String, totals: &Totals, depth: u32) {
-    let sizes: Vec<u64> = distinct(totals, |k| (k.0 != "none" && k.3 == depth).then_some(k.2));
-    let nodes = |scheme: &str, stamping: &str, size: u64| {
-        totals
-            .get(&(scheme.to_string(), stamping.to_string(), size, depth))
-            .copied()
-    };
+/// Table 1: node counts at the `largest` size, ours beside the paper's 1024K, per depth.
+fn table_1(md: &mut String, totals: &Totals, depths: &[u32], largest: u64) {
     let _ = writeln!(
         md,
-        "## Verdict at {depth} ply: the paper's findings against ours\n"
+        "## Table 1: node counts at {} entries (paper: 1024K), ours / paper\n",
+        size_name(largest)
     );
-    // 1 and 2: pairwise comparisons over every (stamping, size).
-    let compare = |better: &str, worse: &str| {
+    let _ = write!(md, "| | ");
+    for d in depths {
+        let _ = write!(md, "{d} | ");
+    }
+    let _ = write!(md, "\n|---|");
+    md.push_str(&"---|".repeat(depths.len()));
+    md.push('\n');
+    let paper_at =
+        |d: u32, values: &[u64; 6]| PAPER_DEPTHS.iter().position(|&p| p == d).map(|i| values[i]);
+    let _ = write!(md, "| no table | ");
+    for &d in depths {
+        let ours = baseline(totals, d).map_or("–".into(), thousands);
+        let paper = paper_at(d, &PAPER_NO_TABLE).map_or("–".into(), |v| thousands(v * 1000));
+        let _ = write!(md, "{ours} / {paper} | ");
+    }
+    md.push('\n');
+    for stamping in ["cleared", "stamped"] {
+        for (scheme, cleared, stamped) in PAPER_1024K {
+            let paper_row = if stamping == "cleared" {
+                cleared
+            } else {
+                stamped
+            };
+            let mut any = false;
+            let mut line = format!("| {stamping} {scheme} | ");
+            for &d in depths {
+                let ours = totals.get(&(scheme.to_string(), stamping.to_string(), largest, d));
+                any |= ours.is_some();
+                let ours = ours.map_or("–".into(), |&n| thousands(n));
+                let paper = paper_at(d, &paper_row).map_or("–".into(), |v| thousands(v * 1000));
+                let _ = write!(line, "{ours} / {paper} | ");
+            }
+            if any {
+                md.push_str(&line);
+                md.push('\n');
+            }
+        }
+    }
+    md.push('\n');
+}
+
+/// Tables 2–3 for one stamping at `depth`: per size, the schemes ranked by nodes relative
+/// to no table, and the spread between the worst and the best.
+fn rankings(md: &mut String, totals: &Totals, sizes: &[u64], stamping: &str, depth: u32) {
+    let _ = writeln!(
+        md,
+        "## Tables 2–3: {stamping}, {depth} ply: nodes relative to no table, best scheme first; spread = worst / best − 1\n"
+    );
+    md.push_str("| size | ranking (nodes ÷ no-table nodes) | spread |\n|---|---|---|\n");
+    for &size in sizes {
+        let mut ranked: Vec<(String, u64)> = totals
+            .iter()
+            .filter(|(k, _)| k.1 == stamping && k.2 == size && k.3 == depth)
+            .map(|(k, &n)| (k.0.clone(), n))
+            .collect();
+        if ranked.is_empty() {
+            continue;
+        }
+        ranked.sort_by_key(|(_, n)| *n);
+        let base = baseline(totals, depth);
+        let ranking: Vec<String> = ranked
+            .iter()
+            .map(|(s, n)| match base {
+                Some(b) if b > 0 => format!("{s} {:.3}", *n as f64 / b as f64),
+                _ => format!("{s} {}", thousands(*n)),
+            })
+            .collect();
+        let (best, worst) = (ranked[0].1, ranked[ranked.len() - 1].1);
+        let spread = if best > 0 {
+            worst as f64 / best as f64 - 1.0
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.1}% |",
+            size_name(size),
+            ranking.join(", "),
+            spread * 100.0
+        );
+    }
+    md.push('\n');
+}
+
+/// The paper's findings, each checked against the data at `depth` (the deepest depth every
+/// size ran): holds, holds in part, or does not, with the numbers.
+struct Findings<'a> {
+    totals: &'a Totals,
+    depth: u32,
+    /// The sizes with a table at `depth`, ascending.
+    sizes: Vec<u64>,
+}
+
+impl<'a> Findings<'a> {
+    fn new(totals: &'a Totals, depth: u32) -> Self {
+        let sizes = distinct(totals, |k| (k.0 != "none" && k.3 == depth).then_some(k.2));
+        Findings {
+            totals,
+            depth,
+            sizes,
+        }
+    }
+
+    /// Summed nodes of one table setup at the depth.
+    fn nodes(&self, scheme: &str, stamping: &str, size: u64) -> Option<u64> {
+        self.totals
+            .get(&(scheme.to_string(), stamping.to_string(), size, self.depth))
+            .copied()
+    }
+
+    /// Every table total of one stamping and size at the depth, with its scheme.
+    fn setups(&self, stamping: &'a str, size: u64) -> impl Iterator<Item = (&'a String, u64)> {
+        let depth = self.depth;
+        self.totals
+            .iter()
+            .filter(move |(k, _)| k.0 != "none" && k.1 == stamping && k.2 == size && k.3 == depth)
+            .map(|(k, &n)| (&k.0, n))
+    }
+
+    /// The verdict section.
+    fn verdict(&self, md: &mut String) {
+        let _ = writeln!(
+            md,
+            "## Verdict at {} ply: the paper's findings against ours\n",
+            self.depth
+        );
+        // 1 and 2: pairwise comparisons over every (stamping, size).
+        for (text, better, worse) in [
+            ("Two-level tables beat one-level ones", "twobig1", "big1"),
+            ("Two-level tables beat one-level ones", "twodeep", "deep"),
+            ("Node counts beat depth as a criterion", "big1", "deep"),
+            (
+                "Node counts beat depth as a criterion",
+                "twobig1",
+                "twodeep",
+            ),
+        ] {
+            self.claim(md, text, better, worse);
+        }
+        self.stamping(md);
+        self.spread(md);
+        self.doubling(md);
+        self.recommendation(md);
+    }
+
+    /// "`better` searches fewer nodes than `worse`", over every (stamping, size).
+    fn claim(&self, md: &mut String, text: &str, better: &str, worse: &str) {
         let mut wins = 0;
-        let mut total = 0;
         let mut gains = Vec::new();
         for stamping in ["cleared", "stamped"] {
-            for &size in &sizes {
-                if let (Some(b), Some(w)) =
-                    (nodes(better, stamping, size), nodes(worse, stamping, size))
-                {
-                    total += 1;
+            for &size in &self.sizes {
+                if let (Some(b), Some(w)) = (
+                    self.nodes(better, stamping, size),
+                    self.nodes(worse, stamping, size),
+                ) {
                     wins += usize::from(b <= w);
                     gains.push(1.0 - b as f64 / w as f64);
                 }
             }
         }
-        (wins, total, gains)
-    };
-    let claim = |md: &mut String, text: &str, better: &str, worse: &str| {
-        let (wins, total, gains) = compare(better, worse);
-        if total == 0 {
+        if gains.is_empty() {
             return;
         }
         let (lo, hi) = gains
             .iter()
             .fold((f64::MAX, f64::MIN), |(lo, hi), &g| (lo.min(g), hi.max(g)));
-        let word = match wins {
-            w if w == total => "holds",
-            0 => "does not hold",
-            _ => "holds in part",
-        };
         let _ = writeln!(
             md,
-            "- {text} ({better} vs {worse}): **{word}** — fewer or equal nodes in {wins} of {total} \
+            "- {text} ({better} vs {worse}): **{}** — fewer or equal nodes in {wins} of {} \
              table setups; saving {:.1}% to {:.1}%.",
+            holds(wins, gains.len()),
+            gains.len(),
             lo * 100.0,
             hi * 100.0
         );
-    };
-    claim(
-        md,
-        "Two-level tables beat one-level ones",
-        "twobig1",
-        "big1",
-    );
-    claim(
-        md,
-        "Two-level tables beat one-level ones",
-        "twodeep",
-        "deep",
-    );
-    claim(md, "Node counts beat depth as a criterion", "big1", "deep");
-    claim(
-        md,
-        "Node counts beat depth as a criterion",
-        "twobig1",
-        "twodeep",
-    );
-    // Time stamping against clearing, scheme by scheme.
-    let schemes: Vec<String> = distinct(totals, |k| (k.0 != "none").then(|| k.0.clone()));
-    let (mut wins, mut total, mut gains) = (0, 0, Vec::new());
-    for scheme in &schemes {
-        for &size in &sizes {
-            if let (Some(st), Some(cl)) = (
-                nodes(scheme, "stamped", size),
-                nodes(scheme, "cleared", size),
-            ) {
-                total += 1;
-                wins += usize::from(st <= cl);
-                gains.push(1.0 - st as f64 / cl as f64);
+    }
+
+    /// Time stamping against clearing, scheme by scheme.
+    fn stamping(&self, md: &mut String) {
+        let schemes: Vec<String> = distinct(self.totals, |k| (k.0 != "none").then(|| k.0.clone()));
+        let (mut wins, mut gains) = (0, Vec::new());
+        for scheme in &schemes {
+            for &size in &self.sizes {
+                if let (Some(st), Some(cl)) = (
+                    self.nodes(scheme, "stamped", size),
+                    self.nodes(scheme, "cleared", size),
+                ) {
+                    wins += usize::from(st <= cl);
+                    gains.push(1.0 - st as f64 / cl as f64);
+                }
             }
         }
-    }
-    if total > 0 {
-        let mean = gains.iter().sum::<f64>() / gains.len() as f64;
-        let _ = writeln!(
-            md,
-            "- Time stamping beats clearing the table between moves: stamped searched fewer or \
-             equal nodes in {wins} of {total} (scheme, size) pairs, {:.1}% fewer on average.",
-            mean * 100.0
-        );
-    }
-    // 3: spreads at the smallest and the largest sizes.
-    let spread = |stamping: &str, size: u64| {
-        let all: Vec<u64> = totals
-            .iter()
-            .filter(|(k, _)| k.0 != "none" && k.1 == stamping && k.2 == size && k.3 == depth)
-            .map(|(_, &n)| n)
-            .collect();
-        let (min, max) = (all.iter().min()?, all.iter().max()?);
-        (all.len() > 1).then(|| *max as f64 / *min as f64 - 1.0)
-    };
-    if let (Some(&small), Some(&large)) = (sizes.first(), sizes.last()) {
-        let fmt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
-        let _ = writeln!(
-            md,
-            "- The spread between best and worst scheme shrinks with size (paper: about 23% at 8K, \
-             about 3% at 512K and up): ours {} cleared / {} stamped at {}, {} / {} at {}.",
-            fmt(spread("cleared", small)),
-            fmt(spread("stamped", small)),
-            size_name(small),
-            fmt(spread("cleared", large)),
-            fmt(spread("stamped", large)),
-            size_name(large)
-        );
-    }
-    // 4: each doubling of the table, for the best scheme of the paper.
-    let savings: Vec<String> = sizes
-        .windows(2)
-        .filter_map(|w| {
-            let (a, b) = (
-                nodes("twobig1", "cleared", w[0])?,
-                nodes("twobig1", "cleared", w[1])?,
+        if !gains.is_empty() {
+            let mean = gains.iter().sum::<f64>() / gains.len() as f64;
+            let _ = writeln!(
+                md,
+                "- Time stamping beats clearing the table between moves: stamped searched fewer or \
+                 equal nodes in {wins} of {} (scheme, size) pairs, {:.1}% fewer on average.",
+                gains.len(),
+                mean * 100.0
             );
-            Some(format!("{:.1}%", (1.0 - b as f64 / a as f64) * 100.0))
-        })
-        .collect();
-    if !savings.is_empty() {
-        let _ = writeln!(
-            md,
-            "- Each doubling of the table saves 5–10% of the tree while the table is short of room \
-             (paper, after Ebeling, Schaeffer, Hyatt): TWOBIG1, cleared, per doubling from {}: {}.",
-            sizes.first().map_or(String::new(), |&s| size_name(s)),
-            savings.join(", ")
-        );
-    }
-    // 5: the recommendation — which scheme searched the fewest nodes, setup by setup.
-    let mut wins: BTreeMap<String, usize> = BTreeMap::new();
-    let mut setups = 0;
-    for stamping in ["cleared", "stamped"] {
-        for &size in &sizes {
-            let best = totals
-                .iter()
-                .filter(|(k, _)| k.0 != "none" && k.1 == stamping && k.2 == size && k.3 == depth)
-                .min_by_key(|(_, n)| **n)
-                .map(|(k, _)| k.0.clone());
-            if let Some(best) = best {
-                setups += 1;
-                *wins.entry(best).or_default() += 1;
-            }
         }
     }
-    if setups > 0 {
-        let twobig1 = wins.get("twobig1").copied().unwrap_or(0);
-        let word = match twobig1 {
-            w if w == setups => "holds",
-            0 => "does not hold",
-            _ => "holds in part",
+
+    /// 3: the spreads between best and worst scheme at the smallest and the largest sizes.
+    fn spread(&self, md: &mut String) {
+        let spread = |stamping: &'a str, size: u64| {
+            let all: Vec<u64> = self.setups(stamping, size).map(|(_, n)| n).collect();
+            let (min, max) = (all.iter().min()?, all.iter().max()?);
+            (all.len() > 1).then(|| *max as f64 / *min as f64 - 1.0)
         };
-        let mut ranked: Vec<(String, usize)> = wins.into_iter().collect();
-        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let tally: Vec<String> = ranked.iter().map(|(s, n)| format!("{s} {n}")).collect();
-        let _ = writeln!(
-            md,
-            "- TWOBIG1 is the scheme to recommend (the paper, and its 1996 follow-up): **{word}** — \
-             best in {twobig1} of {setups} table setups (best per setup: {}).\n",
-            tally.join(", ")
-        );
+        if let (Some(&small), Some(&large)) = (self.sizes.first(), self.sizes.last()) {
+            let fmt =
+                |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
+            let _ = writeln!(
+                md,
+                "- The spread between best and worst scheme shrinks with size (paper: about 23% at 8K, \
+                 about 3% at 512K and up): ours {} cleared / {} stamped at {}, {} / {} at {}.",
+                fmt(spread("cleared", small)),
+                fmt(spread("stamped", small)),
+                size_name(small),
+                fmt(spread("cleared", large)),
+                fmt(spread("stamped", large)),
+                size_name(large)
+            );
+        }
+    }
+
+    /// 4: what each doubling of the table saves, for the best scheme of the paper.
+    fn doubling(&self, md: &mut String) {
+        let savings: Vec<String> = self
+            .sizes
+            .windows(2)
+            .filter_map(|w| {
+                let (a, b) = (
+                    self.nodes("twobig1", "cleared", w[0])?,
+                    self.nodes("twobig1", "cleared", w[1])?,
+                );
+                Some(format!("{:.1}%", (1.0 - b as f64 / a as f64) * 100.0))
+            })
+            .collect();
+        if !savings.is_empty() {
+            let _ = writeln!(
+                md,
+                "- Each doubling of the table saves 5–10% of the tree while the table is short of room \
+                 (paper, after Ebeling, Schaeffer, Hyatt): TWOBIG1, cleared, per doubling from {}: {}.",
+                self.sizes.first().map_or(String::new(), |&s| size_name(s)),
+                savings.join(", ")
+            );
+        }
+    }
+
+    /// 5: the recommendation — which scheme searched the fewest nodes, setup by setup.
+    fn recommendation(&self, md: &mut String) {
+        let mut wins: BTreeMap<String, usize> = BTreeMap::new();
+        let mut setups = 0;
+        for stamping in ["cleared", "stamped"] {
+            for &size in &self.sizes {
+                if let Some((best, _)) = self.setups(stamping, size).min_by_key(|(_, n)| *n) {
+                    setups += 1;
+                    *wins.entry(best.clone()).or_default() += 1;
+                }
+            }
+        }
+        if setups > 0 {
+            let twobig1 = wins.get("twobig1").copied().unwrap_or(0);
+            let mut ranked: Vec<(String, usize)> = wins.into_iter().collect();
+            ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let tally: Vec<String> = ranked.iter().map(|(s, n)| format!("{s} {n}")).collect();
+            let _ = writeln!(
+                md,
+                "- TWOBIG1 is the scheme to recommend (the paper, and its 1996 follow-up): **{}** — \
+                 best in {twobig1} of {setups} table setups (best per setup: {}).\n",
+                holds(twobig1, setups),
+                tally.join(", ")
+            );
+        }
     }
 }
 
@@ -455,8 +486,8 @@ fn paired_section(md: &mut String, per: &PerPosition, depth: u32) {
             let others: Vec<String> = cells[1..]
                 .iter()
                 .filter_map(|(scheme, nodes)| {
-                    let p = super::stats::paired(nodes, best_nodes)?;
-                    let p_text = super::stats::p_text(p.p);
+                    let p = stats::paired(nodes, best_nodes)?;
+                    let p_text = stats::p_text(p.p);
                     Some(format!(
                         "{scheme} {:.3} [{:.3}, {:.3}] {p_text}",
                         p.ratio, p.low, p.high

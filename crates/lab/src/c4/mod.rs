@@ -1,0 +1,220 @@
+//! `c4`: the replacement-scheme study on Connect Four, with the workspace's solver.
+//!
+//! Breuker et al. compared schemes by the nodes a chess search needs; a solver is the other
+//! classic client of a transposition table, and a harder one: an exact solve re-searches
+//! the same positions under the many null windows of its binary search, so what the table
+//! forgets is paid for again and again. This command runs `transpo-connect4`'s solver,
+//! unchanged, on tables of every (scheme, size) and counts positions explored.
+//!
+//! The table is a [`transpo::Table`] of [`transpo::ResearchEntry`] (full 64-bit keys, so no
+//! false hit disturbs a comparison) behind the solver's
+//! [`transpo_connect4::bounds::BoundStore`] trait ([`bounds`]). What the schemes weigh:
+//! *depth* is the number of empty squares (the height of the game tree left below the
+//! position, the analogue of search depth), *nodes* the positions the solver explored below
+//! it. The table is cleared before every position; every score is checked against the test
+//! set's, and a wrong one stops the run. [`record`] is a solve's CSV row, [`report`] the
+//! study's Markdown report.
+
+mod bounds;
+mod record;
+mod report;
+
+use crate::experiment::{
+    List, runner,
+    schemes::{self, SchemeSpec},
+    sizes,
+};
+use bounds::ResearchBounds;
+use indicatif::ProgressBar;
+use record::{HEADER, Row};
+use std::{
+    path::{Path, PathBuf},
+    time::Instant,
+};
+use transpo_connect4::{Position, Solver, Strength};
+
+/// Arguments of `c4`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A test set of lines `moves score` (Pons' format; `#` starts a comment).
+    #[arg(long, default_value = "../shared/data/connect4/Test_L1_R2")]
+    positions: PathBuf,
+    /// Solve only the first N positions of the set.
+    #[arg(long, default_value_t = 100)]
+    limit: usize,
+    /// Schemes, as for `breuker`: deep,new,...,twobig1, `all`, `modern`, or name:ways
+    /// (default: all seven and depth-age-8 in 4-way buckets).
+    #[arg(long, value_parser = |s: &str| schemes::parse_schemes(s).map(List))]
+    schemes: Option<List<SchemeSpec>>,
+    /// Table sizes in entries: a list `4K,64K` or a range of powers of two `4K..1M`
+    /// (default: 4K, 16K, 64K, 256K, 1M).
+    #[arg(long, value_parser = |s: &str| sizes::parse_sizes(s).map(List))]
+    sizes: Option<List<u64>>,
+    /// Weak solving (win / draw / loss) instead of the exact score.
+    #[arg(long)]
+    weak: bool,
+    /// Output directory: observations.csv and report.md.
+    #[arg(long, default_value = "c4-run")]
+    out: PathBuf,
+    /// Where to write the Markdown report (default: report.md in the output directory).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Worker threads (default: all cores). Each solves one (scheme, size) cell.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: Option<u32>,
+}
+
+/// One test-set line.
+struct Problem {
+    moves: String,
+    position: Position,
+    expected: i32,
+}
+
+/// Reads `moves score` lines, skipping blank and `#` lines, up to `limit` problems.
+fn load(path: &Path, limit: usize) -> Result<Vec<Problem>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut problems = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if problems.len() == limit {
+            break;
+        }
+        let bad = |why: String| format!("{}:{}: {why}", path.display(), n + 1);
+        let mut fields = line.split_whitespace();
+        let (Some(moves), Some(score), None) = (fields.next(), fields.next(), fields.next()) else {
+            return Err(bad("expected `moves score`".into()));
+        };
+        let position = Position::from_moves(moves).map_err(|e| bad(e.to_string()))?;
+        let expected = score
+            .parse()
+            .map_err(|_| bad(format!("{score:?} is not a score")))?;
+        problems.push(Problem {
+            moves: moves.to_string(),
+            position,
+            expected,
+        });
+    }
+    if problems.is_empty() {
+        return Err(format!("{}: no positions", path.display()));
+    }
+    Ok(problems)
+}
+
+/// Solves every problem with one table setup.
+fn observe(
+    scheme: SchemeSpec,
+    size: u64,
+    problems: &[Problem],
+    strength: Strength,
+    bar: &ProgressBar,
+) -> Result<Vec<Row>, String> {
+    let mut solver = Solver::with_table(ResearchBounds::new(scheme, size)?);
+    let mut rows = Vec::with_capacity(problems.len());
+    for (index, problem) in problems.iter().enumerate() {
+        solver.reset();
+        let started = Instant::now();
+        let score = solver.solve(&problem.position, strength);
+        let micros = started.elapsed().as_micros() as u64;
+        let expected = match strength {
+            Strength::Strong => problem.expected,
+            Strength::Weak => problem.expected.signum(),
+        };
+        if score != expected {
+            return Err(format!(
+                "{scheme} at {size} entries: {} scored {score}, the set says {expected}",
+                problem.moves
+            ));
+        }
+        let stats = solver.table().table.stats();
+        rows.push(Row {
+            scheme,
+            size,
+            index,
+            nodes: solver.nodes(),
+            micros,
+            probes: stats.probes,
+            hits: stats.hits,
+            overwrites: stats.overwrites,
+        });
+        bar.inc(1);
+    }
+    Ok(rows)
+}
+
+/// Runs the study and writes its CSV and report.
+pub fn run(args: &Args) -> Result<(), String> {
+    let problems = load(&args.positions, args.limit)?;
+    let schemes = List::or(&args.schemes, {
+        let mut s = SchemeSpec::paper();
+        s.push("depth-age-8:4".parse()?);
+        s
+    });
+    let sizes = List::or(
+        &args.sizes,
+        vec![4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20],
+    );
+    let strength = if args.weak {
+        Strength::Weak
+    } else {
+        Strength::Strong
+    };
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let cells: Vec<(SchemeSpec, u64)> = sizes
+        .iter()
+        .flat_map(|&size| schemes.iter().map(move |&s| (s, size)))
+        .collect();
+    eprintln!(
+        "{} positions of {}, {} cells ({} schemes × {} sizes), {strength:?}",
+        problems.len(),
+        args.positions.display(),
+        cells.len(),
+        schemes.len(),
+        sizes.len()
+    );
+    let bar = runner::progress_bar(cells.len() * problems.len(), "solves");
+    let started = Instant::now();
+    let rows: Vec<Row> = runner::run_cells(args.threads, &cells, |&(scheme, size)| {
+        observe(scheme, size, &problems, strength, &bar)
+    })?
+    .into_iter()
+    .flatten()
+    .collect();
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!("ran {} solves in {seconds:.1} s", rows.len());
+    let csv_path = args.out.join("observations.csv");
+    let mut csv = String::from(HEADER);
+    csv.push('\n');
+    for row in &rows {
+        csv.push_str(&row.to_csv());
+        csv.push('\n');
+    }
+    std::fs::write(&csv_path, csv).map_err(|e| format!("{}: {e}", csv_path.display()))?;
+    let report_path = args
+        .report
+        .clone()
+        .unwrap_or_else(|| args.out.join("report.md"));
+    let set = args
+        .positions
+        .file_name()
+        .map_or_else(|| "positions".into(), |n| n.to_string_lossy().into_owned());
+    let md = report::markdown(
+        &rows,
+        &report::Context {
+            command_line: &runner::command_line(),
+            set: &set,
+            positions: problems.len(),
+            strength,
+            seconds,
+            schemes: &schemes,
+            sizes: &sizes,
+        },
+    );
+    std::fs::write(&report_path, md).map_err(|e| format!("{}: {e}", report_path.display()))?;
+    eprintln!("wrote {} and {}", csv_path.display(), report_path.display());
+    Ok(())
+}

@@ -1,0 +1,22 @@
+//! What the lab's studies share: the command-line values of an experiment (scheme lists,
+//! table sizes), the research table a (scheme, size) cell is run with, the parallel runner
+//! of a matrix of cells, and the paired statistics and formatting of their reports.
+//!
+//! The chess study ([`crate::breuker`]) and the Connect Four study ([`crate::c4`]) both use
+//! these pieces; nothing here uses either study.
+
+pub mod runner;
+pub mod schemes;
+pub mod sizes;
+pub mod stats;
+
+/// A comma-separated (or range) value parsed whole, so clap keeps it as one argument.
+#[derive(Clone, Debug)]
+pub struct List<T>(pub Vec<T>);
+
+impl<T: Clone> List<T> {
+    /// The given list's values, or `default` when the flag was not given.
+    pub fn or(given: &Option<List<T>>, default: Vec<T>) -> Vec<T> {
+        given.as_ref().map_or(default, |l| l.0.clone())
+    }
+}
