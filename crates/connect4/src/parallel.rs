@@ -4,7 +4,7 @@
 //! search on the score (the same null windows, in the same order) over the one
 //! [`BoundTable`], and what one thread stores, the others find. To keep the threads from
 //! walking the same subtrees in step, nodes near the root are marked while a thread searches
-//! them, and a thread leaves a marked child for last ([`Busy`], ABDADA's idea without its
+//! them, and a thread leaves a marked child for last (`Busy`, ABDADA's idea without its
 //! table fields): by the time it comes back, the other thread has usually stored the child's
 //! bound. A node's first move is never left for last: if it cuts off, it is all the node
 //! needs, so every thread helps with it. (Steininger's threads jitter their move order instead; here jitter of up to a
