@@ -6,10 +6,10 @@
 //! table, 2 threads, at most 2,000 nodes per `go` (whatever its arguments: `infinite`,
 //! `ponder` and clocks included), perft depth 3, bench depth 1; and at the end of the input
 //! the session stops and joins any running command before `run_with_limits` returns. Files
-//! stay allowed, so that `BookFile`, `savehash` and `loadhash` are exercised, but the target
-//! points `savehash` and `loadhash` at one scratch file of this process in the temporary
-//! directory (never a path from the input) and removes it after each run. At most 64 lines
-//! of an input are used.
+//! stay allowed, so that `BookFile`, `savehash`, `loadhash` and the `HashFile` buttons are
+//! exercised, but the target points `savehash`, `loadhash` and `HashFile` at one scratch file
+//! of this process in the temporary directory (never a path from the input) and removes it
+//! after each run. At most 64 lines of an input are used.
 
 #![no_main]
 
@@ -34,9 +34,16 @@ fuzz_target!(|data: &[u8]| {
     let _ = std::fs::remove_file(&scratch);
 });
 
-/// The line the engine gets for `line`: `savehash`/`loadhash` with the scratch file, any
-/// other line as it came (invalid UTF-8 included).
+/// The line the engine gets for `line`: `savehash`/`loadhash` with the scratch file; any
+/// line that mentions `HashFile` (in any case, valid UTF-8 or not) sets it to the scratch
+/// file; any other line as it came (invalid UTF-8 included).
 fn rewrite(line: &[u8], scratch: &std::path::Path) -> Vec<u8> {
+    let names_hash_file = line
+        .windows(b"hashfile".len())
+        .any(|w| w.eq_ignore_ascii_case(b"hashfile"));
+    if names_hash_file {
+        return format!("setoption name HashFile value {}", scratch.display()).into_bytes();
+    }
     let command = std::str::from_utf8(line)
         .ok()
         .and_then(|text| text.split_ascii_whitespace().next());

@@ -29,6 +29,10 @@ use crate::move16;
 use crate::position::Position;
 use crate::uci_move;
 
+/// The seeded generator a book pick draws from: the transpo crate's, re-exported so that
+/// `transpo_chess::SplitMix64` and `book::SplitMix64` keep working.
+pub use transpo::key::SplitMix64;
+
 /// Size of one book entry in bytes.
 pub const ENTRY_SIZE: usize = 16;
 
@@ -185,35 +189,6 @@ impl std::error::Error for BookError {
             BookError::Io { source, .. } => Some(source),
             _ => None,
         }
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood 2014): a tiny seeded generator, so that a book pick
-/// is reproducible from its seed without a dependency.
-#[derive(Debug, Clone)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// A generator with the given seed.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64 { state: seed }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..bound` (`bound` > 0), by Lemire's multiply-shift (bias below 2^-32
-    /// for the bounds a book gives).
-    pub fn below(&mut self, bound: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(bound)) >> 64) as u64
     }
 }
 

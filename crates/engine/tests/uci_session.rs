@@ -127,6 +127,10 @@ fn options(e: &mut Engine) {
         "Move Overhead",
         "OwnBook",
         "BookFile",
+        "NeverClearHash",
+        "HashFile",
+        "SaveHashtoFile",
+        "LoadHashfromFile",
     ] {
         let wanted = format!("option name {option} type");
         assert!(lines.iter().any(|l| l.starts_with(&wanted)), "{option}");
@@ -248,6 +252,74 @@ fn table_files(e: &mut Engine, pos: &Position) {
         lines.iter().any(|l| l.contains(" hashfull 0 ")),
         "{lines:?}"
     );
+}
+
+/// The table-file options GUIs know (Andscacs' convention): `HashFile`, `SaveHashtoFile`,
+/// `LoadHashfromFile` and `NeverClearHash`; a bad path is an error the session survives.
+#[test]
+fn table_file_options() {
+    let dir = std::env::temp_dir();
+    let file = |name: &str| dir.join(format!("transpo-uci-{}-{name}.tt", std::process::id()));
+    let (saved, kept, cleared) = (file("saved"), file("kept"), file("cleared"));
+    let mut e = Engine::start();
+    let ready_without_errors = |e: &mut Engine| {
+        e.send("isready");
+        let lines = e.until("readyok", SECOND * 5);
+        assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+    };
+    e.send("setoption name Hash value 1");
+    e.send(&format!(
+        "setoption name HashFile value {}",
+        saved.display()
+    ));
+    e.send("go depth 5");
+    e.bestmove(&Position::startpos(), SECOND * 10);
+    e.send("setoption name SaveHashtoFile");
+    ready_without_errors(&mut e);
+    // NeverClearHash true: ucinewgame keeps the table, so it saves the same bytes.
+    e.send("setoption name NeverClearHash value true");
+    e.send("ucinewgame");
+    e.send(&format!("setoption name HashFile value {}", kept.display()));
+    e.send("setoption name SaveHashtoFile");
+    // NeverClearHash false: ucinewgame empties it; LoadHashfromFile brings it back.
+    e.send("setoption name NeverClearHash value false");
+    e.send("ucinewgame");
+    e.send(&format!(
+        "setoption name HashFile value {}",
+        cleared.display()
+    ));
+    e.send("setoption name SaveHashtoFile");
+    e.send(&format!(
+        "setoption name HashFile value {}",
+        saved.display()
+    ));
+    e.send("setoption name LoadHashfromFile");
+    ready_without_errors(&mut e);
+    let bytes = |path: &std::path::Path| std::fs::read(path).expect("the table was saved");
+    assert_eq!(
+        bytes(&kept),
+        bytes(&saved),
+        "NeverClearHash true keeps the table"
+    );
+    assert_ne!(
+        bytes(&cleared),
+        bytes(&saved),
+        "ucinewgame clears the table"
+    );
+    for path in [&saved, &kept, &cleared] {
+        let _ = std::fs::remove_file(path);
+    }
+    // A path that cannot be loaded or saved: an error each, and the session goes on.
+    e.send("setoption name HashFile value /nonexistent/dir/table.tt");
+    for button in ["LoadHashfromFile", "SaveHashtoFile"] {
+        e.send(&format!("setoption name {button}"));
+        let lines = e.until("info string error: ", SECOND * 5);
+        assert!(lines.last().unwrap().contains(button), "{lines:?}");
+    }
+    e.send("go depth 3");
+    e.bestmove(&Position::startpos(), SECOND * 10);
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
 }
 
 #[test]

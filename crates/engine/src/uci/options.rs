@@ -37,7 +37,7 @@ pub struct SessionLimits {
     pub max_perft_depth: u32,
     /// Deepest `bench`.
     pub max_bench_depth: u32,
-    /// Whether `BookFile`, `savehash` and `loadhash` may touch files.
+    /// Whether `BookFile`, `HashFile`, `savehash` and `loadhash` may touch files.
     pub files: bool,
 }
 
@@ -87,6 +87,11 @@ pub struct Options {
     pub own_book: bool,
     /// `BookFile` (empty: none).
     pub book_file: String,
+    /// `NeverClearHash`: `ucinewgame` keeps the table.
+    pub never_clear_hash: bool,
+    /// `HashFile`: where `SaveHashtoFile` and `LoadHashfromFile` save and load the table
+    /// (empty: none set).
+    pub hash_file: String,
 }
 
 impl Default for Options {
@@ -99,6 +104,8 @@ impl Default for Options {
             move_overhead_ms: 10,
             own_book: false,
             book_file: String::new(),
+            never_clear_hash: false,
+            hash_file: String::new(),
         }
     }
 }
@@ -151,6 +158,10 @@ pub(super) fn write_uci_answer(out: &mut impl Write, limits: &SessionLimits) -> 
     writeln!(out, "option name Ponder type check default false")?;
     writeln!(out, "option name OwnBook type check default false")?;
     writeln!(out, "option name BookFile type string default <empty>")?;
+    writeln!(out, "option name NeverClearHash type check default false")?;
+    writeln!(out, "option name HashFile type string default <empty>")?;
+    writeln!(out, "option name SaveHashtoFile type button")?;
+    writeln!(out, "option name LoadHashfromFile type button")?;
     writeln!(out, "uciok")
 }
 
@@ -177,6 +188,15 @@ pub(super) enum OptionChange {
     BookFile(String),
     /// `Ponder`: well formed, and nothing to do (pondering is driven by `go ponder`).
     Ponder,
+    /// `NeverClearHash`.
+    NeverClearHash(bool),
+    /// `HashFile`: a path, or empty or `<empty>` for none (files are allowed when a path is
+    /// given).
+    HashFile(String),
+    /// `SaveHashtoFile`: save the table to `HashFile`.
+    SaveHashToFile,
+    /// `LoadHashfromFile`: load the table from `HashFile`.
+    LoadHashFromFile,
 }
 
 impl OptionChange {
@@ -196,7 +216,7 @@ impl OptionChange {
         let value_of = |what: &str| {
             value
                 .clone()
-                .filter(|v| !v.is_empty() || what == "BookFile")
+                .filter(|v| !v.is_empty() || what == "BookFile" || what == "HashFile")
                 .ok_or(format!("option {what} needs a value"))
         };
         let number = |what: &str, min: u64, max: u64| -> Result<u64, String> {
@@ -214,6 +234,13 @@ impl OptionChange {
                 "false" => Ok(false),
                 other => Err(format!("option {what}: {other:?} is not true or false")),
             }
+        };
+        let file_value = |what: &str| -> Result<String, String> {
+            let path = value_of(what)?;
+            if !is_no_file(&path) && !limits.files {
+                return Err(format!("option {what}: files are disabled in this session"));
+            }
+            Ok(path)
         };
         Ok(match name.to_ascii_lowercase().as_str() {
             "hash" => OptionChange::Hash(number("Hash", 0, limits.max_hash_mib)?),
@@ -235,14 +262,11 @@ impl OptionChange {
                 OptionChange::MoveOverhead(number("Move Overhead", 0, MAX_MOVE_OVERHEAD_MS)?)
             }
             "ownbook" => OptionChange::OwnBook(check("OwnBook")?),
-            "bookfile" => {
-                let path = value_of("BookFile")?;
-                let none = path.is_empty() || path == "<empty>";
-                if !none && !limits.files {
-                    return Err("option BookFile: files are disabled in this session".into());
-                }
-                OptionChange::BookFile(path)
-            }
+            "bookfile" => OptionChange::BookFile(file_value("BookFile")?),
+            "neverclearhash" => OptionChange::NeverClearHash(check("NeverClearHash")?),
+            "hashfile" => OptionChange::HashFile(file_value("HashFile")?),
+            "savehashtofile" => OptionChange::SaveHashToFile,
+            "loadhashfromfile" => OptionChange::LoadHashFromFile,
             "ponder" => {
                 check("Ponder")?;
                 OptionChange::Ponder
@@ -250,4 +274,9 @@ impl OptionChange {
             _ => return Err(format!("unknown option {name:?}")),
         })
     }
+}
+
+/// Whether a `BookFile` or `HashFile` value names no file: empty or `<empty>`.
+pub(super) fn is_no_file(path: &str) -> bool {
+    path.is_empty() || path == "<empty>"
 }

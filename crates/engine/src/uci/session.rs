@@ -9,7 +9,8 @@ use transpo::{ChessEntry, Config, Size, Table};
 use transpo_chess::{Book, Position, SplitMix64};
 
 use super::options::{
-    DEFAULT_HASH_MIB, MAX_PERFT_DEPTH, OptionChange, Options, SessionLimits, write_uci_answer,
+    DEFAULT_HASH_MIB, MAX_PERFT_DEPTH, OptionChange, Options, SessionLimits, is_no_file,
+    write_uci_answer,
 };
 use super::output::Output;
 use super::parse::{bench_depth, file_argument, parse_go, parse_position, perft_depth};
@@ -137,7 +138,9 @@ impl UciSession {
             }
             "ucinewgame" => {
                 self.thread.stop();
-                if let Some(table) = &self.table {
+                if let Some(table) = &self.table
+                    && !self.options.never_clear_hash
+                {
                     table.clear();
                 }
                 self.position = Position::startpos();
@@ -290,7 +293,7 @@ impl UciSession {
             OptionChange::MoveOverhead(ms) => self.options.move_overhead_ms = ms,
             OptionChange::OwnBook(on) => self.options.own_book = on,
             OptionChange::BookFile(path) => {
-                self.book = if path.is_empty() || path == "<empty>" {
+                self.book = if is_no_file(&path) {
                     None
                 } else {
                     Some(Book::open(&path).map_err(|e| e.to_string())?)
@@ -298,6 +301,16 @@ impl UciSession {
                 self.options.book_file = path;
             }
             OptionChange::Ponder => {}
+            OptionChange::NeverClearHash(on) => self.options.never_clear_hash = on,
+            OptionChange::HashFile(path) => self.options.hash_file = path,
+            OptionChange::SaveHashToFile => {
+                let path = self.hash_file("SaveHashtoFile")?;
+                self.save_table(&path, "SaveHashtoFile")?;
+            }
+            OptionChange::LoadHashFromFile => {
+                let path = self.hash_file("LoadHashfromFile")?;
+                self.load_table(&path, "LoadHashfromFile")?;
+            }
         }
         Ok(())
     }
@@ -332,23 +345,46 @@ impl UciSession {
     /// `savehash FILE`.
     fn save_hash(&mut self, args: &[&str]) -> Result<(), String> {
         let path = file_argument(args, "savehash")?;
+        self.save_table(&path, "savehash")
+    }
+
+    /// `loadhash FILE`.
+    fn load_hash(&mut self, args: &[&str]) -> Result<(), String> {
+        let path = file_argument(args, "loadhash")?;
+        self.load_table(&path, "loadhash")
+    }
+
+    /// The `HashFile` option's path, for the button `what`.
+    fn hash_file(&self, what: &str) -> Result<String, String> {
+        if is_no_file(&self.options.hash_file) {
+            return Err(format!("{what}: set HashFile to a path first"));
+        }
+        Ok(self.options.hash_file.clone())
+    }
+
+    /// Saves the table to `path` (for `savehash` and `SaveHashtoFile`, named by `what`).
+    fn save_table(&mut self, path: &str, what: &str) -> Result<(), String> {
         if !self.limits.files {
-            return Err("savehash: files are disabled in this session".into());
+            return Err(format!("{what}: files are disabled in this session"));
         }
         self.thread.stop();
         let table = self.table.as_ref().ok_or("there is no table (Hash is 0)")?;
-        table.save_file(&path).map_err(|e| e.to_string())
+        table
+            .save_file(path)
+            .map_err(|e| format!("{what} {path}: {e}"))
     }
 
-    /// `loadhash FILE`: the file must hold a table of the current size and layout.
-    fn load_hash(&mut self, args: &[&str]) -> Result<(), String> {
-        let path = file_argument(args, "loadhash")?;
+    /// Loads the table from `path` (for `loadhash` and `LoadHashfromFile`, named by
+    /// `what`): the file must hold a table of the current size and layout.
+    fn load_table(&mut self, path: &str, what: &str) -> Result<(), String> {
         if !self.limits.files {
-            return Err("loadhash: files are disabled in this session".into());
+            return Err(format!("{what}: files are disabled in this session"));
         }
         self.thread.stop();
         let table = self.table.as_mut().ok_or("there is no table (Hash is 0)")?;
         let table = Arc::get_mut(table).ok_or("the table is still in use by a search")?;
-        table.load_file(&path).map_err(|e| e.to_string())
+        table
+            .load_file(path)
+            .map_err(|e| format!("{what} {path}: {e}"))
     }
 }

@@ -123,6 +123,7 @@ fn impossible_positions_are_refused_and_the_search_answers() {
 fn fuzz_limits_bound_everything() {
     let input = "setoption name Hash value 2\nsetoption name Threads value 3\n\
                  setoption name BookFile value /dev/zero\nsavehash /tmp/x\nperft 4\n\
+                 setoption name HashFile value /tmp/x\n\
                  bench 2\ngo nodes 100000000\nisready\n";
     let buffer = Buffer::default();
     run_with_limits(
@@ -132,7 +133,7 @@ fn fuzz_limits_bound_everything() {
     )
     .unwrap();
     let text = buffer.text();
-    assert_eq!(text.matches("info string error").count(), 6, "{text}");
+    assert_eq!(text.matches("info string error").count(), 7, "{text}");
     assert!(text.contains("files are disabled"), "{text}");
     let nodes: u64 = text
         .lines()
@@ -209,6 +210,16 @@ fn options_are_checked_and_failures_keep_the_old_state() {
         "setoption name Clear Hash",
         "setoption name Ponder value maybe",
         "setoption name Ponder value true",
+        "setoption name NeverClearHash value maybe",
+        "setoption name NeverClearHash value true",
+        "setoption name SaveHashtoFile",
+        "setoption name LoadHashfromFile",
+        "setoption name HashFile value <empty>",
     ]);
-    assert_eq!(out.matches("info string error:").count(), 10, "{out}");
+    assert_eq!(out.matches("info string error:").count(), 13, "{out}");
+    assert_eq!(
+        out.matches("set HashFile to a path first").count(),
+        2,
+        "{out}"
+    );
 }
