@@ -125,22 +125,27 @@ pub fn perft_make_all(pos: &mut Position, depth: u32) -> u64 {
     nodes
 }
 
+/// The sum of `count` over the children of `board`, made by copy-make on the bare board.
+fn sum_over_children(board: &Board, mut count: impl FnMut(&Board) -> u64) -> u64 {
+    let mut nodes = 0;
+    board.generate_moves(|moves| {
+        for mv in moves {
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            nodes += count(&child);
+        }
+        false
+    });
+    nodes
+}
+
 /// Perft on a bare cozy-chess board (copy-make, no key, no history) that plays every move:
 /// the baseline [`perft_make_all`] is measured against.
 pub fn perft_plain_make_all(board: &Board, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let mut nodes = 0;
-    board.generate_moves(|moves| {
-        for mv in moves {
-            let mut child = board.clone();
-            child.play_unchecked(mv);
-            nodes += perft_plain_make_all(&child, depth - 1);
-        }
-        false
-    });
-    nodes
+    sum_over_children(board, |child| perft_plain_make_all(child, depth - 1))
 }
 
 /// Copy-make perft on a bare board that reads cozy-chess's own (non-Polyglot) Zobrist hash
@@ -151,16 +156,7 @@ pub fn perft_plain_hash_make_all(board: &Board, depth: u32) -> u64 {
         // Use the hash so that the optimiser cannot drop it.
         return 1 + u64::from(board.hash() == 0x0123_4567_89ab_cdef);
     }
-    let mut nodes = 0;
-    board.generate_moves(|moves| {
-        for mv in moves {
-            let mut child = board.clone();
-            child.play_unchecked(mv);
-            nodes += perft_plain_hash_make_all(&child, depth - 1);
-        }
-        false
-    });
-    nodes
+    sum_over_children(board, |child| perft_plain_hash_make_all(child, depth - 1))
 }
 
 /// Copy-make perft on a bare board that also keeps a Polyglot key (incremental, no

@@ -324,6 +324,9 @@ fn good_fens_parse() {
     }
 }
 
+/// A white pawn on e7 about to promote.
+const PROMOTING: &str = "8/4P3/8/8/8/k7/8/K7 w - - 0 1";
+
 /// (position, move text, whether the error must be `Malformed`, text the message contains).
 const BAD_MOVES: &[(&str, &str, bool, &str)] = &[
     ("startpos", "", true, "0 characters"),
@@ -337,25 +340,10 @@ const BAD_MOVES: &[(&str, &str, bool, &str)] = &[
     ("startpos", "0000", true, "null move"),
     ("startpos", "é2e4", true, "non-ASCII"),
     ("startpos", "♔e1e2", true, "non-ASCII"),
-    (
-        "8/4P3/8/8/8/k7/8/K7 w - - 0 1",
-        "e7e8k",
-        true,
-        "\"k\" is not a promotion piece",
-    ),
-    (
-        "8/4P3/8/8/8/k7/8/K7 w - - 0 1",
-        "e7e8p",
-        true,
-        "\"p\" is not a promotion piece",
-    ),
-    (
-        "8/4P3/8/8/8/k7/8/K7 w - - 0 1",
-        "e7e8Q",
-        true,
-        "\"Q\" is not a promotion piece",
-    ),
-    ("8/4P3/8/8/8/k7/8/K7 w - - 0 1", "e7e8", false, "illegal"),
+    (PROMOTING, "e7e8k", true, "\"k\" is not a promotion piece"),
+    (PROMOTING, "e7e8p", true, "\"p\" is not a promotion piece"),
+    (PROMOTING, "e7e8Q", true, "\"Q\" is not a promotion piece"),
+    (PROMOTING, "e7e8", false, "illegal"),
     ("startpos", "e2e5", false, "illegal move e2e5"),
     ("startpos", "e7e5", false, "illegal"),
     ("startpos", "e1g1", false, "illegal"),

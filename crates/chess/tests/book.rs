@@ -16,6 +16,17 @@ fn temp_path(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// The book's moves for `pos`, as (UCI text, weight), are `expected` in order.
+fn assert_moves(book: &Book, pos: &Position, expected: &[(&str, u16)]) {
+    let moves: Vec<(String, u16)> = book
+        .moves(pos)
+        .into_iter()
+        .map(|m| (m.uci, m.weight))
+        .collect();
+    let expected: Vec<(String, u16)> = expected.iter().map(|&(m, w)| (m.into(), w)).collect();
+    assert_eq!(moves, expected);
+}
+
 #[test]
 fn performance_book_lookups() {
     let Some(path) = shared_data("chess/performance.bin") else {
@@ -29,19 +40,7 @@ fn performance_book_lookups() {
 
     let pos = play("e2e4 c7c5");
     assert_eq!(pos.key(), 0x644d4afe02564aeb);
-    let moves: Vec<(String, u16)> = book
-        .moves(&pos)
-        .into_iter()
-        .map(|m| (m.uci, m.weight))
-        .collect();
-    assert_eq!(
-        moves,
-        [
-            ("g1f3".to_string(), 306),
-            ("b1c3".to_string(), 12),
-            ("c2c3".to_string(), 10)
-        ]
-    );
+    assert_moves(&book, &pos, &[("g1f3", 306), ("b1c3", 12), ("c2c3", 10)]);
 
     // A seeded pick is reproducible and follows the weights.
     let mut rng = SplitMix64::new(7);
@@ -100,19 +99,7 @@ fn written_book_reads_back_with_castling() {
     assert!(raw.contains(&((4 << 6) | 7)), "e1h1 expected in {raw:?}");
     assert!(raw.contains(&(4 << 6)), "e1a1 expected in {raw:?}");
 
-    let moves: Vec<(String, u16)> = read
-        .moves(&castle)
-        .into_iter()
-        .map(|m| (m.uci, m.weight))
-        .collect();
-    assert_eq!(
-        moves,
-        [
-            ("e1g1".to_string(), 5),
-            ("e1c1".to_string(), 3),
-            ("a1a8".to_string(), 0)
-        ]
-    );
+    assert_moves(&read, &castle, &[("e1g1", 5), ("e1c1", 3), ("a1a8", 0)]);
     let start_moves: Vec<String> = read.moves(&start).into_iter().map(|m| m.uci).collect();
     assert_eq!(start_moves, ["e2e4", "d2d4"]);
 

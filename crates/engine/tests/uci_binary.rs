@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+mod common;
+
 fn run_uci(input: &str) -> String {
     let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
         .stdin(Stdio::piped())
@@ -58,12 +60,7 @@ fn malformed_lines_are_answered_and_the_loop_goes_on() {
 
 #[test]
 fn perft_subcommand_divides_like_stockfish() {
-    let output = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-        .args(["perft", "3"])
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    let out = String::from_utf8(output.stdout).unwrap();
+    let out = common::chess_stdout(["perft", "3"]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 22, "{out}");
     assert!(lines.contains(&"e2e4: 600"), "{out}");
@@ -71,14 +68,9 @@ fn perft_subcommand_divides_like_stockfish() {
     assert_eq!(lines[21], "Nodes searched: 8902");
 
     // An unquoted FEN after the depth (Kiwipete, CPW: 2039 at depth 2).
-    let output = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-        .args(
-            "perft 2 r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
-                .split(' '),
-        )
-        .output()
-        .unwrap();
-    let out = String::from_utf8(output.stdout).unwrap();
+    let out = common::chess_stdout(
+        "perft 2 r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1".split(' '),
+    );
     assert!(out.ends_with("\nNodes searched: 2039\n"), "{out}");
     assert!(out.contains("e1g1: "), "{out}");
 

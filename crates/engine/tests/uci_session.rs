@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use transpo_chess::Position;
 
+mod common;
+
 struct Engine {
     child: Child,
     stdin: ChildStdin,
@@ -177,31 +179,30 @@ fn searches(e: &mut Engine, pos: &Position) {
     assert!(took >= Duration::from_millis(150), "{took:?}");
 }
 
+/// After 300 ms, `isready` is answered and no `bestmove` has come: the search still runs.
+fn assert_still_searching(e: &mut Engine) {
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("isready");
+    let lines = e.until("readyok", SECOND);
+    assert!(
+        !lines.iter().any(|l| l.starts_with("bestmove")),
+        "{lines:?}"
+    );
+}
+
 /// `go infinite` and `go ponder` answer only after `stop` and `ponderhit`.
 fn infinite_and_ponder(e: &mut Engine, pos: &Position) {
     // Infinite: nothing until stop; isready answered during the search, and stop, each
     // within a second. (How fast is a benchmark's question: asserts of 100 and 50 ms failed
     // with other work on both cores.)
     e.send("go infinite");
-    std::thread::sleep(Duration::from_millis(300));
-    e.send("isready");
-    let lines = e.until("readyok", SECOND);
-    assert!(
-        !lines.iter().any(|l| l.starts_with("bestmove")),
-        "{lines:?}"
-    );
+    assert_still_searching(e);
     e.send("stop");
     e.bestmove(pos, SECOND);
 
     // Ponder: bestmove only after ponderhit (then within the movetime).
     e.send("go ponder movetime 100");
-    std::thread::sleep(Duration::from_millis(300));
-    e.send("isready");
-    let lines = e.until("readyok", SECOND);
-    assert!(
-        !lines.iter().any(|l| l.starts_with("bestmove")),
-        "{lines:?}"
-    );
+    assert_still_searching(e);
     e.send("ponderhit");
     e.bestmove(pos, SECOND * 2);
 }
@@ -354,12 +355,7 @@ fn the_book_answers_at_once() {
 
 #[test]
 fn bench_and_analyse_subcommands() {
-    let out = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-        .args(["bench", "4"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::chess_stdout(["bench", "4"]);
     let last = text.lines().last().unwrap();
     let words: Vec<&str> = last.split_whitespace().collect();
     assert_eq!(
@@ -372,21 +368,14 @@ fn bench_and_analyse_subcommands() {
         49
     );
     // Deterministic at one thread.
-    let again = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-        .args(["bench", "4"])
-        .output()
-        .unwrap();
-    let again = String::from_utf8(again.stdout).unwrap();
+    let again = common::chess_stdout(["bench", "4"]);
     assert_eq!(
         words[0],
         again.lines().last().unwrap().split(' ').next().unwrap()
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-        .args("analyse --depth 5 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1".split(' '))
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text =
+        common::chess_stdout("analyse --depth 5 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1".split(' '));
     assert!(text.contains("score mate 1"), "{text}");
     assert!(text.ends_with("bestmove a1a8\n"), "{text}");
 }

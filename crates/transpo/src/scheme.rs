@@ -389,14 +389,6 @@ mod tests {
             age: 1,
             ..slot(9, 9)
         }];
-        assert_eq!(
-            Scheme::Old.place(&old, &new(1, 1), true),
-            Placement::Replace(0)
-        );
-        assert_eq!(
-            Scheme::Old.place(&old, &new(1, 1), false),
-            Placement::Refuse
-        );
         let two = [
             Slot {
                 age: 3,
@@ -404,31 +396,20 @@ mod tests {
             },
             slot(9, 9),
         ];
-        assert_eq!(
-            Scheme::TwoDeep.place(&two, &new(1, 1), true),
-            Placement::Replace(0)
-        );
+        let cases: [(Scheme, &[Slot], bool, Placement); 3] = [
+            (Scheme::Old, &old, true, Placement::Replace(0)),
+            (Scheme::Old, &old, false, Placement::Refuse),
+            (Scheme::TwoDeep, &two, true, Placement::Replace(0)),
+        ];
+        for (scheme, bucket, stamping, expected) in cases {
+            let placement = scheme.place(bucket, &new(1, 1), stamping);
+            assert_eq!(placement, expected, "{scheme}, stamping {stamping}");
+        }
     }
 
     #[test]
     fn two_level_schemes() {
         let bucket = [slot(5, 50), slot(7, 70)];
-        assert_eq!(
-            Scheme::TwoDeep.place(&bucket, &new(5, 0), false),
-            Placement::PushFront
-        );
-        assert_eq!(
-            Scheme::TwoDeep.place(&bucket, &new(4, 1000), false),
-            Placement::Replace(1)
-        );
-        assert_eq!(
-            Scheme::TwoBig1.place(&bucket, &new(0, 50), false),
-            Placement::PushFront
-        );
-        assert_eq!(
-            Scheme::TwoBig1.place(&bucket, &new(9, 49), false),
-            Placement::Replace(1)
-        );
         let second_same = [
             slot(5, 50),
             Slot {
@@ -436,15 +417,34 @@ mod tests {
                 ..slot(1, 1)
             },
         ];
-        assert_eq!(
-            Scheme::TwoDeep.place(&second_same, &new(2, 2), false),
-            Placement::Replace(1)
-        );
         let empty_second = [slot(5, 50), Slot::EMPTY];
-        assert_eq!(
-            Scheme::TwoDeep.place(&empty_second, &new(2, 2), false),
-            Placement::Replace(1)
-        );
+        let cases = [
+            (Scheme::TwoDeep, &bucket, new(5, 0), Placement::PushFront),
+            (
+                Scheme::TwoDeep,
+                &bucket,
+                new(4, 1000),
+                Placement::Replace(1),
+            ),
+            (Scheme::TwoBig1, &bucket, new(0, 50), Placement::PushFront),
+            (Scheme::TwoBig1, &bucket, new(9, 49), Placement::Replace(1)),
+            (
+                Scheme::TwoDeep,
+                &second_same,
+                new(2, 2),
+                Placement::Replace(1),
+            ),
+            (
+                Scheme::TwoDeep,
+                &empty_second,
+                new(2, 2),
+                Placement::Replace(1),
+            ),
+        ];
+        for (i, (scheme, bucket, candidate, expected)) in cases.into_iter().enumerate() {
+            let placement = scheme.place(bucket, &candidate, false);
+            assert_eq!(placement, expected, "case {i}: {scheme}");
+        }
     }
 
     #[test]

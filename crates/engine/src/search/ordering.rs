@@ -142,24 +142,11 @@ impl ScoredMoves {
         self.len == 0
     }
 
-    /// All legal moves of `board` but `skip`, scored for the main search.
-    pub fn all(
-        board: &Board,
-        heuristics: &Heuristics,
-        ply: usize,
-        pv_move: Option<Move>,
-        tt_move: Option<Move>,
-        skip: Option<Move>,
-    ) -> Self {
-        let mut list = Self::new();
-        list.fill_all(board, heuristics, ply, pv_move, tt_move, skip, false);
-        list
-    }
-
-    /// [`ScoredMoves::all`] into this list, reusing its storage (a search keeps one list per
-    /// ply instead of initialising and moving a fresh one at every node). With
-    /// `bad_captures_last`, captures that lose material by static exchange come after the
-    /// quiet moves (the `full` profile); otherwise all captures come first (the paper's).
+    /// All legal moves of `board` but `skip`, scored for the main search, into this list,
+    /// reusing its storage (a search keeps one list per ply instead of initialising and
+    /// moving a fresh one at every node). With `bad_captures_last`, captures that lose
+    /// material by static exchange come after the quiet moves (the `full` profile); otherwise
+    /// all captures come first (the paper's).
     #[allow(clippy::too_many_arguments)]
     pub fn fill_all(
         &mut self,
@@ -285,7 +272,8 @@ mod tests {
     #[test]
     fn captures_come_first_by_victim() {
         let board: Board = "4k3/8/3q1r2/4P3/8/8/8/4K3 w - - 0 1".parse().unwrap();
-        let mut list = ScoredMoves::all(&board, &Heuristics::default(), 0, None, None, None);
+        let mut list = ScoredMoves::new();
+        list.fill_all(&board, &Heuristics::default(), 0, None, None, None, false);
         assert_eq!(list.pick().map(|m| m.to.to_string()), Some("d6".into()));
         assert_eq!(list.pick().map(|m| m.to.to_string()), Some("f6".into()));
         let mut tactical = ScoredMoves::tactical(&board);

@@ -45,22 +45,12 @@ pub fn parse_go(args: &[&str]) -> Result<Limits, String> {
                 limits.nodes = Some(nodes);
             }
             "depth" => {
-                let depth = value()?;
-                if depth == 0 || depth > u64::from(MAX_DEPTH) {
-                    return Err(format!(
-                        "\"go depth {depth}\": depth must be 1 to {MAX_DEPTH}"
-                    ));
-                }
-                limits.depth = Some(depth as u32);
+                let range = format!("depth must be 1 to {MAX_DEPTH}");
+                limits.depth = Some(one_to(word, value()?, MAX_DEPTH, &range)?);
             }
             "mate" => {
-                let mate = value()?;
-                if mate == 0 || mate > u64::from(MAX_GO_MATE) {
-                    return Err(format!(
-                        "\"go mate {mate}\": must be 1 to {MAX_GO_MATE} moves"
-                    ));
-                }
-                limits.mate = Some(mate as u32);
+                let range = format!("must be 1 to {MAX_GO_MATE} moves");
+                limits.mate = Some(one_to(word, value()?, MAX_GO_MATE, &range)?);
             }
             "infinite" => limits.infinite = true,
             "ponder" => limits.ponder = true,
@@ -69,6 +59,14 @@ pub fn parse_go(args: &[&str]) -> Result<Limits, String> {
         }
     }
     Ok(limits)
+}
+
+/// `n` if it is 1 to `max`; otherwise the error `"go <word> <n>": <range>`.
+fn one_to(word: &str, n: u64, max: u32, range: &str) -> Result<u32, String> {
+    if n == 0 || n > u64::from(max) {
+        return Err(format!("\"go {word} {n}\": {range}"));
+    }
+    Ok(n as u32)
 }
 
 /// Reads `position startpos|fen <FEN> [moves ...]` (the words after `position`).

@@ -158,6 +158,43 @@ pub(crate) mod tests {
         assert_eq!(E::unpack(<E::Cell as Cell>::EMPTY), None);
     }
 
+    /// Every search-word layout packs and unpacks each field at its extremes.
+    #[test]
+    fn search_entries_round_trip_at_their_extremes() {
+        for (mv, score, eval, depth, nodes) in [
+            (0, 0, 0, 0, 0),
+            (u16::MAX, i16::MAX, i16::MIN, u8::MAX, u64::MAX),
+            (1, i16::MIN, i16::MAX, 1, 1 << 40),
+            (0x8001, -1, -32000, 127, 1),
+            (3, i16::MIN, 0, 9, 1 << 40),
+            (7, i16::MIN, 0, 1, 3),
+        ] {
+            for bound in [Bound::Exact, Bound::Lower, Bound::Upper] {
+                let compact = CompactEntry {
+                    mv,
+                    score,
+                    depth,
+                    bound,
+                };
+                assert_round_trips(compact);
+                assert_round_trips(ChessEntry {
+                    mv,
+                    score,
+                    eval,
+                    depth,
+                    bound,
+                });
+                assert_round_trips(ResearchEntry {
+                    mv,
+                    score,
+                    depth,
+                    bound,
+                    nodes,
+                });
+            }
+        }
+    }
+
     #[test]
     fn bound_codes_round_trip_and_zero_is_empty() {
         for bound in [Bound::Exact, Bound::Lower, Bound::Upper] {

@@ -48,3 +48,101 @@ impl SearchWord {
         })
     }
 }
+
+/// Declares a layout built on the search word: a struct with the word's move, score, depth
+/// and bound followed by the layout's own fields, and its [`Entry`](super::Entry)
+/// implementation. The layout gives its cell and name, how an entry is packed (`word(extra)`
+/// packs the search word with `extra` in bits 32..48 and the generation), which part of the
+/// bits holds the search word and how its own fields are read back, how the bits are checked
+/// against a key, and optionally which field counts the subtree's nodes.
+macro_rules! search_entry {
+    (
+        $(#[$attr:meta])*
+        pub struct $name:ident {
+            $($(#[$field_attr:meta])* pub $field:ident: $field_ty:ty,)*
+        }
+        cell: $cell:ty,
+        layout: $layout:literal,
+        pack($entry:ident, $key:ident, $word:ident) => $pack:expr,
+        unpack($bits:ident) => $word_bits:expr, |$w:ident| { $($read:ident: $read_expr:expr),* },
+        verifies($vbits:ident, $vkey:ident) => $verifies:expr,
+        $(nodes: $nodes:ident,)?
+    ) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct $name {
+            /// Best or refutation move, in the engine's own 16-bit encoding.
+            pub mv: u16,
+            /// Score, already made node-relative for mates (see [`crate::score`]).
+            pub score: i16,
+            /// Depth of the search that produced the score.
+            pub depth: $crate::entry::Depth,
+            /// What the score says about the true value.
+            pub bound: $crate::entry::Bound,
+            $($(#[$field_attr])* pub $field: $field_ty,)*
+        }
+
+        impl $crate::entry::Entry for $name {
+            type Cell = $cell;
+            const GENERATION_BITS: u32 = $crate::entry::search_word::GENERATION_BITS;
+            const LAYOUT: &'static str = $layout;
+
+            #[inline]
+            fn pack(
+                &self,
+                key: u64,
+                generation: $crate::entry::Generation,
+            ) -> $crate::entry::Bits<Self> {
+                let ($entry, $key) = (self, key);
+                let $word = |extra: u16| {
+                    $crate::entry::search_word::SearchWord {
+                        mv: self.mv,
+                        score: self.score,
+                        extra,
+                        depth: self.depth,
+                        bound: self.bound,
+                        generation,
+                    }
+                    .pack()
+                };
+                $pack
+            }
+
+            #[inline]
+            fn unpack(
+                $bits: $crate::entry::Bits<Self>,
+            ) -> Option<(Self, $crate::entry::Generation)> {
+                let $w = $crate::entry::search_word::SearchWord::unpack($word_bits)?;
+                let entry = $name {
+                    mv: $w.mv,
+                    score: $w.score,
+                    depth: $w.depth,
+                    bound: $w.bound,
+                    $($read: $read_expr,)*
+                };
+                Some((entry, $w.generation))
+            }
+
+            #[inline]
+            fn verifies($vbits: $crate::entry::Bits<Self>, $vkey: u64) -> bool {
+                $verifies
+            }
+
+            fn depth(&self) -> $crate::entry::Depth {
+                self.depth
+            }
+
+            fn bound(&self) -> $crate::entry::Bound {
+                self.bound
+            }
+
+            $(
+                fn nodes(&self) -> u64 {
+                    self.$nodes
+                }
+            )?
+        }
+    };
+}
+
+pub(super) use search_entry;
