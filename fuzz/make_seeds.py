@@ -21,6 +21,11 @@ def write(target, name, data):
     path.write_bytes(data if isinstance(data, bytes) else data.encode())
 
 
+def write_all(target, seeds):
+    for name, data in seeds.items():
+        write(target, name, data)
+
+
 # --- fen: FEN and EPD text -------------------------------------------------------------
 FENS = {
     "startpos.txt": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -41,8 +46,7 @@ FENS = {
     "side_not_to_move_in_check.txt": "4k3/4Q3/8/8/8/8/8/4K3 w - - 0 1",
     "short_rank.txt": "rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
 }
-for name, text in FENS.items():
-    write("fen", name, text)
+write_all("fen", FENS)
 
 # --- uci: sessions (the engine's fuzzing limits cap go, perft, bench, Hash, Threads) -----
 UCI = {
@@ -62,8 +66,7 @@ UCI = {
     "go_forms.txt": "go movetime 50\ngo wtime 100 btime 100 movestogo 5\ngo mate 2\ngo perft 2\ngo infinite\n"
     "stop\nbench 1\nsetoption name Threads value 2\ngo nodes 100000\n",
 }
-for name, text in UCI.items():
-    write("uci", name, text)
+write_all("uci", UCI)
 
 # --- c4_lines: transpo-c4 input lines --------------------------------------------------
 C4 = {
@@ -76,8 +79,7 @@ C4 = {
     "121212343434565656212121434343656565777777\n",
     "opening.txt": "4\n44\n4453\n",
 }
-for name, text in C4.items():
-    write("c4_lines", name, text)
+write_all("c4_lines", C4)
 
 # --- polyglot_book: 16-byte big-endian entries, sorted by key --------------------------
 START = 0x463B96181691FC9C  # Polyglot key of the start position
