@@ -12,9 +12,9 @@ use cozy_chess::Move;
 
 use super::entry::{NO_EVAL, SearchEntry};
 use super::ordering::{MAX_PLY, is_capture};
+use super::score::{INFINITY, MATE, MATE_BOUND};
 use super::tt::{NodeResult, table_cut};
 use super::worker::Worker;
-use super::{INFINITY, MATE, MATE_BOUND};
 
 /// A node of the main search, as its move loop sees it.
 #[derive(Clone, Copy, Debug)]

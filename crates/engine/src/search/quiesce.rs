@@ -8,9 +8,9 @@ use cozy_chess::{Move, Square};
 
 use super::entry::SearchEntry;
 use super::ordering::MAX_PLY;
+use super::score::{INFINITY, MATE};
 use super::tt::{NodeResult, table_cut};
 use super::worker::Worker;
-use super::{INFINITY, MATE};
 
 /// Values for delta pruning in quiescence, pawn … king.
 const DELTA_VALUE: [i32; 6] = [100, 325, 325, 500, 900, 0];

@@ -20,11 +20,12 @@ use std::time::{Duration, Instant};
 use cozy_chess::Move;
 use transpo::Table;
 
+use super::config::SearchConfig;
 use super::entry::SearchEntry;
 use super::limits::{Control, Limits};
+use super::score::{INFINITY, Info, MATE, MATE_BOUND, MAX_DEPTH, Score, SearchResult};
 use super::shared::Shared;
 use super::worker::Worker;
-use super::{INFINITY, Info, MATE, MATE_BOUND, MAX_DEPTH, Score, SearchConfig, SearchResult};
 use crate::eval::Evaluator;
 use transpo_chess::Position;
 

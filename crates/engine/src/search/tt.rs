@@ -20,8 +20,8 @@ use cozy_chess::Move;
 use transpo::{Bound, Table, score};
 use transpo_chess::move16;
 
-use super::MATE_BOUND;
 use super::entry::{SearchEntry, TtData};
+use super::score::MATE_BOUND;
 use super::worker::Worker;
 
 /// What a node's probe found.

@@ -10,10 +10,11 @@ use cozy_chess::{Move, Piece};
 use transpo::{Scheme, Table};
 use transpo_chess::Position;
 
+use super::config::{Features, SearchConfig};
 use super::entry::{NO_EVAL, SearchEntry};
 use super::ordering::{Heuristics, MAX_PLY, ScoredMoves};
+use super::score::Info;
 use super::shared::Shared;
-use super::{Features, Info, SearchConfig};
 use crate::eval::Evaluator;
 
 /// One thread's search state.
