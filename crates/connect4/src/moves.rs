@@ -115,7 +115,7 @@ mod tests {
         let mut sorter = MoveSorter::EMPTY;
         sorter.start(candidates, first);
         std::iter::from_fn(|| sorter.next(pos))
-            .map(|(sq, threats)| ((sq.trailing_zeros() / 7) as usize, threats))
+            .map(|(sq, threats)| (crate::position::column_of(sq), threats))
             .collect()
     }
 

@@ -48,6 +48,12 @@ pub const fn column_mask(col: usize) -> u64 {
     ((1 << HEIGHT) - 1) << (col * H1)
 }
 
+/// The 0-based column of a single square's bit.
+#[inline]
+pub const fn column_of(square: u64) -> usize {
+    (square.trailing_zeros() / H1 as u32) as usize
+}
+
 /// The top playable square of column `col`.
 #[inline]
 const fn top_mask(col: usize) -> u64 {

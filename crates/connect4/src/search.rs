@@ -6,7 +6,7 @@
 use crate::book::Book;
 use crate::bounds::{BoundStore, ScoreBound};
 use crate::moves::MoveSorter;
-use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
+use crate::position::{Position, SQUARES, WIDTH, column_of};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
@@ -301,7 +301,7 @@ impl<A: Access> Search<'_, A> {
                 if let Some(bound) = pos.after(square).claimeven_bound()
                     && -bound >= beta
                 {
-                    let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
+                    let col = column_of(square);
                     self.table.put(pos, ScoreBound::Lower(-bound), Some(col), 1);
                     return Some(-bound);
                 }
@@ -323,7 +323,7 @@ impl<A: Access> Search<'_, A> {
             {
                 let nodes = self.table.hit_weight(&child);
                 self.weight += nodes;
-                let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
+                let col = column_of(square);
                 self.table
                     .put(pos, ScoreBound::Lower(-upper), Some(col), nodes + 1);
                 return Some(-upper);
@@ -441,7 +441,7 @@ impl<A: Access> Search<'_, A> {
                 return 0;
             }
             if score >= beta {
-                let col = (square.trailing_zeros() / (HEIGHT as u32 + 1)) as usize;
+                let col = column_of(square);
                 let nodes = self.weight - first + 1;
                 self.table
                     .put(pos, ScoreBound::Lower(score), Some(col), nodes);
