@@ -37,6 +37,7 @@
 
 use crate::position::{Position, WIDTH};
 use std::num::NonZeroU8;
+use std::sync::atomic::{AtomicU64, Ordering};
 use transpo::{Config, ExactEntry, Scheme, Size, Table};
 
 /// Fibonacci hashing: 2^64 / φ, odd, so multiplying by it is a bijection of `u64`.
@@ -266,6 +267,8 @@ pub struct BoundTable {
     /// A near table for each helper thread of a parallel solve (see [`ThreadView`]).
     helper_near: Vec<Table<ExactEntry>>,
     epoch: u64,
+    /// Epochs drawn for isolated views so far ([`BoundTable::isolated_view`]).
+    isolated: AtomicU64,
 }
 
 /// One thread's view of a [`BoundTable`] in a parallel solve: the big table, shared, and a
@@ -278,6 +281,9 @@ pub struct BoundTable {
 pub struct ThreadView<'a> {
     table: &'a BoundTable,
     near: &'a Table<ExactEntry>,
+    /// The epoch of the keys this view reads and writes: the table's, or one of its own
+    /// ([`BoundTable::isolated_view`]).
+    epoch: u64,
 }
 
 impl ThreadView<'_> {
@@ -295,7 +301,7 @@ impl ThreadView<'_> {
     #[inline]
     pub fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
         self.table(pos)
-            .probe(self.table.key(pos))
+            .probe(key(pos, self.epoch))
             .map(|e| BoundTable::decode(pos, e))
     }
 
@@ -306,14 +312,14 @@ impl ThreadView<'_> {
     #[inline]
     pub fn put(&self, pos: &Position, bound: ScoreBound, best: Option<usize>) -> bool {
         self.table(pos)
-            .store(self.table.key(pos), BoundTable::entry(pos, bound, best));
+            .store(key(pos, self.epoch), BoundTable::entry(pos, bound, best));
         !is_near(pos)
     }
 
     /// [`BoundStore::prefetch`].
     #[inline]
     pub fn prefetch(&self, pos: &Position) {
-        self.table(pos).prefetch(self.table.key(pos));
+        self.table(pos).prefetch(key(pos, self.epoch));
     }
 }
 
@@ -343,6 +349,7 @@ impl BoundTable {
             )?,
             helper_near: Vec::new(),
             epoch: 1,
+            isolated: AtomicU64::new(1),
         })
     }
 
@@ -370,7 +377,37 @@ impl BoundTable {
             Some(helper) => &self.helper_near[helper],
             None => &self.near.table,
         };
-        ThreadView { table: self, near }
+        ThreadView {
+            table: self,
+            near,
+            epoch: self.epoch,
+        }
+    }
+
+    /// Thread `thread`'s view (as [`BoundTable::view`]) in an epoch of its own, in which the
+    /// table looks empty: a solve through it finds only what it stored itself, as after a
+    /// clear, while solves through other views go on undisturbed. For measuring one solve
+    /// among many that share the table (`transpo-c4 serve --fresh-table`).
+    ///
+    /// Why no harm comes from sharing the memory: every entry is a true bound on its
+    /// position's score whatever its epoch, and keys stay exact in every epoch (module docs);
+    /// an isolated solve only overwrites other solves' entries, as any store may. Epochs are
+    /// drawn in turn from those the table's own clears have not reached yet, and wrap around
+    /// after 2^15 of them, when an old epoch's entries may be found again: true bounds still.
+    pub fn isolated_view(&self, thread: usize) -> ThreadView<'_> {
+        let drawn = self.isolated.fetch_add(1, Ordering::Relaxed);
+        ThreadView {
+            epoch: 1 + (self.epoch + drawn) % (EPOCHS - 1),
+            ..self.view(thread)
+        }
+    }
+
+    /// Uses the whole big table from now on and never grows it: for a table that many
+    /// independent solves share through [`ThreadView`]s ([`crate::pool::SolverPool`]), as
+    /// they cannot all pause for it to grow. [`BoundStore::clear`] keeps it whole.
+    pub fn use_whole_table(&mut self) {
+        self.far.start = self.far.table.buckets();
+        self.far.restart();
     }
 
     /// Buckets of the big table in use now: `START_BUCKETS` after a clear, doubling as the
@@ -381,7 +418,7 @@ impl BoundTable {
 
     #[inline]
     fn key(&self, pos: &Position) -> u64 {
-        (pos.symmetric_key() | self.epoch << KEY_BITS).wrapping_mul(MIX)
+        key(pos, self.epoch)
     }
 
     /// The entry for `bound` and `best` as `pos` stores it. A position and its mirror share
@@ -418,6 +455,13 @@ impl BoundTable {
     pub fn credit_stores(&mut self, far_stores: u64) {
         self.far.credit(far_stores);
     }
+}
+
+/// The table key of `pos` in `epoch` (below [`EPOCHS`]): a bijection of the pair (module
+/// docs).
+#[inline]
+fn key(pos: &Position, epoch: u64) -> u64 {
+    (pos.symmetric_key() | epoch << KEY_BITS).wrapping_mul(MIX)
 }
 
 /// Column `col` of `pos` as seen in the orientation that [`Position::symmetric_key`]

@@ -28,8 +28,11 @@ pub mod bounds;
 pub mod cli;
 pub mod moves;
 pub mod parallel;
+pub mod pool;
 pub mod position;
 pub mod search;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod solver;
 
 pub use book::{Book, BookError};

@@ -4,6 +4,7 @@
 //! transpo-c4 [--weak] [--analyze] [--hash-mib N] [--book FILE]   < lines "moves [expected]"
 //! transpo-c4 bench FILE... [--weak] [--limit N] [--hash-mib N] [--book FILE]
 //! transpo-c4 book --depth N --out FILE [--from MOVES] [--hash-mib N]
+//! transpo-c4 serve [--port 8080] [--bind 127.0.0.1] [--max-ms N] [--book FILE] [--threads N]
 //! ```
 //!
 //! Exit status: 0 when every line was solved (and matched its expected score), 1 when some
@@ -74,6 +75,28 @@ enum Command {
         #[arg(long, default_value = "")]
         from: String,
     },
+    /// Serve a page to play and analyse positions in a browser, and a JSON API
+    /// (`/api/solve?pos=4453`); --threads solves run at once on the one table.
+    #[cfg(feature = "serve")]
+    Serve(ServeArgs),
+}
+
+#[cfg(feature = "serve")]
+#[derive(Args)]
+struct ServeArgs {
+    /// The TCP port (0: any free port; the address is printed on stderr).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on (0.0.0.0 for every interface).
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// Answer 503 to a request not solved within this many milliseconds.
+    #[arg(long, default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
+    max_ms: u64,
+    /// Solve every request as on an empty table, for measuring real solves (slower: the
+    /// table then saves nothing between requests).
+    #[arg(long)]
+    fresh_table: bool,
 }
 
 fn main() -> ExitCode {
@@ -93,18 +116,28 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
     } else {
         Strength::Strong
     };
-    let mut solver = Solver::new(args.solve.hash_mib)?;
     let threads = match args.solve.threads {
         Some(n) => usize::from(n),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    solver.set_threads(threads)?;
-    if let Some(path) = &args.solve.book {
-        let book = Book::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        solver.set_book(book);
-    }
+    let book = match &args.solve.book {
+        Some(path) => Some(Book::load(path).map_err(|e| format!("{}: {e}", path.display()))?),
+        None => None,
+    };
+    // Made only for the commands that solve with one: the server has a pool instead.
+    let make_solver = |book: Option<Book>| -> Result<Solver, Box<dyn std::error::Error>> {
+        let mut solver = Solver::new(args.solve.hash_mib)?;
+        solver.set_threads(threads)?;
+        if let Some(book) = book {
+            solver.set_book(book);
+        }
+        Ok(solver)
+    };
     let ok = match args.command {
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(serve)) => return run_server(&serve, &args.solve, threads, book),
         None => {
+            let mut solver = make_solver(book)?;
             // A long solve says how its score search goes, so a user knows it is alive.
             solver.set_progress(Box::new(|step| {
                 let (what, seconds) = (step.window, step.elapsed.as_secs_f64());
@@ -134,6 +167,7 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             summary.rejected == 0 && summary.wrong == 0
         }
         Some(Command::Bench { files, limit }) => {
+            let mut solver = make_solver(book)?;
             let mut results = Vec::new();
             for path in &files {
                 let text = std::fs::read_to_string(path)
@@ -171,6 +205,7 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             results.iter().all(|r| r.failures.is_empty())
         }
         Some(Command::Book { depth, out, from }) => {
+            let mut solver = make_solver(book)?;
             let root = Position::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
             let bar = progress_bar(0, "book");
             let solve = |pos: &Position| solver.solve(pos, Strength::Strong);
@@ -194,6 +229,55 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+/// `transpo-c4 serve`: serves until interrupted (Ctrl-C), then lets running requests finish.
+#[cfg(feature = "serve")]
+fn run_server(
+    serve: &ServeArgs,
+    solve: &SolveArgs,
+    threads: usize,
+    book: Option<Book>,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    use std::sync::Arc;
+    use transpo_connect4::pool::SolverPool;
+    use transpo_connect4::serve::{ServeOptions, router, serve as serve_on};
+    let mut pool = SolverPool::new(solve.hash_mib, threads)?;
+    if let Some(book) = book {
+        pool.set_book(book);
+    }
+    let options = ServeOptions {
+        max_time: std::time::Duration::from_millis(serve.max_ms),
+        fresh_table: serve.fresh_table,
+        hash_mib: solve.hash_mib,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let address = std::net::SocketAddr::new(serve.bind, serve.port);
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+        let local = listener.local_addr()?;
+        eprintln!(
+            "listening on http://{local}/ ({threads} solver{}, {} MiB table{}; Ctrl-C stops)",
+            if threads == 1 { "" } else { "s" },
+            solve.hash_mib,
+            if pool.book().is_some() {
+                ", with book"
+            } else {
+                ""
+            }
+        );
+        let shutdown = async {
+            // Without a Ctrl-C handler the server runs until killed, which is fine too.
+            let _ = tokio::signal::ctrl_c().await;
+            eprintln!("stopping: letting running requests finish");
+        };
+        serve_on(listener, router(Arc::new(pool), options), shutdown).await?;
+        Ok::<_, Box<dyn std::error::Error>>(ExitCode::SUCCESS)
     })
 }
 

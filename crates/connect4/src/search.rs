@@ -92,6 +92,44 @@ pub const fn win_now_score(moves: u32) -> i32 {
     (SQUARES_I + 1 - moves as i32) / 2
 }
 
+/// The reported score: as is when strong, its sign when weak.
+#[inline]
+pub(crate) fn finish(score: i32, strength: Strength) -> i32 {
+    match strength {
+        Strength::Strong => score,
+        Strength::Weak => score.signum(),
+    }
+}
+
+/// The score of every column of `pos` (not over) from the side to move's view, `None` for a
+/// full column: a winning move scores the win, a move that fills the board 0, any other
+/// minus `solve`'s score of the position after it (as [`finish`]ed for `strength`). `None`
+/// if `solve` gave up.
+pub(crate) fn column_scores(
+    pos: &Position,
+    strength: Strength,
+    mut solve: impl FnMut(&Position) -> Option<i32>,
+) -> Option<[Option<i32>; WIDTH]> {
+    let mut scores = [None; WIDTH];
+    for (col, score) in scores.iter_mut().enumerate() {
+        if !pos.can_play(col) {
+            continue;
+        }
+        *score = Some(if pos.is_winning_move(col) {
+            finish(win_now_score(pos.moves()), strength)
+        } else {
+            let mut next = *pos;
+            next.play_column(col);
+            if next.moves() as usize == SQUARES {
+                0
+            } else {
+                -solve(&next)?
+            }
+        });
+    }
+    Some(scores)
+}
+
 /// The score window of a position the side to move cannot win at once: `(min, max)` with the
 /// score in `min..=max` (strong), or `(-1, 1)` (weak: only the sign is sought).
 pub(crate) fn initial_window(pos: &Position, strength: Strength) -> (i32, i32) {
@@ -257,6 +295,36 @@ impl<A: Access> Search<'_, A> {
                 ..beat.step
             };
         }
+    }
+
+    /// The binary search on the score of `pos`, which the side to move cannot win at once:
+    /// null window after null window until the score's range closes. After each answer,
+    /// tells `answered` the window, the new range and the positions explored so far. Returns
+    /// the score (exact, or its sign for [`Strength::Weak`]), or `None` if a shared search
+    /// was told to stop.
+    pub(crate) fn score(
+        &mut self,
+        pos: &Position,
+        strength: Strength,
+        mut answered: impl FnMut(i32, i32, i32, u64),
+    ) -> Option<i32> {
+        let (mut min, mut max) = initial_window(pos, strength);
+        let threats = pos.opponent_winning();
+        while min < max {
+            let med = next_window(min, max);
+            self.searching(med, min, max);
+            let r = self.negamax(pos, med, med + 1, threats);
+            if A::SHARED && self.aborted {
+                return None;
+            }
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+            answered(med, min, max, self.nodes);
+        }
+        Some(min)
     }
 
     /// Negamax with alpha-beta in `[alpha, beta]`, for a position where the side to move

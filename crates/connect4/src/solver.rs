@@ -14,8 +14,8 @@
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, TableError};
-use crate::position::{Position, SQUARES, WIDTH};
-use crate::search::{Busy, Heartbeat, NEVER, NO_BUSY, Search, initial_window, next_window};
+use crate::position::{Position, WIDTH};
+use crate::search::{Busy, Heartbeat, NEVER, NO_BUSY, Search, column_scores, finish};
 pub use crate::search::{
     HEARTBEAT_EVERY, HEARTBEAT_FIRST, Progress, Step, Strength, win_now_score,
 };
@@ -182,60 +182,29 @@ impl<T: BoundStore> Solver<T> {
             }),
         };
         let before = search.nodes;
-        let (mut min, mut max) = initial_window(pos, strength);
-        while min < max {
-            let med = next_window(min, max);
-            search.searching(med, min, max);
-            let r = search.negamax(pos, med, med + 1, pos.opponent_winning());
-            if r <= med {
-                max = r;
-            } else {
-                min = r;
-            }
-            if let Some(progress) = &self.progress {
+        let progress = self.progress.as_deref();
+        let score = search.score(pos, strength, |window, min, max, nodes| {
+            if let Some(progress) = progress {
                 progress(&Step {
-                    window: med,
+                    window,
                     answered: true,
                     min,
                     max,
-                    nodes: search.nodes - before,
+                    nodes: nodes - before,
                     elapsed: started.elapsed(),
                 });
             }
-        }
+        });
         self.nodes = search.nodes;
         self.weight = search.weight;
-        min
+        // A search that has the table to itself is never told to stop.
+        score.unwrap_or_default()
     }
 
     /// The score of every column of `pos` from the side to move's view (`None` for a full
     /// column): a winning move scores the win, any other move minus the reply's score.
     pub fn analyze(&mut self, pos: &Position, strength: Strength) -> [Option<i32>; WIDTH] {
-        let mut scores = [None; WIDTH];
-        for (col, score) in scores.iter_mut().enumerate() {
-            if !pos.can_play(col) {
-                continue;
-            }
-            *score = Some(if pos.is_winning_move(col) {
-                finish(win_now_score(pos.moves()), strength)
-            } else {
-                let mut next = *pos;
-                next.play_column(col);
-                if next.moves() as usize == SQUARES {
-                    0
-                } else {
-                    -self.solve(&next, strength)
-                }
-            });
-        }
-        scores
-    }
-}
-
-/// The reported score: as is when strong, its sign when weak.
-fn finish(score: i32, strength: Strength) -> i32 {
-    match strength {
-        Strength::Strong => score,
-        Strength::Weak => score.signum(),
+        // This solver's solves always finish.
+        column_scores(pos, strength, |next| Some(self.solve(next, strength))).unwrap_or_default()
     }
 }

@@ -1,0 +1,331 @@
+//! Many solves at once on one shared table, each on its own thread and each able to stop:
+//! what a server answering concurrent requests needs (`transpo-c4 serve`).
+//!
+//! Why not a lock around one [`Solver`](crate::Solver): it would answer one request at a
+//! time, and a slow solve would hold every other one up. Here every solve runs on the caller's
+//! thread through its own [`ThreadView`] of one [`BoundTable`] (the big table shared, a near
+//! table per slot, as the threads of a parallel solve have), so `workers` solves run at once
+//! and each finds what the others stored. The pool hands out those views, not threads: a
+//! caller that finds every slot taken waits for one, or gives up when its [`Stop`] says so.
+//!
+//! Why sharing is safe: every bound a solve stores comes from a search that finished (a
+//! search told to stop returns through every frame without storing), so the table holds only
+//! true bounds, whoever stored them; and positions, not requests, are the keys. The big table
+//! is used whole from the start and never grows ([`BoundTable::use_whole_table`]): growing
+//! needs every solve paused, and independent solves have no rounds to pause at.
+
+use crate::book::Book;
+use crate::bounds::{BoundTable, ScoreBound, TableError, ThreadView};
+use crate::position::{Position, WIDTH};
+use crate::search::{Access, NO_BUSY, Search, Strength, column_scores, finish, win_now_score};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// When a solve should give up: at a deadline, or when someone cancels it (say, the client
+/// that asked went away). Checked about every 100 µs of search.
+#[derive(Debug, Default)]
+pub struct Stop {
+    deadline: Option<Instant>,
+    cancelled: AtomicBool,
+}
+
+impl Stop {
+    /// A stop that only [`Stop::cancel`] triggers.
+    pub fn never() -> Stop {
+        Stop::default()
+    }
+
+    /// A stop that triggers `limit` from now (or when cancelled).
+    pub fn after(limit: Duration) -> Stop {
+        Stop {
+            // A limit too far to represent is no limit.
+            deadline: Instant::now().checked_add(limit),
+            cancelled: AtomicBool::new(false),
+        }
+    }
+
+    /// Tells the solve to give up as soon as it looks.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the solve should give up now.
+    pub fn is_due(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// A solve that gave up: its [`Stop`] triggered before the score was known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    /// Time spent, waiting for a slot included.
+    pub after: Duration,
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "stopped after {} ms", self.after.as_millis())
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// Every column's score of a position, from the side to move's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// The position's score: the best column's (exact, or its sign when weak).
+    pub score: i32,
+    /// Each column's score; `None` for a full column.
+    pub columns: [Option<i32>; WIDTH],
+    /// Positions explored.
+    pub positions: u64,
+    /// Whether every score came from the opening book or needed no search.
+    pub from_book: bool,
+}
+
+impl Analysis {
+    /// The 0-based columns whose score is the best.
+    pub fn best(&self) -> Vec<usize> {
+        (0..WIDTH)
+            .filter(|&c| self.columns[c] == Some(self.score))
+            .collect()
+    }
+}
+
+/// Options of a pooled solve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Strong or weak.
+    pub strength: Strength,
+    /// Solve as if the table were empty (see [`BoundTable::isolated_view`]): for measuring a
+    /// solve's own cost while other solves share the table.
+    pub fresh: bool,
+}
+
+/// A bound table shared by up to `workers` solves at a time, with an optional opening book.
+pub struct SolverPool {
+    table: BoundTable,
+    book: Option<Book>,
+    /// Slots (thread views of the table) not in use.
+    free: Mutex<Vec<usize>>,
+    freed: Condvar,
+    workers: usize,
+}
+
+impl SolverPool {
+    /// A pool of `workers` slots (at least 1) on a table of `hash_mib` MiB (as
+    /// [`BoundTable::new`]), plus a 2 MiB near table per slot.
+    ///
+    /// # Errors
+    ///
+    /// If the tables cannot be made at that size.
+    pub fn new(hash_mib: u64, workers: usize) -> Result<SolverPool, TableError> {
+        let workers = workers.max(1);
+        let mut table = BoundTable::new(hash_mib)?;
+        table.use_whole_table();
+        table.set_helpers(workers - 1)?;
+        Ok(SolverPool {
+            table,
+            book: None,
+            free: Mutex::new((0..workers).rev().collect()),
+            freed: Condvar::new(),
+            workers,
+        })
+    }
+
+    /// Uses `book` for the positions it holds.
+    pub fn set_book(&mut self, book: Book) {
+        self.book = Some(book);
+    }
+
+    /// The opening book, if any.
+    pub fn book(&self) -> Option<&Book> {
+        self.book.as_ref()
+    }
+
+    /// Solves that can run at once.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// Entries of all the tables.
+    pub fn capacity(&self) -> usize {
+        use crate::bounds::BoundStore;
+        self.table.capacity()
+    }
+
+    /// The score of `pos` (exact, or its sign when weak) and the positions explored, or
+    /// [`Stopped`] if `stop` triggered first. Waits for a free slot if all are taken.
+    pub fn solve(
+        &self,
+        pos: &Position,
+        request: Request,
+        stop: &Stop,
+    ) -> Result<(i32, u64), Stopped> {
+        let started = Instant::now();
+        let slot = self.take_slot(stop, started)?;
+        let view = if request.fresh {
+            self.table.isolated_view(slot.0)
+        } else {
+            self.table.view(slot.0)
+        };
+        let mut solve = PooledSolve {
+            view,
+            book: self.book.as_ref(),
+            stop,
+            positions: 0,
+        };
+        let score = solve.score(pos, request.strength);
+        score.map(|s| (s, solve.positions)).ok_or(Stopped {
+            after: started.elapsed(),
+        })
+    }
+
+    /// Every column's score of `pos` (which must not be over: [`Position::from_moves`] makes
+    /// only such positions), one slot's solves sharing one view, or [`Stopped`].
+    pub fn analyze(
+        &self,
+        pos: &Position,
+        request: Request,
+        stop: &Stop,
+    ) -> Result<Analysis, Stopped> {
+        let started = Instant::now();
+        let slot = self.take_slot(stop, started)?;
+        let view = if request.fresh {
+            self.table.isolated_view(slot.0)
+        } else {
+            self.table.view(slot.0)
+        };
+        let mut solve = PooledSolve {
+            view,
+            book: self.book.as_ref(),
+            stop,
+            positions: 0,
+        };
+        let mut from_book = true;
+        let columns = column_scores(pos, request.strength, |next| {
+            if let Some(score) = solve.book.and_then(|b| b.get(next)) {
+                return Some(finish(score, request.strength));
+            }
+            from_book = false;
+            solve.score(next, request.strength)
+        })
+        .ok_or(Stopped {
+            after: started.elapsed(),
+        })?;
+        Ok(Analysis {
+            // A position that is not over has a playable column.
+            score: columns.iter().flatten().max().copied().unwrap_or(0),
+            columns,
+            positions: solve.positions,
+            from_book,
+        })
+    }
+
+    /// A free slot, waiting for one if need be, or [`Stopped`] if `stop` triggers first.
+    fn take_slot(&self, stop: &Stop, started: Instant) -> Result<Slot<'_>, Stopped> {
+        // A poisoned list is still a list of free slots: no code panics while holding it.
+        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(slot) = free.pop() {
+                return Ok(Slot(slot, self));
+            }
+            if stop.is_due() {
+                return Err(Stopped {
+                    after: started.elapsed(),
+                });
+            }
+            // Wake now and then to look at the stop, which does not signal the condvar.
+            free = self
+                .freed
+                .wait_timeout(free, Duration::from_millis(10))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+/// A slot taken from a pool, given back when dropped.
+struct Slot<'a>(usize, &'a SolverPool);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        let pool = self.1;
+        pool.free
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(self.0);
+        pool.freed.notify_one();
+    }
+}
+
+/// One slot's solves: the view they share and their count of positions.
+struct PooledSolve<'a> {
+    view: ThreadView<'a>,
+    book: Option<&'a Book>,
+    stop: &'a Stop,
+    positions: u64,
+}
+
+impl PooledSolve<'_> {
+    /// The score of `pos` (over or not), or `None` if the stop triggered.
+    fn score(&mut self, pos: &Position, strength: Strength) -> Option<i32> {
+        if pos.can_win_next() {
+            return Some(finish(win_now_score(pos.moves()), strength));
+        }
+        let signal = AtomicU32::new(0);
+        let mut search = Search {
+            table: Pooled {
+                view: &self.view,
+                stop: self.stop,
+                signal: &signal,
+            },
+            book: self.book,
+            nodes: 0,
+            weight: 0,
+            signal: &signal,
+            seen: 0,
+            aborted: false,
+            busy: &NO_BUSY,
+            defer_until: 0,
+            heartbeat: None,
+        };
+        let score = search.score(pos, strength, |_, _, _, _| {});
+        self.positions += search.nodes;
+        score.map(|s| finish(s, strength))
+    }
+}
+
+/// The table as a pooled solve reaches it: shared, watching its [`Stop`].
+struct Pooled<'a> {
+    view: &'a ThreadView<'a>,
+    stop: &'a Stop,
+    signal: &'a AtomicU32,
+}
+
+impl Access for Pooled<'_> {
+    const SHARED: bool = true;
+    const WEIGHS_SUBTREES: bool = false;
+    #[inline]
+    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+        self.view.get(pos)
+    }
+    #[inline]
+    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
+        self.view.put(pos, bound, best);
+    }
+    #[inline]
+    fn prefetch(&self, pos: &Position) {
+        self.view.prefetch(pos);
+    }
+    #[inline]
+    fn hit_weight(&self, _pos: &Position) -> u64 {
+        1
+    }
+    fn tick(&mut self, _nodes: u64) {
+        if self.stop.is_due() {
+            self.signal.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}

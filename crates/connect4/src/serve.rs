@@ -1,0 +1,338 @@
+//! `transpo-c4 serve`: a page to play and analyse Connect Four in the browser, and the JSON
+//! API behind it, on axum.
+//!
+//! ```text
+//! GET /                         the page (also /?pos=4453: that position)
+//! GET /api/solve?pos=4453       {"pos":"4453","score":-2,"columns":[…7],"best":[…],
+//!     [&weak=1]                  "positions":n,"micros":t,"weak":false,"book":false}
+//! GET /api/health               {"status":"ok","workers":2,…}
+//! ```
+//!
+//! `score` is the position's score in Pons' convention (what `transpo-c4` prints for the
+//! line), `columns` each column's score from the side to move's view (`null` for a full
+//! column), `best` the 1-based columns that reach `score`. Bad input is a 400 with
+//! `{"error": why}`; a solve that runs past the time limit, or that waits that long for a
+//! free solver, a 503. The server goes on either way.
+//!
+//! Why this shape: every request is solved on a blocking thread through a
+//! [`SolverPool`] slot, so concurrent requests share one table and each can stop: at its
+//! deadline, or as soon as its client goes away (the request's future is dropped, which
+//! cancels its [`Stop`]). A semaphore with one permit per slot makes requests wait for a slot
+//! without holding a thread.
+
+use crate::pool::{Analysis, Request, SolverPool, Stop};
+use crate::position::{Position, SQUARES};
+use crate::solver::Strength;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{ConnectInfo, Query, Request as HttpRequest, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+
+/// The page, embedded: the server needs no files and the page no network.
+const INDEX_HTML: &str = include_str!("serve/page/index.html");
+const APP_JS: &str = include_str!("serve/page/app.js");
+const STYLE_CSS: &str = include_str!("serve/page/style.css");
+
+/// The longest move sequence a request may name: a full board.
+pub const MAX_MOVES: usize = SQUARES;
+
+/// How the server answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// A request that has not been answered after this long gets a 503.
+    pub max_time: Duration,
+    /// Every request solves as on an empty table ([`Request::fresh`]): for measuring real
+    /// solves; the table then saves nothing between requests.
+    pub fresh_table: bool,
+    /// The table's size as asked, for `/api/health`.
+    pub hash_mib: u64,
+}
+
+/// What every handler shares.
+#[derive(Clone)]
+struct AppState {
+    pool: Arc<SolverPool>,
+    /// One permit per pool slot.
+    slots: Arc<Semaphore>,
+    options: ServeOptions,
+}
+
+/// The server's routes over `pool`, with one log line per request on stderr.
+pub fn router(pool: Arc<SolverPool>, options: ServeOptions) -> Router {
+    let state = AppState {
+        slots: Arc::new(Semaphore::new(pool.workers())),
+        pool,
+        options,
+    };
+    Router::new()
+        .route(
+            "/",
+            get(|| async { page("text/html; charset=utf-8", INDEX_HTML) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { page("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { page("text/css; charset=utf-8", STYLE_CSS) }),
+        )
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
+        .route("/api/solve", get(solve))
+        .route("/api/health", get(health))
+        .fallback(not_found)
+        .with_state(state)
+        .layer(middleware::from_fn(log))
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then lets running requests
+/// finish.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}
+
+/// A static file of the page.
+fn page(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// An error answer: `status` with `{"error": why}`.
+fn error(status: StatusCode, why: impl Into<String>) -> Response {
+    #[derive(Serialize)]
+    struct Error {
+        error: String,
+    }
+    (status, Json(Error { error: why.into() })).into_response()
+}
+
+async fn not_found(request: HttpRequest) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        format!("no such page: {}", request.uri().path()),
+    )
+}
+
+/// One line per request on stderr: client, method, path and query, status, time.
+async fn log(request: HttpRequest, next: Next) -> Response {
+    let started = Instant::now();
+    let client = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or_else(|| "-".to_string(), |c| c.0.to_string());
+    let line = format!("{} {}", request.method(), request.uri());
+    let response = next.run(request).await;
+    eprintln!(
+        "{client} \"{line}\" {} {:.3} ms",
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    response
+}
+
+/// The answer of `/api/solve`.
+#[derive(Serialize)]
+struct Solved {
+    pos: String,
+    score: i32,
+    columns: Vec<Option<i32>>,
+    best: Vec<usize>,
+    positions: u64,
+    micros: u128,
+    weak: bool,
+    book: bool,
+}
+
+/// A parsed `/api/solve` query: the position, its move sequence as given, and the strength.
+fn parse_query(query: &HashMap<String, String>) -> Result<(Position, String, Strength), String> {
+    if let Some(unknown) = query.keys().find(|k| !matches!(k.as_str(), "pos" | "weak")) {
+        return Err(format!(
+            "unknown parameter {unknown:?} (the parameters are pos and weak)"
+        ));
+    }
+    let moves = query.get("pos").map_or("", |p| p.trim());
+    if moves.len() > MAX_MOVES {
+        return Err(format!(
+            "pos has {} characters, more than the {MAX_MOVES} moves a game can have",
+            moves.chars().count()
+        ));
+    }
+    let pos = match moves {
+        "" | "-" => Position::new(),
+        moves => Position::from_moves(moves).map_err(|e| format!("pos: {e}"))?,
+    };
+    let strength = match query.get("weak").map(String::as_str) {
+        None | Some("0" | "false") => Strength::Strong,
+        Some("" | "1" | "true") => Strength::Weak,
+        Some(other) => return Err(format!("weak={other:?}: use weak=1 or weak=0")),
+    };
+    let moves = if moves == "-" { "" } else { moves };
+    Ok((pos, moves.to_string(), strength))
+}
+
+/// Cancels a solve's [`Stop`] when dropped: when the request's future is dropped because its
+/// client went away, the solve stops too; after an answer, the solve is over anyway.
+struct CancelOnDrop(Arc<Stop>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+async fn solve(
+    State(state): State<AppState>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Response {
+    let started = Instant::now();
+    let query = match query {
+        Ok(Query(query)) => query,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
+    };
+    let (pos, moves, strength) = match parse_query(&query) {
+        Ok(parsed) => parsed,
+        Err(why) => return error(StatusCode::BAD_REQUEST, why),
+    };
+    let max_time = state.options.max_time;
+    let late = || {
+        error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "no answer within {} ms (the server's --max-ms)",
+                max_time.as_millis()
+            ),
+        )
+    };
+    let deadline = tokio::time::Instant::from_std(started) + max_time;
+    let slot = match tokio::time::timeout_at(deadline, state.slots.clone().acquire_owned()).await {
+        Ok(Ok(slot)) => slot,
+        // The semaphore is never closed; a timeout is the one way here.
+        _ => return late(),
+    };
+    let stop = Arc::new(Stop::after(max_time.saturating_sub(started.elapsed())));
+    let _cancel = CancelOnDrop(Arc::clone(&stop));
+    let pool = Arc::clone(&state.pool);
+    let request = Request {
+        strength,
+        fresh: state.options.fresh_table,
+    };
+    let analysis = tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        pool.analyze(&pos, request, &stop)
+    })
+    .await;
+    match analysis {
+        Ok(Ok(analysis)) => Json(answer(moves, &analysis, strength, started)).into_response(),
+        Ok(Err(_stopped)) => late(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the solve failed: {e}"),
+        ),
+    }
+}
+
+/// The JSON answer for an analysis.
+fn answer(moves: String, analysis: &Analysis, strength: Strength, started: Instant) -> Solved {
+    Solved {
+        pos: moves,
+        score: analysis.score,
+        columns: analysis.columns.to_vec(),
+        best: analysis.best().into_iter().map(|c| c + 1).collect(),
+        positions: analysis.positions,
+        micros: started.elapsed().as_micros(),
+        weak: strength == Strength::Weak,
+        book: analysis.from_book,
+    }
+}
+
+async fn health(State(state): State<AppState>) -> Response {
+    #[derive(Serialize)]
+    struct BookInfo {
+        positions: usize,
+        depth: u32,
+    }
+    #[derive(Serialize)]
+    struct Health {
+        status: &'static str,
+        version: &'static str,
+        workers: usize,
+        busy: usize,
+        hash_mib: u64,
+        max_ms: u128,
+        fresh_table: bool,
+        book: Option<BookInfo>,
+    }
+    let pool = &state.pool;
+    Json(Health {
+        status: "ok",
+        version: env!("CARGO_PKG_VERSION"),
+        workers: pool.workers(),
+        busy: pool.workers() - state.slots.available_permits(),
+        hash_mib: state.options.hash_mib,
+        max_ms: state.options.max_time.as_millis(),
+        fresh_table: state.options.fresh_table,
+        book: pool.book().map(|b| BookInfo {
+            positions: b.len(),
+            depth: b.depth(),
+        }),
+    })
+    .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn queries_parse_or_say_why_not() {
+        let (pos, moves, strength) = parse_query(&query(&[("pos", "4453")])).expect("valid");
+        assert_eq!(pos, Position::from_moves("4453").expect("valid"));
+        assert_eq!((moves.as_str(), strength), ("4453", Strength::Strong));
+        let (pos, moves, strength) = parse_query(&query(&[("weak", "1")])).expect("valid");
+        assert_eq!((pos, moves.as_str()), (Position::new(), ""));
+        assert_eq!(strength, Strength::Weak);
+        for (bad, why) in [
+            (query(&[("pos", "48")]), "out of range"),
+            (query(&[("pos", "4x")]), "not a column digit"),
+            (query(&[("pos", "1111111")]), "full"),
+            (query(&[("pos", "1212121")]), "already won"),
+            (query(&[("pos", &"4".repeat(43))]), "more than the 42"),
+            (query(&[("pos", "44"), ("weak", "yes")]), "weak=1"),
+            (query(&[("position", "44")]), "unknown parameter"),
+        ] {
+            let e = parse_query(&bad).expect_err("invalid");
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+    }
+}
