@@ -80,7 +80,8 @@ pub struct Analysis {
     pub columns: [Option<i32>; WIDTH],
     /// Positions explored.
     pub positions: u64,
-    /// Whether every score came from the opening book or needed no search.
+    /// Whether the opening book answered: it gave some column's score, and no column needed
+    /// a search.
     pub from_book: bool,
 }
 
@@ -203,12 +204,13 @@ impl SolverPool {
             stop,
             positions: 0,
         };
-        let mut from_book = true;
+        let (mut booked, mut searched) = (false, false);
         let columns = column_scores(pos, request.strength, |next| {
             if let Some(score) = solve.book.and_then(|b| b.get(next)) {
+                booked = true;
                 return Some(finish(score, request.strength));
             }
-            from_book = false;
+            searched = true;
             solve.score(next, request.strength)
         })
         .ok_or(Stopped {
@@ -219,7 +221,7 @@ impl SolverPool {
             score: columns.iter().flatten().max().copied().unwrap_or(0),
             columns,
             positions: solve.positions,
-            from_book,
+            from_book: booked && !searched,
         })
     }
 

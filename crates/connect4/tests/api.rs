@@ -1,0 +1,213 @@
+//! `transpo-c4 serve`'s JSON API over real HTTP on 127.0.0.1 (a free port the system picks):
+//! the scores of known positions (`fixtures/facts.txt`), each column's score against the
+//! one-thread [`Solver`], every error case, a solve past the time limit, and 50 requests at
+//! once, all answered correctly.
+
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+use transpo_connect4::pool::SolverPool;
+use transpo_connect4::serve::{ServeOptions, router, serve};
+use transpo_connect4::{Position, Solver, Strength};
+
+const FACTS: &str = include_str!("fixtures/facts.txt");
+
+/// `(moves, score)` of every fact.
+fn facts() -> Vec<(&'static str, i32)> {
+    FACTS
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let mut f = l.split_whitespace();
+            let moves = f.next().expect("moves");
+            (moves, f.next().expect("score").parse().expect("integer"))
+        })
+        .collect()
+}
+
+/// A server on a free port of 127.0.0.1, serving until the test ends.
+struct Server {
+    base: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// Starts a server with `workers` solvers and a time limit of `max_ms`.
+fn start(workers: usize, max_ms: u64) -> Server {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let pool = SolverPool::new(16, workers).expect("16 MiB");
+    let options = ServeOptions {
+        max_time: Duration::from_millis(max_ms),
+        fresh_table: false,
+        hash_mib: 16,
+    };
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("a free port");
+    let base = format!("http://{}", listener.local_addr().expect("bound"));
+    runtime.spawn(serve(
+        listener,
+        router(Arc::new(pool), options),
+        std::future::pending(),
+    ));
+    Server {
+        base,
+        _runtime: runtime,
+    }
+}
+
+/// GETs `path` and returns the status and the JSON body.
+fn get(server: &Server, path: &str) -> (u16, Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(120)))
+        .build()
+        .into();
+    let mut response = agent
+        .get(format!("{}{path}", server.base))
+        .call()
+        .expect("an HTTP answer");
+    let status = response.status().as_u16();
+    let body = response
+        .body_mut()
+        .read_json::<Value>()
+        .expect("a JSON body");
+    (status, body)
+}
+
+/// The columns of a `/api/solve` answer.
+fn columns(body: &Value) -> Vec<Option<i32>> {
+    body["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| c.as_i64().map(|c| c as i32))
+        .collect()
+}
+
+#[test]
+fn known_positions_score_as_the_facts_and_the_solver_say() {
+    let server = start(2, 60_000);
+    let mut solver = Solver::new(16).expect("16 MiB");
+    for (moves, score) in facts() {
+        let (status, body) = get(&server, &format!("/api/solve?pos={moves}"));
+        assert_eq!(status, 200, "{moves}: {body}");
+        assert_eq!(body["pos"], moves);
+        assert_eq!(body["score"], score, "{moves}");
+        let pos = Position::from_moves(moves).expect("a fact is a position");
+        solver.reset();
+        let expected = solver.analyze(&pos, Strength::Strong).to_vec();
+        assert_eq!(columns(&body), expected, "{moves}");
+        let best: Vec<usize> = (0..7)
+            .filter(|&c| expected[c] == Some(score))
+            .map(|c| c + 1)
+            .collect();
+        assert_eq!(body["best"], serde_json::json!(best), "{moves}");
+        assert!(body["positions"].is_u64() && body["micros"].is_u64());
+        assert_eq!(
+            (body["weak"].clone(), body["book"].clone()),
+            (false.into(), false.into())
+        );
+
+        let (status, body) = get(&server, &format!("/api/solve?pos={moves}&weak=1"));
+        assert_eq!(status, 200, "{moves}: {body}");
+        assert_eq!(body["score"], score.signum(), "{moves} weak");
+        let signs: Vec<Option<i32>> = expected.iter().map(|s| s.map(i32::signum)).collect();
+        assert_eq!(columns(&body), signs, "{moves} weak");
+    }
+}
+
+#[test]
+fn a_full_column_scores_null_and_a_win_now_scores_the_win() {
+    let server = start(1, 60_000);
+    // Column 1 holds six stones.
+    let moves = "1111112323";
+    let (status, body) = get(&server, &format!("/api/solve?pos={moves}"));
+    assert_eq!(status, 200, "{body}");
+    let cols = columns(&body);
+    assert_eq!(cols[0], None, "column 1 is full");
+    let pos = Position::from_moves(moves).expect("legal");
+    let mut solver = Solver::new(16).expect("16 MiB");
+    assert_eq!(cols, solver.analyze(&pos, Strength::Strong).to_vec());
+    // A position where the side to move has three in a row open: the win scores 22 - k.
+    let (status, body) = get(&server, "/api/solve?pos=112233");
+    assert_eq!(status, 200, "{body}");
+    // The first player's fourth stone, in column 4, wins: 22 - 4 = 18.
+    assert_eq!(columns(&body)[3], Some(18));
+    assert_eq!(body["score"], 18);
+    assert_eq!(body["best"], serde_json::json!([4]));
+}
+
+#[test]
+fn bad_requests_get_a_reason_and_the_server_goes_on() {
+    let server = start(1, 60_000);
+    let long = "4".repeat(43);
+    for (query, why) in [
+        ("pos=48", "out of range"),
+        ("pos=40", "out of range"),
+        ("pos=4x", "not a column digit"),
+        ("pos=%FF", "not a column digit"),
+        ("pos=1111111", "is full"),
+        ("pos=1212121", "already won"),
+        (&format!("pos={long}"), "more than the 42"),
+        ("pos=44&weak=maybe", "weak=1"),
+        ("position=44", "unknown parameter"),
+    ] {
+        let (status, body) = get(&server, &format!("/api/solve?{query}"));
+        assert_eq!(status, 400, "{query}: {body}");
+        let error = body["error"].as_str().expect("an error message");
+        assert!(error.contains(why), "{query}: {error}");
+    }
+    let (status, body) = get(&server, "/api/nothing");
+    assert_eq!(status, 404, "{body}");
+    assert!(body["error"].is_string());
+    // Still serving.
+    let (status, body) = get(&server, "/api/health");
+    assert_eq!((status, body["status"].as_str()), (200, Some("ok")));
+    let (status, body) = get(
+        &server,
+        "/api/solve?pos=2252576253462244111563365343671351441",
+    );
+    assert_eq!((status, body["score"].as_i64()), (200, Some(-1)));
+}
+
+#[test]
+fn a_solve_past_the_limit_is_a_503_and_frees_its_solver() {
+    // One solver, 200 ms: the empty board's seven children take far longer.
+    let server = start(1, 200);
+    let (status, body) = get(&server, "/api/solve?pos=");
+    assert_eq!(status, 503, "{body}");
+    assert!(body["error"].as_str().expect("error").contains("200 ms"));
+    // The one solver is free again: a quick position is answered.
+    let (status, body) = get(
+        &server,
+        "/api/solve?pos=2252576253462244111563365343671351441",
+    );
+    assert_eq!((status, body["score"].as_i64()), (200, Some(-1)), "{body}");
+    let (_, health) = get(&server, "/api/health");
+    assert_eq!(health["busy"], 0);
+}
+
+#[test]
+fn fifty_concurrent_requests_are_all_answered_correctly() {
+    let server = Arc::new(start(2, 120_000));
+    let facts = facts();
+    let threads: Vec<_> = (0..50)
+        .map(|i| {
+            let (moves, score) = facts[i % facts.len()];
+            let server = Arc::clone(&server);
+            std::thread::spawn(move || {
+                let (status, body) = get(&server, &format!("/api/solve?pos={moves}"));
+                (moves, score, status, body)
+            })
+        })
+        .collect();
+    for thread in threads {
+        let (moves, score, status, body) = thread.join().expect("a client thread");
+        assert_eq!(status, 200, "{moves}: {body}");
+        assert_eq!(body["score"], score, "{moves}");
+    }
+}

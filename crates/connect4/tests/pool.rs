@@ -1,0 +1,160 @@
+//! [`SolverPool`]: its scores equal the one-thread [`Solver`]'s, with many solves at once on
+//! one table, with isolated (fresh) solves, and it stops on time or when cancelled.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use transpo_connect4::pool::{Request, SolverPool, Stop};
+use transpo_connect4::{Position, Solver, Strength};
+
+const FACTS: &str = include_str!("fixtures/facts.txt");
+
+/// Every position of the facts fixture.
+fn positions() -> Vec<Position> {
+    FACTS
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| Position::from_moves(l.split_whitespace().next().expect("moves")).expect("legal"))
+        .collect()
+}
+
+const STRONG: Request = Request {
+    strength: Strength::Strong,
+    fresh: false,
+};
+
+#[test]
+fn four_threads_on_two_slots_agree_with_one_solver() {
+    let pool = Arc::new(SolverPool::new(16, 2).expect("16 MiB"));
+    let mut solver = Solver::new(16).expect("16 MiB");
+    let expected: Vec<_> = positions()
+        .iter()
+        .map(|p| solver.analyze(p, Strength::Strong))
+        .collect();
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || {
+                // Each thread takes the positions in another order, fresh every other time.
+                let mut all: Vec<_> = positions().into_iter().enumerate().collect();
+                all.rotate_left(t * 7);
+                all.into_iter()
+                    .map(|(i, p)| {
+                        let request = Request {
+                            fresh: i % 2 == t % 2,
+                            ..STRONG
+                        };
+                        let analysis = pool.analyze(&p, request, &Stop::never()).expect("no stop");
+                        (i, analysis)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for thread in threads {
+        for (i, analysis) in thread.join().expect("a solving thread") {
+            assert_eq!(analysis.columns, expected[i], "position {i}");
+            assert_eq!(
+                Some(analysis.score),
+                expected[i].iter().flatten().max().copied()
+            );
+        }
+    }
+}
+
+#[test]
+fn solve_agrees_with_the_solver_strong_and_weak() {
+    let pool = SolverPool::new(16, 1).expect("16 MiB");
+    let mut solver = Solver::new(16).expect("16 MiB");
+    for pos in positions() {
+        for strength in [Strength::Strong, Strength::Weak] {
+            let request = Request {
+                strength,
+                fresh: true,
+            };
+            let (score, _) = pool.solve(&pos, request, &Stop::never()).expect("no stop");
+            assert_eq!(score, solver.solve(&pos, strength));
+        }
+    }
+}
+
+#[test]
+fn a_deadline_or_a_cancel_stops_a_long_solve_soon() {
+    let pool = Arc::new(SolverPool::new(16, 1).expect("16 MiB"));
+    let empty = Position::new();
+    let started = Instant::now();
+    let stopped = pool.solve(&empty, STRONG, &Stop::after(Duration::from_millis(100)));
+    assert!(stopped.is_err(), "the empty board is not solved in 100 ms");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+
+    let stop = Arc::new(Stop::never());
+    let solving = {
+        let (pool, stop) = (Arc::clone(&pool), Arc::clone(&stop));
+        std::thread::spawn(move || pool.analyze(&empty, STRONG, &stop))
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let cancelled = Instant::now();
+    stop.cancel();
+    assert!(solving.join().expect("the solving thread").is_err());
+    assert!(
+        cancelled.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        cancelled.elapsed()
+    );
+
+    // The slot came back: a position near the end is solved.
+    let pos = Position::from_moves("2252576253462244111563365343671351441").expect("legal");
+    let (score, _) = pool.solve(&pos, STRONG, &Stop::never()).expect("no stop");
+    assert_eq!(score, -1);
+}
+
+#[test]
+fn a_waiting_request_gives_up_at_its_deadline() {
+    let pool = Arc::new(SolverPool::new(16, 1).expect("16 MiB"));
+    let hold = Arc::new(Stop::never());
+    let holder = {
+        let (pool, hold) = (Arc::clone(&pool), Arc::clone(&hold));
+        std::thread::spawn(move || pool.solve(&Position::new(), STRONG, &hold))
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    let pos = Position::from_moves("2252576253462244111563365343671351441").expect("legal");
+    let waited = pool.solve(&pos, STRONG, &Stop::after(Duration::from_millis(50)));
+    hold.cancel();
+    assert!(holder.join().expect("the holding thread").is_err());
+    let stopped = waited.expect_err("the only slot was taken");
+    assert!(stopped.after >= Duration::from_millis(50));
+}
+
+#[test]
+fn a_book_answers_without_a_search_and_agrees_with_the_search() {
+    // Every position up to two stones past a Middle-Easy line (Pons' Test_L2_R1, line 1).
+    let root = Position::from_moves("5554224333234511764415115").expect("legal");
+    let mut solver = Solver::new(16).expect("16 MiB");
+    let book = transpo_connect4::Book::generate(
+        &root,
+        root.moves() + 2,
+        |p| solver.solve(p, Strength::Strong),
+        |_, _| {},
+    );
+    let plain = SolverPool::new(16, 1).expect("16 MiB");
+    let mut booked = SolverPool::new(16, 1).expect("16 MiB");
+    booked.set_book(book);
+    for moves in ["5554224333234511764415115", "55542243332345117644151151"] {
+        let pos = Position::from_moves(moves).expect("legal");
+        let searched = plain
+            .analyze(&pos, STRONG, &Stop::never())
+            .expect("no stop");
+        let looked_up = booked
+            .analyze(&pos, STRONG, &Stop::never())
+            .expect("no stop");
+        assert!(!searched.from_book && looked_up.from_book, "{moves}");
+        assert_eq!(looked_up.positions, 0, "{moves}");
+        assert_eq!(
+            (looked_up.columns, looked_up.score),
+            (searched.columns, searched.score)
+        );
+    }
+}
