@@ -27,7 +27,8 @@
 //! positions are read.
 
 use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
-use std::collections::HashSet;
+use crate::search::{Strength, column_scores};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -144,9 +145,14 @@ impl Book {
         self.depth
     }
 
-    /// Scores with `solve` (the strong score, e.g. [`crate::Solver::solve`]) every position
-    /// reachable from `root` with at most `depth` stones whose game is not over (one of each
-    /// mirror pair), reporting `(done, total)` as it goes.
+    /// Scores every position reachable from `root` with at most `depth` stones whose game is
+    /// not over (one of each mirror pair), reporting `(done, total)` solves as it goes.
+    /// `solve` (the strong score, e.g. [`crate::Solver::solve`]) is asked only about the
+    /// positions with `depth` stones (or `root`, if it has as many or more); every
+    /// other score is the minimax of its children's: a winning move scores the win, a move
+    /// that fills the board 0, any other minus its child's score, and the position the best
+    /// of them. The children of a position in the book are all in it (or end the game), so
+    /// this is exact, and it spares the solves of the shallow positions, the costliest.
     pub fn generate(
         root: &Position,
         depth: u32,
@@ -177,18 +183,42 @@ impl Book {
                 }
             }
         }
-        positions.sort_by_key(Position::symmetric_key);
-        let total = positions.len();
-        let mut scores = Vec::with_capacity(total);
-        for (done, pos) in positions.iter().enumerate() {
+        // Deepest first, so that every child is scored before its parent.
+        positions.sort_by_key(|p| std::cmp::Reverse(p.moves()));
+        let leaves = positions.iter().filter(|p| is_leaf(p, depth)).count();
+        let mut scores: HashMap<u64, i8> = HashMap::with_capacity(positions.len());
+        let mut done = 0;
+        for pos in &positions {
+            let score = if is_leaf(pos, depth) {
+                done += 1;
+                let score = solve(pos);
+                progress(done, leaves);
+                score
+            } else {
+                // Every child that does not end the game was walked to and, being deeper,
+                // scored already.
+                column_scores(pos, Strength::Strong, |next| {
+                    Some(
+                        scores
+                            .get(&next.symmetric_key())
+                            .map_or(0, |&s| i32::from(s)),
+                    )
+                })
+                .into_iter()
+                .flatten()
+                .flatten()
+                .max()
+                .unwrap_or(0)
+            };
             // Scores lie in −21..=21.
-            scores.push(solve(pos) as i8);
-            progress(done + 1, total);
+            scores.insert(pos.symmetric_key(), score as i8);
         }
+        let mut entries: Vec<(u64, i8)> = scores.into_iter().collect();
+        entries.sort_unstable();
         Book {
             depth,
-            keys: positions.iter().map(Position::symmetric_key).collect(),
-            scores,
+            keys: entries.iter().map(|e| e.0).collect(),
+            scores: entries.iter().map(|e| e.1).collect(),
         }
     }
 
@@ -365,6 +395,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// Whether a book of `depth` solves `pos` rather than taking its children's minimax: whether
+/// its children are too deep for the book.
+fn is_leaf(pos: &Position, depth: u32) -> bool {
+    pos.moves() >= depth
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,6 +409,51 @@ mod tests {
     fn small_book() -> Book {
         let root = Position::from_moves("5554224333234511764415115").expect("valid");
         Book::generate(&root, 27, |pos| pos.moves() as i32 % 7 - 3, |_, _| {})
+    }
+
+    #[test]
+    fn every_score_taken_by_minimax_is_the_solved_score() {
+        // Middle-Easy (Test_L2_R1), line 1, and every position up to four stones later.
+        let root = Position::from_moves("5554224333234511764415115").expect("valid");
+        let mut solver = crate::Solver::new(16).expect("16 MiB");
+        let mut solves = 0;
+        let book = Book::generate(
+            &root,
+            root.moves() + 4,
+            |pos| {
+                solves += 1;
+                assert_eq!(pos.moves(), root.moves() + 4, "only the deepest are solved");
+                solver.solve(pos, Strength::Strong)
+            },
+            |_, _| {},
+        );
+        assert!(
+            solves > 100 && book.len() > solves,
+            "{solves} of {}",
+            book.len()
+        );
+        assert_eq!(book.get(&root), Some(4), "Pons' score for the line");
+        // Every position of the book, checked against a solve of its own.
+        let mut checked = 0;
+        let mut stack = vec![root];
+        let mut seen = HashSet::new();
+        while let Some(pos) = stack.pop() {
+            if !seen.insert(pos.symmetric_key()) {
+                continue;
+            }
+            solver.reset();
+            assert_eq!(book.get(&pos), Some(solver.solve(&pos, Strength::Strong)));
+            assert_eq!(book.get(&pos.mirror()), book.get(&pos));
+            checked += 1;
+            for col in (0..WIDTH).filter(|&c| pos.can_play(c) && !pos.is_winning_move(c)) {
+                let mut next = pos;
+                next.play_column(col);
+                if next.moves() <= book.depth() {
+                    stack.push(next);
+                }
+            }
+        }
+        assert_eq!(checked, book.len());
     }
 
     #[test]
