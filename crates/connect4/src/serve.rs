@@ -137,21 +137,47 @@ async fn not_found(request: HttpRequest) -> Response {
     )
 }
 
-/// One line per request on stderr: client, method, path and query, status, time.
+/// One line per request on stderr: client, method, path and query, status, time; or, for a
+/// request whose client went away before the answer, that it did.
 async fn log(request: HttpRequest, next: Next) -> Response {
-    let started = Instant::now();
     let client = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or_else(|| "-".to_string(), |c| c.0.to_string());
-    let line = format!("{} {}", request.method(), request.uri());
+    let mut line = RequestLine {
+        text: format!("{client} \"{} {}\"", request.method(), request.uri()),
+        started: Instant::now(),
+        answered: false,
+    };
     let response = next.run(request).await;
+    line.answered = true;
     eprintln!(
-        "{client} \"{line}\" {} {:.3} ms",
+        "{} {} {:.3} ms",
+        line.text,
         response.status().as_u16(),
-        started.elapsed().as_secs_f64() * 1e3
+        line.started.elapsed().as_secs_f64() * 1e3
     );
     response
+}
+
+/// A request being answered, logged when dropped unanswered: the server drops a request's
+/// future when its connection closes, which also stops its solve ([`CancelOnDrop`]).
+struct RequestLine {
+    text: String,
+    started: Instant,
+    answered: bool,
+}
+
+impl Drop for RequestLine {
+    fn drop(&mut self) {
+        if !self.answered {
+            eprintln!(
+                "{} closed by the client after {:.3} ms, solve stopped",
+                self.text,
+                self.started.elapsed().as_secs_f64() * 1e3
+            );
+        }
+    }
 }
 
 /// The answer of `/api/solve`.
