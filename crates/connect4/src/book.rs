@@ -34,6 +34,8 @@ use std::io::Read;
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"TC4BOOK\n";
+/// The file of [`Book::built_in`].
+const BUILT_IN: &[u8] = include_bytes!("../books/depth4.book");
 const VERSION: u32 = 1;
 const HEADER_BYTES: usize = 24;
 /// Checksum bytes at the end of a file.
@@ -343,6 +345,20 @@ impl Book {
     pub fn save(&self, path: &Path) -> Result<(), BookError> {
         std::fs::write(path, self.to_bytes())?;
         Ok(())
+    }
+
+    /// The book that comes with the crate: every position with at most 4 stones (719 of
+    /// them, one of each mirror pair), made by `transpo-c4 book --depth 4 --out
+    /// books/depth4.book` (16 minutes on this project's 2-core machine). `transpo-c4 serve`
+    /// uses it unless told otherwise, so that the first moves of a game are answered at once.
+    pub fn built_in() -> Book {
+        // The file is part of the crate and checked by its tests (`built_in_book` in
+        // tests/facts.rs): it always parses.
+        Book::from_bytes(BUILT_IN).unwrap_or_else(|_| Book {
+            depth: 0,
+            keys: Vec::new(),
+            scores: Vec::new(),
+        })
     }
 
     /// Reads a book from `path` (see [`Book::read`]). A directory, or a regular file longer

@@ -97,6 +97,10 @@ struct ServeArgs {
     /// table then saves nothing between requests).
     #[arg(long)]
     fresh_table: bool,
+    /// Without --book, serve with no book at all rather than the built-in one (every position
+    /// up to 4 stones): early positions then take seconds to minutes.
+    #[arg(long, conflicts_with = "book")]
+    no_book: bool,
 }
 
 fn main() -> ExitCode {
@@ -244,7 +248,7 @@ fn run_server(
     use transpo_connect4::pool::SolverPool;
     use transpo_connect4::serve::{ServeOptions, router, serve as serve_on};
     let mut pool = SolverPool::new(solve.hash_mib, threads)?;
-    if let Some(book) = book {
+    if let Some(book) = book.or_else(|| (!serve.no_book).then(Book::built_in)) {
         pool.set_book(book);
     }
     let options = ServeOptions {
@@ -265,11 +269,10 @@ fn run_server(
             "listening on http://{local}/ ({threads} solver{}, {} MiB table{}; Ctrl-C stops)",
             if threads == 1 { "" } else { "s" },
             solve.hash_mib,
-            if pool.book().is_some() {
-                ", with book"
-            } else {
-                ""
-            }
+            pool.book().map_or_else(
+                || ", no book".to_string(),
+                |b| format!(", book of {} positions", b.len())
+            )
         );
         let shutdown = async {
             // Without a Ctrl-C handler the server runs until killed, which is fine too.

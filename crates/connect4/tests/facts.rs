@@ -190,3 +190,34 @@ fn a_generated_book_agrees_with_the_solver() {
         assert_eq!(booked.solve(&pos, Strength::Strong), score, "{seq}");
     }
 }
+
+#[test]
+fn built_in_book() {
+    let book = transpo_connect4::Book::built_in();
+    assert_eq!((book.depth(), book.len()), (4, 719));
+    // The empty board and its seven first moves, as John Tromp's and Pascal Pons' solvers
+    // give them (connect4.gamesolver.org shows -2 -1 0 1 0 -1 -2 for the first move from the
+    // first player's view): the first player wins, with the 21st stone, only in the middle.
+    assert_eq!(book.get(&Position::new()), Some(1));
+    for (col, first_player) in [-2, -1, 0, 1, 0, -1, -2].into_iter().enumerate() {
+        let mut pos = Position::new();
+        pos.play_column(col);
+        assert_eq!(
+            book.get(&pos),
+            Some(-first_player),
+            "first move {}",
+            col + 1
+        );
+    }
+    // A sample of deeper positions, solved again.
+    let mut solver = Solver::new(64).expect("64 MiB");
+    for seq in ["4453", "1234", "7767", "335", "26"] {
+        let pos = Position::from_moves(seq).expect("valid");
+        solver.reset();
+        assert_eq!(
+            book.get(&pos),
+            Some(solver.solve(&pos, Strength::Strong)),
+            "{seq}"
+        );
+    }
+}
