@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use transpo::{ChessEntry, Table};
 
-use crate::search::{Limits, MATE_BOUND, SearchConfig, Searcher};
+use crate::search::{Limits, MATE_BOUND, SearchConfig, SearchEntry, Searcher};
 use transpo_chess::Position;
 
 /// A match between configurations A and B.
@@ -98,6 +98,9 @@ pub struct Game {
     pub reason: &'static str,
     /// Plies played after the opening.
     pub plies: u32,
+    /// The Zobrist key of the position the game ended in: a fingerprint of the game, so
+    /// that two runs can check that they played the same one.
+    pub final_key: u64,
 }
 
 impl Game {
@@ -234,14 +237,20 @@ pub fn play_match(m: &Match, on_game: &mut (dyn FnMut(&Game) + Send)) -> MatchRe
     state.into_inner().unwrap_or_else(|e| e.into_inner()).0
 }
 
-/// Plays one game from `pos`; A has White when `a_white`.
-fn play_game(
+/// Plays one game from `pos` under the rules of `m` (its configurations, node budgets,
+/// move cap and adjudication; not its openings, hash size or concurrency); A has White when
+/// `a_white`, and `opening` is only recorded in the [`Game`].
+///
+/// Each side searches with its own table, of any entry type (the lab plays on research
+/// tables of a chosen replacement scheme); the caller clears them before a game. With one
+/// search thread per side the game is deterministic: it depends only on its arguments.
+pub fn play_game<E: SearchEntry>(
     m: &Match,
     mut pos: Position,
     opening: usize,
     a_white: bool,
-    table_a: &Table<ChessEntry>,
-    table_b: &Table<ChessEntry>,
+    table_a: &Table<E>,
+    table_b: &Table<E>,
 ) -> Game {
     let searchers = (Searcher::new(m.a), Searcher::new(m.b));
     let limits = (
@@ -251,12 +260,13 @@ fn play_game(
     // Consecutive plies in which the mover's score said White (+) or Black (−) is winning.
     let mut streak: (i32, u32) = (0, 0);
     let mut plies = 0;
-    let end = |outcome, reason, plies| Game {
+    let end = |outcome, reason, plies, final_key| Game {
         opening,
         a_white,
         outcome,
         reason,
         plies,
+        final_key,
     };
     loop {
         let white = pos.side_to_move() == cozy_chess::Color::White;
@@ -266,22 +276,22 @@ fn play_game(
             } else {
                 Outcome::WhiteWins
             };
-            return end(outcome, "checkmate", plies);
+            return end(outcome, "checkmate", plies, pos.key());
         }
         if pos.is_stalemate() {
-            return end(Outcome::Draw, "stalemate", plies);
+            return end(Outcome::Draw, "stalemate", plies, pos.key());
         }
         if pos.is_draw_by_repetition() {
-            return end(Outcome::Draw, "threefold repetition", plies);
+            return end(Outcome::Draw, "threefold repetition", plies, pos.key());
         }
         if pos.is_fifty_move_draw() {
-            return end(Outcome::Draw, "fifty-move rule", plies);
+            return end(Outcome::Draw, "fifty-move rule", plies, pos.key());
         }
         if pos.is_insufficient_material() {
-            return end(Outcome::Draw, "insufficient material", plies);
+            return end(Outcome::Draw, "insufficient material", plies, pos.key());
         }
         if plies >= m.max_plies {
-            return end(Outcome::Draw, "move limit", plies);
+            return end(Outcome::Draw, "move limit", plies, pos.key());
         }
         let a_to_move = white == a_white;
         let (searcher, table, limits) = if a_to_move {
@@ -292,7 +302,7 @@ fn play_game(
         let result = searcher.search(&mut pos, limits, Some(table), &mut |_| {});
         let Some(mv) = result.best_move else {
             // Only without legal moves, which the checks above caught.
-            return end(Outcome::Draw, "no move", plies);
+            return end(Outcome::Draw, "no move", plies, pos.key());
         };
         // Win adjudication: the score from White's side, counted while both agree.
         let white_score = if white {
@@ -318,7 +328,7 @@ fn play_game(
             } else {
                 Outcome::BlackWins
             };
-            return end(outcome, "adjudicated win", plies);
+            return end(outcome, "adjudicated win", plies, pos.key());
         }
         if pos.play(mv).is_err() {
             // Cannot happen: the search only returns legal moves. Score it as a loss for
@@ -328,7 +338,7 @@ fn play_game(
             } else {
                 Outcome::WhiteWins
             };
-            return end(outcome, "illegal move", plies);
+            return end(outcome, "illegal move", plies, pos.key());
         }
         plies += 1;
     }
@@ -384,6 +394,31 @@ mod tests {
         let o = read_openings(text, 2, 0);
         assert_eq!(o.len(), 2);
         assert!(o.iter().all(|f| Position::from_fen(f).is_ok()), "{o:?}");
+    }
+
+    #[test]
+    fn a_game_on_research_tables_depends_only_on_its_arguments() {
+        let m = Match {
+            nodes: 400,
+            max_plies: 30,
+            ..Match::new(SearchConfig::default(), SearchConfig::paper(), Vec::new())
+        };
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        let play = || {
+            let table = || {
+                Table::<transpo::ResearchEntry>::new(
+                    transpo::Size::Entries(1024),
+                    transpo::Config::default(),
+                )
+                .expect("a small table")
+            };
+            let position = Position::from_fen(fen).expect("a legal FEN");
+            play_game(&m, position, 0, true, &table(), &table())
+        };
+        let game = play();
+        assert_eq!(game, play());
+        assert_eq!(game.plies, 30, "{game:?}");
+        assert_ne!(game.final_key, 0);
     }
 
     #[test]

@@ -133,7 +133,8 @@ impl Matrix {
     }
 }
 
-/// `I/N`: run the cells whose index modulo `N` is `I - 1` (1-based, like Slurm array ids).
+/// `I/N`: run the cells (or any units of work) whose index modulo `N` is `I - 1` (1-based,
+/// like Slurm array ids).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     /// This shard, 1 to `count`.
@@ -143,8 +144,8 @@ pub struct Shard {
 }
 
 impl Shard {
-    /// The cells of this shard.
-    pub fn select(&self, cells: Vec<Cell>) -> Vec<Cell> {
+    /// The cells (units of work) of this shard.
+    pub fn select<T>(&self, cells: Vec<T>) -> Vec<T> {
         cells
             .into_iter()
             .enumerate()

@@ -5,27 +5,16 @@
 //! without a table, on a log scale.
 
 use super::report::Totals;
-use crate::experiment::sizes::size_name;
+use crate::experiment::{palette, sizes::size_name};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
-const COLORS: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-];
-
-/// One named line of points.
+/// One named line of points, drawn in the colour and marker of [`palette::style`]`(style)`
+/// (a scheme keeps its style in every figure).
 struct Line {
     name: String,
     points: Vec<(f64, f64)>,
+    style: usize,
 }
 
 /// Draws lines, returning the file written: with `sizes_on_x`, table sizes on a log2 x axis
@@ -75,8 +64,10 @@ fn draw(
                 .y_label_formatter(&|v: &f64| format!("{:.0}", v))
                 .draw()
                 .map_err(|e| err(&e))?;
-            for (i, line) in lines.iter().enumerate() {
-                let color = COLORS[i % COLORS.len()];
+            for line in lines {
+                // Every series its own colour and marker (up to twelve: the eleven schemes
+                // and the no-table baseline of Figure 3).
+                let (color, kind) = palette::style(line.style);
                 chart
                     .draw_series(LineSeries::new(
                         line.points.iter().copied(),
@@ -84,15 +75,9 @@ fn draw(
                     ))
                     .map_err(|e| err(&e))?
                     .label(line.name.clone())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                    });
+                    .legend(move |at| palette::legend(at, color, kind));
                 chart
-                    .draw_series(
-                        line.points
-                            .iter()
-                            .map(|&p| Circle::new(p, 3, color.filled())),
-                    )
+                    .draw_series(line.points.iter().map(|&p| palette::marker(kind, p, color)))
                     .map_err(|e| err(&e))?;
             }
             chart
@@ -162,8 +147,10 @@ pub fn figures(totals: &Totals, dir: &Path) -> Result<Vec<PathBuf>, String> {
         for (number, stamping) in [(1, "cleared"), (2, "stamped")] {
             let lines: Vec<Line> = schemes
                 .iter()
-                .map(|scheme| Line {
+                .enumerate()
+                .map(|(style, scheme)| Line {
                     name: scheme.clone(),
+                    style,
                     points: totals
                         .iter()
                         .filter(|(k, _)| &k.0 == scheme && k.1 == stamping && k.3 == depth)
@@ -192,14 +179,17 @@ pub fn figures(totals: &Totals, dir: &Path) -> Result<Vec<PathBuf>, String> {
     if let Some(largest) = totals.keys().filter(|k| k.0 != "none").map(|k| k.2).max() {
         let mut lines = vec![Line {
             name: "no table".into(),
+            // After the schemes' styles, so that each scheme keeps its own.
+            style: schemes.len(),
             points: totals
                 .iter()
                 .filter(|(k, _)| k.0 == "none")
                 .map(|(k, &n)| (f64::from(k.3), n as f64 / 1000.0))
                 .collect(),
         }];
-        for scheme in &schemes {
+        for (style, scheme) in schemes.iter().enumerate() {
             lines.push(Line {
+                style,
                 name: format!("{scheme} {}", size_name(largest)),
                 points: totals
                     .iter()

@@ -1,0 +1,346 @@
+//! The study's plan: which configurations play the reference (cells), in which order the
+//! game pairs run, and which opening each pair plays.
+//!
+//! A *cell* is one (profile, scheme, stamping, pressure) against the fixed reference; the
+//! unit of work, of resumption and of sharding is one *pair* of a cell (one opening, played
+//! twice with colours swapped). Pairs are enumerated pair-major (pair 0 of every cell, then
+//! pair 1 of every cell, …), so that an interrupted run or one shard of many holds about
+//! as many pairs of every cell.
+//!
+//! **Pressure** `p` is table entries ÷ nodes per move: the table holds `p × nodes` entries
+//! (rounded down to whole buckets), so `p = 0.1` is a table that holds a tenth of the tree
+//! of one move and `p = 100` one that holds the trees of a hundred moves, a whole game of
+//! one side without replacement pressure.
+
+use crate::experiment::schemes::SchemeSpec;
+use std::{fmt, str::FromStr};
+use transpo_engine::search::Profile;
+
+/// How a table is treated from one move of a game to the next (it is always kept within a
+/// game and cleared between games).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stamping {
+    /// The paper's time stamping: entries of an earlier move count as empty when storing
+    /// (they are still found by probes).
+    Stamped,
+    /// No stamping: entries of earlier moves compete under the scheme's own rule (OLD then
+    /// keeps the first entries of the game).
+    Unstamped,
+}
+
+impl Stamping {
+    /// Whether a table of `spec` with this stamping turns the paper's stamping on: only the
+    /// paper's schemes have it (depth-and-age weighs age by its own rule either way).
+    pub fn table_flag(self, spec: &SchemeSpec) -> bool {
+        self == Stamping::Stamped && spec.uses_paper_stamping()
+    }
+}
+
+impl fmt::Display for Stamping {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stamping::Stamped => "stamped",
+            Stamping::Unstamped => "unstamped",
+        })
+    }
+}
+
+impl FromStr for Stamping {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "stamped" => Ok(Stamping::Stamped),
+            "unstamped" => Ok(Stamping::Unstamped),
+            _ => Err(format!(
+                "unknown stamping {s:?} (expected stamped, unstamped or both)"
+            )),
+        }
+    }
+}
+
+/// `stamped`, `unstamped`, `both` or a comma-separated list.
+pub fn parse_stampings(s: &str) -> Result<Vec<Stamping>, String> {
+    match s.trim() {
+        "both" => Ok(vec![Stamping::Stamped, Stamping::Unstamped]),
+        other => other.split(',').map(str::parse).collect(),
+    }
+}
+
+/// Profiles: `full`, `paper`, `both` or a comma-separated list.
+pub fn parse_profiles(s: &str) -> Result<Vec<Profile>, String> {
+    match s.trim() {
+        "both" => Ok(vec![Profile::Full, Profile::Paper]),
+        other => other
+            .split(',')
+            .map(|p| {
+                p.parse()
+                    .map_err(|e: transpo_engine::search::UnknownProfile| e.to_string())
+            })
+            .collect(),
+    }
+}
+
+/// Pressures, comma-separated, each a positive number (table entries ÷ nodes per move).
+pub fn parse_pressures(s: &str) -> Result<Vec<f64>, String> {
+    let mut v = Vec::new();
+    for t in s.split(',') {
+        let p: f64 = t.trim().parse().map_err(|_| {
+            format!("bad pressure {t:?}: expected a positive number, e.g. 0.1,1,10,100")
+        })?;
+        if !(p.is_finite() && p > 0.0) {
+            return Err(format!("bad pressure {t:?}: must be positive"));
+        }
+        v.push(p);
+    }
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    Ok(v)
+}
+
+/// One configuration against the reference.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cell {
+    /// The search profile of both sides.
+    pub profile: Profile,
+    /// The tested scheme.
+    pub scheme: SchemeSpec,
+    /// The tested table's stamping.
+    pub stamping: Stamping,
+    /// Table entries ÷ nodes per move, for both sides.
+    pub pressure: f64,
+}
+
+/// What every cell of a run shares: the reference, the node budget, the game rules.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setup {
+    /// The reference scheme (stamped: the paper's stamping if it is one of the paper's).
+    pub reference: SchemeSpec,
+    /// Nodes per move, both sides.
+    pub nodes: u64,
+    /// Plies after which a game is a draw.
+    pub max_plies: u32,
+    /// Win adjudication: both sides' scores this far for one side …
+    pub resign_cp: i32,
+    /// … in this many consecutive plies (0: off).
+    pub resign_plies: u32,
+}
+
+impl Setup {
+    /// The game rules as the CSV records them: `max_plies/resign_cp/resign_plies`.
+    pub fn rules(&self) -> String {
+        format!(
+            "{}/{}/{}",
+            self.max_plies, self.resign_cp, self.resign_plies
+        )
+    }
+
+    /// Table entries at a pressure: `pressure × nodes`, rounded to the nearest entry (the
+    /// table then rounds down to whole buckets).
+    pub fn entries(&self, pressure: f64) -> u64 {
+        (pressure * self.nodes as f64).round().max(1.0) as u64
+    }
+
+    /// The cell's identity as the CSV writes it:
+    /// `profile,scheme,stamping,reference,pressure,nodes,entries,rules`.
+    pub fn key(&self, cell: &Cell) -> String {
+        format!(
+            "{},{},{},{},{},{},{},{}",
+            cell.profile,
+            cell.scheme,
+            cell.stamping,
+            self.reference,
+            cell.pressure,
+            self.nodes,
+            self.entries(cell.pressure),
+            self.rules()
+        )
+    }
+}
+
+/// The cells of a study, in the order profile, scheme, stamping, pressure; the reference
+/// itself is left out (it would play itself: deterministic mirror games, Elo 0 exactly),
+/// and a scheme without the paper's stamping runs only `stamped` (unstamped would repeat
+/// its games).
+pub fn cells(
+    profiles: &[Profile],
+    schemes: &[SchemeSpec],
+    stampings: &[Stamping],
+    pressures: &[f64],
+    reference: &SchemeSpec,
+) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    for &profile in profiles {
+        for &scheme in schemes {
+            let own: Vec<Stamping> = if scheme.uses_paper_stamping() {
+                stampings.to_vec()
+            } else {
+                vec![Stamping::Stamped]
+            };
+            for stamping in own {
+                if scheme == *reference && stamping == Stamping::Stamped {
+                    continue;
+                }
+                for &pressure in pressures {
+                    cells.push(Cell {
+                        profile,
+                        scheme,
+                        stamping,
+                        pressure,
+                    });
+                }
+            }
+        }
+    }
+    cells
+}
+
+/// One unit of work: pair `pair` of cell `cell` (an index into the cell list).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// Index of the cell.
+    pub cell: usize,
+    /// Index of the pair, which fixes its opening.
+    pub pair: usize,
+}
+
+/// Every pair of every cell, pair-major.
+pub fn items(cells: usize, pairs: usize) -> Vec<Item> {
+    (0..pairs)
+        .flat_map(|pair| (0..cells).map(move |cell| Item { cell, pair }))
+        .collect()
+}
+
+/// An opening: its index among the file's non-empty, non-comment lines, and its FEN.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// Index of the line among the file's positions (0-based).
+    pub index: usize,
+    /// The position as FEN.
+    pub fen: String,
+}
+
+/// The openings of pairs `0..pairs`: the file's positions in an order shuffled by `seed`
+/// (the same for every cell, so that all cells play the same openings), each position at
+/// most once. Every chosen line must parse.
+pub fn openings(text: &str, name: &str, seed: u64, pairs: usize) -> Result<Vec<Opening>, String> {
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .collect();
+    if lines.len() < pairs {
+        return Err(format!(
+            "{name}: {} positions, fewer than the {pairs} pairs asked for",
+            lines.len()
+        ));
+    }
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| (splitmix64(seed ^ splitmix64(i as u64)), i));
+    order
+        .into_iter()
+        .take(pairs)
+        .map(|index| {
+            let (line_number, line) = lines[index];
+            let fen = transpo_engine::selfplay::read_openings(line, 1, 0)
+                .pop()
+                .unwrap_or_default();
+            transpo_chess::Position::from_fen(&fen)
+                .map_err(|e| format!("{name}: line {}: {e}", line_number + 1))?;
+            Ok(Opening { index, fen })
+        })
+        .collect()
+}
+
+/// SplitMix64: a fixed, well-mixed hash of a 64-bit number.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::schemes::parse_schemes;
+
+    #[test]
+    fn the_default_study_has_eighty_cells() {
+        let schemes = parse_schemes("all,modern").expect("known");
+        let reference: SchemeSpec = "depth-age-8:4".parse().expect("known");
+        let cells = cells(
+            &[Profile::Full, Profile::Paper],
+            &schemes,
+            &[Stamping::Stamped],
+            &[0.1, 1.0, 10.0, 100.0],
+            &reference,
+        );
+        // 7 paper + 4 modern − the reference = 10 schemes × 4 pressures × 2 profiles.
+        assert_eq!(cells.len(), 80);
+        assert!(cells.iter().all(|c| c.scheme != reference));
+        // Both stampings: the paper's seven twice, the three modern ones once.
+        let both = super::cells(
+            &[Profile::Full],
+            &schemes,
+            &[Stamping::Stamped, Stamping::Unstamped],
+            &[1.0],
+            &reference,
+        );
+        assert_eq!(both.len(), 7 * 2 + 3);
+    }
+
+    #[test]
+    fn pressure_is_entries_per_node_of_a_move() {
+        let setup = Setup {
+            reference: "depth-age-8:4".parse().expect("known"),
+            nodes: 5_000,
+            max_plies: 300,
+            resign_cp: 1000,
+            resign_plies: 8,
+        };
+        assert_eq!(setup.entries(0.1), 500);
+        assert_eq!(setup.entries(100.0), 500_000);
+        let cell = Cell {
+            profile: Profile::Paper,
+            scheme: "twobig1".parse().expect("known"),
+            stamping: Stamping::Stamped,
+            pressure: 0.1,
+        };
+        assert_eq!(
+            setup.key(&cell),
+            "paper,twobig1,stamped,depth-age-8:4,0.1,5000,500,300/1000/8"
+        );
+    }
+
+    #[test]
+    fn items_are_pair_major_and_openings_fixed_by_the_seed() {
+        let items = items(3, 2);
+        assert_eq!(items.len(), 6);
+        assert_eq!(items[3], Item { cell: 0, pair: 1 });
+        let text = "8/8/8/8/8/8/8/K1k5 w - - 0 1\n\n# c\n4k3/8/8/8/8/8/8/4K3 w - - 0 1\n\
+                    4k3/8/8/8/8/8/8/R3K3 w - -\n";
+        let a = openings(text, "t", 7, 3).expect("three positions");
+        assert_eq!(a, openings(text, "t", 7, 3).expect("again"));
+        let mut indices: Vec<usize> = a.iter().map(|o| o.index).collect();
+        indices.sort_unstable();
+        assert_eq!(indices, vec![0, 1, 2]);
+        assert!(openings(text, "t", 7, 4).unwrap_err().contains("fewer"));
+        assert!(
+            openings("nonsense here\n", "t", 1, 1)
+                .unwrap_err()
+                .contains("line 1")
+        );
+    }
+
+    #[test]
+    fn bad_values_say_why() {
+        assert_eq!(parse_pressures("10,0.1,1"), Ok(vec![0.1, 1.0, 10.0]));
+        for bad in ["0", "-1", "x", "inf"] {
+            assert!(parse_pressures(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_profiles("both").map(|v| v.len()), Ok(2));
+        assert!(parse_profiles("fast").unwrap_err().contains("fast"));
+        assert_eq!(parse_stampings("both").map(|v| v.len()), Ok(2));
+        assert!(parse_stampings("cleared").unwrap_err().contains("cleared"));
+    }
+}
