@@ -166,17 +166,7 @@ impl SolverPool {
     ) -> Result<(i32, u64), Stopped> {
         let started = Instant::now();
         let slot = self.take_slot(stop, started)?;
-        let view = if request.fresh {
-            self.table.isolated_view(slot.0)
-        } else {
-            self.table.view(slot.0)
-        };
-        let mut solve = PooledSolve {
-            view,
-            book: self.book.as_ref(),
-            stop,
-            positions: 0,
-        };
+        let mut solve = self.start(&slot, request, stop);
         let score = solve.score(pos, request.strength);
         score.map(|s| (s, solve.positions)).ok_or(Stopped {
             after: started.elapsed(),
@@ -193,17 +183,7 @@ impl SolverPool {
     ) -> Result<Analysis, Stopped> {
         let started = Instant::now();
         let slot = self.take_slot(stop, started)?;
-        let view = if request.fresh {
-            self.table.isolated_view(slot.0)
-        } else {
-            self.table.view(slot.0)
-        };
-        let mut solve = PooledSolve {
-            view,
-            book: self.book.as_ref(),
-            stop,
-            positions: 0,
-        };
+        let mut solve = self.start(&slot, request, stop);
         let (mut booked, mut searched) = (false, false);
         let columns = column_scores(pos, request.strength, |next| {
             if let Some(score) = solve.book.and_then(|b| b.get(next)) {
@@ -223,6 +203,21 @@ impl SolverPool {
             positions: solve.positions,
             from_book: booked && !searched,
         })
+    }
+
+    /// A solve in `slot`, on an isolated view of the table if the request wants it fresh.
+    fn start<'a>(&'a self, slot: &Slot<'_>, request: Request, stop: &'a Stop) -> PooledSolve<'a> {
+        let view = if request.fresh {
+            self.table.isolated_view(slot.0)
+        } else {
+            self.table.view(slot.0)
+        };
+        PooledSolve {
+            view,
+            book: self.book.as_ref(),
+            stop,
+            positions: 0,
+        }
     }
 
     /// A free slot, waiting for one if need be, or [`Stopped`] if `stop` triggers first.
