@@ -73,6 +73,11 @@ pub fn router(pool: Arc<SolverPool>, options: ServeOptions) -> Router {
         pool,
         options,
     };
+    // Any web page may ask the API (GET only, no credentials: nothing a browser guards).
+    let api = Router::new()
+        .route("/api/solve", get(solve))
+        .route("/api/health", get(health))
+        .layer(middleware::map_response(allow_any_origin));
     Router::new()
         .route(
             "/",
@@ -87,8 +92,7 @@ pub fn router(pool: Arc<SolverPool>, options: ServeOptions) -> Router {
             get(|| async { page("text/css; charset=utf-8", STYLE_CSS) }),
         )
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
-        .route("/api/solve", get(solve))
-        .route("/api/health", get(health))
+        .merge(api)
         .fallback(not_found)
         .with_state(state)
         .layer(middleware::from_fn(log))
@@ -107,6 +111,15 @@ pub async fn serve(
     )
     .with_graceful_shutdown(shutdown)
     .await
+}
+
+/// Lets pages of any origin read an API answer (`Access-Control-Allow-Origin: *`).
+async fn allow_any_origin(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        header::HeaderValue::from_static("*"),
+    );
+    response
 }
 
 /// A static file of the page.

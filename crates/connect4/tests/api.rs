@@ -71,6 +71,10 @@ fn get(server: &Server, path: &str) -> (u16, Value) {
         .call()
         .expect("an HTTP answer");
     let status = response.status().as_u16();
+    if path.starts_with("/api/") && status != 404 {
+        let origin = response.headers().get("access-control-allow-origin");
+        assert_eq!(origin.and_then(|v| v.to_str().ok()), Some("*"), "{path}");
+    }
     let body = response
         .body_mut()
         .read_json::<Value>()
