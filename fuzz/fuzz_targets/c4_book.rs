@@ -6,7 +6,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use transpo_connect4::{Book, Position, position::WIDTH};
+use transpo_connect4::{Book, Position};
+
+const WIDTH: usize = Position::WIDTH;
 
 fuzz_target!(|data: &[u8]| {
     let from_bytes = Book::from_bytes(data);

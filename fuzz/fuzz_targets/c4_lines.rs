@@ -11,8 +11,9 @@ use std::cell::RefCell;
 use transpo_connect4::{
     Position, Solver, Strength,
     cli::{Options, parse_line, run},
-    position::WIDTH,
 };
+
+const WIDTH: usize = Position::WIDTH;
 
 /// The fewest stones of a position the target solves.
 const SOLVE_FROM: u32 = 30;

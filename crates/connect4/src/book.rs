@@ -10,7 +10,7 @@
 //! |---|---|
 //! | 8 | magic `TC4BOOK\n` |
 //! | 4 | format version, 1 |
-//! | 1, 1 | board width 7, height 6 |
+//! | 1, 1 | board width and height (7, 6 on the standard board) |
 //! | 1 | depth: the most stones of a position in the book |
 //! | 1 | reserved, 0 |
 //! | 8 | `n`, the number of positions |
@@ -26,7 +26,7 @@
 //! out, and a regular file whose length disagrees with its header is rejected before its
 //! positions are read.
 
-use crate::position::{HEIGHT, Position, SQUARES, WIDTH};
+use crate::position::Position;
 use crate::search::{Strength, column_scores};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -63,8 +63,11 @@ struct Header {
 }
 
 impl Header {
-    /// Checks the magic, version, board and position count of a header.
-    fn parse(bytes: &[u8; HEADER_BYTES]) -> Result<Header, BookError> {
+    /// Checks the magic, version, board (`width`×`height`) and position count of a header.
+    fn parse(
+        bytes: &[u8; HEADER_BYTES],
+        (board_width, board_height): (usize, usize),
+    ) -> Result<Header, BookError> {
         let bad = |why: String| Err(BookError::Format(why));
         if &bytes[..8] != MAGIC {
             return bad("missing the TC4BOOK header".into());
@@ -74,8 +77,10 @@ impl Header {
             return bad(format!("format version {version}, expected {VERSION}"));
         }
         let (width, height, depth) = (bytes[12], bytes[13], u32::from(bytes[14]));
-        if (width as usize, height as usize) != (WIDTH, HEIGHT) {
-            return bad(format!("board {width}x{height}, expected {WIDTH}x{HEIGHT}"));
+        if (width as usize, height as usize) != (board_width, board_height) {
+            return bad(format!(
+                "board {width}x{height}, expected {board_width}x{board_height}"
+            ));
         }
         let count = u64::from_le_bytes(array(&bytes[16..24]));
         if count > MAX_POSITIONS {
@@ -113,18 +118,24 @@ impl From<std::io::Error> for BookError {
     }
 }
 
-/// Exact scores of positions by symmetric key.
+/// Exact scores of positions of the board of `W` columns and `H` rows (7×6 unless said
+/// otherwise) by symmetric key.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Book {
+pub struct Book<const W: usize = 7, const H: usize = 6> {
     depth: u32,
     keys: Vec<u64>,
     scores: Vec<i8>,
 }
 
-impl Book {
+impl<const W: usize, const H: usize> Book<W, H> {
+    /// The board, as a header names it.
+    const BOARD: (usize, usize) = (W, H);
+    /// The largest score a position can have: a win with the first stone.
+    const MAX_SCORE: i8 = crate::search::win_now_score(W * H, 0) as i8;
+
     /// The score of `pos` if the book holds it.
     #[inline]
-    pub fn get(&self, pos: &Position) -> Option<i32> {
+    pub fn get(&self, pos: &Position<W, H>) -> Option<i32> {
         if pos.moves() > self.depth {
             return None;
         }
@@ -156,12 +167,12 @@ impl Book {
     /// of them. The children of a position in the book are all in it (or end the game), so
     /// this is exact, and it spares the solves of the shallow positions, the costliest.
     pub fn generate(
-        root: &Position,
+        root: &Position<W, H>,
         depth: u32,
-        mut solve: impl FnMut(&Position) -> i32,
+        mut solve: impl FnMut(&Position<W, H>) -> i32,
         mut progress: impl FnMut(usize, usize),
-    ) -> Book {
-        let depth = depth.min(SQUARES as u32 - 1);
+    ) -> Self {
+        let depth = depth.min((W * H) as u32 - 1);
         let mut seen = HashSet::new();
         let mut positions = Vec::new();
         let mut stack = vec![*root];
@@ -173,13 +184,13 @@ impl Book {
             if pos.moves() >= depth {
                 continue;
             }
-            for col in 0..WIDTH {
+            for col in 0..W {
                 if !pos.can_play(col) || pos.is_winning_move(col) {
                     continue;
                 }
                 let mut next = pos;
                 next.play_column(col);
-                if (next.moves() as usize) < SQUARES && seen.insert(next.symmetric_key()) {
+                if (next.moves() as usize) < W * H && seen.insert(next.symmetric_key()) {
                     positions.push(next);
                     stack.push(next);
                 }
@@ -212,7 +223,7 @@ impl Book {
                 .max()
                 .unwrap_or(0)
             };
-            // Scores lie in −21..=21.
+            // Scores lie in −30..=30 on every board.
             scores.insert(pos.symmetric_key(), score as i8);
         }
         let mut entries: Vec<(u64, i8)> = scores.into_iter().collect();
@@ -229,8 +240,8 @@ impl Book {
         let mut out = Vec::with_capacity(HEADER_BYTES + 9 * self.keys.len() + 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
-        // Width, height and depth are at most 42.
-        out.extend_from_slice(&[WIDTH as u8, HEIGHT as u8, self.depth as u8, 0]);
+        // Width, height and depth are at most 60.
+        out.extend_from_slice(&[W as u8, H as u8, self.depth as u8, 0]);
         out.extend_from_slice(&(self.keys.len() as u64).to_le_bytes());
         for key in &self.keys {
             out.extend_from_slice(&key.to_le_bytes());
@@ -242,7 +253,7 @@ impl Book {
     }
 
     /// Reads a book from file bytes, checking everything.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Book, BookError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, BookError> {
         let bad = |why: String| Err(BookError::Format(why));
         if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES || &bytes[..8] != MAGIC {
             return bad("missing the TC4BOOK header".into());
@@ -255,7 +266,7 @@ impl Book {
                 "checksum mismatch (stored {stored:016x}, computed {computed:016x}): the file is corrupt"
             ));
         }
-        let Header { depth, count } = Header::parse(&array(body))?;
+        let Header { depth, count } = Header::parse(&array(body), Self::BOARD)?;
         if file_bytes(count) != bytes.len() as u64 {
             return bad(format!(
                 "{count} positions need {} bytes, the file has {}",
@@ -274,8 +285,9 @@ impl Book {
         if keys.windows(2).any(|w| w[0] >= w[1]) {
             return bad("keys are not strictly increasing".into());
         }
-        if let Some(s) = scores.iter().find(|s| !(-21..=21).contains(*s)) {
-            return bad(format!("score {s} out of range -21..=21"));
+        let max = Self::MAX_SCORE;
+        if let Some(s) = scores.iter().find(|s| !(-max..=max).contains(*s)) {
+            return bad(format!("score {s} out of range -{max}..={max}"));
         }
         Ok(Book {
             depth,
@@ -288,14 +300,14 @@ impl Book {
     /// allocated, then exactly the bytes it promises (at most [`MAX_FILE_BYTES`]), then that
     /// the stream ends there. Memory grows only as bytes arrive, so a stream that promises a
     /// big book and stops early costs what it sent.
-    pub fn read(input: impl Read) -> Result<Book, BookError> {
+    pub fn read(input: impl Read) -> Result<Self, BookError> {
         Book::read_sized(input, None)
     }
 
     /// [`Book::read`], with the input's length when it is known (a regular file): then a
     /// length the header disagrees with is rejected before the positions are read, and the
     /// memory for them is reserved at once.
-    fn read_sized(mut input: impl Read, length: Option<u64>) -> Result<Book, BookError> {
+    fn read_sized(mut input: impl Read, length: Option<u64>) -> Result<Self, BookError> {
         let bad = |why: String| Err(BookError::Format(why));
         let mut header = [0; HEADER_BYTES];
         let got = read_up_to(&mut input, &mut header)?;
@@ -305,7 +317,7 @@ impl Book {
                 file_bytes(0)
             ));
         }
-        let count = Header::parse(&header)?.count;
+        let count = Header::parse(&header, Self::BOARD)?.count;
         let total = file_bytes(count);
         if let Some(length) = length
             && length != total
@@ -347,24 +359,10 @@ impl Book {
         Ok(())
     }
 
-    /// The book that comes with the crate: every position with at most 4 stones (719 of
-    /// them, one of each mirror pair), made by `transpo-c4 book --depth 4 --out
-    /// books/depth4.book` (16 minutes on this project's 2-core machine). `transpo-c4 serve`
-    /// uses it unless told otherwise, so that the first moves of a game are answered at once.
-    pub fn built_in() -> Book {
-        // The file is part of the crate and checked by its tests (`built_in_book` in
-        // tests/facts.rs): it always parses.
-        Book::from_bytes(BUILT_IN).unwrap_or_else(|_| Book {
-            depth: 0,
-            keys: Vec::new(),
-            scores: Vec::new(),
-        })
-    }
-
     /// Reads a book from `path` (see [`Book::read`]). A directory, or a regular file longer
     /// than [`MAX_FILE_BYTES`] or of another length than its header promises, is rejected
     /// before its positions are read.
-    pub fn load(path: &Path) -> Result<Book, BookError> {
+    pub fn load(path: &Path) -> Result<Self, BookError> {
         let file = std::fs::File::open(path)?;
         let metadata = file.metadata()?;
         if metadata.is_dir() {
@@ -380,6 +378,22 @@ impl Book {
             )));
         }
         Book::read_sized(std::io::BufReader::new(file), length)
+    }
+}
+
+impl Book<7, 6> {
+    /// The book that comes with the crate: every position with at most 4 stones (719 of
+    /// them, one of each mirror pair), made by `transpo-c4 book --depth 4 --out
+    /// books/depth4.book` (16 minutes on this project's 2-core machine). `transpo-c4 serve`
+    /// uses it unless told otherwise, so that the first moves of a game are answered at once.
+    pub fn built_in() -> Book {
+        // The file is part of the crate and checked by its tests (`built_in_book` in
+        // tests/facts.rs): it always parses.
+        Book::from_bytes(BUILT_IN).unwrap_or_else(|_| Book {
+            depth: 0,
+            keys: Vec::new(),
+            scores: Vec::new(),
+        })
     }
 }
 
@@ -413,13 +427,14 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// Whether a book of `depth` solves `pos` rather than taking its children's minimax: whether
 /// its children are too deep for the book.
-fn is_leaf(pos: &Position, depth: u32) -> bool {
+fn is_leaf<const W: usize, const H: usize>(pos: &Position<W, H>, depth: u32) -> bool {
     pos.moves() >= depth
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Book, Position};
 
     /// A book of positions after Middle-Easy's first line (its scores are not the point here).
     fn small_book() -> Book {
@@ -461,7 +476,7 @@ mod tests {
             assert_eq!(book.get(&pos), Some(solver.solve(&pos, Strength::Strong)));
             assert_eq!(book.get(&pos.mirror()), book.get(&pos));
             checked += 1;
-            for col in (0..WIDTH).filter(|&c| pos.can_play(c) && !pos.is_winning_move(c)) {
+            for col in (0..7).filter(|&c| pos.can_play(c) && !pos.is_winning_move(c)) {
                 let mut next = pos;
                 next.play_column(col);
                 if next.moves() <= book.depth() {

@@ -6,19 +6,23 @@
 //! This file owns the three decisions in between:
 //!
 //! - **Keys.** The table indexes by the high bits of `key × buckets`, so keys must be mixed
-//!   over all 64 bits. The 49-bit [`Position::symmetric_key`] (one key for a position and its
-//!   mirror) is OR-ed with a 15-bit *epoch* above bit 49 and multiplied by an odd constant,
-//!   a bijection of `u64`. Distinct (position, epoch) pairs therefore get distinct 64-bit
-//!   keys, and [`ExactEntry`] in a table of at least [`ExactEntry::MIN_BUCKETS`] buckets
-//!   recovers the key exactly: no false hit is possible.
+//!   over all 64 bits. The [`Position::KEY_BITS`]-bit [`Position::symmetric_key`] (one key
+//!   for a position and its mirror; 49 bits on 7×6, at most 64 on any board) is OR-ed with
+//!   an *epoch* in the bits above it (up to 15 of them; 15 on 7×6, none on a board whose key
+//!   takes all 64) and multiplied by an odd constant, a bijection of `u64`. Distinct
+//!   (position, epoch) pairs therefore get distinct 64-bit keys on every board, and
+//!   [`ExactEntry`] in a table of at least [`ExactEntry::MIN_BUCKETS`] buckets recovers the
+//!   key exactly: no false hit is possible (its docs prove it for any 64-bit keys; the test
+//!   `keys_are_exact_on_every_board` checks the pairs).
 //! - **Clearing.** Bumping the epoch makes every stored entry unreachable, because no key of
 //!   the new epoch equals a key of an old one. That is a logically cleared table in O(1),
 //!   which matters when a benchmark clears the table before each of 1000 positions solved in
-//!   microseconds. The memory is really zeroed once every 2^15 − 1 epochs.
+//!   microseconds. The memory is really zeroed once every `2^e − 1` epochs for `e` epoch bits
+//!   (2^15 − 1 on 7×6), and at every clear on a board with no epoch bits.
 //! - **Tiers.** Most positions a search visits are near the end of the game, where a
 //!   subtree is small and cheap to search again, and every probe of a big table is a cache
 //!   miss that costs more than such a node. So positions with at most 16 empty squares
-//!   (`NEAR_FROM_MOVES`) go to a *near* table of 2^18 entries (2 MiB) that stays in the
+//!   (`NEAR_EMPTY`) go to a *near* table of 2^18 entries (2 MiB) that stays in the
 //!   cache, and only the rest to the big table. The near table is overwritten often; the
 //!   big sets explore 4–11% more positions, but each costs far less: Begin-Hard and the
 //!   empty board are solved a third faster (`transpo-c4 bench`; splits at 24–30 stones and
@@ -29,31 +33,30 @@
 //!   then probes memory that stays in the cache instead of paying a cache miss per position
 //!   spread over the whole table; a big one ends up using all of it. Clearing a table that
 //!   grew costs clearing those first 2 MiB, once.
-//! - **Values.** One non-zero byte: upper bounds `s` as `s + 22` (1..=43), lower bounds as
-//!   `s + 65` (44..=86), for any score `s` in −21..=21. Replacement: direct-mapped (one way)
+//! - **Values.** One non-zero byte: upper bounds `s` as `s + 31` (1..=61), lower bounds as
+//!   `s + 92` (62..=122), for any score `s` in −30..=30, which holds every board's (at most
+//!   60 squares). Replacement: direct-mapped (one way)
 //!   and always replace, like Pons' table, which never reads the entry's depth byte; so that
 //!   byte carries the best column instead (1 + column, 0 for none): the move that cut off, tried
 //!   first when the binary search comes back to the position with another window.
 
-use crate::position::{Position, WIDTH};
+use crate::position::Position;
 use std::num::NonZeroU8;
 use std::sync::atomic::{AtomicU64, Ordering};
 use transpo::{Config, ExactEntry, Scheme, Size, Table};
 
 /// Fibonacci hashing: 2^64 / φ, odd, so multiplying by it is a bijection of `u64`.
 const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
-/// Bits of [`Position::key`].
-const KEY_BITS: u32 = 49;
-/// Epochs available before the memory must really be cleared.
-const EPOCHS: u64 = 1 << (64 - KEY_BITS);
-/// Offset of upper-bound codes: score −21 is code 1.
-const UPPER_BASE: i32 = 22;
-/// Offset of lower-bound codes: score −21 is code 44, right after the 43 upper-bound codes.
-const LOWER_BASE: i32 = UPPER_BASE + 43;
+/// The largest score on any board: a win with the first stone on 60 squares.
+const MAX_SCORE: i32 = 30;
+/// Offset of upper-bound codes: score −30 is code 1.
+const UPPER_BASE: i32 = MAX_SCORE + 1;
+/// Offset of lower-bound codes: score −30 is code 62, right after the 61 upper-bound codes.
+const LOWER_BASE: i32 = UPPER_BASE + 2 * MAX_SCORE + 1;
 
-/// Positions with at least this many stones (at most 16 empty squares) live in the near
-/// table (see the module docs).
-const NEAR_FROM_MOVES: u32 = 26;
+/// Positions with at most this many empty squares live in the near table (see the module
+/// docs).
+const NEAR_EMPTY: u32 = 16;
 /// Entries of the near table: 2 MiB.
 const NEAR_BUCKETS: usize = 1 << 18;
 /// Memory of the near table, in MiB, on top of the size asked for the big one.
@@ -63,8 +66,15 @@ const _: () = assert!(NEAR_BUCKETS >= ExactEntry::MIN_BUCKETS);
 
 /// Whether `pos` belongs in the near table.
 #[inline]
-fn is_near(pos: &Position) -> bool {
-    pos.moves() >= NEAR_FROM_MOVES
+fn is_near<const W: usize, const H: usize>(pos: &Position<W, H>) -> bool {
+    pos.moves() + NEAR_EMPTY >= (W * H) as u32
+}
+
+/// `2^e` epochs for the `e` bits above a board's keys, at most 15 of them (see the module
+/// docs).
+const fn epochs(key_bits: u32) -> u64 {
+    let free = 64 - key_bits;
+    1 << if free < 15 { free } else { 15 }
 }
 
 /// Buckets in use after a clear: 2 MiB, which stays in the cache (see the module docs).
@@ -105,14 +115,14 @@ impl ScoreBound {
             ScoreBound::Upper(s) => s + UPPER_BASE,
             ScoreBound::Lower(s) => s + LOWER_BASE,
         };
-        debug_assert!((1..LOWER_BASE + 22).contains(&code), "{self:?}");
-        // Scores lie in −21..=21 (a game has 42 squares), so codes lie in 1..=86.
+        debug_assert!((1..=LOWER_BASE + MAX_SCORE).contains(&code), "{self:?}");
+        // Scores lie in −30..=30 (a board has at most 60 squares), so codes lie in 1..=122.
         NonZeroU8::new(code as u8).unwrap_or(NonZeroU8::MIN)
     }
 
     fn decode(code: NonZeroU8) -> ScoreBound {
         let code = i32::from(code.get());
-        if code < LOWER_BASE - 21 {
+        if code < LOWER_BASE - MAX_SCORE {
             ScoreBound::Upper(code - UPPER_BASE)
         } else {
             ScoreBound::Lower(code - LOWER_BASE)
@@ -150,32 +160,32 @@ impl std::error::Error for TableError {}
 /// What the solver asks of its table. [`BoundTable`] is the one it uses; the trait lets an
 /// experiment put another [`transpo::Table`] configuration (entry layout, replacement scheme,
 /// size) under the same search, as `transpo-lab c4` does to compare replacement schemes.
-pub trait BoundStore {
+pub trait BoundStore<const W: usize = 7, const H: usize = 6> {
     /// Whether [`BoundStore::put`] uses its `nodes` argument. If not, the solver saves
     /// itself a counter per node and the `nodes` it passes mean nothing.
     const WEIGHS_SUBTREES: bool = false;
     /// Forgets everything.
     fn clear(&mut self);
     /// Starts loading `pos`'s bucket into the cache, for a [`BoundStore::get`] soon after.
-    fn prefetch(&self, pos: &Position);
+    fn prefetch(&self, pos: &Position<W, H>);
     /// What is known about `pos`, if anything: a bound and maybe the best column.
-    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)>;
+    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)>;
     /// Remembers `bound` and the best column, if known, for `pos`, whose search explored
     /// `nodes` positions (itself included), for replacement schemes that weigh subtrees.
-    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, nodes: u64);
+    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, nodes: u64);
     /// Entries the table holds.
     fn capacity(&self) -> usize;
     /// What a cutoff by `pos`'s stored bound counts in its parent's subtree, for the BIG
     /// replacement schemes: 1, the position looked up, unless the store keeps subtree sizes
     /// for BIGALL, which counts the stored size.
     #[inline]
-    fn hit_weight(&self, pos: &Position) -> u64 {
+    fn hit_weight(&self, pos: &Position<W, H>) -> u64 {
         let _ = pos;
         1
     }
     /// The store as a [`BoundTable`] that many search threads can share, or `None` if it is
     /// not one: the solver then searches on one thread whatever it was asked.
-    fn as_shared(&mut self) -> Option<&mut BoundTable> {
+    fn as_shared(&mut self) -> Option<&mut BoundTable<W, H>> {
         None
     }
 }
@@ -257,12 +267,13 @@ impl Tier {
     }
 }
 
-/// Two [`transpo::Table`]s of score bounds keyed by position (and its mirror): a big one,
-/// and a small near one for positions close to the end of the game.
-pub struct BoundTable {
-    /// Positions with fewer than `NEAR_FROM_MOVES` stones.
+/// Two [`transpo::Table`]s of score bounds keyed by position (and its mirror) on the board
+/// of `W` columns and `H` rows: a big one, and a small near one for positions close to the
+/// end of the game.
+pub struct BoundTable<const W: usize = 7, const H: usize = 6> {
+    /// Positions with more than `NEAR_EMPTY` empty squares.
     far: Tier,
-    /// Positions with at least `NEAR_FROM_MOVES` stones.
+    /// Positions with at most `NEAR_EMPTY` empty squares.
     near: Tier,
     /// A near table for each helper thread of a parallel solve (see [`ThreadView`]).
     helper_near: Vec<Table<ExactEntry>>,
@@ -278,18 +289,18 @@ pub struct BoundTable {
 /// are cheap to search again, and they are written at nearly every node. Shared, each write
 /// took the cache line away from the other core; on this machine two threads then ran at
 /// anywhere between one and two threads' speed from run to run.
-pub struct ThreadView<'a> {
-    table: &'a BoundTable,
+pub struct ThreadView<'a, const W: usize = 7, const H: usize = 6> {
+    table: &'a BoundTable<W, H>,
     near: &'a Table<ExactEntry>,
     /// The epoch of the keys this view reads and writes: the table's, or one of its own
     /// ([`BoundTable::isolated_view`]).
     epoch: u64,
 }
 
-impl ThreadView<'_> {
+impl<const W: usize, const H: usize> ThreadView<'_, W, H> {
     /// The table that holds `pos` for this thread.
     #[inline]
-    fn table(&self, pos: &Position) -> &Table<ExactEntry> {
+    fn table(&self, pos: &Position<W, H>) -> &Table<ExactEntry> {
         if is_near(pos) {
             self.near
         } else {
@@ -298,11 +309,11 @@ impl ThreadView<'_> {
     }
 
     /// [`BoundStore::get`].
-    #[inline]
-    pub fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+    #[inline(always)]
+    pub fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)> {
         self.table(pos)
             .probe(key(pos, self.epoch))
-            .map(|e| BoundTable::decode(pos, e))
+            .map(|e| BoundTable::<W, H>::decode(pos, e))
     }
 
     /// [`BoundStore::put`] through a shared reference: the entry goes in without counting
@@ -310,20 +321,27 @@ impl ThreadView<'_> {
     /// the sum to [`BoundTable::credit_stores`] while none of them runs). Returns whether
     /// `pos` went to the big (far) table.
     #[inline]
-    pub fn put(&self, pos: &Position, bound: ScoreBound, best: Option<usize>) -> bool {
-        self.table(pos)
-            .store(key(pos, self.epoch), BoundTable::entry(pos, bound, best));
+    pub fn put(&self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>) -> bool {
+        self.table(pos).store(
+            key(pos, self.epoch),
+            BoundTable::<W, H>::entry(pos, bound, best),
+        );
         !is_near(pos)
     }
 
     /// [`BoundStore::prefetch`].
     #[inline]
-    pub fn prefetch(&self, pos: &Position) {
+    pub fn prefetch(&self, pos: &Position<W, H>) {
         self.table(pos).prefetch(key(pos, self.epoch));
     }
 }
 
-impl BoundTable {
+impl<const W: usize, const H: usize> BoundTable<W, H> {
+    /// Epochs before the memory must really be cleared (see the module docs).
+    const EPOCHS: u64 = epochs(Position::<W, H>::KEY_BITS);
+    /// The epoch after a real clear: 1, or 0 on a board with no bits for the epoch.
+    const FIRST_EPOCH: u64 = if Self::EPOCHS > 1 { 1 } else { 0 };
+
     /// A direct-mapped, always-replace table of `mib` MiB (8 bytes an entry) rounded down
     /// to a power of two of entries, plus the [`NEAR_TABLE_MIB`] near table.
     ///
@@ -348,7 +366,7 @@ impl BoundTable {
                 config,
             )?,
             helper_near: Vec::new(),
-            epoch: 1,
+            epoch: Self::FIRST_EPOCH,
             isolated: AtomicU64::new(1),
         })
     }
@@ -372,7 +390,7 @@ impl BoundTable {
     /// table's own near table; helper `i` (1 or more, up to [`BoundTable::set_helpers`]) has
     /// a near table of its own.
     #[inline]
-    pub fn view(&self, thread: usize) -> ThreadView<'_> {
+    pub fn view(&self, thread: usize) -> ThreadView<'_, W, H> {
         let near = match thread.checked_sub(1) {
             Some(helper) => &self.helper_near[helper],
             None => &self.near.table,
@@ -394,10 +412,14 @@ impl BoundTable {
     /// an isolated solve only overwrites other solves' entries, as any store may. Epochs are
     /// drawn in turn from those the table's own clears have not reached yet, and wrap around
     /// after 2^15 of them, when an old epoch's entries may be found again: true bounds still.
-    pub fn isolated_view(&self, thread: usize) -> ThreadView<'_> {
+    /// On a board with no bits for the epoch there is only one: the view is not isolated.
+    pub fn isolated_view(&self, thread: usize) -> ThreadView<'_, W, H> {
+        if Self::EPOCHS < 2 {
+            return self.view(thread);
+        }
         let drawn = self.isolated.fetch_add(1, Ordering::Relaxed);
         ThreadView {
-            epoch: 1 + (self.epoch + drawn) % (EPOCHS - 1),
+            epoch: 1 + (self.epoch + drawn) % (Self::EPOCHS - 1),
             ..self.view(thread)
         }
     }
@@ -417,7 +439,7 @@ impl BoundTable {
     }
 
     #[inline]
-    fn key(&self, pos: &Position) -> u64 {
+    fn key(&self, pos: &Position<W, H>) -> u64 {
         key(pos, self.epoch)
     }
 
@@ -425,17 +447,17 @@ impl BoundTable {
     /// an entry (one key), so the column is kept as seen from the orientation whose key is
     /// the smaller, the one [`Position::symmetric_key`] picks: [`oriented`] turns it back.
     #[inline]
-    fn entry(pos: &Position, bound: ScoreBound, best: Option<usize>) -> ExactEntry {
+    fn entry(pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>) -> ExactEntry {
         ExactEntry {
             value: bound.encode(),
-            // Columns are below 7.
+            // Columns are below 12.
             depth: best.map_or(0, |c| oriented(pos, c) as u8 + 1),
         }
     }
 
     /// What [`BoundTable::entry`] stored for `pos`.
     #[inline]
-    fn decode(pos: &Position, entry: ExactEntry) -> (ScoreBound, Option<usize>) {
+    fn decode(pos: &Position<W, H>, entry: ExactEntry) -> (ScoreBound, Option<usize>) {
         let best = (entry.depth as usize)
             .checked_sub(1)
             .map(|c| oriented(pos, c));
@@ -457,53 +479,56 @@ impl BoundTable {
     }
 }
 
-/// The table key of `pos` in `epoch` (below [`EPOCHS`]): a bijection of the pair (module
-/// docs).
+/// The table key of `pos` in `epoch` (below the board's `BoundTable::EPOCHS`): a bijection
+/// of the pair (module docs).
 #[inline]
-fn key(pos: &Position, epoch: u64) -> u64 {
-    (pos.symmetric_key() | epoch << KEY_BITS).wrapping_mul(MIX)
+fn key<const W: usize, const H: usize>(pos: &Position<W, H>, epoch: u64) -> u64 {
+    let bits = Position::<W, H>::KEY_BITS;
+    // A board whose key takes all 64 bits has one epoch, 0.
+    let epoch_bits = if bits < 64 { epoch << bits } else { 0 };
+    (pos.symmetric_key() | epoch_bits).wrapping_mul(MIX)
 }
 
 /// Column `col` of `pos` as seen in the orientation that [`Position::symmetric_key`]
 /// chooses (the position itself or its mirror), and back again: the map is its own inverse.
 #[inline]
-fn oriented(pos: &Position, col: usize) -> usize {
+fn oriented<const W: usize, const H: usize>(pos: &Position<W, H>, col: usize) -> usize {
     if pos.key() <= pos.mirror_key() {
         col
     } else {
-        WIDTH - 1 - col
+        W - 1 - col
     }
 }
 
-impl BoundStore for BoundTable {
+impl<const W: usize, const H: usize> BoundStore<W, H> for BoundTable<W, H> {
     /// Forgets everything (see the module docs: usually O(1)).
     #[inline]
     fn clear(&mut self) {
         self.epoch += 1;
-        if self.epoch == EPOCHS {
+        if self.epoch >= Self::EPOCHS {
             self.far.table.clear();
             self.near.table.clear();
             self.helper_near.iter().for_each(Table::clear);
-            self.epoch = 1;
+            self.epoch = Self::FIRST_EPOCH;
         }
         self.far.restart();
         self.near.restart();
     }
 
     #[inline]
-    fn prefetch(&self, pos: &Position) {
+    fn prefetch(&self, pos: &Position<W, H>) {
         self.view(0).prefetch(pos);
     }
 
     #[inline]
-    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)> {
         self.view(0).get(pos)
     }
 
     /// Keeps the best column in the entry's depth byte; `nodes` is not kept (one way,
     /// always replace).
     #[inline]
-    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
+    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
         let entry = Self::entry(pos, bound, best);
         let key = self.key(pos);
         if is_near(pos) {
@@ -520,7 +545,7 @@ impl BoundStore for BoundTable {
             + self.helper_near.iter().map(Table::capacity).sum::<usize>()
     }
 
-    fn as_shared(&mut self) -> Option<&mut BoundTable> {
+    fn as_shared(&mut self) -> Option<&mut BoundTable<W, H>> {
         Some(self)
     }
 }

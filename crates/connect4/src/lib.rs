@@ -35,6 +35,14 @@ pub mod search;
 pub mod serve;
 pub mod solver;
 
-pub use book::{Book, BookError};
-pub use position::{ParseError, Position};
-pub use solver::{Solver, Strength};
+pub use book::BookError;
+pub use position::ParseError;
+pub use solver::Strength;
+
+/// A position of the standard 7×6 board ([`position::Position`] of any board).
+pub type Position = position::Position<7, 6>;
+/// A solver of the standard 7×6 board, on the exact [`bounds::BoundTable`] unless given
+/// another bound store ([`solver::Solver`] of any board).
+pub type Solver<T = bounds::BoundTable<7, 6>> = solver::Solver<7, 6, T>;
+/// An opening book of the standard 7×6 board ([`book::Book`] of any board).
+pub type Book = book::Book<7, 6>;

@@ -65,8 +65,8 @@ pub(crate) struct Solved {
 }
 
 /// What the threads of one round share.
-struct Round<'a> {
-    pos: &'a Position,
+struct Round<'a, const W: usize, const H: usize> {
+    pos: &'a Position<W, H>,
     /// Changed whenever the window being searched stops mattering: the range narrowed, or the
     /// round pauses.
     signal: AtomicU32,
@@ -92,7 +92,7 @@ struct Round<'a> {
     progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
 }
 
-impl Round<'_> {
+impl<const W: usize, const H: usize> Round<'_, W, H> {
     /// Tells every thread to drop its window.
     fn raise(&self) {
         self.signal.fetch_add(1, Ordering::Release);
@@ -134,32 +134,32 @@ impl Round<'_> {
 
 /// The table as one thread of a parallel solve reaches it: shared, with the thread's own count
 /// of stores and the round it reports them to.
-struct Shared<'a> {
-    table: ThreadView<'a>,
-    round: &'a Round<'a>,
+struct Shared<'a, const W: usize, const H: usize> {
+    table: ThreadView<'a, W, H>,
+    round: &'a Round<'a, W, H>,
     /// Stores of far positions since the last report.
     far_stores: u64,
     /// Positions explored at the last report.
     reported_nodes: u64,
 }
 
-impl Access for Shared<'_> {
+impl<const W: usize, const H: usize> Access<W, H> for Shared<'_, W, H> {
     const SHARED: bool = true;
     const WEIGHS_SUBTREES: bool = false;
     #[inline]
-    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)> {
         self.table.get(pos)
     }
     #[inline]
-    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
+    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
         self.far_stores += u64::from(self.table.put(pos, bound, best));
     }
     #[inline]
-    fn prefetch(&self, pos: &Position) {
+    fn prefetch(&self, pos: &Position<W, H>) {
         self.table.prefetch(pos);
     }
     #[inline]
-    fn hit_weight(&self, _pos: &Position) -> u64 {
+    fn hit_weight(&self, _pos: &Position<W, H>) -> u64 {
         1
     }
     fn tick(&mut self, nodes: u64) {
@@ -172,8 +172,8 @@ impl Access for Shared<'_> {
 }
 
 /// What a parallel solve works with besides the table, from the [`crate::Solver`].
-pub(crate) struct Team<'a> {
-    pub(crate) book: Option<&'a Book>,
+pub(crate) struct Team<'a, const W: usize, const H: usize> {
+    pub(crate) book: Option<&'a Book<W, H>>,
     pub(crate) busy: &'a Busy,
     /// Threads in all, the caller's included.
     pub(crate) threads: usize,
@@ -185,11 +185,11 @@ pub(crate) struct Team<'a> {
 /// Solves `pos` (which the side to move cannot win at once) with `team` on `table`, which a
 /// caller cleared or not as it wishes, and made ready for the team's helpers
 /// ([`BoundTable::set_helpers`]).
-pub(crate) fn solve(
-    table: &mut BoundTable,
-    pos: &Position,
+pub(crate) fn solve<const W: usize, const H: usize>(
+    table: &mut BoundTable<W, H>,
+    pos: &Position<W, H>,
     strength: Strength,
-    team: Team<'_>,
+    team: Team<'_, W, H>,
 ) -> Solved {
     let Team {
         book,
@@ -220,7 +220,7 @@ pub(crate) fn solve(
             defer_until: if alone { 0 } else { pos.moves() + DEFER_PLIES },
             progress,
         };
-        let shared: &BoundTable = table;
+        let shared: &BoundTable<W, H> = table;
         let helpers = if alone { 0 } else { threads - 1 };
         let due = std::thread::scope(|scope| {
             let round = &round;
@@ -259,10 +259,10 @@ pub(crate) fn solve(
 /// reports its counts.
 /// The first thread reports on its windows through `heartbeat`, and returns when its next
 /// report is due (for the next round to go on from), or `None` without one.
-fn work<'a>(
-    table: ThreadView<'a>,
-    book: Option<&'a Book>,
-    round: &'a Round<'a>,
+fn work<'a, const W: usize, const H: usize>(
+    table: ThreadView<'a, W, H>,
+    book: Option<&'a Book<W, H>>,
+    round: &'a Round<'a, W, H>,
     heartbeat: Option<Heartbeat<'a>>,
 ) -> Option<Duration> {
     let mut search = Search {

@@ -16,7 +16,10 @@
 
 use crate::book::Book;
 use crate::bounds::{BoundTable, ScoreBound, TableError, ThreadView};
-use crate::position::{Position, WIDTH};
+use crate::position::Position;
+
+/// Columns of the board the pool solves (7×6).
+const WIDTH: usize = 7;
 use crate::search::{Access, NO_BUSY, Search, Strength, column_scores, finish, win_now_score};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -269,7 +272,10 @@ impl PooledSolve<'_> {
     /// The score of `pos` (over or not), or `None` if the stop triggered.
     fn score(&mut self, pos: &Position, strength: Strength) -> Option<i32> {
         if pos.can_win_next() {
-            return Some(finish(win_now_score(pos.moves()), strength));
+            return Some(finish(
+                win_now_score(Position::<7, 6>::SQUARES, pos.moves()),
+                strength,
+            ));
         }
         let signal = AtomicU32::new(0);
         let mut search = Search {
@@ -301,7 +307,7 @@ struct Pooled<'a> {
     signal: &'a AtomicU32,
 }
 
-impl Access for Pooled<'_> {
+impl Access<7, 6> for Pooled<'_> {
     const SHARED: bool = true;
     const WEIGHS_SUBTREES: bool = false;
     #[inline]

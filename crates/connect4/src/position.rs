@@ -1,13 +1,14 @@
-//! The board: a 7×6 Connect Four position as two bitboards, parsed from Pons' move
-//! sequences, with the threat arithmetic the search needs and the keys the table needs.
+//! The board: a Connect Four position on a board of `W` columns and `H` rows (7×6 unless
+//! said otherwise) as two bitboards, parsed from Pons' move sequences, with the threat
+//! arithmetic the search needs and the keys the table needs.
 //!
 //! Why bitboards: every question the solver asks at a node (can I win now, which moves do not
 //! hand the opponent a win, how many winning spots does a move create) is a dozen shifts and
 //! ANDs, so a node costs a few nanoseconds.
 //!
-//! Layout (Pons, Tromp): one column of 7 bits per file, bit `7·col + row`, row 0 at the
-//! bottom; the 7th bit of each column is a sentinel that stays empty, so shifts never carry a
-//! line from one column into the next.
+//! Layout (Pons, Tromp): one column of `H + 1` bits per file, bit `(H + 1)·col + row`, row 0
+//! at the bottom; the top bit of each column is a sentinel that stays empty, so shifts never
+//! carry a line from one column into the next. On 7×6:
 //!
 //! ```text
 //!  .  .  .  .  .  .  .      6 13 20 27 34 41 48   (sentinel row)
@@ -15,67 +16,34 @@
 //!  ...
 //!  0  7 14 21 28 35 42
 //! ```
+//!
+//! Why the board is a pair of const parameters and not a runtime value: every mask and shift
+//! is then a constant, and the 7×6 solver compiles to the same code as when its size was
+//! written into it; `transpo-c4 --board` picks one of the [`crate::board::Board`]s compiled
+//! in. A board fits when its `W·(H + 1)` bits fit in a `u64`, with `W, H ≥ 4`.
 
 use std::fmt;
 
 mod claimeven;
 
-/// Columns on the board.
-pub const WIDTH: usize = 7;
-/// Rows on the board.
-pub const HEIGHT: usize = 6;
-/// Squares on the board: the most moves a game can have.
-pub const SQUARES: usize = WIDTH * HEIGHT;
-/// Bits per column, with the sentinel.
-const H1: usize = HEIGHT + 1;
+/// The most columns of a board (12 × 4 uses 60 bits).
+pub const MAX_WIDTH: usize = 12;
 
-/// One bit at the bottom of every column.
-const BOTTOM: u64 = {
-    let mut mask = 0;
-    let mut col = 0;
-    while col < WIDTH {
-        mask |= 1 << (col * H1);
-        col += 1;
+/// The written name of 0-based column `col`: `1`–`9`, then `a`, `b`, `c` for columns 10–12.
+pub const fn column_char(col: usize) -> char {
+    const NAMES: [char; MAX_WIDTH] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c'];
+    NAMES[col]
+}
+
+/// The 0-based column written as `ch` ([`column_char`]), if it is one of `1`–`9`, `a`–`c`
+/// (or `A`–`C`), whatever the board's width.
+pub const fn column_from_char(ch: char) -> Option<usize> {
+    match ch {
+        '1'..='9' => Some(ch as usize - '1' as usize),
+        'a'..='c' => Some(ch as usize - 'a' as usize + 9),
+        'A'..='C' => Some(ch as usize - 'A' as usize + 9),
+        _ => None,
     }
-    mask
-};
-/// Every playable square.
-const BOARD: u64 = BOTTOM * ((1 << HEIGHT) - 1);
-
-/// The playable squares of column `col`.
-#[inline]
-pub const fn column_mask(col: usize) -> u64 {
-    ((1 << HEIGHT) - 1) << (col * H1)
-}
-
-/// The 0-based column of a single square's bit.
-#[inline]
-pub const fn column_of(square: u64) -> usize {
-    (square.trailing_zeros() / H1 as u32) as usize
-}
-
-/// The top playable square of column `col`.
-#[inline]
-const fn top_mask(col: usize) -> u64 {
-    1 << (HEIGHT - 1 + col * H1)
-}
-
-/// Squares that would complete a line of four for `stones`, given the occupied `mask`: the
-/// empty squares (also unreachable ones) next to three stones in a row, column or diagonal.
-#[inline]
-pub fn winning_squares(stones: u64, mask: u64) -> u64 {
-    // Vertical: three stones below.
-    let mut r = (stones << 1) & (stones << 2) & (stones << 3);
-    // Horizontal (shift H1), and the two diagonals (H1 − 1 and H1 + 1).
-    for shift in [H1, H1 - 1, H1 + 1] {
-        let p = (stones << shift) & (stones << (2 * shift));
-        r |= p & (stones << (3 * shift));
-        r |= p & (stones >> shift);
-        let p = (stones >> shift) & (stones >> (2 * shift));
-        r |= p & (stones << shift);
-        r |= p & (stones >> (3 * shift));
-    }
-    r & (BOARD ^ mask)
 }
 
 /// Why a move sequence is not a position the solver can be asked about.
@@ -84,21 +52,23 @@ pub enum ParseError {
     /// The sequence is empty (the empty board is written as an empty string only where the
     /// caller allows it).
     Empty,
-    /// A character that is not a digit.
+    /// A character that does not name a column (`1`–`9`, `a`–`c`).
     NotADigit {
         /// 1-based index of the move in the sequence.
         index: usize,
         /// The character found.
         found: char,
     },
-    /// A digit outside 1 to 7.
+    /// A column the board does not have.
     ColumnOutOfRange {
         /// 1-based index of the move in the sequence.
         index: usize,
-        /// The digit found.
+        /// The 1-based column.
         column: u32,
+        /// Columns on the board.
+        width: usize,
     },
-    /// A move into a column that holds six stones already.
+    /// A move into a full column.
     ColumnFull {
         /// 1-based index of the move in the sequence.
         index: usize,
@@ -112,8 +82,21 @@ pub enum ParseError {
         /// The 1-based column.
         column: usize,
     },
-    /// All 42 squares are filled: the game is over (a draw).
+    /// Every square is filled: the game is over (a draw).
     BoardFull,
+}
+
+/// `1-7`, `1-9`, `1-9, a` … : the column names of a board `width` wide.
+struct ColumnRange(usize);
+
+impl fmt::Display for ColumnRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            0..=9 => write!(f, "1-{}", self.0),
+            10 => write!(f, "1-9, a"),
+            width => write!(f, "1-9, a-{}", column_char(width - 1)),
+        }
+    }
 }
 
 impl fmt::Display for ParseError {
@@ -121,11 +104,17 @@ impl fmt::Display for ParseError {
         match self {
             ParseError::Empty => write!(f, "empty move sequence"),
             ParseError::NotADigit { index, found } => {
-                write!(f, "move {index}: {found:?} is not a column digit 1-{WIDTH}")
+                write!(f, "move {index}: {found:?} is not a column (1-9, a-c)")
             }
-            ParseError::ColumnOutOfRange { index, column } => {
-                write!(f, "move {index}: column {column} is out of range 1-{WIDTH}")
-            }
+            ParseError::ColumnOutOfRange {
+                index,
+                column,
+                width,
+            } => write!(
+                f,
+                "move {index}: column {column} is out of range {}",
+                ColumnRange(*width)
+            ),
             ParseError::ColumnFull { index, column } => {
                 write!(f, "move {index}: column {column} is full")
             }
@@ -140,15 +129,15 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// A position: the stones of the side to move, the occupied squares, and the move count,
-/// each board also kept mirrored.
+/// A position on a board of `W` columns and `H` rows: the stones of the side to move, the
+/// occupied squares, and the move count, each board also kept mirrored.
 ///
 /// Why the mirrored boards: the table key is the smaller of a position's key and its
 /// mirror's, asked for several times per node (the node, each child's prefetch). Reversing
 /// seven columns costs about twenty instructions each time, 13% of a solve's instructions
 /// (callgrind on Begin-Easy); keeping the mirror costs four per move.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Position {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position<const W: usize = 7, const H: usize = 6> {
     /// Stones of the side to move.
     current: u64,
     /// Every stone.
@@ -161,9 +150,102 @@ pub struct Position {
     moves: u32,
 }
 
-impl Position {
+impl<const W: usize, const H: usize> Default for Position<W, H> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const W: usize, const H: usize> Position<W, H> {
+    /// Columns on the board.
+    pub const WIDTH: usize = W;
+    /// Rows on the board.
+    pub const HEIGHT: usize = H;
+    /// Squares on the board: the most moves a game can have.
+    pub const SQUARES: usize = W * H;
+    /// Bits of [`Position::key`]: `H + 1` per column.
+    pub const KEY_BITS: u32 = (W * (H + 1)) as u32;
+    /// Bits per column, with the sentinel.
+    const H1: usize = H + 1;
+    /// The board fits the bitboards: checked when a position of it is made, so a board that
+    /// does not is a compile-time error.
+    const FITS: () = assert!(
+        W >= 4 && H >= 4 && W <= MAX_WIDTH && W * (H + 1) <= 64,
+        "a board needs W, H >= 4 and W * (H + 1) <= 64"
+    );
+    /// One bit at the bottom of every column.
+    const BOTTOM: u64 = {
+        let mut mask = 0;
+        let mut col = 0;
+        while col < W {
+            mask |= 1 << (col * (H + 1));
+            col += 1;
+        }
+        mask
+    };
+    /// Every playable square.
+    const BOARD: u64 = Self::BOTTOM * ((1 << H) - 1);
+
+    /// The playable squares of column `col`.
+    #[inline]
+    pub const fn column_mask(col: usize) -> u64 {
+        ((1 << H) - 1) << (col * Self::H1)
+    }
+
+    /// The 0-based column of a single square's bit.
+    #[inline]
+    pub const fn column_of(square: u64) -> usize {
+        let (factor, shift) = Self::DIVIDE_BY_H1;
+        ((square.trailing_zeros() * factor) >> shift) as usize
+    }
+
+    /// `(f, s)` with `⌊b · f / 2^s⌋ = ⌊b / (H + 1)⌋` for every bit index `b` below 64: a
+    /// multiply and a shift instead of a division, which cost two more instructions per move
+    /// (37 and 8 on 7×6; every bit index is checked here, at compile time).
+    const DIVIDE_BY_H1: (u32, u32) = {
+        let mut shift = 6;
+        loop {
+            let factor = (1 << shift) / Self::H1 as u32 + 1;
+            let mut b = 0;
+            while b < 64 && (b * factor) >> shift == b / Self::H1 as u32 {
+                b += 1;
+            }
+            if b == 64 {
+                break (factor, shift);
+            }
+            shift += 1;
+        }
+    };
+
+    /// The top playable square of column `col`.
+    #[inline]
+    const fn top_mask(col: usize) -> u64 {
+        1 << (H - 1 + col * Self::H1)
+    }
+
+    /// Squares that would complete a line of four for `stones`, given the occupied `mask`:
+    /// the empty squares (also unreachable ones) next to three stones in a row, column or
+    /// diagonal.
+    #[inline]
+    pub fn winning_squares(stones: u64, mask: u64) -> u64 {
+        let h1 = Self::H1;
+        // Vertical: three stones below.
+        let mut r = (stones << 1) & (stones << 2) & (stones << 3);
+        // Horizontal (shift H + 1), and the two diagonals (H and H + 2).
+        for shift in [h1, h1 - 1, h1 + 1] {
+            let p = (stones << shift) & (stones << (2 * shift));
+            r |= p & (stones << (3 * shift));
+            r |= p & (stones >> shift);
+            let p = (stones >> shift) & (stones >> (2 * shift));
+            r |= p & (stones << shift);
+            r |= p & (stones >> (3 * shift));
+        }
+        r & (Self::BOARD ^ mask)
+    }
+
     /// The empty board.
     pub const fn new() -> Self {
+        let () = Self::FITS;
         Position {
             current: 0,
             mask: 0,
@@ -173,24 +255,27 @@ impl Position {
         }
     }
 
-    /// Plays a sequence of 1-based column digits (Pons' format) from the empty board. The
-    /// empty string is the empty board. Rejects a move that wins (the game would be over) and
-    /// a sequence that fills the board.
+    /// Plays a sequence of 1-based columns (Pons' format: `1`–`9`, and `a`, `b`, `c` for
+    /// columns 10–12) from the empty board. The empty string is the empty board. Rejects a
+    /// move that wins (the game would be over) and a sequence that fills the board.
     pub fn from_moves(seq: &str) -> Result<Self, ParseError> {
         let mut pos = Position::new();
         for (i, ch) in seq.chars().enumerate() {
             let index = i + 1;
-            let digit = ch
-                .to_digit(10)
-                .ok_or(ParseError::NotADigit { index, found: ch })?;
-            if !(1..=WIDTH as u32).contains(&digit) {
+            // `0` is a column number, if not one of any board.
+            let column = match column_from_char(ch) {
+                Some(col) => col + 1,
+                None if ch == '0' => 0,
+                None => return Err(ParseError::NotADigit { index, found: ch }),
+            };
+            if !(1..=W).contains(&column) {
                 return Err(ParseError::ColumnOutOfRange {
                     index,
-                    column: digit,
+                    column: column as u32,
+                    width: W,
                 });
             }
-            let col = digit as usize - 1;
-            let column = col + 1;
+            let col = column - 1;
             if !pos.can_play(col) {
                 return Err(ParseError::ColumnFull { index, column });
             }
@@ -199,7 +284,7 @@ impl Position {
             }
             pos.play_column(col);
         }
-        if pos.moves as usize == SQUARES {
+        if pos.moves as usize == Self::SQUARES {
             return Err(ParseError::BoardFull);
         }
         Ok(pos)
@@ -214,13 +299,13 @@ impl Position {
     /// Whether column `col` (0-based) has room.
     #[inline]
     pub const fn can_play(&self, col: usize) -> bool {
-        self.mask & top_mask(col) == 0
+        self.mask & Self::top_mask(col) == 0
     }
 
     /// Plays in column `col` (0-based), which must have room.
     #[inline]
     pub fn play_column(&mut self, col: usize) {
-        self.play((self.mask + (1 << (col * H1))) & column_mask(col));
+        self.play((self.mask + (1 << (col * Self::H1))) & Self::column_mask(col));
     }
 
     /// Plays the stone `square` (one bit, the lowest empty square of its column).
@@ -229,13 +314,13 @@ impl Position {
         self.current ^= self.mask;
         self.mask |= square;
         self.mirror_current ^= self.mirror_mask;
-        self.mirror_mask |= mirror_square(square);
+        self.mirror_mask |= Self::mirror_square(square);
         self.moves += 1;
     }
 
     /// The position after playing `square` (see [`Position::play`]).
     #[inline]
-    pub fn after(&self, square: u64) -> Position {
+    pub fn after(&self, square: u64) -> Self {
         let mut next = *self;
         next.play(square);
         next
@@ -244,7 +329,7 @@ impl Position {
     /// Whether playing column `col` (0-based, with room) makes four in a row.
     #[inline]
     pub fn is_winning_move(&self, col: usize) -> bool {
-        self.winning() & self.possible() & column_mask(col) != 0
+        self.winning() & self.possible() & Self::column_mask(col) != 0
     }
 
     /// Whether the side to move can win with its next stone.
@@ -256,19 +341,19 @@ impl Position {
     /// The lowest empty square of every column with room.
     #[inline]
     pub fn possible(&self) -> u64 {
-        (self.mask + BOTTOM) & BOARD
+        (self.mask + Self::BOTTOM) & Self::BOARD
     }
 
     /// Squares that would win for the side to move.
     #[inline]
     fn winning(&self) -> u64 {
-        winning_squares(self.current, self.mask)
+        Self::winning_squares(self.current, self.mask)
     }
 
     /// Squares that would win for the opponent (also those not playable yet).
     #[inline]
     pub fn opponent_winning(&self) -> u64 {
-        winning_squares(self.current ^ self.mask, self.mask)
+        Self::winning_squares(self.current ^ self.mask, self.mask)
     }
 
     /// The playable squares that do not let the opponent win at once: if the opponent
@@ -303,21 +388,22 @@ impl Position {
     /// before the move serve as well as those after.)
     #[inline]
     pub fn winning_after(&self, square: u64) -> u64 {
-        winning_squares(self.current | square, self.mask)
+        Self::winning_squares(self.current | square, self.mask)
     }
 
     /// The exact position key: per column, the stones of the side to move plus the column's
-    /// fill, which writes each column's contents as one number below 2^7 with its height as
-    /// the leading one. 49 bits; distinct positions have distinct keys.
+    /// fill, which writes each column's contents as one number below `2^(H + 1)` with its
+    /// height as the leading one. [`Position::KEY_BITS`] bits (49 on 7×6, at most 64);
+    /// distinct positions have distinct keys.
     #[inline]
     pub fn key(&self) -> u64 {
-        self.current + self.mask + BOTTOM
+        self.current + self.mask + Self::BOTTOM
     }
 
     /// The key of the mirror image (columns reversed).
     #[inline]
     pub fn mirror_key(&self) -> u64 {
-        self.mirror_current + self.mirror_mask + BOTTOM
+        self.mirror_current + self.mirror_mask + Self::BOTTOM
     }
 
     /// The smaller of [`Position::key`] and [`Position::mirror_key`]: one key for a position
@@ -328,7 +414,7 @@ impl Position {
     }
 
     /// The mirror image of the position.
-    pub fn mirror(&self) -> Position {
+    pub fn mirror(&self) -> Self {
         Position {
             current: self.mirror_current,
             mask: self.mirror_mask,
@@ -337,28 +423,26 @@ impl Position {
             moves: self.moves,
         }
     }
+
+    /// The square at the same height in the mirrored column: column `c` is bits
+    /// `(H + 1)·c ..`, and its mirror `W − 1 − c` lies `(W − 1 − 2c) · (H + 1)` bits up (down
+    /// when negative), a rotation that never wraps because the result is on the board.
+    #[inline]
+    fn mirror_square(square: u64) -> u64 {
+        let col = Self::column_of(square) as i32;
+        let shift = (W as i32 - 1 - 2 * col) * Self::H1 as i32;
+        square.rotate_left(shift.rem_euclid(64) as u32)
+    }
 }
 
-/// The square at the same height in the mirrored column: column `c` is bits `7c..7c + 7`,
-/// and its mirror `6 − c` lies `(6 − 2c) · 7` bits up (down when negative), a rotation that
-/// never wraps because the result is on the board.
-#[inline]
-fn mirror_square(square: u64) -> u64 {
-    // ⌊b · 37 / 256⌋ = ⌊b / 7⌋ for every bit index b below 49 (checked in the tests).
-    let col = (square.trailing_zeros() * 37) >> 8;
-    square.rotate_left(((6 - 2 * col as i32) * H1 as i32).rem_euclid(64) as u32)
-}
-
-/// Reverses the order of the seven 7-bit column groups of a board word (the plain
+/// Reverses the order of the `W` column groups of `H + 1` bits of a board word (the plain
 /// definition of the mirror, which the tests hold [`Position`]'s incremental one to).
 #[cfg(test)]
-fn mirror_columns(word: u64) -> u64 {
-    const COL: u64 = (1 << H1) - 1;
+fn mirror_columns<const W: usize, const H: usize>(word: u64) -> u64 {
+    let col_bits: u64 = (1 << (H + 1)) - 1;
     let mut out = 0;
-    let mut col = 0;
-    while col < WIDTH {
-        out |= ((word >> (col * H1)) & COL) << ((WIDTH - 1 - col) * H1);
-        col += 1;
+    for col in 0..W {
+        out |= ((word >> (col * (H + 1))) & col_bits) << ((W - 1 - col) * (H + 1));
     }
     out
 }
@@ -374,54 +458,150 @@ mod tests {
     #[test]
     fn parse_errors_name_the_move_and_the_reason() {
         assert_eq!(
-            Position::from_moves("44a"),
+            Position::<7, 6>::from_moves("44x"),
             Err(ParseError::NotADigit {
                 index: 3,
-                found: 'a'
+                found: 'x'
             })
         );
         assert_eq!(
-            Position::from_moves("08"),
+            Position::<7, 6>::from_moves("08"),
             Err(ParseError::ColumnOutOfRange {
                 index: 1,
-                column: 0
+                column: 0,
+                width: 7
+            })
+        );
+        let out_of_range = Position::<7, 6>::from_moves("48");
+        assert_eq!(
+            out_of_range,
+            Err(ParseError::ColumnOutOfRange {
+                index: 2,
+                column: 8,
+                width: 7
             })
         );
         assert_eq!(
-            Position::from_moves("1111111"),
+            out_of_range.unwrap_err().to_string(),
+            "move 2: column 8 is out of range 1-7"
+        );
+        assert_eq!(
+            Position::<7, 6>::from_moves("1111111"),
             Err(ParseError::ColumnFull {
                 index: 7,
                 column: 1
             })
         );
         assert_eq!(
-            Position::from_moves("1212121"),
+            Position::<7, 6>::from_moves("1212121"),
             Err(ParseError::AlreadyWon {
                 index: 7,
                 column: 1
             })
         );
-        assert_eq!(Position::from_moves(""), Ok(Position::new()));
+        assert_eq!(Position::from_moves(""), Ok(Position::<7, 6>::new()));
+    }
+
+    #[test]
+    fn columns_past_nine_are_letters() {
+        assert_eq!(
+            (0..MAX_WIDTH).map(column_char).collect::<String>(),
+            "123456789abc"
+        );
+        for col in 0..MAX_WIDTH {
+            assert_eq!(column_from_char(column_char(col)), Some(col));
+        }
+        assert_eq!(column_from_char('B'), Some(10));
+        assert_eq!(column_from_char('0'), None);
+        assert_eq!(column_from_char('d'), None);
+        // 12 columns of 4 rows: column c is the twelfth.
+        let p = Position::<12, 4>::from_moves("c1c").expect("valid");
+        assert!(p.can_play(11) && p.moves() == 3);
+        assert_eq!(
+            Position::<10, 5>::from_moves("ab"),
+            Err(ParseError::ColumnOutOfRange {
+                index: 2,
+                column: 11,
+                width: 10
+            })
+        );
+        assert_eq!(
+            Position::<10, 5>::from_moves("ab").unwrap_err().to_string(),
+            "move 2: column 11 is out of range 1-9, a"
+        );
+        assert_eq!(
+            Position::<12, 4>::from_moves("d").unwrap_err().to_string(),
+            "move 1: 'd' is not a column (1-9, a-c)"
+        );
     }
 
     #[test]
     fn a_full_drawn_board_is_game_over() {
         // Columns filled in pairs 1-2, 3-4, 5-6 with a shift, then 7: no four anywhere.
         let seq = "121212343434565656212121434343656565777777";
-        assert_eq!(seq.len(), SQUARES);
-        assert_eq!(Position::from_moves(seq), Err(ParseError::BoardFull));
-        assert!(Position::from_moves(&seq[..41]).is_ok());
+        assert_eq!(seq.len(), Position::<7, 6>::SQUARES);
+        assert_eq!(
+            Position::<7, 6>::from_moves(seq),
+            Err(ParseError::BoardFull)
+        );
+        assert!(Position::<7, 6>::from_moves(&seq[..41]).is_ok());
+        // The same idea on 4×4: columns 1-2 in pairs shifted, then 3-4.
+        let seq = "1212212134344343";
+        assert_eq!(
+            Position::<4, 4>::from_moves(seq),
+            Err(ParseError::BoardFull)
+        );
+    }
+
+    /// Random legal games on `W`×`H`, every prefix checked: the incremental mirror is the
+    /// plain one, keys are exact (two positions share a key only if they have the same
+    /// stones) and fit in `KEY_BITS`, the magic division gives every column.
+    fn check_board<const W: usize, const H: usize>() {
+        type P<const W: usize, const H: usize> = Position<W, H>;
+        for bit in 0..P::<W, H>::KEY_BITS {
+            assert_eq!(
+                P::<W, H>::mirror_square(1 << bit),
+                mirror_columns::<W, H>(1 << bit),
+                "{W}x{H} bit {bit}"
+            );
+            assert_eq!(P::<W, H>::column_of(1 << bit), bit as usize / (H + 1));
+        }
+        let mut seen = std::collections::HashMap::new();
+        let mut rng = transpo::key::SplitMix64::new(W as u64 * 100 + H as u64);
+        for _ in 0..200 {
+            let mut p = P::<W, H>::new();
+            loop {
+                assert_eq!(p.mirror_current, mirror_columns::<W, H>(p.current));
+                assert_eq!(p.mirror_mask, mirror_columns::<W, H>(p.mask));
+                assert_eq!(p.mirror_key(), mirror_columns::<W, H>(p.key()));
+                assert_eq!(p.mirror().mirror(), p);
+                assert!(P::<W, H>::KEY_BITS == 64 || p.key() >> P::<W, H>::KEY_BITS == 0);
+                let stones = (p.current, p.mask);
+                assert_eq!(*seen.entry(p.key()).or_insert(stones), stones, "{W}x{H}");
+                let open: Vec<usize> = (0..W)
+                    .filter(|&c| p.can_play(c) && !p.is_winning_move(c))
+                    .collect();
+                if open.is_empty() || p.moves() as usize + 1 == W * H {
+                    break;
+                }
+                p.play_column(open[rng.below(open.len() as u64) as usize]);
+            }
+        }
+    }
+
+    #[test]
+    fn mirrors_and_keys_on_every_shape_of_board() {
+        check_board::<7, 6>();
+        check_board::<4, 4>();
+        check_board::<4, 15>();
+        check_board::<8, 7>();
+        check_board::<9, 5>();
+        check_board::<12, 4>();
+        check_board::<5, 11>();
     }
 
     #[test]
     fn the_incremental_mirror_is_the_plain_one() {
-        for bit in 0..(WIDTH * H1) as u32 {
-            assert_eq!(
-                mirror_square(1 << bit),
-                mirror_columns(1 << bit),
-                "bit {bit}"
-            );
-        }
         // Every prefix of a few long games, both colours, every column.
         for game in [
             "2252576253462244111563365343671351441",
@@ -430,13 +610,17 @@ mod tests {
         ] {
             for len in 0..=game.len() {
                 // A made-up game may end in a win early: check up to there.
-                let Ok(p) = Position::from_moves(&game[..len]) else {
+                let Ok(p) = Position::<7, 6>::from_moves(&game[..len]) else {
                     assert!(len > 20, "{game} {len}");
                     break;
                 };
-                assert_eq!(p.mirror_current, mirror_columns(p.current), "{game} {len}");
-                assert_eq!(p.mirror_mask, mirror_columns(p.mask), "{game} {len}");
-                assert_eq!(p.mirror_key(), mirror_columns(p.key()));
+                assert_eq!(p.mirror_current, mirror_columns::<7, 6>(p.current));
+                assert_eq!(
+                    p.mirror_mask,
+                    mirror_columns::<7, 6>(p.mask),
+                    "{game} {len}"
+                );
+                assert_eq!(p.mirror_key(), mirror_columns::<7, 6>(p.key()));
                 assert_eq!(p.mirror().mirror(), p);
             }
         }
@@ -463,6 +647,9 @@ mod tests {
         assert!(p.can_win_next() && p.is_winning_move(3));
         // Opponent threatens column 4: the only non-losing move is there.
         let q = pos("41414");
-        assert_eq!(q.non_losing_moves(), column_mask(3) & q.possible());
+        assert_eq!(
+            q.non_losing_moves(),
+            Position::<7, 6>::column_mask(3) & q.possible()
+        );
     }
 }

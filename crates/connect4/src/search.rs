@@ -6,14 +6,13 @@
 use crate::book::Book;
 use crate::bounds::{BoundStore, ScoreBound};
 use crate::moves::MoveSorter;
-use crate::position::{Position, SQUARES, WIDTH, column_of};
+use crate::position::Position;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-const SQUARES_I: i32 = SQUARES as i32;
 /// Enhanced transposition cutoffs only where at least 20 squares are empty: nearer the end
 /// the subtrees are too small to pay for probing every child (measured on Begin-Hard) ...
-const ETC_MAX_MOVES: i32 = 22;
+const ETC_MIN_EMPTY: i32 = 20;
 /// ... and only once a solve has explored this many positions: before that the table holds
 /// too little for the extra probes to find anything (they slowed Begin-Easy down).
 const ETC_AFTER_NODES: u64 = 100_000;
@@ -86,10 +85,12 @@ impl Heartbeat<'_> {
     }
 }
 
-/// The score of a win with the side to move's next stone, when `moves` stones are down.
+/// The score of a win with the side to move's next stone, when `moves` stones are down on a
+/// board of `squares` squares: `⌊(squares + 1 − moves) / 2⌋` (Pons' convention, 22 − k for a
+/// win with one's k-th stone on 7×6).
 #[inline]
-pub const fn win_now_score(moves: u32) -> i32 {
-    (SQUARES_I + 1 - moves as i32) / 2
+pub const fn win_now_score(squares: usize, moves: u32) -> i32 {
+    (squares as i32 + 1 - moves as i32) / 2
 }
 
 /// The reported score: as is when strong, its sign when weak.
@@ -105,22 +106,22 @@ pub(crate) fn finish(score: i32, strength: Strength) -> i32 {
 /// full column: a winning move scores the win, a move that fills the board 0, any other
 /// minus `solve`'s score of the position after it (as [`finish`]ed for `strength`). `None`
 /// if `solve` gave up.
-pub(crate) fn column_scores(
-    pos: &Position,
+pub(crate) fn column_scores<const W: usize, const H: usize>(
+    pos: &Position<W, H>,
     strength: Strength,
-    mut solve: impl FnMut(&Position) -> Option<i32>,
-) -> Option<[Option<i32>; WIDTH]> {
-    let mut scores = [None; WIDTH];
+    mut solve: impl FnMut(&Position<W, H>) -> Option<i32>,
+) -> Option<[Option<i32>; W]> {
+    let mut scores = [None; W];
     for (col, score) in scores.iter_mut().enumerate() {
         if !pos.can_play(col) {
             continue;
         }
         *score = Some(if pos.is_winning_move(col) {
-            finish(win_now_score(pos.moves()), strength)
+            finish(win_now_score(W * H, pos.moves()), strength)
         } else {
             let mut next = *pos;
             next.play_column(col);
-            if next.moves() as usize == SQUARES {
+            if next.moves() as usize == W * H {
                 0
             } else {
                 -solve(&next)?
@@ -132,11 +133,14 @@ pub(crate) fn column_scores(
 
 /// The score window of a position the side to move cannot win at once: `(min, max)` with the
 /// score in `min..=max` (strong), or `(-1, 1)` (weak: only the sign is sought).
-pub(crate) fn initial_window(pos: &Position, strength: Strength) -> (i32, i32) {
+pub(crate) fn initial_window<const W: usize, const H: usize>(
+    pos: &Position<W, H>,
+    strength: Strength,
+) -> (i32, i32) {
     match strength {
         Strength::Strong => (
-            -(SQUARES_I - pos.moves() as i32) / 2,
-            win_now_score(pos.moves()),
+            -((W * H) as i32 - pos.moves() as i32) / 2,
+            win_now_score(W * H, pos.moves()),
         ),
         Strength::Weak => (-1, 1),
     }
@@ -163,20 +167,20 @@ pub(crate) static NEVER: AtomicU32 = AtomicU32::new(0);
 
 /// How one search thread reaches the bound table: with `&mut` when it has it to itself (and
 /// may grow it as it stores), or through a shared reference when threads share it.
-pub(crate) trait Access {
+pub(crate) trait Access<const W: usize, const H: usize> {
     /// Whether other threads search at the same time: only then does the search watch for a
     /// signal to abandon its window.
     const SHARED: bool;
     /// [`BoundStore::WEIGHS_SUBTREES`].
     const WEIGHS_SUBTREES: bool;
     /// [`BoundStore::get`].
-    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)>;
+    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)>;
     /// [`BoundStore::put`].
-    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, nodes: u64);
+    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, nodes: u64);
     /// [`BoundStore::prefetch`].
-    fn prefetch(&self, pos: &Position);
+    fn prefetch(&self, pos: &Position<W, H>);
     /// [`BoundStore::hit_weight`].
-    fn hit_weight(&self, pos: &Position) -> u64;
+    fn hit_weight(&self, pos: &Position<W, H>) -> u64;
     /// Called by a shared search every [`PUBLISH_EVERY`] positions explored, with the count
     /// so far: the moment to tell the other threads.
     #[inline]
@@ -190,31 +194,31 @@ pub(crate) trait Access {
 /// enough that the shared counters cost nothing measurable.
 pub(crate) const PUBLISH_EVERY: u64 = 1 << 12;
 
-impl<T: BoundStore> Access for &mut T {
+impl<const W: usize, const H: usize, T: BoundStore<W, H>> Access<W, H> for &mut T {
     const SHARED: bool = false;
     const WEIGHS_SUBTREES: bool = T::WEIGHS_SUBTREES;
     #[inline]
-    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)> {
         (**self).get(pos)
     }
     #[inline]
-    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, nodes: u64) {
+    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, nodes: u64) {
         (**self).put(pos, bound, best, nodes);
     }
     #[inline]
-    fn prefetch(&self, pos: &Position) {
+    fn prefetch(&self, pos: &Position<W, H>) {
         (**self).prefetch(pos);
     }
     #[inline]
-    fn hit_weight(&self, pos: &Position) -> u64 {
+    fn hit_weight(&self, pos: &Position<W, H>) -> u64 {
         (**self).hit_weight(pos)
     }
 }
 
 /// One thread's search: negamax over a table reached through `A`, with its own counters.
-pub(crate) struct Search<'a, A: Access> {
+pub(crate) struct Search<'a, A: Access<W, H>, const W: usize, const H: usize> {
     pub(crate) table: A,
-    pub(crate) book: Option<&'a Book>,
+    pub(crate) book: Option<&'a Book<W, H>>,
     /// Positions explored (calls to [`Search::negamax`]).
     pub(crate) nodes: u64,
     /// See [`Solver`]'s field of the same name.
@@ -267,7 +271,7 @@ impl Busy {
 
     /// Marks `pos` busy, if its slot is free.
     #[inline]
-    fn mark(&self, pos: &Position) -> Option<Mark<'_>> {
+    fn mark<const W: usize, const H: usize>(&self, pos: &Position<W, H>) -> Option<Mark<'_>> {
         let key = pos.symmetric_key();
         let slot = self.slot(key);
         slot.compare_exchange(0, key, Relaxed, Relaxed)
@@ -277,13 +281,16 @@ impl Busy {
 
     /// Whether some thread is searching `pos`.
     #[inline]
-    fn is_busy(&self, pos: &Position) -> bool {
+    fn is_busy<const W: usize, const H: usize>(&self, pos: &Position<W, H>) -> bool {
         let key = pos.symmetric_key();
         self.slot(key).load(Relaxed) == key
     }
 }
 
-impl<A: Access> Search<'_, A> {
+impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
+    /// Squares on the board.
+    const SQUARES: i32 = (W * H) as i32;
+
     /// Tells the heartbeat, if any, that the window `[window, window + 1]` is being searched
     /// with the score in `min..=max`.
     pub(crate) fn searching(&mut self, window: i32, min: i32, max: i32) {
@@ -304,7 +311,7 @@ impl<A: Access> Search<'_, A> {
     /// was told to stop.
     pub(crate) fn score(
         &mut self,
-        pos: &Position,
+        pos: &Position<W, H>,
         strength: Strength,
         mut answered: impl FnMut(i32, i32, i32, u64),
     ) -> Option<i32> {
@@ -333,7 +340,13 @@ impl<A: Access> Search<'_, A> {
     /// the exact score if it lies inside the window, else a bound on the same side of the
     /// window as the score (fail-soft within the known bounds). When shared, returns a
     /// meaningless 0 with `aborted` set if the signal was raised.
-    pub(crate) fn negamax(&mut self, pos: &Position, alpha: i32, beta: i32, threats: u64) -> i32 {
+    pub(crate) fn negamax(
+        &mut self,
+        pos: &Position<W, H>,
+        alpha: i32,
+        beta: i32,
+        threats: u64,
+    ) -> i32 {
         debug_assert!(alpha < beta && !pos.can_win_next());
         self.nodes += 1;
         if self.nodes & (PUBLISH_EVERY - 1) == 0 {
@@ -355,7 +368,7 @@ impl<A: Access> Search<'_, A> {
     /// window's top `beta`: by its claimeven bound, or by its stored upper bound (enhanced
     /// transposition cutoff). Stores the node's lower bound when it finds one.
     #[inline(always)]
-    fn refuted_child(&mut self, pos: &Position, candidates: u64, beta: i32) -> Option<i32> {
+    fn refuted_child(&mut self, pos: &Position<W, H>, candidates: u64, beta: i32) -> Option<i32> {
         let moves = pos.moves() as i32;
         // A child that claimeven shows lost for the player to move there is won for us,
         // without a search. Only where the children have an even number of stones, when the
@@ -369,7 +382,7 @@ impl<A: Access> Search<'_, A> {
                 if let Some(bound) = pos.after(square).claimeven_bound()
                     && -bound >= beta
                 {
-                    let col = column_of(square);
+                    let col = Position::<W, H>::column_of(square);
                     self.table.put(pos, ScoreBound::Lower(-bound), Some(col), 1);
                     return Some(-bound);
                 }
@@ -377,7 +390,7 @@ impl<A: Access> Search<'_, A> {
         }
         // Enhanced transposition cutoff: a child whose stored upper bound already refutes
         // it at the window's top ends the node without a search.
-        let mut rest = if moves <= ETC_MAX_MOVES && self.nodes > ETC_AFTER_NODES {
+        let mut rest = if moves + ETC_MIN_EMPTY <= Self::SQUARES && self.nodes > ETC_AFTER_NODES {
             candidates
         } else {
             0
@@ -391,7 +404,7 @@ impl<A: Access> Search<'_, A> {
             {
                 let nodes = self.table.hit_weight(&child);
                 self.weight += nodes;
-                let col = column_of(square);
+                let col = Position::<W, H>::column_of(square);
                 self.table
                     .put(pos, ScoreBound::Lower(-upper), Some(col), nodes + 1);
                 return Some(-upper);
@@ -401,7 +414,7 @@ impl<A: Access> Search<'_, A> {
     }
 
     #[inline(always)]
-    fn node(&mut self, pos: &Position, mut alpha: i32, mut beta: i32, threats: u64) -> i32 {
+    fn node(&mut self, pos: &Position<W, H>, mut alpha: i32, mut beta: i32, threats: u64) -> i32 {
         // Subtree sizes cost a counter per node: only for stores that keep them.
         if A::WEIGHS_SUBTREES {
             self.weight += 1;
@@ -411,14 +424,14 @@ impl<A: Access> Search<'_, A> {
         let candidates = pos.non_losing_moves_against(threats);
         if candidates == 0 {
             // Every move lets the opponent win with their next stone.
-            return -(SQUARES_I - moves) / 2;
+            return -(Self::SQUARES - moves) / 2;
         }
-        if moves >= SQUARES_I - 2 {
+        if moves >= Self::SQUARES - 2 {
             // Two squares left and no one can win with them.
             return 0;
         }
         // The opponent cannot win with their next stone, so we lose at the earliest later.
-        let min = -(SQUARES_I - 2 - moves) / 2;
+        let min = -(Self::SQUARES - 2 - moves) / 2;
         if alpha < min {
             alpha = min;
             if alpha >= beta {
@@ -426,7 +439,7 @@ impl<A: Access> Search<'_, A> {
             }
         }
         // We cannot win with this stone, so at best with the next one.
-        let mut max = (SQUARES_I - 1 - moves) / 2;
+        let mut max = (Self::SQUARES - 1 - moves) / 2;
         if let Some(bound) = pos.claimeven_bound() {
             max = max.min(bound);
         }
@@ -471,7 +484,7 @@ impl<A: Access> Search<'_, A> {
         if let Some(score) = self.refuted_child(pos, candidates, beta) {
             return score;
         }
-        let mut sorter = MoveSorter::EMPTY;
+        let mut sorter = MoveSorter::<W, H>::EMPTY;
         sorter.start(candidates, hint);
         // Near the root of a shared search, mark the node as being searched, and leave the
         // children other threads are searching for last (see `Busy`) — all but the first
@@ -483,7 +496,7 @@ impl<A: Access> Search<'_, A> {
         let busy = self.busy;
         let shallow = A::SHARED && pos.moves() < self.defer_until;
         let _mark = if shallow { busy.mark(pos) } else { None };
-        let mut deferred = [(0, 0); WIDTH];
+        let mut deferred = [(0, 0); W];
         let (mut deferred_len, mut deferred_next) = (0, 0);
         let mut eldest = true;
         loop {
@@ -509,7 +522,7 @@ impl<A: Access> Search<'_, A> {
                 return 0;
             }
             if score >= beta {
-                let col = column_of(square);
+                let col = Position::<W, H>::column_of(square);
                 let nodes = self.weight - first + 1;
                 self.table
                     .put(pos, ScoreBound::Lower(score), Some(col), nodes);

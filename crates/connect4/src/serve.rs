@@ -21,7 +21,7 @@
 //! without holding a thread.
 
 use crate::pool::{Analysis, Request, SolverPool, Stop};
-use crate::position::{Position, SQUARES};
+use crate::position::Position;
 use crate::solver::Strength;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{ConnectInfo, Query, Request as HttpRequest, State};
@@ -43,7 +43,7 @@ const APP_JS: &str = include_str!("serve/page/app.js");
 const STYLE_CSS: &str = include_str!("serve/page/style.css");
 
 /// The longest move sequence a request may name: a full board.
-pub const MAX_MOVES: usize = SQUARES;
+pub const MAX_MOVES: usize = Position::<7, 6>::SQUARES;
 
 /// How the server answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -363,7 +363,7 @@ mod tests {
         assert_eq!(strength, Strength::Weak);
         for (bad, why) in [
             (query(&[("pos", "48")]), "out of range"),
-            (query(&[("pos", "4x")]), "not a column digit"),
+            (query(&[("pos", "4x")]), "not a column"),
             (query(&[("pos", "1111111")]), "full"),
             (query(&[("pos", "1212121")]), "already won"),
             (query(&[("pos", &"4".repeat(43))]), "more than the 42"),

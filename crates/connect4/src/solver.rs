@@ -8,24 +8,26 @@
 //! starting near 0 where most scores lie, needs a handful of such searches for the exact
 //! score; the weak solver asks only about `[-1, 1]`.
 //!
-//! Scores are from the side to move: a win with the player's `k`-th stone is `22 − k`, a
-//! loss to the opponent's `k`-th stone `−(22 − k)`, a draw 0; in general a win at move
-//! `n + 1` (when `n` stones are down) is worth `(43 − n) / 2`.
+//! Scores are from the side to move: on 7×6 a win with the player's `k`-th stone is `22 − k`,
+//! a loss to the opponent's `k`-th stone `−(22 − k)`, a draw 0; in general, on a board of
+//! `W·H` squares, a win at move `n + 1` (when `n` stones are down) is worth
+//! `⌊(W·H + 1 − n) / 2⌋` ([`win_now_score`]).
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, TableError};
-use crate::position::{Position, WIDTH};
+use crate::position::Position;
 use crate::search::{Busy, Heartbeat, NEVER, NO_BUSY, Search, column_scores, finish};
 pub use crate::search::{
     HEARTBEAT_EVERY, HEARTBEAT_FIRST, Progress, Step, Strength, win_now_score,
 };
 use std::time::{Duration, Instant};
 
-/// A solver: a bound table (by default the exact [`BoundTable`]), an optional opening book,
-/// a node counter, and how many threads to solve with.
-pub struct Solver<T: BoundStore = BoundTable> {
+/// A solver for the board of `W` columns and `H` rows (7×6 unless said otherwise): a bound
+/// table (by default the exact [`BoundTable`]), an optional opening book, a node counter,
+/// and how many threads to solve with.
+pub struct Solver<const W: usize = 7, const H: usize = 6, T: BoundStore<W, H> = BoundTable<W, H>> {
     table: T,
-    book: Option<Book>,
+    book: Option<Book<W, H>>,
     nodes: u64,
     /// Subtree sizes as a replacement scheme counts them: `nodes`, except that a cutoff by a
     /// stored bound counts [`BoundStore::hit_weight`] (BIGALL's stored subtree size).
@@ -38,14 +40,14 @@ pub struct Solver<T: BoundStore = BoundTable> {
     progress: Option<Progress>,
 }
 
-impl Solver {
+impl<const W: usize, const H: usize> Solver<W, H> {
     /// A solver with a table of `hash_mib` MiB, on one thread.
     pub fn new(hash_mib: u64) -> Result<Self, TableError> {
         Ok(Solver::with_table(BoundTable::new(hash_mib)?))
     }
 }
 
-impl<T: BoundStore> Solver<T> {
+impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
     /// A solver on any bound store, e.g. a table configured for an experiment.
     pub fn with_table(table: T) -> Self {
         Solver {
@@ -66,7 +68,7 @@ impl<T: BoundStore> Solver<T> {
     }
 
     /// Uses `book` for the positions it holds.
-    pub fn set_book(&mut self, book: Book) {
+    pub fn set_book(&mut self, book: Book<W, H>) {
         self.book = Some(book);
     }
 
@@ -128,9 +130,9 @@ impl<T: BoundStore> Solver<T> {
     }
 
     /// The score of `pos`: exact for [`Strength::Strong`], its sign for [`Strength::Weak`].
-    pub fn solve(&mut self, pos: &Position, strength: Strength) -> i32 {
+    pub fn solve(&mut self, pos: &Position<W, H>, strength: Strength) -> i32 {
         if pos.can_win_next() {
-            return finish(win_now_score(pos.moves()), strength);
+            return finish(win_now_score(W * H, pos.moves()), strength);
         }
         let score = if self.threads > 1
             && let Some(busy) = &self.busy
@@ -153,7 +155,7 @@ impl<T: BoundStore> Solver<T> {
     }
 
     /// The binary search on the score, on this thread with the table to itself.
-    fn solve_alone(&mut self, pos: &Position, strength: Strength) -> i32 {
+    fn solve_alone(&mut self, pos: &Position<W, H>, strength: Strength) -> i32 {
         let started = Instant::now();
         let mut search = Search {
             table: &mut self.table,
@@ -203,8 +205,8 @@ impl<T: BoundStore> Solver<T> {
 
     /// The score of every column of `pos` from the side to move's view (`None` for a full
     /// column): a winning move scores the win, any other move minus the reply's score.
-    pub fn analyze(&mut self, pos: &Position, strength: Strength) -> [Option<i32>; WIDTH] {
+    pub fn analyze(&mut self, pos: &Position<W, H>, strength: Strength) -> [Option<i32>; W] {
         // This solver's solves always finish.
-        column_scores(pos, strength, |next| Some(self.solve(next, strength))).unwrap_or_default()
+        column_scores(pos, strength, |next| Some(self.solve(next, strength))).unwrap_or([None; W])
     }
 }

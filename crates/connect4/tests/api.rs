@@ -152,8 +152,8 @@ fn bad_requests_get_a_reason_and_the_server_goes_on() {
     for (query, why) in [
         ("pos=48", "out of range"),
         ("pos=40", "out of range"),
-        ("pos=4x", "not a column digit"),
-        ("pos=%FF", "not a column digit"),
+        ("pos=4x", "not a column"),
+        ("pos=%FF", "not a column"),
         ("pos=1111111", "is full"),
         ("pos=1212121", "already won"),
         (&format!("pos={long}"), "more than the 42"),

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use transpo_connect4::position::WIDTH;
+const WIDTH: usize = transpo_connect4::Position::WIDTH;
 use transpo_connect4::{Position, Solver, Strength};
 
 /// The longest any one wait may take: the server starting, chromedriver starting, a solve.

@@ -1,6 +1,9 @@
 //! The bound table's unit tests.
 
 use super::*;
+use crate::Position;
+
+type BoundTable = super::BoundTable<7, 6>;
 
 #[test]
 fn every_bound_round_trips_through_a_byte() {
@@ -37,7 +40,7 @@ fn near_and_far_positions_each_have_a_table() {
     let far = Position::from_moves("4433").expect("valid");
     // A Middle-Easy position (Pons' Test_L2_R1) with 26 stones.
     let near = Position::from_moves("21253774536432517717274325").expect("valid");
-    assert_eq!(near.moves(), NEAR_FROM_MOVES);
+    assert_eq!(near.moves(), 42 - NEAR_EMPTY);
     assert!(std::ptr::eq(table.view(0).table(&near), &table.near.table));
     assert!(std::ptr::eq(table.view(0).table(&far), &table.far.table));
     table.put(&far, ScoreBound::Lower(3), Some(1), 1);
@@ -82,7 +85,7 @@ fn any_size_grows_without_losing_entries() {
     let mut table = BoundTable::new(5).expect("5 MiB");
     assert_eq!(table.capacity(), (1 << 19) + NEAR_BUCKETS);
     let mut all = positions(300_000);
-    all.retain(|pos| pos.moves() < NEAR_FROM_MOVES);
+    all.retain(|pos| pos.moves() < 42 - NEAR_EMPTY);
     for pos in &all {
         table.put(pos, ScoreBound::Upper(0), None, 1);
     }
@@ -100,7 +103,7 @@ fn growing_keeps_bounds_exact() {
     assert_eq!(table.buckets_in_use(), START_BUCKETS);
     // Positions for the big table, which is the one that grows.
     let mut all = positions(600_000);
-    all.retain(|pos| pos.moves() < NEAR_FROM_MOVES);
+    all.retain(|pos| pos.moves() < 42 - NEAR_EMPTY);
     assert!(all.len() > 400_000, "{}", all.len());
     let bound = |i: usize| ScoreBound::Lower((i % 43) as i32 - 21);
     for (i, pos) in all.iter().enumerate() {

@@ -4,80 +4,74 @@
 //! [`Position::claimeven_bound`] at every node and, before searching the children of a
 //! node, [`Position::children_may_have_claimeven_bounds`].
 
-use super::{BOARD, BOTTOM, H1, HEIGHT, Position};
+use super::Position;
 
-/// The squares of rows 2, 4, 6, … counted from the bottom.
-const EVEN_ROWS: u64 = {
-    let mut rows = 0;
-    let mut row = 1;
-    while row < HEIGHT {
-        rows |= BOTTOM << row;
-        row += 2;
-    }
-    rows
-};
-
-/// The first player's score when it cannot make four and the opponent, keeping the squares
-/// `kept` (even rows), has a four among them and its `stones`: at most the loss on the latest
-/// move the opponent can be held to. A four whose empty squares lie in rows up to `r` is
-/// complete once those squares are filled, which the first player can put off at most until
-/// only the `HEIGHT − r` squares above one of them are left: the opponent's winning stone is
-/// at the latest number `SQUARES − HEIGHT + r`, a score of `−(HEIGHT + 2 − r) / 2` (−3, −2, −1
-/// for rows 2, 4, 6 on 7×6).
-fn claimeven_loss(stones: u64, kept: u64) -> i32 {
-    let mut row = 2;
-    while row < HEIGHT {
-        let rows_up_to = BOTTOM * ((1 << row) - 1);
-        if has_four(stones | (kept & rows_up_to)) {
-            return -((HEIGHT + 2 - row) as i32) / 2;
+impl<const W: usize, const H: usize> Position<W, H> {
+    /// The squares of rows 2, 4, 6, … counted from the bottom.
+    const EVEN_ROWS: u64 = {
+        let mut rows = 0;
+        let mut row = 1;
+        while row < H {
+            rows |= Self::BOTTOM << row;
+            row += 2;
         }
-        row += 2;
+        rows
+    };
+
+    /// The first player's score when it cannot make four and the opponent, keeping the
+    /// squares `kept` (even rows), has a four among them and its `stones`: at most the loss on
+    /// the latest move the opponent can be held to. A four whose empty squares lie in rows up
+    /// to `r` is complete once those squares are filled, which the first player can put off at
+    /// most until only the `H − r` squares above one of them are left: the opponent's winning
+    /// stone is at the latest number `W·H − H + r`, a score of `−(H + 2 − r) / 2` (−3, −2, −1
+    /// for rows 2, 4, 6 on 7×6).
+    fn claimeven_loss(stones: u64, kept: u64) -> i32 {
+        let mut row = 2;
+        while row < H {
+            let rows_up_to = Self::BOTTOM * ((1 << row) - 1);
+            if Self::has_four(stones | (kept & rows_up_to)) {
+                return -((H + 2 - row) as i32) / 2;
+            }
+            row += 2;
+        }
+        -1
     }
-    -1
-}
 
-/// Whether `stones` (squares of the board only) hold four in a row, column or diagonal.
-#[inline]
-fn has_four(stones: u64) -> bool {
-    [1, H1, H1 - 1, H1 + 1]
-        .into_iter()
-        .any(|shift| fours(stones, shift) != 0)
-}
-
-/// The fours of `stones` along `shift` (1 up a column, `H1` along a row, `H1 ∓ 1` the
-/// diagonals), each marked by its lowest-numbered square.
-#[inline]
-fn fours(stones: u64, shift: usize) -> u64 {
-    let pairs = stones & (stones >> shift);
-    pairs & (pairs >> (2 * shift))
-}
-
-/// The squares strictly above `squares` in their columns.
-#[inline]
-fn strictly_above(squares: u64) -> u64 {
-    let mut above = 0;
-    let mut row = squares;
-    for _ in 1..HEIGHT {
-        row = (row << 1) & BOARD;
-        above |= row;
+    /// Whether `stones` (squares of the board only) hold four in a row, column or diagonal.
+    #[inline]
+    fn has_four(stones: u64) -> bool {
+        [1, Self::H1, Self::H1 - 1, Self::H1 + 1]
+            .into_iter()
+            .any(|shift| fours(stones, shift) != 0)
     }
-    above
-}
 
-/// Whether `first`, filling squares bottom-up against `second`, may complete a four before
-/// `second` does: unless `first` has no four in a column and each of its other fours has a
-/// four of `second` in the same direction below it (the same squares shifted down), whose
-/// squares must all be filled before the four above them can be.
-#[inline]
-fn may_win_first(first: u64, second: u64) -> bool {
-    fours(first, 1) != 0
-        || [H1, H1 - 1, H1 + 1].into_iter().any(|shift| {
-            let mine = fours(first, shift);
-            mine != 0 && mine & !strictly_above(fours(second, shift)) != 0
-        })
-}
+    /// The squares strictly above `squares` in their columns.
+    #[inline]
+    fn strictly_above(squares: u64) -> u64 {
+        let mut above = 0;
+        let mut row = squares;
+        for _ in 1..H {
+            row = (row << 1) & Self::BOARD;
+            above |= row;
+        }
+        above
+    }
 
-impl Position {
+    /// Whether `first`, filling squares bottom-up against `second`, may complete a four before
+    /// `second` does: unless `first` has no four in a column and each of its other fours has a
+    /// four of `second` in the same direction below it (the same squares shifted down), whose
+    /// squares must all be filled before the four above them can be.
+    #[inline]
+    fn may_win_first(first: u64, second: u64) -> bool {
+        fours(first, 1) != 0
+            || [Self::H1, Self::H1 - 1, Self::H1 + 1]
+                .into_iter()
+                .any(|shift| {
+                    let mine = fours(first, shift);
+                    mine != 0 && mine & !Self::strictly_above(fours(second, shift)) != 0
+                })
+    }
+
     /// An upper bound on the side to move's score from what the squares still allow, without
     /// search: 0 if it can never make four in a row first, a loss (−1, or lower when the
     /// opponent's four lies low enough to be complete early) if in addition the opponent is
@@ -99,20 +93,20 @@ impl Position {
     /// (the board cannot fill up before). With an odd number of stones only the first part is
     /// used, with every empty square: a side that could not make four even with all of them
     /// cannot win.
-    #[inline]
+    #[inline(always)]
     pub fn claimeven_bound(&self) -> Option<i32> {
-        let empty = BOARD & !self.mask;
+        let empty = Self::BOARD & !self.mask;
         let opponent = self.current ^ self.mask;
-        if HEIGHT.is_multiple_of(2) && self.moves.is_multiple_of(2) {
-            let kept = EVEN_ROWS & empty & !self.possible();
-            if may_win_first(self.current | (empty & !kept), opponent | kept) {
+        if H.is_multiple_of(2) && self.moves.is_multiple_of(2) {
+            let kept = Self::EVEN_ROWS & empty & !self.possible();
+            if Self::may_win_first(self.current | (empty & !kept), opponent | kept) {
                 None
-            } else if has_four(opponent | kept) {
-                Some(claimeven_loss(opponent, kept))
+            } else if Self::has_four(opponent | kept) {
+                Some(Self::claimeven_loss(opponent, kept))
             } else {
                 Some(0)
             }
-        } else if has_four(self.current | empty) {
+        } else if Self::has_four(self.current | empty) {
             None
         } else {
             Some(0)
@@ -129,29 +123,37 @@ impl Position {
     /// even-row ones, whichever move is played: one test for up to seven bounds.
     #[inline]
     pub fn children_may_have_claimeven_bounds(&self) -> bool {
-        let empty = BOARD & !self.mask;
+        let empty = Self::BOARD & !self.mask;
         let opponent = self.current ^ self.mask;
         let possible = self.possible();
-        let kept_by_first = opponent | (empty & !EVEN_ROWS & !possible);
-        let at_most_second = self.current | possible | (empty & EVEN_ROWS);
-        !may_win_first(kept_by_first, at_most_second)
+        let kept_by_first = opponent | (empty & !Self::EVEN_ROWS & !possible);
+        let at_most_second = self.current | possible | (empty & Self::EVEN_ROWS);
+        !Self::may_win_first(kept_by_first, at_most_second)
     }
+}
+
+/// The fours of `stones` along `shift` (1 up a column, `H + 1` along a row, `H + 1 ∓ 1` the
+/// diagonals), each marked by its lowest-numbered square.
+#[inline]
+fn fours(stones: u64, shift: usize) -> u64 {
+    let pairs = stones & (stones >> shift);
+    pairs & (pairs >> (2 * shift))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::{SQUARES, WIDTH};
 
     /// The side to move's exact score by plain minimax over every move (Pons' convention:
-    /// a win with the stone after `n` on the board scores (43 − n) / 2).
-    fn minimax(p: &Position) -> i32 {
-        if p.moves() as usize == SQUARES {
+    /// a win with the stone after `n` on the board scores (W·H + 1 − n) / 2).
+    fn minimax<const W: usize, const H: usize>(p: &Position<W, H>) -> i32 {
+        let squares = (W * H) as i32;
+        if p.moves() as i32 == squares {
             return 0;
         }
-        let playable = || (0..WIDTH).filter(|&col| p.can_play(col));
+        let playable = || (0..W).filter(|&col| p.can_play(col));
         if playable().any(|col| p.is_winning_move(col)) {
-            return (SQUARES as i32 + 1 - p.moves() as i32) / 2;
+            return (squares + 1 - p.moves() as i32) / 2;
         }
         playable()
             .map(|col| {
@@ -164,14 +166,17 @@ mod tests {
     }
 
     /// Random play (no winning moves) to `stones` stones, or `None` if it got stuck.
-    fn random_position(seed: &mut u64, stones: u32) -> Option<Position> {
+    fn random_position<const W: usize, const H: usize>(
+        seed: &mut u64,
+        stones: u32,
+    ) -> Option<Position<W, H>> {
         let mut p = Position::new();
         while p.moves() < stones {
             *seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let pick = (*seed >> 33) as usize;
-            let safe: Vec<usize> = (0..WIDTH)
+            let safe: Vec<usize> = (0..W)
                 .filter(|&col| p.can_play(col) && !p.is_winning_move(col))
                 .collect();
             p.play_column(*safe.get(pick % safe.len().max(1))?);
@@ -179,46 +184,95 @@ mod tests {
         Some(p)
     }
 
-    #[test]
-    fn the_claimeven_bound_never_undercuts_the_minimax_score_and_is_skipped_only_when_empty() {
-        let mut seed = 7;
-        let (mut draws, mut losses, mut early_losses, mut checked) = (0, 0, 0, 0);
-        let (mut skipped, mut covered) = (0, 0);
-        while checked < 12000 {
-            let stones = 34 + (checked % 3) as u32;
-            let Some(p) = random_position(&mut seed, stones) else {
+    /// What [`check`] saw: bounds of 0, of −1 and lower, children skipped, and bounds where
+    /// the first player has fours all covered by the opponent's below.
+    #[derive(Debug, Default)]
+    struct Seen {
+        draws: u32,
+        losses: u32,
+        early_losses: u32,
+        skipped: u32,
+        covered: u32,
+    }
+
+    /// Checks `count` random positions of `W`×`H` with `empty` to `empty + 2` empty squares
+    /// against plain minimax: no claimeven bound lies below the score, and no child of a
+    /// position whose children are said to have none has one.
+    fn check<const W: usize, const H: usize>(count: u32, empty: u32, seed: u64) -> Seen {
+        let mut seed = seed;
+        let mut seen = Seen::default();
+        let mut checked = 0;
+        while checked < count {
+            let stones = (W * H) as u32 - empty - checked % 3;
+            let Some(p) = random_position::<W, H>(&mut seed, stones) else {
                 continue;
             };
             checked += 1;
             let exact = minimax(&p);
             if p.moves() % 2 == 1 && !p.children_may_have_claimeven_bounds() {
-                for col in (0..WIDTH).filter(|&col| p.can_play(col) && !p.is_winning_move(col)) {
+                for col in (0..W).filter(|&col| p.can_play(col) && !p.is_winning_move(col)) {
                     let mut child = p;
                     child.play_column(col);
-                    assert_eq!(child.claimeven_bound(), None, "{p:?}, column {col}");
-                    skipped += 1;
+                    assert_eq!(child.claimeven_bound(), None, "{W}x{H} {p:?}, column {col}");
+                    seen.skipped += 1;
                 }
             }
             if let Some(bound) = p.claimeven_bound() {
-                assert!(exact <= bound, "{p:?}: score {exact} above bound {bound}");
-                let empty = BOARD & !p.mask;
-                let kept = EVEN_ROWS & empty & !p.possible();
-                if p.moves % 2 == 0 && has_four(p.current | (empty & !kept)) {
-                    // Bounds where the first player has fours, all above the opponent's.
-                    covered += 1;
+                assert!(
+                    exact <= bound,
+                    "{W}x{H} {p:?}: score {exact} above bound {bound}"
+                );
+                let empty = Position::<W, H>::BOARD & !p.mask;
+                let kept = Position::<W, H>::EVEN_ROWS & empty & !p.possible();
+                if p.moves % 2 == 0 && Position::<W, H>::has_four(p.current | (empty & !kept)) {
+                    seen.covered += 1;
                 }
                 match bound {
-                    0 => draws += 1,
-                    -1 => losses += 1,
-                    _ => early_losses += 1,
+                    0 => seen.draws += 1,
+                    -1 => seen.losses += 1,
+                    _ => seen.early_losses += 1,
                 }
             }
         }
+        seen
+    }
+
+    #[test]
+    fn the_claimeven_bound_never_undercuts_the_minimax_score_and_is_skipped_only_when_empty() {
+        let seen = check::<7, 6>(12000, 6, 7);
         // Every kind of bound comes up, so the comparison means something.
         assert!(
-            draws > 40 && losses > 10 && early_losses > 10 && skipped > 100 && covered > 10,
-            "{draws} bounds of 0, {losses} of -1, {early_losses} below, {skipped} skipped, \
-             {covered} over fours below"
+            seen.draws > 40
+                && seen.losses > 10
+                && seen.early_losses > 10
+                && seen.skipped > 100
+                && seen.covered > 10,
+            "{seen:?}"
+        );
+    }
+
+    #[test]
+    fn the_claimeven_bound_holds_on_other_boards() {
+        // Even heights, where the opponent's claimeven applies, and odd ones, where only the
+        // can't-win bound does.
+        let seen = [
+            check::<4, 4>(3000, 8, 1),
+            check::<6, 4>(3000, 8, 2),
+            check::<5, 6>(3000, 8, 3),
+            check::<4, 8>(3000, 8, 4),
+            check::<8, 4>(2000, 8, 5),
+            check::<12, 4>(2000, 8, 6),
+            check::<9, 5>(2000, 8, 7),
+            check::<4, 15>(2000, 8, 8),
+        ];
+        // Bounds come up on the even heights (on 9×5 and 4×15, where a side must be unable
+        // to make four even with every empty square, they are rare).
+        for (i, s) in seen[..6].iter().enumerate() {
+            assert!(s.draws + s.losses + s.early_losses > 20, "board {i}: {s:?}");
+        }
+        assert!(
+            seen[..4].iter().all(|s| s.losses + s.early_losses > 0),
+            "{seen:?}"
         );
     }
 }

@@ -6,7 +6,6 @@ use transpo::{Bound, ResearchEntry, Table};
 use transpo_connect4::{
     Position,
     bounds::{BoundStore, ScoreBound},
-    position::SQUARES,
 };
 
 /// The study's bound store: a lab table under the solver.
@@ -62,7 +61,7 @@ impl BoundStore for ResearchBounds {
             // Columns are below 7, scores within ±21, empty squares at most 42.
             mv: best.map_or(0, |c| c as u16 + 1),
             score: score as i16,
-            depth: (SQUARES as u32 - pos.moves()) as u8,
+            depth: (Position::SQUARES as u32 - pos.moves()) as u8,
             bound,
             nodes,
         };
