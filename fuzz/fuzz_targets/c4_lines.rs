@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let mut to_solve = Vec::new();
     for line in data.split(|&b| b == b'\n').take(32) {
         let text = String::from_utf8_lossy(line);
-        match parse_line(&text) {
+        match parse_line::<7, 6>(&text) {
             Ok(problem) => {
                 exercise(&problem.position);
                 if problem.position.moves() >= SOLVE_FROM {

@@ -71,8 +71,8 @@ impl SetResult {
 
 /// Solves the first `limit` lines of the test-set text `text` (all if `None`), calling
 /// `progress(done, total)` after each.
-pub fn run_set(
-    solver: &mut Solver,
+pub fn run_set<const W: usize, const H: usize>(
+    solver: &mut Solver<W, H>,
     name: &str,
     text: &str,
     strength: Strength,
@@ -89,7 +89,7 @@ pub fn run_set(
     };
     for (i, line) in lines.iter().enumerate() {
         let line_number = i + 1;
-        match parse_line(line) {
+        match parse_line::<W, H>(line) {
             Err(e) => result.failures.push(Failure {
                 line: line_number,
                 reason: e.to_string(),
@@ -182,7 +182,7 @@ mod tests {
         let text = "2252576253462244111563365343671351441 -1\n\
                     2252576253462244111563365343671351441 5\n\
                     44x 1\n";
-        let mut solver = Solver::new(1).expect("1 MiB");
+        let mut solver = crate::Solver::new(1).expect("1 MiB");
         let r = run_set(&mut solver, "t", text, Strength::Strong, None, |_, _| {});
         assert_eq!(r.positions, 2);
         let lines: Vec<usize> = r.failures.iter().map(|f| f.line).collect();

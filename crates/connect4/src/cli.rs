@@ -7,6 +7,7 @@
 //! stdin, stdout and stderr.
 
 use crate::position::{ParseError, Position};
+use crate::search::last_move;
 use crate::solver::{Solver, Strength};
 use std::fmt;
 use std::io::{self, BufRead, Write};
@@ -40,11 +41,11 @@ impl std::error::Error for LineError {}
 
 /// One parsed input line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem<'a> {
+pub struct Problem<'a, const W: usize = 7, const H: usize = 6> {
     /// The move sequence as written.
     pub moves: &'a str,
     /// The position it leads to.
-    pub position: Position,
+    pub position: Position<W, H>,
     /// The score the line claims, if any.
     pub expected: Option<i32>,
 }
@@ -53,7 +54,9 @@ pub struct Problem<'a> {
 pub const EMPTY_BOARD: &str = "-";
 
 /// Parses `moves [expected]`; `moves` is [`EMPTY_BOARD`] for the empty board.
-pub fn parse_line(line: &str) -> Result<Problem<'_>, LineError> {
+pub fn parse_line<const W: usize, const H: usize>(
+    line: &str,
+) -> Result<Problem<'_, W, H>, LineError> {
     let mut fields = line.split_whitespace();
     let moves = fields.next().ok_or(LineError::Empty)?;
     let position = if moves == EMPTY_BOARD {
@@ -73,6 +76,21 @@ pub fn parse_line(line: &str) -> Result<Problem<'_>, LineError> {
         position,
         expected,
     })
+}
+
+/// What the score `score` of the empty board of `squares` squares (strong, or its sign when
+/// weak) says in words: `first player wins on move 41` (7×6), `second player wins on move
+/// 24`, `draw (the board fills up on move 16)`; a weak score knows only who wins.
+pub fn ending(squares: usize, strength: Strength, score: i32) -> String {
+    let winner = match score.signum() {
+        1 => "first player wins",
+        -1 => "second player wins",
+        _ => return format!("draw (the board fills up on move {squares})"),
+    };
+    match strength {
+        Strength::Strong => format!("{winner} on move {}", last_move(squares, 0, score)),
+        Strength::Weak => winner.to_string(),
+    }
 }
 
 /// Options of a run.
@@ -96,9 +114,10 @@ pub struct Summary {
 }
 
 /// Runs the protocol over `input`. Bad lines go to `errors` as `line N: reason`; only I/O
-/// errors stop the run.
-pub fn run(
-    solver: &mut Solver,
+/// errors stop the run. After the empty board's line, `errors` also says who wins and on
+/// which move the game ends ([`ending`]).
+pub fn run<const W: usize, const H: usize>(
+    solver: &mut Solver<W, H>,
     input: impl BufRead,
     mut out: impl Write,
     mut errors: impl Write,
@@ -132,6 +151,9 @@ pub fn run(
         };
         let micros = start.elapsed().as_micros();
         writeln!(out, "{} {text} {} {micros}", problem.moves, solver.nodes())?;
+        if let (0, Some(score)) = (problem.position.moves(), score) {
+            writeln!(errors, "{}", ending(W * H, options.strength, score))?;
+        }
         summary.solved += 1;
         if let (Some(expected), Some(score)) = (problem.expected, score) {
             let expected = match options.strength {

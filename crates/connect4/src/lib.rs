@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod board;
 pub mod book;
 pub mod bounds;
 pub mod cli;

@@ -1,9 +1,9 @@
 //! `transpo-c4`: solve Connect Four positions from stdin, benchmark test sets, build books.
 //!
 //! ```text
-//! transpo-c4 [--weak] [--analyze] [--hash-mib N] [--book FILE]   < lines "moves [expected]"
-//! transpo-c4 bench FILE... [--weak] [--limit N] [--hash-mib N] [--book FILE]
-//! transpo-c4 book --depth N --out FILE [--from MOVES] [--hash-mib N]
+//! transpo-c4 [--board WxH] [--weak] [--analyze] [--hash-mib N] [--book FILE]   < lines "moves [expected]"
+//! transpo-c4 bench FILE... [--board WxH] [--weak] [--limit N] [--hash-mib N] [--book FILE]
+//! transpo-c4 book --depth N --out FILE [--board WxH] [--from MOVES] [--hash-mib N]
 //! transpo-c4 serve [--port 8080] [--bind 127.0.0.1] [--max-ms N] [--book FILE] [--threads N]
 //! ```
 //!
@@ -16,11 +16,17 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use transpo_connect4::{
-    Book, Position, Solver, Strength, bench,
+    Strength, bench,
+    board::Board,
+    book::Book,
     cli::{self, Options},
+    position::Position,
+    solver::Solver,
+    with_board,
 };
 
-/// A 7×6 Connect Four strong and weak solver on the transpo table.
+/// A Connect Four strong and weak solver on the transpo table, for the 7×6 board and any
+/// other whose W·(H + 1) bits fit in 64.
 #[derive(Parser)]
 #[command(name = "transpo-c4", version, about)]
 struct Cli {
@@ -35,6 +41,10 @@ struct Cli {
 
 #[derive(Args, Clone)]
 struct SolveArgs {
+    /// The board, WIDTHxHEIGHT: width and height at least 4, width x (height + 1) at most
+    /// 64 (4x4 to 12x4, 9x6, 8x7, 4x15, ...). Columns 10-12 are written a, b, c.
+    #[arg(long, global = true, default_value = "7x6")]
+    board: Board,
     /// Weak solve: 1 win, 0 draw, -1 loss.
     #[arg(long, global = true)]
     weak: bool,
@@ -114,32 +124,64 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
+/// What a command's run gives back: its exit status, or the error that stopped it.
+type Outcome = Result<ExitCode, Box<dyn std::error::Error>>;
+
+fn run(args: Cli) -> Outcome {
+    let board = args.solve.board;
+    #[cfg(feature = "serve")]
+    if let Some(Command::Serve(serve)) = &args.command {
+        if board != Board::STANDARD {
+            return Err(format!("serve knows the 7x6 board only, not {board}").into());
+        }
+        let book = match &args.solve.book {
+            Some(path) => Some(load_book(path)?),
+            None => None,
+        };
+        return run_server(serve, &args.solve, threads(&args.solve), book);
+    }
+    with_board!(board, run_on(args), else Err(format!("no {board} board").into()))
+}
+
+/// The threads asked for, or all cores.
+fn threads(solve: &SolveArgs) -> usize {
+    match solve.threads {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
+/// The book at `path`, for the board `W`×`H`.
+fn load_book<const W: usize, const H: usize>(
+    path: &std::path::Path,
+) -> Result<Book<W, H>, Box<dyn std::error::Error>> {
+    Ok(Book::load(path).map_err(|e| format!("{}: {e}", path.display()))?)
+}
+
+/// Every command but `serve`, on the board `W`×`H`.
+fn run_on<const W: usize, const H: usize>(args: Cli) -> Outcome {
     let strength = if args.solve.weak {
         Strength::Weak
     } else {
         Strength::Strong
     };
-    let threads = match args.solve.threads {
-        Some(n) => usize::from(n),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = threads(&args.solve);
     let book = match &args.solve.book {
-        Some(path) => Some(Book::load(path).map_err(|e| format!("{}: {e}", path.display()))?),
+        Some(path) => Some(load_book::<W, H>(path)?),
         None => None,
     };
-    // Made only for the commands that solve with one: the server has a pool instead.
-    let make_solver = |book: Option<Book>| -> Result<Solver, Box<dyn std::error::Error>> {
-        let mut solver = Solver::new(args.solve.hash_mib)?;
-        solver.set_threads(threads)?;
-        if let Some(book) = book {
-            solver.set_book(book);
-        }
-        Ok(solver)
-    };
+    let make_solver =
+        |book: Option<Book<W, H>>| -> Result<Solver<W, H>, Box<dyn std::error::Error>> {
+            let mut solver = Solver::new(args.solve.hash_mib)?;
+            solver.set_threads(threads)?;
+            if let Some(book) = book {
+                solver.set_book(book);
+            }
+            Ok(solver)
+        };
     let ok = match args.command {
         #[cfg(feature = "serve")]
-        Some(Command::Serve(serve)) => return run_server(&serve, &args.solve, threads, book),
+        Some(Command::Serve(_)) => unreachable!("run serves before it picks a board"),
         None => {
             let mut solver = make_solver(book)?;
             // A long solve says how its score search goes, so a user knows it is alive.
@@ -193,7 +235,8 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 Strength::Weak => "weak",
             };
             println!(
-                "{kind} solve, {} thread{}, {} MiB table + {} MiB near table ({} entries){}\n",
+                "{kind} solve of {}, {} thread{}, {} MiB table + {} MiB near table ({} entries){}\n",
+                args.solve.board,
                 solver.threads(),
                 if solver.threads() == 1 { "" } else { "s" },
                 args.solve.hash_mib,
@@ -210,9 +253,9 @@ fn run(args: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
         Some(Command::Book { depth, out, from }) => {
             let mut solver = make_solver(book)?;
-            let root = Position::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
+            let root = Position::<W, H>::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
             let bar = progress_bar(0, "book");
-            let solve = |pos: &Position| solver.solve(pos, Strength::Strong);
+            let solve = |pos: &Position<W, H>| solver.solve(pos, Strength::Strong);
             let book = Book::generate(&root, depth, solve, |done, total| {
                 bar.set_length(total as u64);
                 bar.set_position(done as u64);

@@ -18,7 +18,7 @@ use crate::bounds::{BoundStore, BoundTable, TableError};
 use crate::position::Position;
 use crate::search::{Busy, Heartbeat, NEVER, NO_BUSY, Search, column_scores, finish};
 pub use crate::search::{
-    HEARTBEAT_EVERY, HEARTBEAT_FIRST, Progress, Step, Strength, win_now_score,
+    HEARTBEAT_EVERY, HEARTBEAT_FIRST, Progress, Step, Strength, last_move, win_now_score,
 };
 use std::time::{Duration, Instant};
 

@@ -1,0 +1,230 @@
+//! Board sizes chosen at run time (`transpo-c4 --board 9x5`): which boards there are, how one
+//! is written, and [`with_board!`](crate::with_board), which calls the code compiled for it.
+//!
+//! Why every board is compiled in: the solver takes its board as const parameters
+//! ([`crate::position::Position`]), so that every mask and shift is a constant and the 7×6
+//! solver is as fast as one written for 7×6 alone. A board read at run time then has to pick
+//! one of those compiled solvers; there are [`Board::ALL`]`.len()` = 42 of them.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A board size: `width` columns of `height` rows, one whose `width·(height + 1)` bits fit in
+/// a `u64`, with both at least 4 (the boards [`with_board!`](crate::with_board) knows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Board {
+    width: usize,
+    height: usize,
+}
+
+/// Why a board size was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoardError {
+    /// Not written `WxH` with two numbers.
+    Syntax(String),
+    /// Written right, but not a board the solver has.
+    Unsupported {
+        /// Columns asked for.
+        width: usize,
+        /// Rows asked for.
+        height: usize,
+    },
+}
+
+impl fmt::Display for BoardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoardError::Syntax(text) => {
+                write!(f, "{text:?} is not a board: write WIDTHxHEIGHT, e.g. 7x6")
+            }
+            BoardError::Unsupported { width, height } => write!(
+                f,
+                "no {width}x{height} board: width and height must be at least 4 and \
+                 width x (height + 1) at most 64 (e.g. 12x4, 9x6, 8x7, 4x15)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BoardError {}
+
+impl Board {
+    /// The standard board: 7 columns, 6 rows.
+    pub const STANDARD: Board = Board {
+        width: 7,
+        height: 6,
+    };
+
+    /// Every board there is, by width, then height.
+    pub const ALL: [Board; 42] = {
+        let mut all = [Board::STANDARD; 42];
+        let mut n = 0;
+        let mut width = 4;
+        while width <= 12 {
+            let mut height = 4;
+            while width * (height + 1) <= 64 {
+                all[n] = Board { width, height };
+                n += 1;
+                height += 1;
+            }
+            width += 1;
+        }
+        assert!(n == 42);
+        all
+    };
+
+    /// The `width`×`height` board, if the solver has it.
+    pub const fn new(width: usize, height: usize) -> Result<Board, BoardError> {
+        if width >= 4 && height >= 4 && width <= 12 && height <= 15 && width * (height + 1) <= 64 {
+            Ok(Board { width, height })
+        } else {
+            Err(BoardError::Unsupported { width, height })
+        }
+    }
+
+    /// Columns.
+    pub const fn width(self) -> usize {
+        self.width
+    }
+
+    /// Rows.
+    pub const fn height(self) -> usize {
+        self.height
+    }
+
+    /// Squares: the most moves a game can have.
+    pub const fn squares(self) -> usize {
+        self.width * self.height
+    }
+}
+
+impl fmt::Display for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.width, self.height)
+    }
+}
+
+impl FromStr for Board {
+    type Err = BoardError;
+
+    /// `7x6` (also `7X6` or `7×6`): width, then height.
+    fn from_str(text: &str) -> Result<Board, BoardError> {
+        let syntax = || BoardError::Syntax(text.to_string());
+        let (width, height) = text.trim().split_once(['x', 'X', '×']).ok_or_else(syntax)?;
+        let number = |s: &str| {
+            s.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|_| s.trim().bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(syntax)
+        };
+        Board::new(number(width)?, number(height)?)
+    }
+}
+
+/// Calls `f::<W, H>(args…)` for the board `$board` (a [`Board`]), or evaluates `$otherwise`
+/// if it is none of [`Board::ALL`] (which a [`Board`] always is).
+///
+/// ```
+/// use transpo_connect4::{board::Board, with_board};
+///
+/// fn squares<const W: usize, const H: usize>(extra: usize) -> usize {
+///     transpo_connect4::position::Position::<W, H>::SQUARES + extra
+/// }
+///
+/// let board: Board = "9x5".parse()?;
+/// assert_eq!(with_board!(board, squares(1), else 0), 46);
+/// # Ok::<(), transpo_connect4::board::BoardError>(())
+/// ```
+#[macro_export]
+macro_rules! with_board {
+    ($board:expr, $f:ident ( $($arg:expr),* $(,)? ), else $otherwise:expr) => {
+        $crate::with_board!(@match $board, $f, ($($arg),*), $otherwise;
+            4: 4 5 6 7 8 9 10 11 12 13 14 15;
+            5: 4 5 6 7 8 9 10 11;
+            6: 4 5 6 7 8 9;
+            7: 4 5 6 7 8;
+            8: 4 5 6 7;
+            9: 4 5 6;
+            10: 4 5;
+            11: 4;
+            12: 4)
+    };
+    (@match $board:expr, $f:ident, $args:tt, $otherwise:expr;
+        $($w:literal : $($h:literal)*);*) => {{
+        let board: $crate::board::Board = $board;
+        match (board.width(), board.height()) {
+            $($( ($w, $h) => $f::<$w, $h> $args, )*)*
+            _ => $otherwise,
+        }
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key_bits<const W: usize, const H: usize>() -> u32 {
+        crate::position::Position::<W, H>::KEY_BITS
+    }
+
+    #[test]
+    fn boards_are_written_width_x_height_and_checked() {
+        assert_eq!("7x6".parse(), Ok(Board::STANDARD));
+        assert_eq!(
+            " 9X5 ".parse::<Board>().map(|b| (b.width(), b.height())),
+            Ok((9, 5))
+        );
+        assert_eq!("12×4".parse::<Board>().map(Board::squares), Ok(48));
+        assert_eq!(Board::STANDARD.to_string(), "7x6");
+        for bad in [
+            "",
+            "7",
+            "7x",
+            "x6",
+            "7x6x5",
+            "+7x6",
+            "7 x -6",
+            "seven x six",
+            "7x6.0",
+        ] {
+            assert_eq!(
+                bad.parse::<Board>(),
+                Err(BoardError::Syntax(bad.into())),
+                "{bad}"
+            );
+        }
+        for (w, h) in [(3, 6), (7, 3), (13, 4), (9, 7), (4, 16), (8, 8), (0, 0)] {
+            let e = format!("{w}x{h}").parse::<Board>().unwrap_err();
+            assert_eq!(
+                e,
+                BoardError::Unsupported {
+                    width: w,
+                    height: h
+                }
+            );
+            assert!(e.to_string().contains("at most 64"), "{e}");
+        }
+        let huge = "99999999999999999999x6".parse::<Board>().unwrap_err();
+        assert!(matches!(huge, BoardError::Syntax(_)), "{huge:?}");
+    }
+
+    /// Every board there is reaches the code compiled for it, and only those are boards.
+    #[test]
+    fn every_board_dispatches_to_its_own_code() {
+        let mut count = 0;
+        for width in 0..=70 {
+            for height in 0..=70 {
+                let Ok(board) = Board::new(width, height) else {
+                    continue;
+                };
+                count += 1;
+                assert!(Board::ALL.contains(&board));
+                let bits = with_board!(board, key_bits(), else 0);
+                assert_eq!(bits as usize, width * (height + 1), "{board}");
+            }
+        }
+        assert_eq!(count, Board::ALL.len());
+        assert!(Board::ALL.windows(2).all(|w| w[0] < w[1]));
+    }
+}
