@@ -27,11 +27,13 @@
 //! positions are read.
 
 use crate::position::Position;
-use crate::search::{Strength, column_scores};
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
+
+mod tree;
+
+pub use tree::Tree;
 
 const MAGIC: &[u8; 8] = b"TC4BOOK\n";
 /// The file of [`Book::built_in`].
@@ -161,78 +163,24 @@ impl<const W: usize, const H: usize> Book<W, H> {
     /// Scores every position reachable from `root` with at most `depth` stones whose game is
     /// not over (one of each mirror pair), reporting `(done, total)` solves as it goes.
     /// `solve` (the strong score, e.g. [`crate::Solver::solve`]) is asked only about the
-    /// positions with `depth` stones (or `root`, if it has as many or more); every
-    /// other score is the minimax of its children's: a winning move scores the win, a move
-    /// that fills the board 0, any other minus its child's score, and the position the best
-    /// of them. The children of a position in the book are all in it (or end the game), so
-    /// this is exact, and it spares the solves of the shallow positions, the costliest.
+    /// positions with `depth` stones (or `root`, if it has as many or more); every other
+    /// score is the minimax of its children's ([`Tree::into_book`]), which spares the solves
+    /// of the shallow positions, the costliest.
     pub fn generate(
         root: &Position<W, H>,
         depth: u32,
         mut solve: impl FnMut(&Position<W, H>) -> i32,
         mut progress: impl FnMut(usize, usize),
     ) -> Self {
-        let depth = depth.min((W * H) as u32 - 1);
-        let mut seen = HashSet::new();
-        let mut positions = Vec::new();
-        let mut stack = vec![*root];
-        if root.moves() <= depth {
-            seen.insert(root.symmetric_key());
-            positions.push(*root);
-        }
-        while let Some(pos) = stack.pop() {
-            if pos.moves() >= depth {
-                continue;
-            }
-            for col in 0..W {
-                if !pos.can_play(col) || pos.is_winning_move(col) {
-                    continue;
-                }
-                let mut next = pos;
-                next.play_column(col);
-                if (next.moves() as usize) < W * H && seen.insert(next.symmetric_key()) {
-                    positions.push(next);
-                    stack.push(next);
-                }
-            }
-        }
-        // Deepest first, so that every child is scored before its parent.
-        positions.sort_by_key(|p| std::cmp::Reverse(p.moves()));
-        let leaves = positions.iter().filter(|p| is_leaf(p, depth)).count();
-        let mut scores: HashMap<u64, i8> = HashMap::with_capacity(positions.len());
+        let tree = Tree::new(root, "", depth);
+        let leaves = tree.leaves().count();
         let mut done = 0;
-        for pos in &positions {
-            let score = if is_leaf(pos, depth) {
-                done += 1;
-                let score = solve(pos);
-                progress(done, leaves);
-                score
-            } else {
-                // Every child that does not end the game was walked to and, being deeper,
-                // scored already.
-                column_scores(pos, Strength::Strong, |next| {
-                    Some(
-                        scores
-                            .get(&next.symmetric_key())
-                            .map_or(0, |&s| i32::from(s)),
-                    )
-                })
-                .into_iter()
-                .flatten()
-                .flatten()
-                .max()
-                .unwrap_or(0)
-            };
-            // Scores lie in −30..=30 on every board.
-            scores.insert(pos.symmetric_key(), score as i8);
-        }
-        let mut entries: Vec<(u64, i8)> = scores.into_iter().collect();
-        entries.sort_unstable();
-        Book {
-            depth,
-            keys: entries.iter().map(|e| e.0).collect(),
-            scores: entries.iter().map(|e| e.1).collect(),
-        }
+        tree.into_book(|pos| {
+            done += 1;
+            let score = solve(pos);
+            progress(done, leaves);
+            score
+        })
     }
 
     /// The book as file bytes (see the module docs).
@@ -425,16 +373,11 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Whether a book of `depth` solves `pos` rather than taking its children's minimax: whether
-/// its children are too deep for the book.
-fn is_leaf<const W: usize, const H: usize>(pos: &Position<W, H>, depth: u32) -> bool {
-    pos.moves() >= depth
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Book, Position};
+    use crate::{Book, Position, Strength};
+    use std::collections::HashSet;
 
     /// A book of positions after Middle-Easy's first line (its scores are not the point here).
     fn small_book() -> Book {

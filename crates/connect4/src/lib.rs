@@ -35,6 +35,7 @@ pub mod search;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod solver;
+pub mod split;
 
 pub use book::BookError;
 pub use position::ParseError;

@@ -5,6 +5,9 @@
 //! transpo-c4 bench FILE... [--board WxH] [--weak] [--limit N] [--hash-mib N] [--book FILE]
 //! transpo-c4 book --depth N --out FILE [--board WxH] [--from MOVES] [--hash-mib N]
 //! transpo-c4 serve [--port 8080] [--bind 127.0.0.1] [--max-ms N] [--book FILE] [--threads N]
+//! transpo-c4 split --depth D --out DIR [--board WxH] [--from MOVES]
+//! transpo-c4 solve-list DIR --shard I/N [--threads N] [--hash-mib N]
+//! transpo-c4 merge DIR [RESULTS...] [--out BOOK]
 //! ```
 //!
 //! Exit status: 0 when every line was solved (and matched its expected score), 1 when some
@@ -13,15 +16,17 @@
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use transpo_connect4::{
     Strength, bench,
     board::Board,
     book::Book,
+    book::Tree,
     cli::{self, Options},
     position::Position,
     solver::Solver,
+    split::{self, List, Results, Shard},
     with_board,
 };
 
@@ -42,9 +47,10 @@ struct Cli {
 #[derive(Args, Clone)]
 struct SolveArgs {
     /// The board, WIDTHxHEIGHT: width and height at least 4, width x (height + 1) at most
-    /// 64 (4x4 to 12x4, 9x6, 8x7, 4x15, ...). Columns 10-12 are written a, b, c.
-    #[arg(long, global = true, default_value = "7x6")]
-    board: Board,
+    /// 64 (4x4 to 12x4, 9x6, 8x7, 4x15, ...). Columns 10-12 are written a, b, c. Default:
+    /// 7x6, or for solve-list and merge the board of the split.
+    #[arg(long, global = true)]
+    board: Option<Board>,
     /// Weak solve: 1 win, 0 draw, -1 loss.
     #[arg(long, global = true)]
     weak: bool,
@@ -84,6 +90,39 @@ enum Command {
         /// Only positions reachable from this move sequence.
         #[arg(long, default_value = "")]
         from: String,
+    },
+    /// Write the positions with DEPTH stones (one of each mirror pair) to DIR/positions.txt,
+    /// for solve-list to solve in shards and merge to unite.
+    Split {
+        /// Stones of the positions.
+        #[arg(long)]
+        depth: u32,
+        /// The directory to write to (made if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Split the tree below this move sequence instead of the empty board.
+        #[arg(long, default_value = "")]
+        from: String,
+    },
+    /// Solve every N-th position of a split, from the I-th, appending the results to
+    /// DIR/results-I-of-N.txt (a shard started again goes on where it stopped).
+    SolveList {
+        /// The directory split wrote.
+        dir: PathBuf,
+        /// Which shard: I/N, 1 <= I <= N (Slurm: $SLURM_ARRAY_TASK_ID/N).
+        #[arg(long, default_value = "1/1")]
+        shard: transpo_connect4::split::Shard,
+    },
+    /// Unite every shard's results: print the root's score and write a book of every
+    /// position of the split's tree. Stops, naming it, at a missing or corrupt shard.
+    Merge {
+        /// The directory split wrote.
+        dir: PathBuf,
+        /// Results files (default: every DIR/results-*-of-*.txt).
+        results: Vec<PathBuf>,
+        /// Where to write the book (default DIR/book.bin).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Serve a page to play and analyse positions in a browser, and a JSON API
     /// (`/api/solve?pos=4453`); --threads solves run at once on the one table.
@@ -128,7 +167,24 @@ fn main() -> ExitCode {
 type Outcome = Result<ExitCode, Box<dyn std::error::Error>>;
 
 fn run(args: Cli) -> Outcome {
-    let board = args.solve.board;
+    // A split's commands solve the board of its list.
+    let board = match &args.command {
+        Some(Command::SolveList { dir, .. } | Command::Merge { dir, .. }) => {
+            let (text, path) = read_list(dir)?;
+            let listed = split::board_of(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            match args.solve.board {
+                Some(asked) if asked != listed => {
+                    return Err(format!(
+                        "--board {asked}, but {} is a {listed} split",
+                        path.display()
+                    )
+                    .into());
+                }
+                _ => listed,
+            }
+        }
+        _ => args.solve.board.unwrap_or(Board::STANDARD),
+    };
     #[cfg(feature = "serve")]
     if let Some(Command::Serve(serve)) = &args.command {
         if board != Board::STANDARD {
@@ -141,6 +197,26 @@ fn run(args: Cli) -> Outcome {
         return run_server(serve, &args.solve, threads(&args.solve), book);
     }
     with_board!(board, run_on(args), else Err(format!("no {board} board").into()))
+}
+
+/// The text of a split's list, and its path.
+fn read_list(dir: &Path) -> Result<(String, PathBuf), Box<dyn std::error::Error>> {
+    let path = dir.join(split::LIST_FILE);
+    let text = read_text(&path)?;
+    Ok((text, path))
+}
+
+/// The text of `path`, with its name in the error.
+fn read_text(path: &Path) -> Result<String, Box<dyn std::error::Error>> {
+    Ok(std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?)
+}
+
+/// The list of the split in `dir`, for the board `W`×`H`.
+fn load_list<const W: usize, const H: usize>(
+    dir: &Path,
+) -> Result<List<W, H>, Box<dyn std::error::Error>> {
+    let (text, path) = read_list(dir)?;
+    Ok(List::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?)
 }
 
 /// The threads asked for, or all cores.
@@ -235,8 +311,7 @@ fn run_on<const W: usize, const H: usize>(args: Cli) -> Outcome {
                 Strength::Weak => "weak",
             };
             println!(
-                "{kind} solve of {}, {} thread{}, {} MiB table + {} MiB near table ({} entries){}\n",
-                args.solve.board,
+                "{kind} solve of {W}x{H}, {} thread{}, {} MiB table + {} MiB near table ({} entries){}\n",
                 solver.threads(),
                 if solver.threads() == 1 { "" } else { "s" },
                 args.solve.hash_mib,
@@ -250,6 +325,70 @@ fn run_on<const W: usize, const H: usize>(args: Cli) -> Outcome {
             );
             print!("{}", bench::format_table(&results));
             results.iter().all(|r| r.failures.is_empty())
+        }
+        Some(Command::Split { depth, out, from }) => {
+            let root = Position::<W, H>::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
+            let tree = Tree::new(&root, &from, depth);
+            let list = List::of(&tree, if from.is_empty() { "-" } else { &from });
+            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+            let path = out.join(split::LIST_FILE);
+            let text = list.to_text();
+            if path.exists() && read_text(&path)? != text {
+                return Err(format!(
+                    "{} holds another split: remove it or choose another --out",
+                    path.display()
+                )
+                .into());
+            }
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            eprintln!(
+                "{}: {} positions of {W}x{H} with {} stones, the leaves of a tree of {}",
+                path.display(),
+                list.moves.len(),
+                list.depth,
+                tree.len()
+            );
+            true
+        }
+        Some(Command::SolveList { dir, shard }) => {
+            let list = load_list::<W, H>(&dir)?;
+            let mut solver = make_solver(book)?;
+            solve_list(&mut solver, &list, shard, &dir.join(shard.file_name()))?
+        }
+        Some(Command::Merge { dir, results, out }) => {
+            let list = load_list::<W, H>(&dir)?;
+            let files = if results.is_empty() {
+                results_files(&dir)?
+            } else {
+                results
+            };
+            let texts = files
+                .iter()
+                .map(|f| Ok((f.display().to_string(), read_text(f)?)))
+                .collect::<Result<Vec<_>, Box<dyn std::error::Error>>>()?;
+            let merged = split::merge(&list, &texts)?;
+            let out = out.unwrap_or_else(|| dir.join("book.bin"));
+            merged
+                .book
+                .save(&out)
+                .map_err(|e| format!("{}: {e}", out.display()))?;
+            let Some(score) = merged.score else {
+                return Err("the root is not in the tree".into());
+            };
+            println!("{} {score} {} {}", list.root, merged.nodes, merged.micros);
+            if list.root == "-" {
+                eprintln!("{}", cli::ending(W * H, Strength::Strong, score));
+            }
+            eprintln!(
+                "{} shards, {} positions, {:.1} s of solving in all; {}: {} positions up to {} stones",
+                texts.len(),
+                list.moves.len(),
+                merged.micros as f64 / 1e6,
+                out.display(),
+                merged.book.len(),
+                merged.book.depth()
+            );
+            true
         }
         Some(Command::Book { depth, out, from }) => {
             let mut solver = make_solver(book)?;
@@ -325,6 +464,94 @@ fn run_server(
         serve_on(listener, router(Arc::new(pool), options), shutdown).await?;
         Ok::<_, Box<dyn std::error::Error>>(ExitCode::SUCCESS)
     })
+}
+
+/// Solves the positions of `shard` of `list` that `out` (a results file, made if missing)
+/// does not hold yet, appending a line for each as soon as it is solved. Returns whether
+/// every position of the shard is now solved.
+fn solve_list<const W: usize, const H: usize>(
+    solver: &mut Solver<W, H>,
+    list: &List<W, H>,
+    shard: Shard,
+    out: &Path,
+) -> Result<bool, Box<dyn std::error::Error>> {
+    use std::io::Write;
+    let name = out.display();
+    let done: Vec<String> = match std::fs::read_to_string(out) {
+        Ok(text) => {
+            let results = Results::parse(&text, list).map_err(|e| format!("{name}: {e}"))?;
+            if results.shard != shard {
+                return Err(format!("{name} holds shard {}, not {shard}", results.shard).into());
+            }
+            if results.complete_bytes < text.len() {
+                // A shard killed while writing a line: cut the part off and go on.
+                let file = std::fs::OpenOptions::new().write(true).open(out)?;
+                file.set_len(results.complete_bytes as u64)?;
+                eprintln!("{name}: cut off an unfinished last line");
+            }
+            results.solved.into_iter().map(|s| s.moves).collect()
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::write(out, Results::header(list, shard))
+                .map_err(|e| format!("{name}: {e}"))?;
+            Vec::new()
+        }
+        Err(e) => return Err(format!("{name}: {e}").into()),
+    };
+    let done: std::collections::HashSet<String> = done.into_iter().collect();
+    let todo: Vec<&String> = shard
+        .select(list.moves.iter().collect())
+        .into_iter()
+        .filter(|m| !done.contains(*m))
+        .collect();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(out)
+        .map_err(|e| format!("{name}: {e}"))?;
+    let bar = progress_bar(todo.len() as u64, &format!("shard {shard}"));
+    let started = std::time::Instant::now();
+    let mut nodes = 0;
+    for moves in &todo {
+        // Every line of a list that parsed is a position of the board.
+        let pos = Position::<W, H>::from_moves(moves).map_err(|e| e.to_string())?;
+        let before = solver.nodes();
+        let start = std::time::Instant::now();
+        let score = solver.solve(&pos, Strength::Strong);
+        let solved = split::Solved {
+            moves: moves.to_string(),
+            score,
+            nodes: solver.nodes() - before,
+            micros: start.elapsed().as_micros() as u64,
+        };
+        nodes += solved.nodes;
+        writeln!(file, "{}", solved.line()).map_err(|e| format!("{name}: {e}"))?;
+        file.flush()?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    eprintln!(
+        "{name}: shard {shard}: {} positions solved now, {} before, {:.1} s, {nodes} positions explored",
+        todo.len(),
+        done.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(true)
+}
+
+/// Every `results-*-of-*.txt` in `dir`, sorted.
+fn results_files(dir: &Path) -> Result<Vec<PathBuf>, Box<dyn std::error::Error>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with("results-") && n.contains("-of-") && n.ends_with(".txt")
+            })
+        })
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal.

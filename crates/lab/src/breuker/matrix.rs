@@ -134,40 +134,8 @@ impl Matrix {
 }
 
 /// `I/N`: run the cells (or any units of work) whose index modulo `N` is `I - 1` (1-based,
-/// like Slurm array ids).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// This shard, 1 to `count`.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
-}
-
-impl Shard {
-    /// The cells (units of work) of this shard.
-    pub fn select<T>(&self, cells: Vec<T>) -> Vec<T> {
-        cells
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| i % self.count == self.index - 1)
-            .map(|(_, c)| c)
-            .collect()
-    }
-}
-
-impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("bad shard {s:?}: expected I/N with 1 ≤ I ≤ N, e.g. 3/8");
-        let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let index: usize = i.trim().parse().map_err(|_| bad())?;
-        let count: usize = n.trim().parse().map_err(|_| bad())?;
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
+/// like Slurm array ids); the same shards as `transpo-c4 solve-list`.
+pub use transpo_connect4::split::Shard;
 
 /// Depths as a range (`3..8`, inclusive) or a list (`3,5,7`); each from 1 to 30.
 pub fn parse_depths(s: &str) -> Result<Vec<u32>, String> {
