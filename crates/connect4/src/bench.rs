@@ -6,6 +6,7 @@
 //! covers the solve only, as in Pons' runs; clearing is O(1) anyway (see [`crate::bounds`]).
 
 use crate::cli::parse_line;
+use crate::position::{Position, column_char};
 use crate::solver::{Solver, Strength};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -123,6 +124,50 @@ pub fn run_set<const W: usize, const H: usize>(
     result
 }
 
+/// Up to `count` distinct positions (no two mirrors of each other) with `depth` stones, made by
+/// random play from the empty board that never wins and never lets the opponent win at once,
+/// and in which the side to move cannot win at once either (so every one needs a search),
+/// each with its score by `solve`: test sets like Pons' for any board, as `(moves, score)`.
+/// Fewer than `count` if random play keeps finding the same positions (a small depth) or
+/// cannot reach `depth` (a board that fills up).
+pub fn sample<const W: usize, const H: usize>(
+    depth: u32,
+    count: usize,
+    seed: u64,
+    mut solve: impl FnMut(&Position<W, H>) -> i32,
+) -> Vec<(String, i32)> {
+    let mut rng = transpo::key::SplitMix64::new(seed);
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    // Give up after this many games that found nothing new.
+    let mut misses = 0;
+    while out.len() < count && misses < 1000 + 100 * count {
+        let mut pos = Position::<W, H>::new();
+        let mut moves = String::new();
+        while pos.moves() < depth {
+            let open: Vec<usize> = (0..W)
+                .filter(|&c| pos.non_losing_moves() & Position::<W, H>::column_mask(c) != 0)
+                .filter(|&c| !pos.is_winning_move(c))
+                .collect();
+            let Some(&col) = open.get(rng.below(open.len().max(1) as u64) as usize) else {
+                break;
+            };
+            pos.play_column(col);
+            moves.push(column_char(col));
+        }
+        if pos.moves() < depth
+            || pos.moves() as usize == W * H
+            || pos.can_win_next()
+            || !seen.insert(pos.symmetric_key())
+        {
+            misses += 1;
+            continue;
+        }
+        out.push((moves, solve(&pos)));
+    }
+    out
+}
+
 /// Formats a duration as Pons does: three or four significant digits and a unit.
 pub fn format_duration(d: Duration) -> String {
     let secs = d.as_secs_f64();
@@ -175,6 +220,25 @@ mod tests {
         assert_eq!(format_duration(Duration::from_nanos(4568)), "4.568 µs");
         assert_eq!(format_duration(Duration::from_micros(3212)), "3.212 ms");
         assert_eq!(format_duration(Duration::from_millis(96_630)), "96.63 s");
+    }
+
+    #[test]
+    fn samples_are_distinct_positions_with_their_scores() {
+        let mut solver = Solver::<5, 4>::new(1).expect("1 MiB");
+        let mut solve = |pos: &Position<5, 4>| solver.solve(pos, Strength::Strong);
+        let set = sample::<5, 4>(6, 40, 1, &mut solve);
+        assert_eq!(set.len(), 40);
+        let mut keys = std::collections::HashSet::new();
+        for (moves, score) in &set {
+            let pos = Position::<5, 4>::from_moves(moves).expect("a position");
+            assert_eq!(pos.moves(), 6);
+            assert!(!pos.can_win_next() && keys.insert(pos.symmetric_key()));
+            assert_eq!(*score, solve(&pos));
+        }
+        // The same seed, the same set; two stones on 5×4 make only 13 positions but mirrors
+        // (25 sequences: 12 pairs of mirrors and 33).
+        assert_eq!(sample::<5, 4>(6, 40, 1, &mut solve), set);
+        assert_eq!(sample::<5, 4>(2, 40, 1, &mut solve).len(), 13);
     }
 
     #[test]

@@ -1,14 +1,18 @@
-//! # transpo-connect4: a 7×6 Connect Four solver on the shared transposition table
+//! # transpo-connect4: a Connect Four solver on the shared transposition table
 //!
 //! A strong solver (the exact score) and a weak one (win, draw or loss) in the style of Pascal
 //! Pons' solver ("Solving Connect 4", Part 12), built on [`transpo::Table`]: bitboards, a
 //! negamax that never plays into an immediate loss, threat-ordered moves, null-window binary
-//! search on the score, and upper and lower bounds in an exact table.
+//! search on the score, and upper and lower bounds in an exact table. For the standard 7×6
+//! board (the crate-root [`Position`], [`Solver`] and [`Book`]) and any other whose
+//! `W·(H + 1)` bits fit in 64, as const parameters ([`position::Position`]`<W, H>`; [`board`]
+//! picks one at run time).
 //!
 //! The modules, in the order data flows:
 //! [`position`] (bitboards, move sequences, keys) → [`moves`] (ordering) →
 //! [`bounds`] (what the table remembers) → [`solver`] (the search) → [`book`] (opening books)
-//! → [`bench`](mod@bench) (Pons-style test-set runs) and [`cli`] (the `transpo-c4` line protocol).
+//! → [`bench`](mod@bench) (Pons-style test-set runs), [`split`] (one solve over many
+//! machines) and [`cli`] (the `transpo-c4` line protocol).
 //!
 //! ```
 //! use transpo_connect4::{Position, Solver, Strength};
@@ -17,6 +21,13 @@
 //! let mut solver = Solver::new(16)?;
 //! assert_eq!(solver.solve(&pos, Strength::Strong), -1);
 //! assert_eq!(solver.solve(&pos, Strength::Weak), -1);
+//!
+//! // Another board: 6 columns of 7 rows. The first player, to move with three stones in
+//! // column 1, wins with the 7th stone: ⌊(42 + 1 − 6) / 2⌋ = 18.
+//! use transpo_connect4::{position, solver};
+//! let mut solver = solver::Solver::<6, 7>::new(16)?;
+//! let pos = position::Position::<6, 7>::from_moves("121212")?;
+//! assert_eq!(solver.solve(&pos, Strength::Strong), 18);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

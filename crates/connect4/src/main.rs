@@ -5,6 +5,7 @@
 //! transpo-c4 bench FILE... [--board WxH] [--weak] [--limit N] [--hash-mib N] [--book FILE]
 //! transpo-c4 book --depth N --out FILE [--board WxH] [--from MOVES] [--hash-mib N]
 //! transpo-c4 serve [--port 8080] [--bind 127.0.0.1] [--max-ms N] [--book FILE] [--threads N]
+//! transpo-c4 sample --depth D --count N [--seed S] [--board WxH]   > lines "moves score"
 //! transpo-c4 split --depth D --out DIR [--board WxH] [--from MOVES]
 //! transpo-c4 solve-list DIR --shard I/N [--threads N] [--hash-mib N]
 //! transpo-c4 merge DIR [RESULTS...] [--out BOOK]
@@ -90,6 +91,20 @@ enum Command {
         /// Only positions reachable from this move sequence.
         #[arg(long, default_value = "")]
         from: String,
+    },
+    /// Print a test set like Pons': COUNT distinct positions with DEPTH stones from random
+    /// play (no move wins or hands the opponent a win at once), each with its strong score,
+    /// as `moves score` lines, for `bench` on any board.
+    Sample {
+        /// Stones of the positions.
+        #[arg(long)]
+        depth: u32,
+        /// Positions (fewer if random play keeps finding the same ones).
+        #[arg(long)]
+        count: usize,
+        /// The seed of the random play: the same seed, the same set.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Write the positions with DEPTH stones (one of each mirror pair) to DIR/positions.txt,
     /// for solve-list to solve in shards and merge to unite.
@@ -325,6 +340,26 @@ fn run_on<const W: usize, const H: usize>(args: Cli) -> Outcome {
             );
             print!("{}", bench::format_table(&results));
             results.iter().all(|r| r.failures.is_empty())
+        }
+        Some(Command::Sample { depth, count, seed }) => {
+            let mut solver = make_solver(book)?;
+            let bar = progress_bar(count as u64, "sample");
+            let set = bench::sample::<W, H>(depth, count, seed, |pos| {
+                solver.reset();
+                bar.inc(1);
+                solver.solve(pos, Strength::Strong)
+            });
+            bar.finish_and_clear();
+            for (moves, score) in &set {
+                println!("{moves} {score}");
+            }
+            if set.len() < count {
+                eprintln!(
+                    "only {} distinct positions with {depth} stones found",
+                    set.len()
+                );
+            }
+            true
         }
         Some(Command::Split { depth, out, from }) => {
             let root = Position::<W, H>::from_moves(&from).map_err(|e| format!("--from: {e}"))?;

@@ -265,3 +265,32 @@ fn the_last_move_inverts_the_score() {
         }
     }
 }
+
+/// The 9×5 test sets made with `transpo-c4 sample` (their scores also agreed with
+/// Steininger's solver built for 9×5; README): the three quicker ones solve with no wrong
+/// score, strong and weak.
+#[test]
+fn the_9x5_sets_solve_to_their_scores() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sets");
+    let mut solver = Solver::<9, 5>::new(16).expect("16 MiB");
+    for depth in [30, 24, 18] {
+        let path = dir.join(format!("9x5-depth{depth}.txt"));
+        let text = std::fs::read_to_string(&path).expect("the set is part of the crate");
+        for strength in [Strength::Strong, Strength::Weak] {
+            let result = transpo_connect4::bench::run_set(
+                &mut solver,
+                "9x5",
+                &text,
+                strength,
+                None,
+                |_, _| {},
+            );
+            assert_eq!(
+                (result.positions, result.failures),
+                (100, Vec::new()),
+                "{}",
+                path.display()
+            );
+        }
+    }
+}
