@@ -81,17 +81,7 @@ enum Command {
         limit: Option<usize>,
     },
     /// Generate an opening book: every position with at most DEPTH stones, solved.
-    Book {
-        /// The most stones of a position in the book.
-        #[arg(long)]
-        depth: u32,
-        /// Where to write it.
-        #[arg(long)]
-        out: PathBuf,
-        /// Only positions reachable from this move sequence.
-        #[arg(long, default_value = "")]
-        from: String,
-    },
+    Book(TreeArgs),
     /// Print a test set like Pons': COUNT distinct positions with DEPTH stones from random
     /// play (no move wins or hands the opponent a win at once), each with its strong score,
     /// as `moves score` lines, for `bench` on any board.
@@ -106,19 +96,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Write the positions with DEPTH stones (one of each mirror pair) to DIR/positions.txt,
+    /// Write the positions with DEPTH stones (one of each mirror pair) to OUT/positions.txt,
     /// for solve-list to solve in shards and merge to unite.
-    Split {
-        /// Stones of the positions.
-        #[arg(long)]
-        depth: u32,
-        /// The directory to write to (made if missing).
-        #[arg(long)]
-        out: PathBuf,
-        /// Split the tree below this move sequence instead of the empty board.
-        #[arg(long, default_value = "")]
-        from: String,
-    },
+    Split(TreeArgs),
     /// Solve every N-th position of a split, from the I-th, appending the results to
     /// DIR/results-I-of-N.txt (a shard started again goes on where it stopped).
     SolveList {
@@ -143,6 +123,21 @@ enum Command {
     /// (`/api/solve?pos=4453`); --threads solves run at once on the one table.
     #[cfg(feature = "serve")]
     Serve(ServeArgs),
+}
+
+/// The positions of `book` and `split`: a tree below a root, down to some number of stones.
+#[derive(Args)]
+struct TreeArgs {
+    /// The most stones of a position in the tree: `book` solves those with DEPTH stones and
+    /// takes the others by minimax, `split` lists them.
+    #[arg(long)]
+    depth: u32,
+    /// Where to write it: the book's file, or the split's directory (made if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Only positions reachable from this move sequence, instead of the empty board.
+    #[arg(long, default_value = "")]
+    from: String,
 }
 
 #[cfg(feature = "serve")]
@@ -361,7 +356,7 @@ fn run_on<const W: usize, const H: usize>(args: Cli) -> Outcome {
             }
             true
         }
-        Some(Command::Split { depth, out, from }) => {
+        Some(Command::Split(TreeArgs { depth, out, from })) => {
             let root = Position::<W, H>::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
             let tree = Tree::new(&root, &from, depth);
             let list = List::of(&tree, if from.is_empty() { "-" } else { &from });
@@ -425,7 +420,7 @@ fn run_on<const W: usize, const H: usize>(args: Cli) -> Outcome {
             );
             true
         }
-        Some(Command::Book { depth, out, from }) => {
+        Some(Command::Book(TreeArgs { depth, out, from })) => {
             let mut solver = make_solver(book)?;
             let root = Position::<W, H>::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
             let bar = progress_bar(0, "book");
