@@ -177,7 +177,8 @@ fn main() -> ExitCode {
 type Outcome = Result<ExitCode, Box<dyn std::error::Error>>;
 
 fn run(args: Cli) -> Outcome {
-    // A split's commands solve the board of its list.
+    // A split's commands solve the board of its list, read once here.
+    let mut list = None;
     let board = match &args.command {
         Some(Command::SolveList { dir, .. } | Command::Merge { dir, .. }) => {
             let (text, path) = read_list(dir)?;
@@ -190,7 +191,10 @@ fn run(args: Cli) -> Outcome {
                     )
                     .into());
                 }
-                _ => listed,
+                _ => {
+                    list = Some((text, path));
+                    listed
+                }
             }
         }
         _ => args.solve.board.unwrap_or(Board::STANDARD),
@@ -206,7 +210,7 @@ fn run(args: Cli) -> Outcome {
         };
         return run_server(serve, &args.solve, threads(&args.solve), book);
     }
-    with_board!(board, run_on(args), else Err(format!("no {board} board").into()))
+    with_board!(board, run_on(args, list), else Err(format!("no {board} board").into()))
 }
 
 /// The text of a split's list, and its path.
@@ -221,11 +225,11 @@ fn read_text(path: &Path) -> Result<String, Box<dyn std::error::Error>> {
     Ok(std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?)
 }
 
-/// The list of the split in `dir`, for the board `W`×`H`.
-fn load_list<const W: usize, const H: usize>(
-    dir: &Path,
+/// The list of a split read by [`read_list`], for the board `W`×`H`.
+fn parse_list<const W: usize, const H: usize>(
+    list: Option<(String, PathBuf)>,
 ) -> Result<List<W, H>, Box<dyn std::error::Error>> {
-    let (text, path) = read_list(dir)?;
+    let (text, path) = list.ok_or("no split list was read")?;
     Ok(List::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?)
 }
 
@@ -244,8 +248,9 @@ fn load_book<const W: usize, const H: usize>(
     Ok(Book::load(path).map_err(|e| format!("{}: {e}", path.display()))?)
 }
 
-/// Every command but `serve`, on the board `W`×`H`.
-fn run_on<const W: usize, const H: usize>(args: Cli) -> Outcome {
+/// Every command but `serve`, on the board `W`×`H`; `list` is the text and path of the split
+/// list of `solve-list` and `merge`.
+fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathBuf)>) -> Outcome {
     let strength = if args.solve.weak {
         Strength::Weak
     } else {
@@ -381,12 +386,12 @@ fn run_on<const W: usize, const H: usize>(args: Cli) -> Outcome {
             true
         }
         Some(Command::SolveList { dir, shard }) => {
-            let list = load_list::<W, H>(&dir)?;
+            let list = parse_list::<W, H>(list)?;
             let mut solver = make_solver(book)?;
             solve_list(&mut solver, &list, shard, &dir.join(shard.file_name()))?
         }
         Some(Command::Merge { dir, results, out }) => {
-            let list = load_list::<W, H>(&dir)?;
+            let list = parse_list::<W, H>(list)?;
             let files = if results.is_empty() {
                 results_files(&dir)?
             } else {
