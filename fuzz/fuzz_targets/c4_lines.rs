@@ -3,17 +3,20 @@
 //! solver uses. Lines that fail to parse, and positions with at least 30 stones (12 empty
 //! squares or fewer, solved in microseconds), also go through `cli::run` with a 1 MiB table,
 //! strong and weak, plain and `--analyze`; emptier positions would take seconds to solve.
+//! Every line is also parsed on another board, picked by the input's first byte among the 42
+//! (`--board WxH`), and its position exercised there.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use std::cell::RefCell;
 use transpo_connect4::{
-    Position, Solver, Strength,
+    Solver, Strength,
+    board::Board,
     cli::{Options, parse_line, run},
+    position::Position,
+    with_board,
 };
-
-const WIDTH: usize = Position::WIDTH;
 
 /// The fewest stones of a position the target solves.
 const SOLVE_FROM: u32 = 30;
@@ -24,8 +27,10 @@ thread_local! {
 
 fuzz_target!(|data: &[u8]| {
     let mut to_solve = Vec::new();
+    let board = Board::ALL[usize::from(data.first().copied().unwrap_or(0)) % Board::ALL.len()];
     for line in data.split(|&b| b == b'\n').take(32) {
         let text = String::from_utf8_lossy(line);
+        with_board!(board, parse_on(&text), else ());
         match parse_line::<7, 6>(&text) {
             Ok(problem) => {
                 exercise(&problem.position);
@@ -62,14 +67,24 @@ fuzz_target!(|data: &[u8]| {
     });
 });
 
+/// `text` parsed as a line of the board `W`×`H`, and its position exercised.
+fn parse_on<const W: usize, const H: usize>(text: &str) {
+    match parse_line::<W, H>(text) {
+        Ok(problem) => exercise(&problem.position),
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+}
+
 /// The position operations the solver relies on, with their invariants.
-fn exercise(pos: &Position) {
+fn exercise<const W: usize, const H: usize>(pos: &Position<W, H>) {
     let possible = pos.possible();
     let _ = (pos.key(), pos.can_win_next(), pos.opponent_winning());
     assert_eq!(pos.mirror().mirror(), *pos);
     assert_eq!(pos.symmetric_key(), pos.mirror().symmetric_key());
     assert_eq!(pos.non_losing_moves() & !possible, 0);
-    for col in 0..WIDTH {
+    for col in 0..W {
         if !pos.can_play(col) {
             continue;
         }
