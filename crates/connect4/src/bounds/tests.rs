@@ -7,7 +7,7 @@ type BoundTable = super::BoundTable<7, 6>;
 
 #[test]
 fn every_bound_round_trips_through_a_byte() {
-    for s in -21..=21 {
+    for s in -MAX_SCORE..=MAX_SCORE {
         for b in [ScoreBound::Upper(s), ScoreBound::Lower(s)] {
             assert_eq!(ScoreBound::decode(b.encode()), b);
         }
@@ -122,4 +122,71 @@ fn growing_keeps_bounds_exact() {
     table.clear();
     assert_eq!(table.buckets_in_use(), START_BUCKETS);
     assert!(all.iter().all(|pos| table.get(pos).is_none()));
+}
+
+/// Random positions of `W`×`H` (every prefix of `games` random games).
+fn board_positions<const W: usize, const H: usize>(
+    games: usize,
+) -> Vec<crate::position::Position<W, H>> {
+    let mut rng = transpo::key::SplitMix64::new((W * 100 + H) as u64);
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut pos = crate::position::Position::<W, H>::new();
+        loop {
+            out.push(pos);
+            let open: Vec<usize> = (0..W)
+                .filter(|&c| pos.can_play(c) && !pos.is_winning_move(c))
+                .collect();
+            if open.is_empty() || pos.moves() as usize + 1 == W * H {
+                break;
+            }
+            pos.play_column(open[rng.below(open.len() as u64) as usize]);
+        }
+    }
+    out
+}
+
+/// Keys are a bijection of (position, epoch) on every board: two pairs share a table key only
+/// if they are the same position (or its mirror) in the same epoch; and a table whose board
+/// leaves no bits for the epoch (8×7: 64 key bits) forgets everything at a clear, one with
+/// one bit (9×6) at every clear too, alternating epochs, and 7×6 through its epochs.
+fn keys_are_exact<const W: usize, const H: usize>() {
+    let epochs = super::BoundTable::<W, H>::EPOCHS.min(4);
+    let mut seen = std::collections::HashMap::new();
+    for pos in board_positions::<W, H>(40) {
+        for epoch in 0..epochs {
+            let k = key(&pos, epoch);
+            let id = (pos.symmetric_key(), epoch);
+            assert_eq!(*seen.entry(k).or_insert(id), id, "{W}x{H}");
+        }
+    }
+    let mut table = super::BoundTable::<W, H>::new(1).expect("1 MiB");
+    let mut unique = std::collections::HashSet::new();
+    let mut positions = board_positions::<W, H>(20);
+    positions.retain(|pos| unique.insert(pos.symmetric_key()));
+    for round in 0..3 {
+        for pos in &positions {
+            assert_eq!(
+                table.get(pos),
+                None,
+                "{W}x{H} round {round}: found after a clear"
+            );
+            table.put(pos, ScoreBound::Lower(1), None, 1);
+            assert_eq!(table.get(pos), Some((ScoreBound::Lower(1), None)));
+        }
+        table.clear();
+    }
+}
+
+#[test]
+fn keys_are_exact_on_every_board() {
+    assert_eq!(super::BoundTable::<8, 7>::EPOCHS, 1);
+    assert_eq!(super::BoundTable::<9, 6>::EPOCHS, 2);
+    assert_eq!(super::BoundTable::<7, 6>::EPOCHS, 1 << 15);
+    keys_are_exact::<8, 7>();
+    keys_are_exact::<4, 15>();
+    keys_are_exact::<9, 6>();
+    keys_are_exact::<7, 6>();
+    keys_are_exact::<12, 4>();
+    keys_are_exact::<4, 4>();
 }

@@ -17,6 +17,13 @@
 //! of the bargain: distinct positions must have distinct 64-bit keys (use a bijective mix of an
 //! exact position code, not a Zobrist hash) and the table must have `n ≥ 2^16` buckets.
 //!
+//! The argument holds for any 64-bit keys, so any game whose positions have an exact code of
+//! at most 64 bits gets exact entries. `transpo-connect4` uses it on every board whose
+//! `W·(H + 1)`-bit position code fits in 64 bits: it ORs an epoch into the bits above the code
+//! (none when the code takes all 64) and multiplies by an odd constant, a bijection, so
+//! distinct (position, epoch) pairs stay distinct keys (its `bounds` module; tested there on
+//! boards with 20 to 64 key bits).
+//!
 //! Cost: 8 bytes per entry, against 5 for a hand-made prime-sized table that relies on the
 //! Chinese remainder theorem (32-bit partial key + one byte, Pons' Connect Four solver); the
 //! multiply index gives no such theorem for fewer check bits.
