@@ -502,8 +502,8 @@ fn run_server(
 }
 
 /// Solves the positions of `shard` of `list` that `out` (a results file, made if missing)
-/// does not hold yet, appending a line for each as soon as it is solved. Returns whether
-/// every position of the shard is now solved.
+/// does not hold yet, appending a line for each as soon as it is solved. Returns `true` once
+/// every position of the shard is solved (a run that stops early is an error).
 fn solve_list<const W: usize, const H: usize>(
     solver: &mut Solver<W, H>,
     list: &List<W, H>,
