@@ -33,7 +33,7 @@ use std::path::Path;
 
 mod tree;
 
-pub use tree::Tree;
+pub use tree::{MAX_TREE_POSITIONS, Tree};
 
 const MAGIC: &[u8; 8] = b"TC4BOOK\n";
 /// The file of [`Book::built_in`].
@@ -101,6 +101,11 @@ pub enum BookError {
     Io(std::io::Error),
     /// The file is not a book of this format.
     Format(String),
+    /// The tree of a book or split would hold more than [`MAX_TREE_POSITIONS`] positions.
+    TooBig {
+        /// The depth asked for.
+        depth: u32,
+    },
 }
 
 impl fmt::Display for BookError {
@@ -108,6 +113,11 @@ impl fmt::Display for BookError {
         match self {
             BookError::Io(e) => write!(f, "book file: {e}"),
             BookError::Format(why) => write!(f, "not a valid opening book: {why}"),
+            BookError::TooBig { depth } => write!(
+                f,
+                "the positions down to {depth} stones are more than {MAX_TREE_POSITIONS}: \
+                 choose a smaller depth"
+            ),
         }
     }
 }
@@ -166,21 +176,26 @@ impl<const W: usize, const H: usize> Book<W, H> {
     /// positions with `depth` stones (or `root`, if it has as many or more); every other
     /// score is the minimax of its children's ([`Tree::into_book`]), which spares the solves
     /// of the shallow positions, the costliest.
+    ///
+    /// # Errors
+    ///
+    /// [`BookError::TooBig`] if the book would hold more than [`MAX_TREE_POSITIONS`]
+    /// positions.
     pub fn generate(
         root: &Position<W, H>,
         depth: u32,
         mut solve: impl FnMut(&Position<W, H>) -> i32,
         mut progress: impl FnMut(usize, usize),
-    ) -> Self {
-        let tree = Tree::new(root, "", depth);
+    ) -> Result<Self, BookError> {
+        let tree = Tree::new(root, "", depth)?;
         let leaves = tree.leaves().count();
         let mut done = 0;
-        tree.into_book(|pos| {
+        Ok(tree.into_book(|pos| {
             done += 1;
             let score = solve(pos);
             progress(done, leaves);
             score
-        })
+        }))
     }
 
     /// The book as file bytes (see the module docs).
@@ -382,7 +397,7 @@ mod tests {
     /// A book of positions after Middle-Easy's first line (its scores are not the point here).
     fn small_book() -> Book {
         let root = Position::from_moves("5554224333234511764415115").expect("valid");
-        Book::generate(&root, 27, |pos| pos.moves() as i32 % 7 - 3, |_, _| {})
+        Book::generate(&root, 27, |pos| pos.moves() as i32 % 7 - 3, |_, _| {}).expect("small")
     }
 
     #[test]
@@ -400,7 +415,8 @@ mod tests {
                 solver.solve(pos, Strength::Strong)
             },
             |_, _| {},
-        );
+        )
+        .expect("a small book");
         assert!(
             solves > 100 && book.len() > solves,
             "{solves} of {}",

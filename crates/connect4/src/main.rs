@@ -363,7 +363,7 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
         }
         Some(Command::Split(TreeArgs { depth, out, from })) => {
             let root = Position::<W, H>::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
-            let tree = Tree::new(&root, &from, depth);
+            let tree = Tree::new(&root, &from, depth)?;
             let list = List::of(&tree, if from.is_empty() { "-" } else { &from });
             std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
             let path = out.join(split::LIST_FILE);
@@ -433,7 +433,7 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
             let book = Book::generate(&root, depth, solve, |done, total| {
                 bar.set_length(total as u64);
                 bar.set_position(done as u64);
-            });
+            })?;
             bar.finish_and_clear();
             book.save(&out)
                 .map_err(|e| format!("{}: {e}", out.display()))?;

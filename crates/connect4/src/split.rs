@@ -222,11 +222,7 @@ impl<const W: usize, const H: usize> List<W, H> {
 
     /// The tree whose leaves the list holds.
     pub fn tree(&self) -> Result<Tree<W, H>, String> {
-        Ok(Tree::new(
-            &self.root_position()?,
-            self.root_moves(),
-            self.depth,
-        ))
+        Tree::new(&self.root_position()?, self.root_moves(), self.depth).map_err(|e| e.to_string())
     }
 }
 

@@ -177,7 +177,8 @@ fn a_generated_book_agrees_with_the_solver() {
         27,
         |pos| solver.solve(pos, Strength::Strong),
         |_, _| {},
-    );
+    )
+    .expect("a small book");
     assert!(book.len() > 20, "{}", book.len());
     assert_eq!(book.get(&root), Some(4));
     // A solver with the book agrees with one without, on a child in and out of the book.

@@ -138,7 +138,8 @@ fn a_book_answers_without_a_search_and_agrees_with_the_search() {
         root.moves() + 2,
         |p| solver.solve(p, Strength::Strong),
         |_, _| {},
-    );
+    )
+    .expect("a small book");
     let plain = SolverPool::new(16, 1).expect("16 MiB");
     let mut booked = SolverPool::new(16, 1).expect("16 MiB");
     booked.set_book(book);

@@ -76,7 +76,8 @@ fn three_shards_give_the_root_and_book_of_one_solve() {
         4,
         |pos| solver.solve(pos, Strength::Strong),
         |_, _| {},
-    );
+    )
+    .expect("a small book");
     assert_eq!(merged, book);
     assert_eq!(
         merged.get(&root),
@@ -203,4 +204,38 @@ fn bad_shards_stop_the_merge_with_their_name() {
     assert!(merge_error(&dir).contains("checksum mismatch"));
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&other);
+}
+
+/// A depth whose tree no machine could hold is refused after a bounded walk, for a split and
+/// for a book, instead of taking memory without end.
+#[test]
+fn an_impossible_depth_is_a_clear_error() {
+    let dir = scratch("huge");
+    let d = dir.display().to_string();
+    for args in [
+        [
+            "split",
+            "--board",
+            "12x4",
+            "--depth",
+            "40",
+            "--out",
+            d.as_str(),
+        ],
+        [
+            "book",
+            "--board",
+            "12x4",
+            "--depth",
+            "40",
+            "--out",
+            &format!("{d}/b.book"),
+        ],
+    ] {
+        let out = c4(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("choose a smaller depth"), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,7 @@
 //! over machines (`transpo-c4 split`, `solve-list`, `merge`, see [`crate::split`]) hands them
 //! out as a list of move sequences and scores the tree once their results are back.
 
-use super::Book;
+use super::{Book, BookError};
 use crate::position::{Position, column_char};
 use crate::search::{Strength, column_scores};
 use std::collections::{HashMap, HashSet};
@@ -20,10 +20,21 @@ pub struct Tree<const W: usize = 7, const H: usize = 6> {
     nodes: Vec<(Position<W, H>, String)>,
 }
 
+/// The most positions of a [`Tree`]: 2^23, about 8 million (every 7×6 position up to 12
+/// stones is about 4 million; a tree this big takes about 1 GiB and 10 s to walk, and its
+/// leaves days to solve). A depth past it is refused (`split --board 12x4 --depth 30` walked
+/// 67 million positions in 104 s and 9 GB before a larger limit stopped it).
+pub const MAX_TREE_POSITIONS: usize = 1 << 23;
+
 impl<const W: usize, const H: usize> Tree<W, H> {
     /// The tree below `root`, which `root_moves` reaches (the sequences of the tree start with
     /// it), down to `depth` stones (at most one fewer than the board's squares).
-    pub fn new(root: &Position<W, H>, root_moves: &str, depth: u32) -> Self {
+    ///
+    /// # Errors
+    ///
+    /// [`BookError::TooBig`] as soon as the tree holds more than [`MAX_TREE_POSITIONS`]
+    /// positions, before it takes memory without end.
+    pub fn new(root: &Position<W, H>, root_moves: &str, depth: u32) -> Result<Self, BookError> {
         let depth = depth.min((W * H) as u32 - 1);
         let mut seen = HashSet::new();
         let mut nodes = Vec::new();
@@ -47,11 +58,14 @@ impl<const W: usize, const H: usize> Tree<W, H> {
                     next_moves.push(column_char(col));
                     nodes.push((next, next_moves.clone()));
                     stack.push((next, next_moves));
+                    if nodes.len() > MAX_TREE_POSITIONS {
+                        return Err(BookError::TooBig { depth });
+                    }
                 }
             }
         }
         nodes.sort_by_key(|(pos, _)| std::cmp::Reverse(pos.moves()));
-        Tree { depth, nodes }
+        Ok(Tree { depth, nodes })
     }
 
     /// The most stones of a position in the tree.
