@@ -98,17 +98,17 @@ pub const fn win_now_score(squares: usize, moves: u32) -> i32 {
 /// `score`, on a board of `squares` squares: the inverse of [`win_now_score`]. A win's score
 /// `s` is `⌊(squares + 2 − m) / 2⌋` for the winning stone `m`, so `m` is `squares + 2 − 2s` or
 /// one less, whichever the winner plays (the side to move plays stones `moves + 1`,
-/// `moves + 3`, …); a draw fills the board.
+/// `moves + 3`, …); a draw fills the board. (A score larger than any win's saturates at 0.)
 pub const fn last_move(squares: usize, moves: u32, score: i32) -> u32 {
     if score == 0 {
         return squares as u32;
     }
-    let latest = squares as u32 + 2 - 2 * score.unsigned_abs();
+    let latest = (squares as u32 + 2).saturating_sub(2 * score.unsigned_abs());
     let winner_plays_odd = moves.is_multiple_of(2) == (score > 0);
     if (latest % 2 == 1) == winner_plays_odd {
         latest
     } else {
-        latest - 1
+        latest.saturating_sub(1)
     }
 }
 
