@@ -139,9 +139,13 @@ pub fn sample<const W: usize, const H: usize>(
     let mut rng = transpo::key::SplitMix64::new(seed);
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    // Give up after this many games that found nothing new.
+    // Give up after this many games that found nothing new (at most 10^8).
+    let give_up = 1000 + 100 * count.min(1_000_000);
     let mut misses = 0;
-    while out.len() < count && misses < 1000 + 100 * count {
+    if depth as usize >= W * H {
+        return out;
+    }
+    while out.len() < count && misses < give_up {
         let mut pos = Position::<W, H>::new();
         let mut moves = String::new();
         while pos.moves() < depth {
