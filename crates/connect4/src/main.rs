@@ -388,7 +388,13 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
         Some(Command::SolveList { dir, shard }) => {
             let list = parse_list::<W, H>(list)?;
             let mut solver = make_solver(book)?;
-            solve_list(&mut solver, &list, shard, &dir.join(shard.file_name()))?
+            solve_list(
+                &mut solver,
+                &list,
+                shard,
+                strength,
+                &dir.join(shard.file_name()),
+            )?
         }
         Some(Command::Merge { dir, results, out }) => {
             let list = parse_list::<W, H>(list)?;
@@ -402,26 +408,30 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
                 .map(|f| Ok((f.display().to_string(), read_text(f)?)))
                 .collect::<Result<Vec<_>, Box<dyn std::error::Error>>>()?;
             let merged = split::merge(&list, &texts)?;
-            let out = out.unwrap_or_else(|| dir.join("book.bin"));
-            merged
-                .book
-                .save(&out)
-                .map_err(|e| format!("{}: {e}", out.display()))?;
-            let Some(score) = merged.score else {
-                return Err("the root is not in the tree".into());
-            };
+            let score = merged.score;
             println!("{} {score} {} {}", list.root, merged.nodes, merged.micros);
             if list.root == "-" {
-                eprintln!("{}", cli::ending(W * H, Strength::Strong, score));
+                eprintln!("{}", cli::ending(W * H, merged.strength, score));
             }
+            let book = match &merged.book {
+                Some(book) => {
+                    let out = out.unwrap_or_else(|| dir.join("book.bin"));
+                    book.save(&out)
+                        .map_err(|e| format!("{}: {e}", out.display()))?;
+                    format!(
+                        "{}: {} positions up to {} stones",
+                        out.display(),
+                        book.len(),
+                        book.depth()
+                    )
+                }
+                None => "weak results: no book".to_string(),
+            };
             eprintln!(
-                "{} shards, {} positions, {:.1} s of solving in all; {}: {} positions up to {} stones",
+                "{} shards, {} positions, {:.1} s of solving in all; {book}",
                 texts.len(),
                 list.moves.len(),
                 merged.micros as f64 / 1e6,
-                out.display(),
-                merged.book.len(),
-                merged.book.depth()
             );
             true
         }
@@ -508,6 +518,7 @@ fn solve_list<const W: usize, const H: usize>(
     solver: &mut Solver<W, H>,
     list: &List<W, H>,
     shard: Shard,
+    strength: Strength,
     out: &Path,
 ) -> Result<bool, Box<dyn std::error::Error>> {
     use std::io::Write;
@@ -518,6 +529,18 @@ fn solve_list<const W: usize, const H: usize>(
             if results.shard != shard {
                 return Err(format!("{name} holds shard {}, not {shard}", results.shard).into());
             }
+            if results.strength != strength {
+                return Err(format!(
+                    "{name} holds {:?} results: run with{} --weak",
+                    results.strength,
+                    if results.strength == Strength::Weak {
+                        ""
+                    } else {
+                        "out"
+                    }
+                )
+                .into());
+            }
             if results.complete_bytes < text.len() {
                 // A shard killed while writing a line: cut the part off and go on.
                 let file = std::fs::OpenOptions::new().write(true).open(out)?;
@@ -527,7 +550,7 @@ fn solve_list<const W: usize, const H: usize>(
             results.solved.into_iter().map(|s| s.moves).collect()
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::write(out, Results::header(list, shard))
+            std::fs::write(out, Results::header(list, shard, strength))
                 .map_err(|e| format!("{name}: {e}"))?;
             Vec::new()
         }
@@ -551,7 +574,7 @@ fn solve_list<const W: usize, const H: usize>(
         let pos = Position::<W, H>::from_moves(moves).map_err(|e| e.to_string())?;
         let before = solver.nodes();
         let start = std::time::Instant::now();
-        let score = solver.solve(&pos, Strength::Strong);
+        let score = solver.solve(&pos, strength);
         let solved = split::Solved {
             moves: moves.to_string(),
             score,

@@ -114,7 +114,7 @@ pub const fn last_move(squares: usize, moves: u32, score: i32) -> u32 {
 
 /// The reported score: as is when strong, its sign when weak.
 #[inline]
-pub(crate) fn finish(score: i32, strength: Strength) -> i32 {
+pub fn finish(score: i32, strength: Strength) -> i32 {
     match strength {
         Strength::Strong => score,
         Strength::Weak => score.signum(),

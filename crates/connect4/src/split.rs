@@ -13,6 +13,10 @@
 //!    up to `D` stones. A shard missing, incomplete, or with a corrupt line is named, and the
 //!    merge stops.
 //!
+//! With `--weak`, `solve-list` solves the positions weakly (1, 0, −1) and `merge` gives the
+//! root's weak score, the outcome, and no book: the question of the published outcome tables,
+//! answered for less (a weak solve proves one bound where a strong one proves two).
+//!
 //! Why files and not a network: a scheduler already knows how to run a command on many
 //! machines and retry it; what it cannot do is share a table, and none is needed, since the
 //! positions at depth `D` are independent problems. Each file's header names the board, the
@@ -22,6 +26,7 @@
 use crate::board::Board;
 use crate::book::{Book, Tree};
 use crate::position::Position;
+use crate::search::Strength;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -272,6 +277,8 @@ impl Solved {
 pub struct Results {
     /// The shard.
     pub shard: Shard,
+    /// Whether its scores are exact or only signs.
+    pub strength: Strength,
     /// The solved positions, in the order they were solved.
     pub solved: Vec<Solved>,
     /// Bytes of the text up to the end of its last complete line (a shard killed while
@@ -280,10 +287,18 @@ pub struct Results {
 }
 
 impl Results {
-    /// The header of `shard`'s results file for `list`.
-    pub fn header<const W: usize, const H: usize>(list: &List<W, H>, shard: Shard) -> String {
+    /// The header of `shard`'s results file for `list`, solved with `strength`.
+    pub fn header<const W: usize, const H: usize>(
+        list: &List<W, H>,
+        shard: Shard,
+        strength: Strength,
+    ) -> String {
+        let strength = match strength {
+            Strength::Strong => "strong",
+            Strength::Weak => "weak",
+        };
         format!(
-            "{RESULTS_MAGIC} board {W}x{H} list {:016x} shard {shard}\n",
+            "{RESULTS_MAGIC} board {W}x{H} list {:016x} shard {shard} {strength}\n",
             list.checksum()
         )
     }
@@ -300,7 +315,12 @@ impl Results {
         let shard: Shard = header_field(header, "shard")
             .ok_or("header: no shard")?
             .parse()?;
-        if format!("{header}\n") != Results::header(list, shard) {
+        let strength = if header.ends_with(" weak") {
+            Strength::Weak
+        } else {
+            Strength::Strong
+        };
+        if format!("{header}\n") != Results::header(list, shard, strength) {
             return Err(format!(
                 "header {header:?} is not for this list (board {W}x{H}, list {:016x})",
                 list.checksum()
@@ -320,6 +340,7 @@ impl Results {
         }
         Ok(Results {
             shard,
+            strength,
             solved,
             complete_bytes,
         })
@@ -329,10 +350,12 @@ impl Results {
 /// The outcome of a merge: the root's score and the book of the whole tree.
 #[derive(Clone, Debug)]
 pub struct Merged<const W: usize, const H: usize> {
-    /// The root's exact score.
-    pub score: Option<i32>,
-    /// Every position up to the list's depth, scored.
-    pub book: Book<W, H>,
+    /// The root's score: exact, or its sign if the shards solved weakly.
+    pub score: i32,
+    /// How the shards solved.
+    pub strength: Strength,
+    /// Every position up to the list's depth, scored (strong shards only).
+    pub book: Option<Book<W, H>>,
     /// Positions explored by all shards, summed.
     pub nodes: u64,
     /// Time the shards took, summed, in microseconds.
@@ -349,9 +372,20 @@ pub fn merge<const W: usize, const H: usize>(
 ) -> Result<Merged<W, H>, String> {
     let mut shards: HashMap<usize, (String, Results)> = HashMap::new();
     let mut count = None;
+    let mut strength = None;
     for (name, text) in files {
         let results = Results::parse(text, list).map_err(|e| format!("{name}: {e}"))?;
         let shard = results.shard;
+        if *strength.get_or_insert(results.strength) != results.strength {
+            return Err(format!(
+                "{name}: shard {shard} solved {}, another file the other way",
+                if results.strength == Strength::Weak {
+                    "weakly"
+                } else {
+                    "strongly"
+                }
+            ));
+        }
         if *count.get_or_insert(shard.count) != shard.count {
             return Err(format!(
                 "{name}: shard {shard}, but another file is a shard of {}",
@@ -377,7 +411,10 @@ pub fn merge<const W: usize, const H: usize>(
             "shard {shard}: no results file ({})",
             shard.file_name()
         ))?;
-        let max = crate::search::win_now_score(W * H, 0);
+        let max = match results.strength {
+            Strength::Strong => crate::search::win_now_score(W * H, 0),
+            Strength::Weak => 1,
+        };
         for s in &results.solved {
             let owned = index
                 .get(s.moves.as_str())
@@ -418,11 +455,15 @@ pub fn merge<const W: usize, const H: usize>(
         ));
     }
     let root = list.root_position()?;
-    // Every leaf has its score (checked above).
+    // Every leaf has its score (checked above). From signs, the minimax gives the signs of
+    // the true scores: the sign of a best child depends only on the children's signs.
     let book = tree.into_book(|pos| scores.get(&pos.symmetric_key()).copied().unwrap_or(0));
+    let strength = strength.unwrap_or(Strength::Strong);
+    let score = book.get(&root).ok_or("the root is not in the tree")?;
     Ok(Merged {
-        score: book.get(&root),
-        book,
+        score: crate::search::finish(score, strength),
+        strength,
+        book: (strength == Strength::Strong).then_some(book),
         nodes,
         micros,
     })

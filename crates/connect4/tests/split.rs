@@ -239,3 +239,40 @@ fn an_impossible_depth_is_a_clear_error() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Weak shards give the root's weak score (the outcome) and no book; weak and strong results
+/// do not mix, in a shard or in a merge.
+#[test]
+fn weak_shards_give_the_outcome() {
+    let dir = scratch("weak");
+    let d = dir.display().to_string();
+    // 6×4: the second player wins (Tromp).
+    ok(&["split", "--board", "6x4", "--depth", "3", "--out", &d]);
+    for shard in ["1/2", "2/2"] {
+        ok(&[
+            "solve-list",
+            &d,
+            "--shard",
+            shard,
+            "--weak",
+            "--threads",
+            "1",
+        ]);
+    }
+    let out = c4(&["merge", &d]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("- -1 "));
+    assert!(
+        stderr.contains("second player wins") && stderr.contains("no book"),
+        "{stderr}"
+    );
+    assert!(!dir.join("book.bin").exists());
+    // A weak shard run again strongly is refused; a strong shard beside weak ones too.
+    let again = c4(&["solve-list", &d, "--shard", "1/2", "--threads", "1"]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--weak"));
+    std::fs::remove_file(dir.join("results-2-of-2.txt")).expect("remove");
+    ok(&["solve-list", &d, "--shard", "2/2", "--threads", "1"]);
+    assert!(merge_error(&dir).contains("the other way"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
