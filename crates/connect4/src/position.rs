@@ -435,6 +435,31 @@ impl<const W: usize, const H: usize> Position<W, H> {
     }
 }
 
+/// Every position of `games` random games of `W`×`H` from the empty board (moves that do not
+/// win, until there are none or one square is left), the same for the same `seed`: for tests.
+#[cfg(test)]
+pub(crate) fn random_games<const W: usize, const H: usize>(
+    games: usize,
+    seed: u64,
+) -> Vec<Position<W, H>> {
+    let mut rng = transpo::key::SplitMix64::new(seed);
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut pos = Position::<W, H>::new();
+        loop {
+            out.push(pos);
+            let open: Vec<usize> = (0..W)
+                .filter(|&c| pos.can_play(c) && !pos.is_winning_move(c))
+                .collect();
+            if open.is_empty() || pos.moves() as usize + 1 == W * H {
+                break;
+            }
+            pos.play_column(open[rng.below(open.len() as u64) as usize]);
+        }
+    }
+    out
+}
+
 /// Reverses the order of the `W` column groups of `H + 1` bits of a board word (the plain
 /// definition of the mirror, which the tests hold [`Position`]'s incremental one to).
 #[cfg(test)]
@@ -567,25 +592,14 @@ mod tests {
             assert_eq!(P::<W, H>::column_of(1 << bit), bit as usize / (H + 1));
         }
         let mut seen = std::collections::HashMap::new();
-        let mut rng = transpo::key::SplitMix64::new(W as u64 * 100 + H as u64);
-        for _ in 0..200 {
-            let mut p = P::<W, H>::new();
-            loop {
-                assert_eq!(p.mirror_current, mirror_columns::<W, H>(p.current));
-                assert_eq!(p.mirror_mask, mirror_columns::<W, H>(p.mask));
-                assert_eq!(p.mirror_key(), mirror_columns::<W, H>(p.key()));
-                assert_eq!(p.mirror().mirror(), p);
-                assert!(P::<W, H>::KEY_BITS == 64 || p.key() >> P::<W, H>::KEY_BITS == 0);
-                let stones = (p.current, p.mask);
-                assert_eq!(*seen.entry(p.key()).or_insert(stones), stones, "{W}x{H}");
-                let open: Vec<usize> = (0..W)
-                    .filter(|&c| p.can_play(c) && !p.is_winning_move(c))
-                    .collect();
-                if open.is_empty() || p.moves() as usize + 1 == W * H {
-                    break;
-                }
-                p.play_column(open[rng.below(open.len() as u64) as usize]);
-            }
+        for p in random_games::<W, H>(200, W as u64 * 100 + H as u64) {
+            assert_eq!(p.mirror_current, mirror_columns::<W, H>(p.current));
+            assert_eq!(p.mirror_mask, mirror_columns::<W, H>(p.mask));
+            assert_eq!(p.mirror_key(), mirror_columns::<W, H>(p.key()));
+            assert_eq!(p.mirror().mirror(), p);
+            assert!(P::<W, H>::KEY_BITS == 64 || p.key() >> P::<W, H>::KEY_BITS == 0);
+            let stones = (p.current, p.mask);
+            assert_eq!(*seen.entry(p.key()).or_insert(stones), stones, "{W}x{H}");
         }
     }
 

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::Position;
+use crate::position::random_games;
 
 type BoundTable = super::BoundTable<7, 6>;
 
@@ -124,28 +125,6 @@ fn growing_keeps_bounds_exact() {
     assert!(all.iter().all(|pos| table.get(pos).is_none()));
 }
 
-/// Random positions of `W`×`H` (every prefix of `games` random games).
-fn board_positions<const W: usize, const H: usize>(
-    games: usize,
-) -> Vec<crate::position::Position<W, H>> {
-    let mut rng = transpo::key::SplitMix64::new((W * 100 + H) as u64);
-    let mut out = Vec::new();
-    for _ in 0..games {
-        let mut pos = crate::position::Position::<W, H>::new();
-        loop {
-            out.push(pos);
-            let open: Vec<usize> = (0..W)
-                .filter(|&c| pos.can_play(c) && !pos.is_winning_move(c))
-                .collect();
-            if open.is_empty() || pos.moves() as usize + 1 == W * H {
-                break;
-            }
-            pos.play_column(open[rng.below(open.len() as u64) as usize]);
-        }
-    }
-    out
-}
-
 /// Keys are a bijection of (position, epoch) on every board: two pairs share a table key only
 /// if they are the same position (or its mirror) in the same epoch; and a table whose board
 /// leaves no bits for the epoch (8×7: 64 key bits) forgets everything at a clear, one with
@@ -153,7 +132,7 @@ fn board_positions<const W: usize, const H: usize>(
 fn keys_are_exact<const W: usize, const H: usize>() {
     let epochs = super::BoundTable::<W, H>::EPOCHS.min(4);
     let mut seen = std::collections::HashMap::new();
-    for pos in board_positions::<W, H>(40) {
+    for pos in random_games::<W, H>(40, (W * 100 + H) as u64) {
         for epoch in 0..epochs {
             let k = key(&pos, epoch);
             let id = (pos.symmetric_key(), epoch);
@@ -162,7 +141,7 @@ fn keys_are_exact<const W: usize, const H: usize>() {
     }
     let mut table = super::BoundTable::<W, H>::new(1).expect("1 MiB");
     let mut unique = std::collections::HashSet::new();
-    let mut positions = board_positions::<W, H>(20);
+    let mut positions = random_games::<W, H>(20, (W * 100 + H) as u64);
     positions.retain(|pos| unique.insert(pos.symmetric_key()));
     for round in 0..3 {
         for pos in &positions {
