@@ -42,27 +42,23 @@ fn merge_error(dir: &Path) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Splits `board` at `depth` into `dir` and solves its three shards.
-fn split_and_solve(dir: &Path, board: &str, depth: u32) {
+/// Splits `board` at `depth` into `dir` and solves its `shards` shards, each with `flags`.
+fn split_and_solve(dir: &Path, board: &str, depth: u32, shards: usize, flags: &[&str]) {
     let d = dir.display().to_string();
-    ok(&[
-        "split",
-        "--board",
-        board,
-        "--depth",
-        &depth.to_string(),
-        "--out",
-        &d,
-    ]);
-    for shard in ["1/3", "2/3", "3/3"] {
-        ok(&["solve-list", &d, "--shard", shard, "--threads", "1"]);
+    let depth = depth.to_string();
+    ok(&["split", "--board", board, "--depth", &depth, "--out", &d]);
+    for i in 1..=shards {
+        let shard = format!("{i}/{shards}");
+        let mut args = vec!["solve-list", &d, "--shard", &shard, "--threads", "1"];
+        args.extend_from_slice(flags);
+        ok(&args);
     }
 }
 
 #[test]
 fn three_shards_give_the_root_and_book_of_one_solve() {
     let dir = scratch("same");
-    split_and_solve(&dir, "6x5", 4);
+    split_and_solve(&dir, "6x5", 4, 3, &[]);
     let d = dir.display().to_string();
     let line = ok(&["merge", &d]);
     let fields: Vec<&str> = line.split_whitespace().collect();
@@ -153,7 +149,7 @@ fn a_killed_shard_goes_on_where_it_stopped() {
 #[test]
 fn bad_shards_stop_the_merge_with_their_name() {
     let dir = scratch("bad");
-    split_and_solve(&dir, "5x5", 3);
+    split_and_solve(&dir, "5x5", 3, 3, &[]);
     let file = |i: usize| dir.join(format!("results-{i}-of-3.txt"));
     let original = std::fs::read_to_string(file(2)).expect("shard 2");
     // Missing.
@@ -179,7 +175,7 @@ fn bad_shards_stop_the_merge_with_their_name() {
     assert!(e.contains("shard 2/3") && e.contains("incomplete"), "{e}");
     // Another split's results.
     let other = scratch("other");
-    split_and_solve(&other, "5x5", 2);
+    split_and_solve(&other, "5x5", 2, 3, &[]);
     std::fs::copy(other.join("results-2-of-3.txt"), file(2)).expect("copy");
     let e = merge_error(&dir);
     assert!(
@@ -247,18 +243,7 @@ fn weak_shards_give_the_outcome() {
     let dir = scratch("weak");
     let d = dir.display().to_string();
     // 6×4: the second player wins (Tromp).
-    ok(&["split", "--board", "6x4", "--depth", "3", "--out", &d]);
-    for shard in ["1/2", "2/2"] {
-        ok(&[
-            "solve-list",
-            &d,
-            "--shard",
-            shard,
-            "--weak",
-            "--threads",
-            "1",
-        ]);
-    }
+    split_and_solve(&dir, "6x4", 3, 2, &["--weak"]);
     let out = c4(&["merge", &d]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
