@@ -272,7 +272,8 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
         };
     let ok = match args.command {
         #[cfg(feature = "serve")]
-        Some(Command::Serve(_)) => unreachable!("run serves before it picks a board"),
+        // `run` serves before it picks a board, so this is never reached.
+        Some(Command::Serve(_)) => return Err("serve runs before a board is picked".into()),
         None => {
             let mut solver = make_solver(book)?;
             // A long solve says how its score search goes, so a user knows it is alive.
