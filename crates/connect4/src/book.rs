@@ -381,8 +381,9 @@ fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
     out
 }
 
-/// FNV-1a, 64-bit: a simple checksum that catches flipped and truncated bytes.
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a, 64-bit: a simple checksum that catches flipped and truncated bytes (of book
+/// files, and of split lists and results, [`crate::split`]).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -19,7 +19,7 @@ use crate::bounds::{BoundTable, ScoreBound, TableError, ThreadView};
 use crate::position::Position;
 
 /// Columns of the board the pool solves (7×6).
-const WIDTH: usize = 7;
+const WIDTH: usize = Position::<7, 6>::WIDTH;
 use crate::search::{Access, NO_BUSY, Search, Strength, column_scores, finish, win_now_score};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};

@@ -24,7 +24,7 @@
 //! wrong solve; each result line carries a checksum of its move sequence and score.
 
 use crate::board::Board;
-use crate::book::{Book, Tree};
+use crate::book::{Book, Tree, fnv1a};
 use crate::position::Position;
 use crate::search::Strength;
 use std::collections::HashMap;
@@ -88,13 +88,6 @@ impl FromStr for Shard {
         }
         Ok(Shard { index, count })
     }
-}
-
-/// FNV-1a, 64 bits: the checksum of a list's lines and of a result line.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// The value of `key` in a header's `key value` pairs.
