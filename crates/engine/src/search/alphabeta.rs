@@ -10,11 +10,13 @@ use std::ops::ControlFlow;
 
 use cozy_chess::Move;
 
-use super::entry::{NO_EVAL, SearchEntry};
+use transpo::Bound;
+
+use super::entry::{NO_EVAL, SearchEntry, TtData};
 use super::ordering::{MAX_PLY, is_capture};
 use super::score::{INFINITY, MATE, MATE_BOUND};
 use super::tt::{NodeResult, table_cut};
-use super::worker::Worker;
+use super::worker::{UNKNOWN_EVAL, Worker};
 
 /// A node of the main search, as its move loop sees it.
 #[derive(Clone, Copy, Debug)]
@@ -31,6 +33,13 @@ struct Node {
     key: u64,
     /// Quiet moves after the first that give no check may be skipped (futility pruning).
     futile: bool,
+    /// The static evaluation rose since this side's previous move (see `Features::improving`).
+    improving: bool,
+    /// Quiet moves that give no check are skipped once this many moves were met (late-move
+    /// pruning; `usize::MAX` when off).
+    lmp_limit: usize,
+    /// The move that led here (for counter moves; `None` at the root or after a null move).
+    previous: Option<Move>,
 }
 
 /// What a node's move loop found.
@@ -82,6 +91,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         if let Some(d) = probe.entry
             && !root
             && self.deep_enough(d.depth, depth)
+            && (!pv_node || !self.features.pv_exact_cuts || d.bound == Bound::Exact)
             && let Some(stored) = table_cut(&d, ply, alpha, beta)
         {
             let weight = self.scheme.map_or(1, |s| s.nodes_for_hit(d.nodes)).max(1);
@@ -99,12 +109,15 @@ impl<E: SearchEntry> Worker<'_, E> {
         } else {
             Some(self.evaluate_with(probe.entry.map_or(NO_EVAL, |d| d.eval)))
         };
+        self.evals[ply] = static_eval.unwrap_or(UNKNOWN_EVAL);
+        let improving = self.features.improving && static_eval.is_some_and(|e| self.improving(e, ply));
         let mut futile = false;
         if let Some(eval) = static_eval
             && !pv_node
             && !root
         {
-            match self.prune(eval, depth, ply, alpha, beta, allow_null) {
+            let eval = self.corrected_eval(eval, probe.entry.as_ref(), ply);
+            match self.prune(eval, depth, ply, (alpha, beta), allow_null, improving) {
                 ControlFlow::Break(score) => return score,
                 ControlFlow::Continue(quiet_moves_futile) => futile = quiet_moves_futile,
             }
@@ -122,6 +135,17 @@ impl<E: SearchEntry> Worker<'_, E> {
         if self.features.iir && depth >= 4 && !in_check && probe.mv.is_none() && pv_move.is_none() {
             depth -= 1;
         }
+        let lmp_limit = if self.features.late_move_pruning && !pv_node && !in_check && depth <= 8
+        {
+            let full = (3 + depth * depth) as usize;
+            if improving || !self.features.improving {
+                full
+            } else {
+                full / 2
+            }
+        } else {
+            usize::MAX
+        };
         let node = Node {
             depth,
             ply,
@@ -131,6 +155,9 @@ impl<E: SearchEntry> Worker<'_, E> {
             on_pv,
             key,
             futile,
+            improving,
+            lmp_limit,
+            previous: if ply > 0 { self.played[ply - 1] } else { None },
         };
         let Some(searched) = self.search_moves(&node, alpha, pv_move, probe.mv) else {
             return 0;
@@ -177,6 +204,38 @@ impl<E: SearchEntry> Worker<'_, E> {
         None
     }
 
+    /// Whether the static evaluation `eval` at `ply` is above the side's evaluation two plies
+    /// earlier (or four, when that one was in check; true when neither is known).
+    fn improving(&self, eval: i32, ply: usize) -> bool {
+        let before = |back: usize| {
+            ply.checked_sub(back)
+                .map(|p| self.evals[p])
+                .filter(|&e| e != UNKNOWN_EVAL)
+        };
+        match before(2).or_else(|| before(4)) {
+            Some(earlier) => eval > earlier,
+            None => true,
+        }
+    }
+
+    /// The static evaluation for pruning: with `tt_eval_bound`, the table's score where its
+    /// bound says the true value lies beyond the evaluation (mate scores excepted).
+    fn corrected_eval(&self, eval: i32, entry: Option<&TtData>, ply: usize) -> i32 {
+        let Some(d) = entry.filter(|_| self.features.tt_eval_bound) else {
+            return eval;
+        };
+        let stored = transpo::score::from_table(i32::from(d.score), ply as i32, MATE_BOUND);
+        if stored.abs() >= MATE_BOUND {
+            return eval;
+        }
+        match d.bound {
+            Bound::Exact => stored,
+            Bound::Lower if stored > eval => stored,
+            Bound::Upper if stored < eval => stored,
+            _ => eval,
+        }
+    }
+
     /// Whether a stored depth is enough to use the entry's score at `depth` plies.
     fn deep_enough(&self, stored: u8, depth: i32) -> bool {
         if self.exact_depth_probing {
@@ -194,14 +253,14 @@ impl<E: SearchEntry> Worker<'_, E> {
         eval: i32,
         depth: i32,
         ply: usize,
-        alpha: i32,
-        beta: i32,
+        (alpha, beta): (i32, i32),
         allow_null: bool,
+        improving: bool,
     ) -> ControlFlow<i32, bool> {
         if self.features.futility
             && depth <= 6
             && beta.abs() < MATE_BOUND
-            && eval - 90 * depth >= beta
+            && eval - 90 * (depth - i32::from(improving)) >= beta
         {
             return ControlFlow::Break(eval);
         }
@@ -212,6 +271,7 @@ impl<E: SearchEntry> Worker<'_, E> {
             && self.has_non_pawn_material()
             && self.pos.play_null().is_ok()
         {
+            self.played[ply] = None;
             let r = 3 + depth / 4;
             let score = -self.negamax(depth - 1 - r, ply + 1, -beta, -beta + 1, false, false);
             self.pos.undo();
@@ -247,6 +307,14 @@ impl<E: SearchEntry> Worker<'_, E> {
         let mut best_move = None;
         let mut legal = 0;
         let mut searched = 0;
+        // Quiet moves searched without a cut-off, for the history's malus.
+        let mut quiets_tried = [None; 32];
+        let mut quiets = 0;
+        let counter = if self.features.counter_moves {
+            self.heuristics.counter(node.previous)
+        } else {
+            None
+        };
         loop {
             let mv = match pending.take() {
                 Some(mv) => mv,
@@ -261,6 +329,7 @@ impl<E: SearchEntry> Worker<'_, E> {
                             tt_move,
                             first,
                             self.features.bad_captures_last,
+                            counter,
                         );
                     }
                     match self.lists[ply].pick() {
@@ -277,15 +346,25 @@ impl<E: SearchEntry> Worker<'_, E> {
                 ));
             }
             let quiet = mv.promotion.is_none() && !is_capture(board, mv);
+            // With `lmr_history`: one ply less for killers and the counter move, and up to
+            // two plies less (or more) by the history score.
+            let known = if self.features.lmr_history && quiet {
+                let liked = self.heuristics.is_killer(mv, ply) || Some(mv) == counter;
+                self.heuristics.history(board, mv) / 8_192 + i32::from(liked)
+            } else {
+                0
+            };
             self.pos.play_unchecked(mv);
             let gives_check = self.pos.is_check();
-            if node.futile && quiet && searched > 0 && !gives_check {
+            let late = legal as usize > node.lmp_limit && best > -MATE_BOUND;
+            if (node.futile && searched > 0 || late) && quiet && !gives_check {
                 self.pos.undo();
                 continue;
             }
             let child_on_pv = node.on_pv && Some(mv) == pv_move;
-            let score =
-                self.search_child(node, alpha, searched, quiet && !gives_check, child_on_pv);
+            self.played[ply] = Some(mv);
+            let reducible = quiet && !gives_check;
+            let score = self.search_child(node, alpha, searched, reducible, child_on_pv, known);
             self.pos.undo();
             if self.stopped {
                 return None;
@@ -299,13 +378,16 @@ impl<E: SearchEntry> Worker<'_, E> {
                     self.update_pv(ply, mv);
                     if score >= node.beta {
                         if quiet {
-                            let killers = self.features.killers;
-                            self.heuristics
-                                .reward(self.pos.board(), mv, ply, node.depth, killers);
+                            let tried = &quiets_tried[..quiets.min(quiets_tried.len())];
+                            self.reward_quiet(node, mv, tried);
                         }
                         break;
                     }
                 }
+            }
+            if quiet && let Some(slot) = quiets_tried.get_mut(quiets) {
+                *slot = Some(mv);
+                quiets += 1;
             }
         }
         Some(Searched {
@@ -316,9 +398,35 @@ impl<E: SearchEntry> Worker<'_, E> {
         })
     }
 
+    /// Rewards the quiet move `mv` that caused a cut-off at `node` (killer, history, counter
+    /// move, as the features say), `tried` the quiet moves searched before it.
+    fn reward_quiet(&mut self, node: &Node, mv: Move, tried: &[Option<Move>]) {
+        let board = self.pos.board();
+        if self.features.history_gravity {
+            let mut list = [mv; 32];
+            let n = tried.len().min(list.len());
+            for (slot, t) in list.iter_mut().zip(tried.iter().flatten()) {
+                *slot = *t;
+            }
+            self.heuristics.update_history(board, mv, &list[..n], node.depth);
+            if self.features.killers {
+                self.heuristics.add_killer(mv, node.ply);
+            }
+        } else {
+            let killers = self.features.killers;
+            self.heuristics.reward(board, mv, node.ply, node.depth, killers);
+        }
+        if self.features.counter_moves
+            && let Some(previous) = node.previous
+        {
+            self.heuristics.set_counter(previous, mv);
+        }
+    }
+
     /// Searches the move just played, the `searched`-th of its node (from 0): the first
     /// with the full window, the others with a null window first (late quiet ones reduced),
-    /// then again as far as needed. `reducible`: a quiet move that gives no check.
+    /// then again as far as needed. `reducible`: a quiet move that gives no check; `known`:
+    /// plies of reduction its ordering knowledge saves (see `Features::lmr_history`).
     fn search_child(
         &mut self,
         node: &Node,
@@ -326,6 +434,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         searched: usize,
         reducible: bool,
         child_on_pv: bool,
+        known: i32,
     ) -> i32 {
         let (depth, ply, beta) = (node.depth, node.ply, node.beta);
         if searched == 0 {
@@ -337,6 +446,10 @@ impl<E: SearchEntry> Worker<'_, E> {
             if node.pv_node {
                 r -= 1;
             }
+            if self.features.improving && !node.improving {
+                r += 1;
+            }
+            r -= known;
             r = r.clamp(0, depth - 2);
         }
         let mut score = -self.negamax(depth - 1 - r, ply + 1, -alpha - 1, -alpha, false, true);

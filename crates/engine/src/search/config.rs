@@ -77,11 +77,33 @@ pub struct Features {
     /// modern schemes (`depth-age-*`, `priority`): the 1994 schemes keep the paper's rule,
     /// same key always replaces.
     pub keep_deeper: bool,
+    /// History with gravity: a cut-off's quiet move gains, the quiet moves tried before it
+    /// lose, and scores fade towards a bound instead of saturating (else only gains, capped).
+    pub history_gravity: bool,
+    /// Counter moves: the quiet move that last refuted the previous move is tried after the
+    /// killers.
+    pub counter_moves: bool,
+    /// Late-move pruning: away from the principal variation, near the leaves, quiet moves
+    /// beyond a count growing with depth are not searched.
+    pub late_move_pruning: bool,
+    /// The improving flag: whether the static evaluation rose since the side's previous
+    /// move. When it did, reverse futility prunes with a margin one ply smaller; when it did
+    /// not, late-move pruning comes sooner and late moves are reduced one ply more.
+    pub improving: bool,
+    /// Late-move reductions shrink for quiet moves with a good history, killers and the
+    /// counter move, and grow for moves with a bad history.
+    pub lmr_history: bool,
+    /// The static evaluation, for pruning, is corrected by the table's bound: a lower bound
+    /// above it or an upper bound below it (or an exact score) is the better estimate.
+    pub tt_eval_bound: bool,
+    /// The table ends principal-variation nodes only with exact scores (bounds end only
+    /// null-window nodes), so the principal variation is searched, not cut short.
+    pub pv_exact_cuts: bool,
 }
 
 impl Features {
     /// The names [`Features::set`] accepts, one per switch.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 18] = [
         "null_move",
         "lmr",
         "check_extension",
@@ -93,6 +115,13 @@ impl Features {
         "iir",
         "bad_captures_last",
         "keep_deeper",
+        "history_gravity",
+        "counter_moves",
+        "late_move_pruning",
+        "improving",
+        "lmr_history",
+        "tt_eval_bound",
+        "pv_exact_cuts",
     ];
 
     /// Switches the feature called `name` (one of [`Features::NAMES`]) on or off; an unknown
@@ -110,6 +139,13 @@ impl Features {
             "iir" => &mut self.iir,
             "bad_captures_last" => &mut self.bad_captures_last,
             "keep_deeper" => &mut self.keep_deeper,
+            "history_gravity" => &mut self.history_gravity,
+            "counter_moves" => &mut self.counter_moves,
+            "late_move_pruning" => &mut self.late_move_pruning,
+            "improving" => &mut self.improving,
+            "lmr_history" => &mut self.lmr_history,
+            "tt_eval_bound" => &mut self.tt_eval_bound,
+            "pv_exact_cuts" => &mut self.pv_exact_cuts,
             other => {
                 return Err(format!(
                     "unknown feature {other:?} (known: {})",
@@ -138,6 +174,13 @@ impl Features {
             iir: false,
             bad_captures_last: on,
             keep_deeper: on,
+            history_gravity: on,
+            counter_moves: on,
+            late_move_pruning: on,
+            improving: on,
+            lmr_history: on,
+            tt_eval_bound: on,
+            pv_exact_cuts: on,
         }
     }
 }

@@ -18,6 +18,10 @@ const TT_SCORE: i32 = 20_000_000;
 const CAPTURE_SCORE: i32 = 10_000_000;
 const PROMOTION_SCORE: i32 = 9_000_000;
 const KILLER_SCORE: i32 = 8_000_000;
+/// The counter move of the previous move, after the killers.
+const COUNTER_SCORE: i32 = 7_000_000;
+/// The largest magnitude of a history score under the gravity update.
+const HISTORY_MAX: i32 = 16_384;
 /// Captures that lose material by static exchange, when ordered last: below every quiet
 /// move (history scores are at most 2²⁰).
 const BAD_CAPTURE_SCORE: i32 = -10_000_000;
@@ -25,12 +29,14 @@ const BAD_CAPTURE_SCORE: i32 = -10_000_000;
 /// Values MVV/LVA ranks pieces by, pawn … king.
 const VALUE: [i32; 6] = [1, 3, 3, 5, 9, 20];
 
-/// Killer moves and the history table of one search thread.
+/// Killer moves, counter moves and the history table of one search thread.
 #[derive(Clone)]
 pub struct Heuristics {
     killers: Vec<[Option<Move>; 2]>,
     /// `history[side][from][to]`.
     history: Vec<[[i32; 64]; 64]>,
+    /// `counters[from][to]` of the previous move: the quiet move that last refuted it.
+    counters: Vec<[Option<Move>; 64]>,
 }
 
 impl Default for Heuristics {
@@ -38,21 +44,62 @@ impl Default for Heuristics {
         Heuristics {
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![[[0; 64]; 64]; 2],
+            counters: vec![[None; 64]; 64],
         }
     }
 }
 
 impl Heuristics {
-    /// Records a quiet move that caused a cut-off at `ply` with `depth` plies left.
-    pub fn reward(&mut self, board: &Board, mv: Move, ply: usize, depth: i32, killers: bool) {
-        let h = &mut self.history[board.side_to_move() as usize][mv.from as usize][mv.to as usize];
-        *h = (*h + depth * depth).min(1 << 20);
-        if killers
-            && let Some(k) = self.killers.get_mut(ply)
+    /// The history update with gravity (the `full` profile's `history_gravity`): the quiet
+    /// move `best` that caused a cut-off gains, the quiet moves `tried` before it lose, by a
+    /// bonus growing with `depth`; each score moves towards ±[`HISTORY_MAX`] by the fraction
+    /// of the way the bonus is of it, so old news fades instead of saturating.
+    pub fn update_history(&mut self, board: &Board, best: Move, tried: &[Move], depth: i32) {
+        let bonus = (depth * depth + depth).min(1_200);
+        let table = &mut self.history[board.side_to_move() as usize];
+        let mut nudge = |mv: Move, delta: i32| {
+            let h = &mut table[mv.from as usize][mv.to as usize];
+            *h += delta - *h * delta.abs() / HISTORY_MAX;
+        };
+        nudge(best, bonus);
+        for &mv in tried {
+            nudge(mv, -bonus);
+        }
+    }
+
+    /// Makes `mv` the first killer move at `ply` (the previous first becomes the second).
+    pub fn add_killer(&mut self, mv: Move, ply: usize) {
+        if let Some(k) = self.killers.get_mut(ply)
             && k[0] != Some(mv)
         {
             k[1] = k[0];
             k[0] = Some(mv);
+        }
+    }
+
+    /// Records `mv` as the counter move of `previous`, the move that led to the node it
+    /// refuted.
+    pub fn set_counter(&mut self, previous: Move, mv: Move) {
+        self.counters[previous.from as usize][previous.to as usize] = Some(mv);
+    }
+
+    /// The counter move recorded for `previous` (the move that led to this node).
+    pub fn counter(&self, previous: Option<Move>) -> Option<Move> {
+        let prev = previous?;
+        self.counters[prev.from as usize][prev.to as usize]
+    }
+
+    /// The history score of the quiet move `mv` for the side to move of `board`.
+    pub fn history(&self, board: &Board, mv: Move) -> i32 {
+        self.history[board.side_to_move() as usize][mv.from as usize][mv.to as usize]
+    }
+
+    /// Records a quiet move that caused a cut-off at `ply` with `depth` plies left.
+    pub fn reward(&mut self, board: &Board, mv: Move, ply: usize, depth: i32, killers: bool) {
+        let h = &mut self.history[board.side_to_move() as usize][mv.from as usize][mv.to as usize];
+        *h = (*h + depth * depth).min(1 << 20);
+        if killers {
+            self.add_killer(mv, ply);
         }
     }
 
@@ -146,7 +193,8 @@ impl ScoredMoves {
     /// reusing its storage (a search keeps one list per ply instead of initialising and
     /// moving a fresh one at every node). With `bad_captures_last`, captures that lose
     /// material by static exchange come after the quiet moves (the `full` profile); otherwise
-    /// all captures come first (the paper's).
+    /// all captures come first (the paper's). A quiet `counter` move (none in the paper's
+    /// profile) comes right after the killers.
     #[allow(clippy::too_many_arguments)]
     pub fn fill_all(
         &mut self,
@@ -157,6 +205,7 @@ impl ScoredMoves {
         tt_move: Option<Move>,
         skip: Option<Move>,
         bad_captures_last: bool,
+        counter: Option<Move>,
     ) {
         self.len = 0;
         self.next = 0;
@@ -174,6 +223,7 @@ impl ScoredMoves {
                     match tactical_score(board, mv) {
                         0 => match heuristics.killer_rank(mv, ply) {
                             Some(rank) => KILLER_SCORE + rank,
+                            None if Some(mv) == counter => COUNTER_SCORE,
                             None => heuristics.history[side][mv.from as usize][mv.to as usize],
                         },
                         s if bad_captures_last
@@ -273,7 +323,7 @@ mod tests {
     fn captures_come_first_by_victim() {
         let board: Board = "4k3/8/3q1r2/4P3/8/8/8/4K3 w - - 0 1".parse().unwrap();
         let mut list = ScoredMoves::new();
-        list.fill_all(&board, &Heuristics::default(), 0, None, None, None, false);
+        list.fill_all(&board, &Heuristics::default(), 0, None, None, None, false, None);
         assert_eq!(list.pick().map(|m| m.to.to_string()), Some("d6".into()));
         assert_eq!(list.pick().map(|m| m.to.to_string()), Some("f6".into()));
         let mut tactical = ScoredMoves::tactical(&board);

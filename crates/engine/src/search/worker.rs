@@ -51,6 +51,12 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     clock_start: Instant,
     clock_running: bool,
     pub(super) lmr: Box<[[i32; 64]; 64]>,
+    /// `evals[ply]`: the static evaluation of the node at `ply` on the current path
+    /// ([`UNKNOWN_EVAL`] in check or when none was computed), for the improving flag.
+    pub(super) evals: [i32; MAX_PLY + 2],
+    /// `played[ply]`: the move played at `ply` on the current path (`None` for a null
+    /// move), for counter moves.
+    pub(super) played: [Option<Move>; MAX_PLY + 2],
     /// One move list per ply, reused (no initialisation or copying of a list per node).
     pub(super) lists: Vec<ScoredMoves>,
     /// Whether static evaluations may be stored in and read from the table: only when the
@@ -61,6 +67,9 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     /// evaluated again.
     eval_cache: Vec<(u64, i32)>,
 }
+
+/// [`Worker::evals`] of a node with no static evaluation.
+pub(super) const UNKNOWN_EVAL: i32 = i32::MIN;
 
 /// Slots of a thread's evaluation cache (256 KiB: it stays in the core's L2 cache).
 const EVAL_CACHE: usize = 1 << 14;
@@ -107,6 +116,8 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             clock_start: shared.start,
             clock_running: !shared.control.is_pondering(),
             lmr,
+            evals: [UNKNOWN_EVAL; MAX_PLY + 2],
+            played: [None; MAX_PLY + 2],
             lists: (0..=MAX_PLY).map(|_| ScoredMoves::new()).collect(),
             table_evals: matches!(evaluator, Evaluator::Tapered),
             eval_cache: if matches!(evaluator, Evaluator::Tapered) {
