@@ -8,6 +8,8 @@
 //! - [`bench`](mod@bench) (with [`bench_positions`]): a fixed-depth search of fixed positions whose node
 //!   count is the search's signature.
 //! - [`selfplay`]: matches between two configurations, to measure a feature.
+//! - [`tune`]: Texel tuning of the tapered evaluation's weights on positions from the
+//!   engine's own games.
 //!
 //! ```
 //! use transpo::{ChessEntry, Table};
@@ -33,4 +35,5 @@ pub mod bench_positions;
 pub mod eval;
 pub mod search;
 pub mod selfplay;
+pub mod tune;
 pub mod uci;

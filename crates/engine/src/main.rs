@@ -17,7 +17,7 @@ use clap::{Parser, Subcommand};
 use transpo::{ChessEntry, Table};
 use transpo_chess::{Position, perft};
 use transpo_engine::search::{Limits, Profile, SearchConfig, Searcher};
-use transpo_engine::{bench, selfplay, uci};
+use transpo_engine::{bench, selfplay, tune, uci};
 
 #[derive(Parser)]
 #[command(
@@ -91,6 +91,43 @@ enum Command {
         /// Print every game.
         #[arg(long)]
         verbose: bool,
+    },
+    /// Self-play games of the `full` profile for tuning: appends each game's quiet positions
+    /// (not in check, a quiet move chosen, no mate score) to OUT as `FEN;R`, R the game's
+    /// result for White (1, 0.5 or 0).
+    Datagen {
+        /// Where to append the positions.
+        out: String,
+        /// Number of openings (games = 2 × openings), 1 to 100000.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        openings: u64,
+        /// First opening line to use (openings are spread evenly over the file), 0 to 10⁹.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
+        offset: u64,
+        /// Nodes per move, 1 to 10⁹.
+        #[arg(long, default_value_t = 5000, value_parser = nodes_per_move_range())]
+        nodes: u64,
+        /// Games at once, 1 to 256.
+        #[arg(long, default_value_t = 2, value_parser = threads_range())]
+        concurrency: u64,
+        /// Openings file (EPD or FEN lines).
+        #[arg(long, default_value = "../shared/data/chess/openings/8moves_v3.epd")]
+        book: String,
+    },
+    /// Texel-tune the tapered evaluation's weights on DATA (`FEN;R` lines from `datagen`),
+    /// starting from the compiled-in weights; writes the source of `eval/weights.rs` to OUT.
+    Tune {
+        /// The positions, `FEN;R` lines.
+        data: String,
+        /// Where to write the weights' source.
+        #[arg(long)]
+        out: String,
+        /// Adam steps over the whole set, 1 to 100000.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        steps: u64,
+        /// Adam's rate, in centipawns per step.
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
     },
     /// Analyse a position: UCI-style info lines, then `bestmove`.
     Analyse {
@@ -326,10 +363,117 @@ fn run(cli: Cli) -> Result<(), Error> {
             );
             run_match(&m, verbose);
         }
+        Some(Command::Datagen {
+            out,
+            openings,
+            offset,
+            nodes,
+            concurrency,
+            book,
+        }) => datagen(&out, openings, offset, nodes, concurrency, &book)?,
+        Some(Command::Tune {
+            data,
+            out,
+            steps,
+            rate,
+        }) => tune_weights(&data, &out, steps, rate)?,
         Some(Command::BenchPerft { depth, repeat, fen }) => {
             bench_perft(&mut position_from(&fen)?, depth, repeat);
         }
     }
+    Ok(())
+}
+
+/// `datagen`: self-play games whose quiet positions are appended to `out` with the results.
+fn datagen(
+    out: &str,
+    openings: u64,
+    offset: u64,
+    nodes: u64,
+    concurrency: u64,
+    book: &str,
+) -> Result<(), String> {
+    use std::io::Write as _;
+    let text = std::fs::read_to_string(book).map_err(|e| format!("cannot read {book}: {e}"))?;
+    // In range for usize: clap checked them (at most 10⁹).
+    let openings = selfplay::read_openings(&text, openings as usize, offset as usize);
+    let config = SearchConfig::default();
+    let m = selfplay::Match {
+        nodes,
+        concurrency: concurrency as usize,
+        record_positions: true,
+        ..selfplay::Match::new(config, config, openings)
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+        .map_err(|e| format!("cannot open {out}: {e}"))?;
+    let mut file = std::io::BufWriter::new(file);
+    let mut written = 0usize;
+    let mut failure = None;
+    let start = Instant::now();
+    selfplay::play_match(&m, &mut |game| {
+        let result = match game.outcome {
+            selfplay::Outcome::WhiteWins => "1",
+            selfplay::Outcome::Draw => "0.5",
+            selfplay::Outcome::BlackWins => "0",
+        };
+        for fen in &game.quiet_positions {
+            if let Err(e) = writeln!(file, "{fen};{result}") {
+                failure.get_or_insert(format!("cannot write {out}: {e}"));
+            }
+            written += 1;
+        }
+    });
+    file.flush()
+        .map_err(|e| format!("cannot write {out}: {e}"))?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    println!(
+        "{written} positions from {} games appended to {out} in {:.0}s",
+        m.openings.len() * 2,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `tune`: fits the weights to `data` and writes their source to `out`.
+fn tune_weights(data: &str, out: &str, steps: u64, rate: f64) -> Result<(), String> {
+    if !(rate.is_finite() && rate > 0.0) {
+        return Err(format!("the rate must be a positive number, not {rate}"));
+    }
+    let text = std::fs::read_to_string(data).map_err(|e| format!("cannot read {data}: {e}"))?;
+    let (set, bad) = tune::Dataset::parse(&text);
+    if set.is_empty() {
+        return Err(format!("{data} holds no `FEN;R` line"));
+    }
+    println!("{} positions ({bad} lines skipped)", set.len());
+    let fit = tune::tune(
+        &set,
+        &tune::current_weights(),
+        steps as usize,
+        rate,
+        &mut |step, error| println!("step {step}: training error {error:.6}"),
+    );
+    println!(
+        "K {:.6}; error before {:.6} (held out {:.6}), after {:.6} (held out {:.6})",
+        fit.k, fit.before.0, fit.before.1, fit.after.0, fit.after.1
+    );
+    let provenance = format!(
+        "Fitted to {} positions of {data} ({steps} steps at rate {rate}): K = {:.6}, mean squared
+error {:.6} -> {:.6}, on the held-out tenth {:.6} -> {:.6}.",
+        set.len(),
+        fit.k,
+        fit.before.0,
+        fit.after.0,
+        fit.before.1,
+        fit.after.1
+    );
+    std::fs::write(out, tune::weights_source(&fit.weights, &provenance))
+        .map_err(|e| format!("cannot write {out}: {e}"))?;
+    println!("weights written to {out}");
     Ok(())
 }
 

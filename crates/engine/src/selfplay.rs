@@ -53,6 +53,8 @@ pub struct Match {
     pub resign_cp: i32,
     /// … in this many consecutive plies (0 turns win adjudication off).
     pub resign_plies: u32,
+    /// Keep the quiet positions of each game in [`Game::quiet_positions`] (for tuning).
+    pub record_positions: bool,
 }
 
 impl Match {
@@ -70,6 +72,7 @@ impl Match {
             max_plies: 300,
             resign_cp: 1000,
             resign_plies: 8,
+            record_positions: false,
         }
     }
 }
@@ -101,6 +104,10 @@ pub struct Game {
     /// The Zobrist key of the position the game ended in: a fingerprint of the game, so
     /// that two runs can check that they played the same one.
     pub final_key: u64,
+    /// With [`Match::record_positions`]: the FEN of every position of the game that was not
+    /// in check, whose chosen move was quiet and whose score was not a mate (the positions a
+    /// static evaluation should judge alone); empty otherwise.
+    pub quiet_positions: Vec<String>,
 }
 
 impl Game {
@@ -260,13 +267,15 @@ pub fn play_game<E: SearchEntry>(
     // Consecutive plies in which the mover's score said White (+) or Black (−) is winning.
     let mut streak: (i32, u32) = (0, 0);
     let mut plies = 0;
-    let end = |outcome, reason, plies, final_key| Game {
+    let mut quiet_positions = Vec::new();
+    let end = |outcome, reason, plies, final_key, positions: &mut Vec<String>| Game {
         opening,
         a_white,
         outcome,
         reason,
         plies,
         final_key,
+        quiet_positions: std::mem::take(positions),
     };
     loop {
         let white = pos.side_to_move() == cozy_chess::Color::White;
@@ -276,22 +285,52 @@ pub fn play_game<E: SearchEntry>(
             } else {
                 Outcome::WhiteWins
             };
-            return end(outcome, "checkmate", plies, pos.key());
+            return end(outcome, "checkmate", plies, pos.key(), &mut quiet_positions);
         }
         if pos.is_stalemate() {
-            return end(Outcome::Draw, "stalemate", plies, pos.key());
+            return end(
+                Outcome::Draw,
+                "stalemate",
+                plies,
+                pos.key(),
+                &mut quiet_positions,
+            );
         }
         if pos.is_draw_by_repetition() {
-            return end(Outcome::Draw, "threefold repetition", plies, pos.key());
+            return end(
+                Outcome::Draw,
+                "threefold repetition",
+                plies,
+                pos.key(),
+                &mut quiet_positions,
+            );
         }
         if pos.is_fifty_move_draw() {
-            return end(Outcome::Draw, "fifty-move rule", plies, pos.key());
+            return end(
+                Outcome::Draw,
+                "fifty-move rule",
+                plies,
+                pos.key(),
+                &mut quiet_positions,
+            );
         }
         if pos.is_insufficient_material() {
-            return end(Outcome::Draw, "insufficient material", plies, pos.key());
+            return end(
+                Outcome::Draw,
+                "insufficient material",
+                plies,
+                pos.key(),
+                &mut quiet_positions,
+            );
         }
         if plies >= m.max_plies {
-            return end(Outcome::Draw, "move limit", plies, pos.key());
+            return end(
+                Outcome::Draw,
+                "move limit",
+                plies,
+                pos.key(),
+                &mut quiet_positions,
+            );
         }
         let a_to_move = white == a_white;
         let (searcher, table, limits) = if a_to_move {
@@ -300,9 +339,24 @@ pub fn play_game<E: SearchEntry>(
             (&searchers.1, table_b, &limits.1)
         };
         let result = searcher.search(&mut pos, limits, Some(table), &mut |_| {});
+        if m.record_positions
+            && !pos.is_check()
+            && result.raw_score.abs() < MATE_BOUND
+            && result
+                .best_move
+                .is_some_and(|mv| crate::search::is_quiet(pos.board(), mv))
+        {
+            quiet_positions.push(pos.board().to_string());
+        }
         let Some(mv) = result.best_move else {
             // Only without legal moves, which the checks above caught.
-            return end(Outcome::Draw, "no move", plies, pos.key());
+            return end(
+                Outcome::Draw,
+                "no move",
+                plies,
+                pos.key(),
+                &mut quiet_positions,
+            );
         };
         // Win adjudication: the score from White's side, counted while both agree.
         let white_score = if white {
@@ -328,7 +382,13 @@ pub fn play_game<E: SearchEntry>(
             } else {
                 Outcome::BlackWins
             };
-            return end(outcome, "adjudicated win", plies, pos.key());
+            return end(
+                outcome,
+                "adjudicated win",
+                plies,
+                pos.key(),
+                &mut quiet_positions,
+            );
         }
         if pos.play(mv).is_err() {
             // Cannot happen: the search only returns legal moves. Score it as a loss for
@@ -338,7 +398,13 @@ pub fn play_game<E: SearchEntry>(
             } else {
                 Outcome::WhiteWins
             };
-            return end(outcome, "illegal move", plies, pos.key());
+            return end(
+                outcome,
+                "illegal move",
+                plies,
+                pos.key(),
+                &mut quiet_positions,
+            );
         }
         plies += 1;
     }

@@ -10,6 +10,7 @@
 
 pub mod paper;
 pub mod tapered;
+pub mod weights;
 
 use cozy_chess::{Board, Color, Piece};
 

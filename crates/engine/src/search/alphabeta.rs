@@ -110,7 +110,8 @@ impl<E: SearchEntry> Worker<'_, E> {
             Some(self.evaluate_with(probe.entry.map_or(NO_EVAL, |d| d.eval)))
         };
         self.evals[ply] = static_eval.unwrap_or(UNKNOWN_EVAL);
-        let improving = self.features.improving && static_eval.is_some_and(|e| self.improving(e, ply));
+        let improving =
+            self.features.improving && static_eval.is_some_and(|e| self.improving(e, ply));
         let mut futile = false;
         if let Some(eval) = static_eval
             && !pv_node
@@ -135,8 +136,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         if self.features.iir && depth >= 4 && !in_check && probe.mv.is_none() && pv_move.is_none() {
             depth -= 1;
         }
-        let lmp_limit = if self.features.late_move_pruning && !pv_node && !in_check && depth <= 8
-        {
+        let lmp_limit = if self.features.late_move_pruning && !pv_node && !in_check && depth <= 8 {
             let full = (3 + depth * depth) as usize;
             if improving || !self.features.improving {
                 full
@@ -408,13 +408,15 @@ impl<E: SearchEntry> Worker<'_, E> {
             for (slot, t) in list.iter_mut().zip(tried.iter().flatten()) {
                 *slot = *t;
             }
-            self.heuristics.update_history(board, mv, &list[..n], node.depth);
+            self.heuristics
+                .update_history(board, mv, &list[..n], node.depth);
             if self.features.killers {
                 self.heuristics.add_killer(mv, node.ply);
             }
         } else {
             let killers = self.features.killers;
-            self.heuristics.reward(board, mv, node.ply, node.depth, killers);
+            self.heuristics
+                .reward(board, mv, node.ply, node.depth, killers);
         }
         if self.features.counter_moves
             && let Some(previous) = node.previous

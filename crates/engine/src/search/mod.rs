@@ -47,6 +47,7 @@ use transpo::Table;
 pub use config::{Features, Profile, SearchConfig, UnknownProfile};
 pub use entry::{SearchEntry, TtData};
 pub use limits::{Control, Limits, TimeBudget};
+pub use ordering::is_quiet;
 pub use score::{INFINITY, Info, MATE, MATE_BOUND, MAX_DEPTH, Score, SearchResult};
 pub use smp::nps as smp_nps;
 

@@ -323,7 +323,16 @@ mod tests {
     fn captures_come_first_by_victim() {
         let board: Board = "4k3/8/3q1r2/4P3/8/8/8/4K3 w - - 0 1".parse().unwrap();
         let mut list = ScoredMoves::new();
-        list.fill_all(&board, &Heuristics::default(), 0, None, None, None, false, None);
+        list.fill_all(
+            &board,
+            &Heuristics::default(),
+            0,
+            None,
+            None,
+            None,
+            false,
+            None,
+        );
         assert_eq!(list.pick().map(|m| m.to.to_string()), Some("d6".into()));
         assert_eq!(list.pick().map(|m| m.to.to_string()), Some("f6".into()));
         let mut tactical = ScoredMoves::tactical(&board);
