@@ -91,6 +91,9 @@ enum Command {
         /// Print every game.
         #[arg(long)]
         verbose: bool,
+        /// B's table replacement scheme, if not the engine's (keep-deep-8), e.g. depth-age-8.
+        #[arg(long)]
+        b_scheme: Option<transpo::Scheme>,
     },
     /// Self-play games of the `full` profile for tuning: appends each game's quiet positions
     /// (not in check, a quiet move chosen, no mate score) to OUT as `FEN;R`, R the game's
@@ -340,6 +343,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             hash,
             book,
             verbose,
+            b_scheme,
         }) => {
             let mut a = SearchConfig::default();
             let mut b = SearchConfig::default();
@@ -354,6 +358,10 @@ fn run(cli: Cli) -> Result<(), Error> {
                 b_nodes,
                 concurrency: concurrency as usize,
                 hash_mib: hash,
+                schemes: (
+                    transpo_engine::search::ENGINE_SCHEME,
+                    b_scheme.unwrap_or(transpo_engine::search::ENGINE_SCHEME),
+                ),
                 ..selfplay::Match::new(a, b, openings)
             };
             println!(
@@ -513,6 +521,7 @@ fn run_match(m: &selfplay::Match, verbose: bool) {
 fn table_of(mib: u64) -> Result<Option<Table<ChessEntry>>, transpo::Error> {
     match mib {
         0 => Ok(None),
-        mib => Table::with_mib(mib).map(Some),
+        mib => transpo_engine::search::engine_table(mib, transpo_engine::search::ENGINE_SCHEME)
+            .map(Some),
     }
 }

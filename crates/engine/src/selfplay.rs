@@ -24,9 +24,11 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use transpo::{ChessEntry, Table};
+use transpo::{Scheme, Table};
 
-use crate::search::{Limits, MATE_BOUND, SearchConfig, SearchEntry, Searcher};
+use crate::search::{
+    ENGINE_SCHEME, Limits, MATE_BOUND, SearchConfig, SearchEntry, Searcher, engine_table,
+};
 use transpo_chess::Position;
 
 /// A match between configurations A and B.
@@ -53,6 +55,8 @@ pub struct Match {
     pub resign_cp: i32,
     /// … in this many consecutive plies (0 turns win adjudication off).
     pub resign_plies: u32,
+    /// The replacement schemes of A's and B's tables.
+    pub schemes: (Scheme, Scheme),
     /// Keep the quiet positions of each game in [`Game::quiet_positions`] (for tuning).
     pub record_positions: bool,
 }
@@ -73,6 +77,7 @@ impl Match {
             resign_cp: 1000,
             resign_plies: 8,
             record_positions: false,
+            schemes: (ENGINE_SCHEME, ENGINE_SCHEME),
         }
     }
 }
@@ -209,8 +214,8 @@ pub fn play_match(m: &Match, on_game: &mut (dyn FnMut(&Game) + Send)) -> MatchRe
         for _ in 0..m.concurrency.max(1) {
             scope.spawn(|| {
                 let tables = (
-                    Table::<ChessEntry>::with_mib(m.hash_mib.max(1)),
-                    Table::<ChessEntry>::with_mib(m.hash_mib.max(1)),
+                    engine_table(m.hash_mib.max(1), m.schemes.0),
+                    engine_table(m.hash_mib.max(1), m.schemes.1),
                 );
                 let (Ok(table_a), Ok(table_b)) = tables else {
                     return;

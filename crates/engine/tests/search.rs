@@ -465,8 +465,9 @@ fn entries_with_illegal_moves_feed_nothing() {
 }
 
 /// Issue 14: a same-key store used to replace whatever was there, so quiescence (depth 0)
-/// replaced an entry searched ten plies deep. In the `full` profile on the default scheme a
-/// shallower result keeps the deeper entry; in the `paper` profile the paper's rule holds.
+/// replaced an entry searched ten plies deep. On the engine's scheme (keep-deep-8) a
+/// shallower result keeps the deeper entry; on DEPTH-AGE and the 1994 schemes the rule of
+/// the paper holds, the same position is always replaced.
 #[test]
 fn a_quiescence_store_does_not_replace_a_deeper_entry() {
     // White's only capture is exd5; at depth 1 the position after it is searched by
@@ -483,26 +484,17 @@ fn a_quiescence_store_does_not_replace_a_deeper_entry() {
         depth: 10,
         bound: Bound::Upper,
     };
-    for (config, kept) in [
-        (SearchConfig::default(), true),
-        (
-            SearchConfig {
-                features: {
-                    let mut f = SearchConfig::default().features;
-                    f.keep_deeper = false;
-                    f
-                },
-                ..SearchConfig::default()
-            },
-            false,
-        ),
+    for (scheme, kept) in [
+        (transpo_engine::search::ENGINE_SCHEME, true),
+        (Scheme::DepthAge { k: 8 }, false),
     ] {
-        let table = Table::<ChessEntry>::with_mib(1).unwrap();
+        let table = transpo_engine::search::engine_table(1, scheme).unwrap();
         table.store(child.key(), deep);
         let mut pos = root.clone();
+        let config = SearchConfig::default();
         Searcher::new(config).search(&mut pos, &Limits::depth(1), Some(&table), &mut |_| {});
         let after = table.probe(child.key()).expect("the child is in the table");
-        assert_eq!(after.depth == 10, kept, "{after:?} with {config:?}");
+        assert_eq!(after.depth == 10, kept, "{after:?} with {scheme}");
     }
     // The 1994 schemes keep their own rule even in the `full` profile.
     let config = Config {

@@ -51,6 +51,17 @@ pub enum Scheme {
     /// rest, exact beats lower beats upper, and the deeper wins between equal bounds. The
     /// newcomer replaces the least valuable slot unless that slot is worth more than it.
     Priority,
+    /// Any number of ways: [`Scheme::DepthAge`], except that a newcomer for a position the
+    /// bucket already holds does not always replace it. The stored entry stays when it is
+    /// deeper than the newcomer, or as deep and exact where the newcomer is only a bound: a
+    /// quiescence or shallow re-search result must not wipe out what a deeper search of the
+    /// same position learned, in this search or an earlier one (a position's value does not
+    /// age; other positions' entries do, through the victim rule). The chess engine's `full`
+    /// profile uses it with `k = 8`.
+    KeepDeep {
+        /// Weight of one generation of age, in plies, when choosing a victim.
+        k: u8,
+    },
 }
 
 impl Scheme {
@@ -70,7 +81,7 @@ impl Scheme {
         match self {
             Scheme::Deep | Scheme::New | Scheme::Old | Scheme::Big1 | Scheme::BigAll => Some(1),
             Scheme::TwoDeep | Scheme::TwoBig1 => Some(2),
-            Scheme::DepthAge { .. } | Scheme::Priority => None,
+            Scheme::DepthAge { .. } | Scheme::Priority | Scheme::KeepDeep { .. } => None,
         }
     }
 
@@ -115,7 +126,11 @@ impl Scheme {
     /// Rules 1 and 2, then the scheme's own rule, for every scheme but the two-level ones.
     fn place_one_level(self, slots: &[Slot], new: &Candidate, stamping: bool) -> Placement {
         if let Some(i) = slots.iter().position(Slot::holds_same) {
-            return Placement::Replace(i);
+            return if self.keeps_same(&slots[i], new) {
+                Placement::Refuse
+            } else {
+                Placement::Replace(i)
+            };
         }
         if let Some(i) = slots.iter().position(|s| s.is_free(stamping)) {
             return Placement::Replace(i);
@@ -134,7 +149,7 @@ impl Scheme {
             Scheme::New => Placement::Replace(0),
             Scheme::Old => Placement::Refuse,
             Scheme::Big1 | Scheme::BigAll => keep_if(new.nodes < first.nodes),
-            Scheme::DepthAge { k } => {
+            Scheme::DepthAge { k } | Scheme::KeepDeep { k } => {
                 let worth = |s: &Slot| i32::from(s.depth) - i32::from(k) * i32::from(s.age);
                 Placement::Replace(index_of_min(slots, worth))
             }
@@ -151,6 +166,17 @@ impl Scheme {
             // Cannot happen: `reads` sends two-level schemes to `place_two_level`.
             Scheme::TwoDeep | Scheme::TwoBig1 => unreachable!("two-level schemes go elsewhere"),
         }
+    }
+
+    /// Whether the entry in `slot`, for the same position as the newcomer, stays (rule 1 of
+    /// every scheme but [`Scheme::KeepDeep`] always replaces it).
+    #[inline]
+    const fn keeps_same(self, slot: &Slot, new: &Candidate) -> bool {
+        matches!(self, Scheme::KeepDeep { .. })
+            && (slot.depth > new.depth
+                || slot.depth == new.depth
+                    && matches!(slot.bound, Bound::Exact)
+                    && !matches!(new.bound, Bound::Exact))
     }
 
     /// TWODEEP and TWOBIG1, which decide on the `first` slot of the bucket alone: the
@@ -215,6 +241,7 @@ impl fmt::Display for Scheme {
             Scheme::TwoBig1 => f.write_str("twobig1"),
             Scheme::DepthAge { k } => write!(f, "depth-age-{k}"),
             Scheme::Priority => f.write_str("priority"),
+            Scheme::KeepDeep { k } => write!(f, "keep-deep-{k}"),
         }
     }
 }
@@ -228,7 +255,7 @@ impl fmt::Display for UnknownScheme {
         write!(
             f,
             "unknown replacement scheme {:?} (expected deep, new, old, big1, bigall, twodeep, \
-             twobig1, priority, depth-age or depth-age-K)",
+             twobig1, priority, depth-age, depth-age-K, keep-deep or keep-deep-K)",
             self.0
         )
     }
@@ -239,8 +266,8 @@ impl std::error::Error for UnknownScheme {}
 impl std::str::FromStr for Scheme {
     type Err = UnknownScheme;
 
-    /// Parses the names [`Scheme`]'s `Display` prints, case-insensitively; `depth-age` alone
-    /// means `k = 8`.
+    /// Parses the names [`Scheme`]'s `Display` prints, case-insensitively; `depth-age` and
+    /// `keep-deep` alone mean `k = 8`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let name = s.trim().to_ascii_lowercase();
         Ok(match name.as_str() {
@@ -253,10 +280,16 @@ impl std::str::FromStr for Scheme {
             "twobig1" => Scheme::TwoBig1,
             "priority" => Scheme::Priority,
             "depth-age" => Scheme::DepthAge { k: 8 },
-            other => match other.strip_prefix("depth-age-").map(str::parse) {
-                Some(Ok(k)) => Scheme::DepthAge { k },
-                _ => return Err(UnknownScheme(s.to_string())),
-            },
+            "keep-deep" => Scheme::KeepDeep { k: 8 },
+            other => {
+                if let Some(Ok(k)) = other.strip_prefix("depth-age-").map(str::parse) {
+                    Scheme::DepthAge { k }
+                } else if let Some(Ok(k)) = other.strip_prefix("keep-deep-").map(str::parse) {
+                    Scheme::KeepDeep { k }
+                } else {
+                    return Err(UnknownScheme(s.to_string()));
+                }
+            }
         })
     }
 }
@@ -381,6 +414,61 @@ mod tests {
                 Placement::Replace(0)
             );
         }
+    }
+
+    #[test]
+    fn keep_deep_keeps_a_deeper_entry_of_the_same_position_from_this_search() {
+        let scheme = Scheme::KeepDeep { k: 8 };
+        let same = |depth, age| Slot {
+            same_key: true,
+            age,
+            bound: Bound::Lower,
+            ..slot(depth, 0)
+        };
+        let exact_same = Slot {
+            bound: Bound::Exact,
+            ..same(9, 0)
+        };
+        let bound = |depth| Candidate {
+            bound: Bound::Upper,
+            ..new(depth, 0)
+        };
+        let other = slot(1, 0);
+        let cases = [
+            // Deeper: kept, whatever the newcomer's bound or the entry's age.
+            ([other, same(9, 0)], bound(0), Placement::Refuse),
+            ([other, same(9, 0)], bound(8), Placement::Refuse),
+            ([other, same(9, 0)], new(3, 0), Placement::Refuse),
+            // As deep, or deeper: replaced in place...
+            ([other, same(9, 0)], bound(9), Placement::Replace(1)),
+            ([other, same(9, 0)], bound(12), Placement::Replace(1)),
+            ([other, exact_same], new(9, 0), Placement::Replace(1)),
+            // ... but an exact entry stays against a bound as deep.
+            ([other, exact_same], bound(9), Placement::Refuse),
+            ([other, same(9, 3)], bound(0), Placement::Refuse),
+            // Another position's entries: DEPTH-AGE's victim, the lowest depth − k·age.
+            ([slot(9, 0), slot(2, 0)], bound(0), Placement::Replace(1)),
+            (
+                [slot(9, 0), Slot { age: 1, ..slot(9, 0) }],
+                bound(0),
+                Placement::Replace(1),
+            ),
+        ];
+        for (i, (bucket, candidate, expected)) in cases.into_iter().enumerate() {
+            assert_eq!(scheme.place(&bucket, &candidate, false), expected, "case {i}");
+            // Every other scheme replaces a same-position entry in place (rule 1).
+            if bucket[1].same_key {
+                let depth_age = Scheme::DepthAge { k: 8 };
+                assert_eq!(
+                    depth_age.place(&bucket, &candidate, false),
+                    Placement::Replace(1)
+                );
+            }
+        }
+        assert_eq!("keep-deep".parse::<Scheme>(), Ok(scheme));
+        assert_eq!("Keep-Deep-4".parse::<Scheme>(), Ok(Scheme::KeepDeep { k: 4 }));
+        assert_eq!(scheme.to_string(), "keep-deep-8");
+        assert!("keep-deep-x".parse::<Scheme>().is_err());
     }
 
     #[test]

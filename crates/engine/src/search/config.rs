@@ -71,12 +71,12 @@ pub struct Features {
     pub iir: bool,
     /// Captures that lose material by static exchange are tried after the quiet moves.
     pub bad_captures_last: bool,
-    /// A result does not replace a deeper table entry of the same position (and a result
-    /// without a move keeps the entry's move), as Stockfish stores; without it a quiescence
-    /// store (depth 0) replaces an entry searched many plies deep. Applies only to the
-    /// modern schemes (`depth-age-*`, `priority`): the 1994 schemes keep the paper's rule,
-    /// same key always replaces.
-    pub keep_deeper: bool,
+    /// A result without a move (a fail low) keeps the move of the entry of the same position
+    /// it replaces. Applies only to the modern schemes (`depth-age-*`, `keep-deep-*`,
+    /// `priority`): the 1994 schemes store what the paper stores. (Whether a deeper entry of
+    /// the same position is replaced at all is the scheme's rule: see
+    /// [`transpo::Scheme::KeepDeep`].)
+    pub keep_move: bool,
     /// History with gravity: a cut-off's quiet move gains, the quiet moves tried before it
     /// lose, and scores fade towards a bound instead of saturating (else only gains, capped).
     pub history_gravity: bool,
@@ -114,7 +114,7 @@ impl Features {
         "tapered_eval",
         "iir",
         "bad_captures_last",
-        "keep_deeper",
+        "keep_move",
         "history_gravity",
         "counter_moves",
         "late_move_pruning",
@@ -138,7 +138,7 @@ impl Features {
             "tapered_eval" => &mut self.tapered_eval,
             "iir" => &mut self.iir,
             "bad_captures_last" => &mut self.bad_captures_last,
-            "keep_deeper" => &mut self.keep_deeper,
+            "keep_move" => &mut self.keep_move,
             "history_gravity" => &mut self.history_gravity,
             "counter_moves" => &mut self.counter_moves,
             "late_move_pruning" => &mut self.late_move_pruning,
@@ -173,7 +173,7 @@ impl Features {
             // halves the nodes to reach a given depth.
             iir: false,
             bad_captures_last: on,
-            keep_deeper: on,
+            keep_move: on,
             history_gravity: on,
             counter_moves: on,
             late_move_pruning: on,

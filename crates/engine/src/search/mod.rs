@@ -42,7 +42,20 @@ mod worker;
 
 use std::sync::Arc;
 
-use transpo::Table;
+use transpo::{ChessEntry, Config, Scheme, Size, Table};
+
+/// The replacement scheme of the engine's tables (`full` profile): DEPTH-AGE that keeps a
+/// deeper entry of the same position from this search (see [`Scheme::KeepDeep`]).
+pub const ENGINE_SCHEME: Scheme = Scheme::KeepDeep { k: 8 };
+
+/// A table of `mib` MiB for the engine, replacing by `scheme`.
+pub fn engine_table(mib: u64, scheme: Scheme) -> Result<Table<ChessEntry>, transpo::Error> {
+    let config = Config {
+        scheme,
+        ..Config::default()
+    };
+    Table::new(Size::Mib(mib), config)
+}
 
 pub use config::{Features, Profile, SearchConfig, UnknownProfile};
 pub use entry::{SearchEntry, TtData};

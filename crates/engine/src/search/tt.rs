@@ -10,11 +10,11 @@
 //! An entry is trusted only as a whole: if its move is not legal here, the entry belongs to
 //! another position (a key collision, a torn write, a crafted file) and none of it is used,
 //! neither its score nor its static evaluation, which would otherwise feed the pruning; the
-//! failure is counted. With [`Features::keep_deeper`](super::Features::keep_deeper) (the
-//! `full` profile, on the modern schemes) a result does not replace a deeper entry of the
-//! same position, so a quiescence store (depth 0) cannot wipe out an entry searched many
-//! plies deep; a store without a move keeps the entry's move. The `paper` profile and the
-//! 1994 schemes keep the paper's rule: a same-key store always replaces.
+//! failure is counted. Which entry a store replaces is the table's scheme's rule alone (the
+//! engine's, [`Scheme::KeepDeep`](transpo::Scheme::KeepDeep), keeps a deeper entry of the
+//! same position from this search; the 1994 schemes always replace it). With
+//! [`Features::keep_move`](super::Features::keep_move) (the `full` profile, on the modern
+//! schemes) a result without a move carries the move of the entry it replaces.
 
 use cozy_chess::Move;
 use transpo::{Bound, Table, score};
@@ -79,8 +79,8 @@ impl<E: SearchEntry> Worker<'_, E> {
     }
 
     /// Stores a node's result in `table` (none: nothing is stored). `existing` is the sound
-    /// entry the node's probe found for the same key, if any: with `keep_deeper`, a deeper
-    /// one is kept as it is, and a result without a move keeps its move.
+    /// entry the node's probe found for the same key, if any: with `keep_move`, a result
+    /// without a move keeps its move.
     #[inline]
     pub(super) fn store_result(
         &self,
@@ -106,15 +106,11 @@ impl<E: SearchEntry> Worker<'_, E> {
             bound,
             nodes: result.nodes,
         };
-        if self.keep_deeper
+        if self.keep_move
+            && data.mv == move16::NO_MOVE
             && let Some(old) = existing
         {
-            if old.depth > data.depth {
-                return;
-            }
-            if data.mv == move16::NO_MOVE {
-                data.mv = old.mv;
-            }
+            data.mv = old.mv;
         }
         table.store(key, E::from_data(data));
     }

@@ -25,8 +25,8 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     pub(super) features: Features,
     pub(super) exact_depth_probing: bool,
     pub(super) quiescence_in_subtree: bool,
-    /// A store does not replace a deeper entry of the same position (see the module docs).
-    pub(super) keep_deeper: bool,
+    /// A store without a move keeps the replaced entry's move (see the `tt` module docs).
+    pub(super) keep_move: bool,
     evaluator: &'a Evaluator,
     shared: &'a Shared<'a>,
     /// Whether this is the main thread (the one that watches the clock).
@@ -96,7 +96,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             features: config.features,
             exact_depth_probing: config.exact_depth_probing,
             quiescence_in_subtree: config.quiescence_in_subtree,
-            keep_deeper: config.features.keep_deeper
+            keep_move: config.features.keep_move
                 && table.is_some_and(|t| !Scheme::PAPER.contains(&t.config().scheme)),
             evaluator,
             shared,

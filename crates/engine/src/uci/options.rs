@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use transpo::{Config, Scheme};
+use transpo::Scheme;
 use transpo_chess::perft;
 
 use crate::search::{MAX_DEPTH, Profile, UnknownProfile};
@@ -99,7 +99,7 @@ impl Default for Options {
         Options {
             hash_mib: DEFAULT_HASH_MIB,
             threads: 1,
-            scheme: Config::default().scheme,
+            scheme: crate::search::ENGINE_SCHEME,
             profile: Profile::Full,
             move_overhead_ms: 10,
             own_book: false,
@@ -111,7 +111,8 @@ impl Default for Options {
 }
 
 /// The schemes the `Replacement` option offers.
-const SCHEMES: [&str; 11] = [
+const SCHEMES: [&str; 12] = [
+    "keep-deep-8",
     "depth-age-8",
     "depth-age-4",
     "priority",

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
-use transpo::{ChessEntry, Config, Size, Table};
+use transpo::{ChessEntry, Table};
 use transpo_chess::{Book, Position, SplitMix64};
 
 use super::options::{
@@ -190,11 +190,7 @@ impl UciSession {
 
     /// A table of `mib` MiB with the current scheme.
     fn make_table(&self, mib: u64) -> Result<Table<ChessEntry>, String> {
-        let config = Config {
-            scheme: self.options.scheme,
-            ..Config::default()
-        };
-        Table::new(Size::Mib(mib), config).map_err(|e| e.to_string())
+        crate::search::engine_table(mib, self.options.scheme).map_err(|e| e.to_string())
     }
 
     /// `go ...`: starts a search thread (or answers from the book, or runs `go perft N`).
