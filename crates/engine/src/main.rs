@@ -294,7 +294,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 ..SearchConfig::with_profile(profile)
             };
             switch_off(&mut config, &without)?;
-            let table = table_of(hash)?;
+            let table = table_of(hash, profile)?;
             bench::run(depth, config, table.as_ref(), &mut io::stdout().lock())?;
         }
         Some(Command::Analyse {
@@ -307,7 +307,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             fen,
         }) => {
             let mut pos = position_from(&fen)?;
-            let table = table_of(hash)?;
+            let table = table_of(hash, profile)?;
             let mut limits = Limits {
                 depth,
                 nodes,
@@ -517,11 +517,10 @@ fn run_match(m: &selfplay::Match, verbose: bool) {
     println!("{result} in {:.0?}", start.elapsed());
 }
 
-/// The table for a Hash size in MiB: none for 0.
-fn table_of(mib: u64) -> Result<Option<Table<ChessEntry>>, transpo::Error> {
+/// The table for a Hash size in MiB and the profile's scheme: none for 0.
+fn table_of(mib: u64, profile: Profile) -> Result<Option<Table<ChessEntry>>, transpo::Error> {
     match mib {
         0 => Ok(None),
-        mib => transpo_engine::search::engine_table(mib, transpo_engine::search::ENGINE_SCHEME)
-            .map(Some),
+        mib => transpo_engine::search::engine_table(mib, profile.scheme()).map(Some),
     }
 }

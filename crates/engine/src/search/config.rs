@@ -14,6 +14,18 @@ pub enum Profile {
     Full,
 }
 
+impl Profile {
+    /// The replacement scheme of the profile's tables: the `paper` profile's is the lab's
+    /// baseline, DEPTH-AGE with `k = 8` (its node counts stay as they were); the `full`
+    /// profile's keeps deeper entries of the same position ([`super::ENGINE_SCHEME`]).
+    pub const fn scheme(self) -> transpo::Scheme {
+        match self {
+            Profile::Paper => transpo::Scheme::DepthAge { k: 8 },
+            Profile::Full => super::ENGINE_SCHEME,
+        }
+    }
+}
+
 impl fmt::Display for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
