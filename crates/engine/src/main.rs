@@ -125,12 +125,15 @@ enum Command {
         /// Where to write the weights' source.
         #[arg(long)]
         out: String,
-        /// Adam steps over the whole set, 1 to 100000.
-        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        /// Gradient steps over the whole set, 1 to 100000.
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
         steps: u64,
-        /// Adam's rate, in centipawns per step.
-        #[arg(long, default_value_t = 1.0)]
+        /// The first step of the steepest weight, in centipawns (the others in proportion).
+        #[arg(long, default_value_t = 2.0)]
         rate: f64,
+        /// Weight of the squared distance from the starting weights, added to the error.
+        #[arg(long, default_value_t = 1e-7)]
+        prior: f64,
     },
     /// Analyse a position: UCI-style info lines, then `bestmove`.
     Analyse {
@@ -384,7 +387,8 @@ fn run(cli: Cli) -> Result<(), Error> {
             out,
             steps,
             rate,
-        }) => tune_weights(&data, &out, steps, rate)?,
+            prior,
+        }) => tune_weights(&data, &out, (steps, rate, prior))?,
         Some(Command::BenchPerft { depth, repeat, fen }) => {
             bench_perft(&mut position_from(&fen)?, depth, repeat);
         }
@@ -448,9 +452,12 @@ fn datagen(
 }
 
 /// `tune`: fits the weights to `data` and writes their source to `out`.
-fn tune_weights(data: &str, out: &str, steps: u64, rate: f64) -> Result<(), String> {
+fn tune_weights(data: &str, out: &str, (steps, rate, prior): (u64, f64, f64)) -> Result<(), String> {
     if !(rate.is_finite() && rate > 0.0) {
         return Err(format!("the rate must be a positive number, not {rate}"));
+    }
+    if !(prior.is_finite() && prior >= 0.0) {
+        return Err(format!("the prior must be a number at least 0, not {prior}"));
     }
     let text = std::fs::read_to_string(data).map_err(|e| format!("cannot read {data}: {e}"))?;
     let (set, bad) = tune::Dataset::parse(&text);
@@ -461,8 +468,7 @@ fn tune_weights(data: &str, out: &str, steps: u64, rate: f64) -> Result<(), Stri
     let fit = tune::tune(
         &set,
         &tune::current_weights(),
-        steps as usize,
-        rate,
+        (steps as usize, rate, prior),
         &mut |step, error| println!("step {step}: training error {error:.6}"),
     );
     println!(
@@ -470,7 +476,7 @@ fn tune_weights(data: &str, out: &str, steps: u64, rate: f64) -> Result<(), Stri
         fit.k, fit.before.0, fit.before.1, fit.after.0, fit.after.1
     );
     let provenance = format!(
-        "Fitted to {} positions of {data} ({steps} steps at rate {rate}): K = {:.6}, mean squared
+        "Fitted to {} positions of {data} ({steps} steps at rate {rate}, prior {prior}): K = {:.6}, mean squared
 error {:.6} -> {:.6}, on the held-out tenth {:.6} -> {:.6}.",
         set.len(),
         fit.k,
