@@ -452,12 +452,18 @@ fn datagen(
 }
 
 /// `tune`: fits the weights to `data` and writes their source to `out`.
-fn tune_weights(data: &str, out: &str, (steps, rate, prior): (u64, f64, f64)) -> Result<(), String> {
+fn tune_weights(
+    data: &str,
+    out: &str,
+    (steps, rate, prior): (u64, f64, f64),
+) -> Result<(), String> {
     if !(rate.is_finite() && rate > 0.0) {
         return Err(format!("the rate must be a positive number, not {rate}"));
     }
     if !(prior.is_finite() && prior >= 0.0) {
-        return Err(format!("the prior must be a number at least 0, not {prior}"));
+        return Err(format!(
+            "the prior must be a number at least 0, not {prior}"
+        ));
     }
     let text = std::fs::read_to_string(data).map_err(|e| format!("cannot read {data}: {e}"))?;
     let (set, bad) = tune::Dataset::parse(&text);

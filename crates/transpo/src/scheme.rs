@@ -449,13 +449,23 @@ mod tests {
             // Another position's entries: DEPTH-AGE's victim, the lowest depth − k·age.
             ([slot(9, 0), slot(2, 0)], bound(0), Placement::Replace(1)),
             (
-                [slot(9, 0), Slot { age: 1, ..slot(9, 0) }],
+                [
+                    slot(9, 0),
+                    Slot {
+                        age: 1,
+                        ..slot(9, 0)
+                    },
+                ],
                 bound(0),
                 Placement::Replace(1),
             ),
         ];
         for (i, (bucket, candidate, expected)) in cases.into_iter().enumerate() {
-            assert_eq!(scheme.place(&bucket, &candidate, false), expected, "case {i}");
+            assert_eq!(
+                scheme.place(&bucket, &candidate, false),
+                expected,
+                "case {i}"
+            );
             // Every other scheme replaces a same-position entry in place (rule 1).
             if bucket[1].same_key {
                 let depth_age = Scheme::DepthAge { k: 8 };
@@ -466,7 +476,10 @@ mod tests {
             }
         }
         assert_eq!("keep-deep".parse::<Scheme>(), Ok(scheme));
-        assert_eq!("Keep-Deep-4".parse::<Scheme>(), Ok(Scheme::KeepDeep { k: 4 }));
+        assert_eq!(
+            "Keep-Deep-4".parse::<Scheme>(),
+            Ok(Scheme::KeepDeep { k: 4 })
+        );
         assert_eq!(scheme.to_string(), "keep-deep-8");
         assert!("keep-deep-x".parse::<Scheme>().is_err());
     }

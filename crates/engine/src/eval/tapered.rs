@@ -337,7 +337,10 @@ fn pieces<T: Terms>(
         );
         let moves = reach(square);
         let count = (moves & side.safe).len() as usize;
-        out.add(mobility.start() + count.min(mobility.count() - 1), side.sign);
+        out.add(
+            mobility.start() + count.min(mobility.count() - 1),
+            side.sign,
+        );
         let hits = (moves & side.enemy_zone).len() as i32;
         if hits > 0 {
             out.add(Param::KingAttack.start() + attack, side.sign * hits);
