@@ -13,7 +13,7 @@ use std::io;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use transpo::{ChessEntry, Table};
 use transpo_chess::{Position, perft};
 use transpo_engine::search::{Limits, Profile, SearchConfig, Searcher};
@@ -27,6 +27,40 @@ use transpo_engine::{bench, selfplay, tune, uci};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// The games of `selfplay` and `datagen`: which openings, how many nodes, how many at once.
+#[derive(Args)]
+struct GameArgs {
+    /// Number of openings (games = 2 × openings), 1 to 100000.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    openings: u64,
+    /// First opening line to use (openings are spread evenly over the file), 0 to 10⁹.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
+    offset: u64,
+    /// Nodes per move, 1 to 10⁹.
+    #[arg(long, default_value_t = 5000, value_parser = nodes_per_move_range())]
+    nodes: u64,
+    /// Games at once, 1 to 256.
+    #[arg(long, default_value_t = 2, value_parser = threads_range())]
+    concurrency: u64,
+    /// Openings file (EPD or FEN lines).
+    #[arg(long, default_value = "../shared/data/chess/openings/8moves_v3.epd")]
+    book: String,
+}
+
+impl GameArgs {
+    /// The openings these arguments choose from the book.
+    fn openings(&self) -> Result<Vec<String>, String> {
+        let book = &self.book;
+        let text = std::fs::read_to_string(book).map_err(|e| format!("cannot read {book}: {e}"))?;
+        // In range for usize: clap checked them (at most 10⁹).
+        Ok(selfplay::read_openings(
+            &text,
+            self.openings as usize,
+            self.offset as usize,
+        ))
+    }
 }
 
 #[derive(Subcommand)]
@@ -67,27 +101,14 @@ enum Command {
         /// Features B switches off, comma-separated.
         #[arg(long, value_delimiter = ',')]
         b_without: Vec<String>,
-        /// Number of openings (games = 2 × openings), 1 to 100000.
-        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-        openings: u64,
-        /// First opening line to use (openings are spread evenly over the file), 0 to 10⁹.
-        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
-        offset: u64,
-        /// Nodes per move, 1 to 10⁹.
-        #[arg(long, default_value_t = 5000, value_parser = nodes_per_move_range())]
-        nodes: u64,
+        #[command(flatten)]
+        games: GameArgs,
         /// B's nodes per move, if different, 1 to 10⁹.
         #[arg(long, value_parser = nodes_per_move_range())]
         b_nodes: Option<u64>,
-        /// Games at once, 1 to 256.
-        #[arg(long, default_value_t = 2, value_parser = threads_range())]
-        concurrency: u64,
         /// Table size per side in MiB, 0 to 65536.
         #[arg(long, default_value_t = 4, value_parser = hash_range())]
         hash: u64,
-        /// Openings file (EPD or FEN lines).
-        #[arg(long, default_value = "../shared/data/chess/openings/8moves_v3.epd")]
-        book: String,
         /// Print every game.
         #[arg(long)]
         verbose: bool,
@@ -101,21 +122,8 @@ enum Command {
     Datagen {
         /// Where to append the positions.
         out: String,
-        /// Number of openings (games = 2 × openings), 1 to 100000.
-        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-        openings: u64,
-        /// First opening line to use (openings are spread evenly over the file), 0 to 10⁹.
-        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
-        offset: u64,
-        /// Nodes per move, 1 to 10⁹.
-        #[arg(long, default_value_t = 5000, value_parser = nodes_per_move_range())]
-        nodes: u64,
-        /// Games at once, 1 to 256.
-        #[arg(long, default_value_t = 2, value_parser = threads_range())]
-        concurrency: u64,
-        /// Openings file (EPD or FEN lines).
-        #[arg(long, default_value = "../shared/data/chess/openings/8moves_v3.epd")]
-        book: String,
+        #[command(flatten)]
+        games: GameArgs,
     },
     /// Texel-tune the tapered evaluation's weights on DATA (`FEN;R` lines from `datagen`),
     /// starting from the compiled-in weights; writes the source of `eval/weights.rs` to OUT.
@@ -338,13 +346,9 @@ fn run(cli: Cli) -> Result<(), Error> {
         Some(Command::Selfplay {
             a_without,
             b_without,
-            openings,
-            offset,
-            nodes,
+            games,
             b_nodes,
-            concurrency,
             hash,
-            book,
             verbose,
             b_scheme,
         }) => {
@@ -352,14 +356,13 @@ fn run(cli: Cli) -> Result<(), Error> {
             let mut b = SearchConfig::default();
             switch_off(&mut a, &a_without)?;
             switch_off(&mut b, &b_without)?;
-            let text =
-                std::fs::read_to_string(&book).map_err(|e| format!("cannot read {book}: {e}"))?;
-            // In range for usize: clap checked them (at most 10⁹).
-            let openings = selfplay::read_openings(&text, openings as usize, offset as usize);
+            let openings = games.openings()?;
+            let nodes = games.nodes;
             let m = selfplay::Match {
                 nodes,
                 b_nodes,
-                concurrency: concurrency as usize,
+                // In range for usize: clap checked it (at most 256).
+                concurrency: games.concurrency as usize,
                 hash_mib: hash,
                 schemes: (
                     transpo_engine::search::ENGINE_SCHEME,
@@ -374,14 +377,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             );
             run_match(&m, verbose);
         }
-        Some(Command::Datagen {
-            out,
-            openings,
-            offset,
-            nodes,
-            concurrency,
-            book,
-        }) => datagen(&out, openings, offset, nodes, concurrency, &book)?,
+        Some(Command::Datagen { out, games }) => datagen(&out, &games)?,
         Some(Command::Tune {
             data,
             out,
@@ -397,22 +393,14 @@ fn run(cli: Cli) -> Result<(), Error> {
 }
 
 /// `datagen`: self-play games whose quiet positions are appended to `out` with the results.
-fn datagen(
-    out: &str,
-    openings: u64,
-    offset: u64,
-    nodes: u64,
-    concurrency: u64,
-    book: &str,
-) -> Result<(), String> {
+fn datagen(out: &str, games: &GameArgs) -> Result<(), String> {
     use std::io::Write as _;
-    let text = std::fs::read_to_string(book).map_err(|e| format!("cannot read {book}: {e}"))?;
-    // In range for usize: clap checked them (at most 10⁹).
-    let openings = selfplay::read_openings(&text, openings as usize, offset as usize);
+    let openings = games.openings()?;
     let config = SearchConfig::default();
     let m = selfplay::Match {
-        nodes,
-        concurrency: concurrency as usize,
+        nodes: games.nodes,
+        // In range for usize: clap checked it (at most 256).
+        concurrency: games.concurrency as usize,
         record_positions: true,
         ..selfplay::Match::new(config, config, openings)
     };
