@@ -89,7 +89,14 @@ impl<E: Entry> Model<E> {
             }
             _ => {
                 let target = if let Some(i) = bucket.iter().position(is_key) {
-                    Some(i)
+                    // KEEP-DEEP keeps the stored entry of the same position when it is deeper,
+                    // or as deep and exact against a bound; everyone else replaces it.
+                    let (_, stored, _) = bucket[i].expect("holds the key");
+                    let exact = |x: &E| x.bound() == Bound::Exact;
+                    let keeps = matches!(scheme, Scheme::KeepDeep { .. })
+                        && (stored.depth() > e.depth()
+                            || stored.depth() == e.depth() && exact(&stored) && !exact(&e));
+                    (!keeps).then_some(i)
                 } else if let Some(i) = (0..ways).find(|&i| free(i, bucket)) {
                     Some(i)
                 } else {
@@ -99,7 +106,7 @@ impl<E: Entry> Model<E> {
                         Scheme::New => Some(0),
                         Scheme::Old => None,
                         Scheme::Big1 | Scheme::BigAll => (e.nodes() >= old(0).nodes()).then_some(0),
-                        Scheme::DepthAge { k } => {
+                        Scheme::DepthAge { k } | Scheme::KeepDeep { k } => {
                             let worth = |i: usize| old(i).depth() as i32 - k as i32 * ages[i];
                             let best = (0..ways).map(worth).min().expect("ways > 0");
                             (0..ways).find(|&i| worth(i) == best)
@@ -255,6 +262,7 @@ fn all_schemes() -> Vec<(Scheme, usize)> {
         for k in [0, 4, 8] {
             all.push((Scheme::DepthAge { k }, ways));
         }
+        all.push((Scheme::KeepDeep { k: 8 }, ways));
         all.push((Scheme::Priority, ways));
     }
     all
@@ -275,7 +283,7 @@ proptest! {
     #[test]
     fn chess_entries_agree_with_the_model(ops in prop::collection::vec(op(), 1..120), buckets in 1..4usize) {
         for ways in [1, 2, 4] {
-            for scheme in [Scheme::DepthAge { k: 8 }, Scheme::Priority] {
+            for scheme in [Scheme::DepthAge { k: 8 }, Scheme::Priority, Scheme::KeepDeep { k: 8 }] {
                 run(scheme, false, ways, buckets, &ops, chess)?;
             }
         }
