@@ -18,6 +18,13 @@ use super::score::{INFINITY, MATE, MATE_BOUND};
 use super::tt::{NodeResult, table_cut};
 use super::worker::{UNKNOWN_EVAL, Worker};
 
+/// Filler for the unused part of a move array.
+const NO_MOVE: Move = Move {
+    from: cozy_chess::Square::A1,
+    to: cozy_chess::Square::A1,
+    promotion: None,
+};
+
 /// A node of the main search, as its move loop sees it.
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -307,8 +314,8 @@ impl<E: SearchEntry> Worker<'_, E> {
         let mut best_move = None;
         let mut legal = 0;
         let mut searched = 0;
-        // Quiet moves searched without a cut-off, for the history's malus.
-        let mut quiets_tried = [None; 32];
+        // Quiet moves searched without a cut-off (the first 32), for the history's malus.
+        let mut quiets_tried = [NO_MOVE; 32];
         let mut quiets = 0;
         let counter = if self.features.counter_moves {
             self.heuristics.counter(node.previous)
@@ -378,15 +385,14 @@ impl<E: SearchEntry> Worker<'_, E> {
                     self.update_pv(ply, mv);
                     if score >= node.beta {
                         if quiet {
-                            let tried = &quiets_tried[..quiets.min(quiets_tried.len())];
-                            self.reward_quiet(node, mv, tried);
+                            self.reward_quiet(node, mv, &quiets_tried[..quiets]);
                         }
                         break;
                     }
                 }
             }
             if quiet && let Some(slot) = quiets_tried.get_mut(quiets) {
-                *slot = Some(mv);
+                *slot = mv;
                 quiets += 1;
             }
         }
@@ -400,16 +406,10 @@ impl<E: SearchEntry> Worker<'_, E> {
 
     /// Rewards the quiet move `mv` that caused a cut-off at `node` (killer, history, counter
     /// move, as the features say), `tried` the quiet moves searched before it.
-    fn reward_quiet(&mut self, node: &Node, mv: Move, tried: &[Option<Move>]) {
+    fn reward_quiet(&mut self, node: &Node, mv: Move, tried: &[Move]) {
         let board = self.pos.board();
         if self.features.history_gravity {
-            let mut list = [mv; 32];
-            let n = tried.len().min(list.len());
-            for (slot, t) in list.iter_mut().zip(tried.iter().flatten()) {
-                *slot = *t;
-            }
-            self.heuristics
-                .update_history(board, mv, &list[..n], node.depth);
+            self.heuristics.update_history(board, mv, tried, node.depth);
             if self.features.killers {
                 self.heuristics.add_killer(mv, node.ply);
             }
