@@ -273,16 +273,8 @@ pub fn play_game<E: SearchEntry>(
     let mut streak: (i32, u32) = (0, 0);
     let mut plies = 0;
     let mut quiet_positions = Vec::new();
-    let end = |outcome, reason, plies, final_key, positions: &mut Vec<String>| Game {
-        opening,
-        a_white,
-        outcome,
-        reason,
-        plies,
-        final_key,
-        quiet_positions: std::mem::take(positions),
-    };
-    loop {
+    // The loop ends with the game: its outcome and why; the position is the final one.
+    let (outcome, reason) = loop {
         let white = pos.side_to_move() == cozy_chess::Color::White;
         if pos.is_checkmate() {
             let outcome = if white {
@@ -290,52 +282,22 @@ pub fn play_game<E: SearchEntry>(
             } else {
                 Outcome::WhiteWins
             };
-            return end(outcome, "checkmate", plies, pos.key(), &mut quiet_positions);
+            break (outcome, "checkmate");
         }
         if pos.is_stalemate() {
-            return end(
-                Outcome::Draw,
-                "stalemate",
-                plies,
-                pos.key(),
-                &mut quiet_positions,
-            );
+            break (Outcome::Draw, "stalemate");
         }
         if pos.is_draw_by_repetition() {
-            return end(
-                Outcome::Draw,
-                "threefold repetition",
-                plies,
-                pos.key(),
-                &mut quiet_positions,
-            );
+            break (Outcome::Draw, "threefold repetition");
         }
         if pos.is_fifty_move_draw() {
-            return end(
-                Outcome::Draw,
-                "fifty-move rule",
-                plies,
-                pos.key(),
-                &mut quiet_positions,
-            );
+            break (Outcome::Draw, "fifty-move rule");
         }
         if pos.is_insufficient_material() {
-            return end(
-                Outcome::Draw,
-                "insufficient material",
-                plies,
-                pos.key(),
-                &mut quiet_positions,
-            );
+            break (Outcome::Draw, "insufficient material");
         }
         if plies >= m.max_plies {
-            return end(
-                Outcome::Draw,
-                "move limit",
-                plies,
-                pos.key(),
-                &mut quiet_positions,
-            );
+            break (Outcome::Draw, "move limit");
         }
         let a_to_move = white == a_white;
         let (searcher, table, limits) = if a_to_move {
@@ -355,13 +317,7 @@ pub fn play_game<E: SearchEntry>(
         }
         let Some(mv) = result.best_move else {
             // Only without legal moves, which the checks above caught.
-            return end(
-                Outcome::Draw,
-                "no move",
-                plies,
-                pos.key(),
-                &mut quiet_positions,
-            );
+            break (Outcome::Draw, "no move");
         };
         // Win adjudication: the score from White's side, counted while both agree.
         let white_score = if white {
@@ -387,13 +343,7 @@ pub fn play_game<E: SearchEntry>(
             } else {
                 Outcome::BlackWins
             };
-            return end(
-                outcome,
-                "adjudicated win",
-                plies,
-                pos.key(),
-                &mut quiet_positions,
-            );
+            break (outcome, "adjudicated win");
         }
         if pos.play(mv).is_err() {
             // Cannot happen: the search only returns legal moves. Score it as a loss for
@@ -403,15 +353,18 @@ pub fn play_game<E: SearchEntry>(
             } else {
                 Outcome::WhiteWins
             };
-            return end(
-                outcome,
-                "illegal move",
-                plies,
-                pos.key(),
-                &mut quiet_positions,
-            );
+            break (outcome, "illegal move");
         }
         plies += 1;
+    };
+    Game {
+        opening,
+        a_white,
+        outcome,
+        reason,
+        plies,
+        final_key: pos.key(),
+        quiet_positions,
     }
 }
 
