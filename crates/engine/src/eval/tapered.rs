@@ -110,18 +110,19 @@ impl Param {
         }
     }
 
-    /// Index of the term's first weight.
+    /// Index of the term's first weight (a table worked out at compile time, so the
+    /// evaluation does not add up the lengths at every term).
     pub const fn start(self) -> usize {
-        let mut i = 0;
-        let mut start = 0;
-        while i < Self::ALL.len() {
-            if Self::ALL[i] as usize == self as usize {
-                return start;
+        const STARTS: [usize; Param::ALL.len()] = {
+            let mut starts = [0; Param::ALL.len()];
+            let mut i = 1;
+            while i < Param::ALL.len() {
+                starts[i] = starts[i - 1] + Param::ALL[i - 1].count();
+                i += 1;
             }
-            start += Self::ALL[i].count();
-            i += 1;
-        }
-        start
+            starts
+        };
+        STARTS[self as usize]
     }
 
     /// The term's name, for the generated weights file.
