@@ -71,11 +71,24 @@ pub enum Param {
     PawnThreat,
     /// The side to move.
     Tempo,
+    /// A passed pawn whose square ahead is occupied, by relative rank.
+    PassedBlocked,
+    /// A passed pawn: the own king's distance to the square ahead of it, by relative rank.
+    PassedOwnKing,
+    /// A passed pawn: the enemy king's distance to the square ahead of it, by relative rank.
+    PassedEnemyKing,
+    /// Threats on enemy pieces: a rook attacked by a knight or bishop, a queen attacked by a
+    /// knight or bishop, a queen attacked by a rook, a piece (not a pawn) attacked and not
+    /// defended.
+    Threat,
+    /// A knight, then a bishop, on an outpost: ranks 4–6, defended by an own pawn, beyond
+    /// the reach of enemy pawns.
+    Outpost,
 }
 
 impl Param {
     /// Every kind of term, in the order of the weights.
-    pub const ALL: [Param; 18] = [
+    pub const ALL: [Param; 23] = [
         Param::Pst,
         Param::KnightMobility,
         Param::BishopMobility,
@@ -94,6 +107,11 @@ impl Param {
         Param::BishopPair,
         Param::PawnThreat,
         Param::Tempo,
+        Param::PassedBlocked,
+        Param::PassedOwnKing,
+        Param::PassedEnemyKing,
+        Param::Threat,
+        Param::Outpost,
     ];
 
     /// How many weights the term has.
@@ -104,8 +122,14 @@ impl Param {
             Param::BishopMobility => 14,
             Param::RookMobility => 15,
             Param::QueenMobility => 28,
-            Param::Passed | Param::Connected | Param::KingAttackers => 8,
-            Param::Shield | Param::KingAttack => 4,
+            Param::Passed
+            | Param::Connected
+            | Param::KingAttackers
+            | Param::PassedBlocked
+            | Param::PassedOwnKing
+            | Param::PassedEnemyKing => 8,
+            Param::Shield | Param::KingAttack | Param::Threat => 4,
+            Param::Outpost => 2,
             _ => 1,
         }
     }
@@ -146,12 +170,24 @@ impl Param {
             Param::BishopPair => "bishop pair",
             Param::PawnThreat => "pieces attacked by pawns",
             Param::Tempo => "side to move",
+            Param::PassedBlocked => "blocked passed pawn by rank",
+            Param::PassedOwnKing => "own king's distance to a passed pawn's stop square, by rank",
+            Param::PassedEnemyKing => {
+                "enemy king's distance to a passed pawn's stop square, by rank"
+            }
+            Param::Threat => {
+                "threats: minor on rook, minor on queen, rook on queen, undefended piece"
+            }
+            Param::Outpost => "knight, bishop on an outpost",
         }
     }
 }
 
 /// Number of (middle-game, end-game) weights.
-pub const WEIGHT_COUNT: usize = Param::Tempo.start() + 1;
+pub const WEIGHT_COUNT: usize = {
+    let last = Param::ALL[Param::ALL.len() - 1];
+    last.start() + last.count()
+};
 
 /// Phase of a full board: minor pieces 1, rooks 2, queens 4.
 pub const MAX_PHASE: i32 = 24;
@@ -310,11 +346,13 @@ struct Side {
     safe: BitBoard,
     /// The enemy king's zone.
     enemy_zone: BitBoard,
+    /// Outpost squares: ranks 4–6, defended by an own pawn, no enemy pawn can attack them.
+    outposts: BitBoard,
 }
 
-/// The placement, mobility and king-zone terms of `side`'s pieces of kind `piece` (a
-/// knight, bishop, rook or queen), which attack `reach(square)`; returns how many of them
-/// attack the enemy king's zone.
+/// The placement, mobility, outpost and king-zone terms of `side`'s pieces of kind `piece`
+/// (a knight, bishop, rook or queen), which attack `reach(square)`; returns how many of them
+/// attack the enemy king's zone, and the squares they attack.
 #[inline(always)]
 fn pieces<T: Terms>(
     board: &Board,
@@ -322,7 +360,7 @@ fn pieces<T: Terms>(
     piece: Piece,
     out: &mut T,
     reach: impl Fn(Square) -> BitBoard,
-) -> usize {
+) -> (usize, BitBoard) {
     let (mobility, attack) = match piece {
         Piece::Knight => (Param::KnightMobility, 0),
         Piece::Bishop => (Param::BishopMobility, 1),
@@ -330,13 +368,19 @@ fn pieces<T: Terms>(
         _ => (Param::QueenMobility, 3),
     };
     let mut attackers = 0;
+    let mut attacked = BitBoard::EMPTY;
     for square in board.colored_pieces(side.color, piece) {
         let relative = square as usize ^ side.flip;
         out.add(
             Param::Pst.start() + pst_index(piece as usize, relative),
             side.sign,
         );
+        if matches!(piece, Piece::Knight | Piece::Bishop) && side.outposts.has(square) {
+            let kind = usize::from(piece == Piece::Bishop);
+            out.add(Param::Outpost.start() + kind, side.sign);
+        }
         let moves = reach(square);
+        attacked |= moves;
         let count = (moves & side.safe).len() as usize;
         out.add(
             mobility.start() + count.min(mobility.count() - 1),
@@ -348,7 +392,7 @@ fn pieces<T: Terms>(
             attackers += 1;
         }
     }
-    attackers
+    (attackers, attacked)
 }
 
 /// Names every term of `board` to `out` (see the module docs).
@@ -373,6 +417,10 @@ pub fn terms<T: Terms>(board: &Board, out: &mut T) {
         -1
     };
     out.add(Param::Tempo.start(), sign_to_move);
+    // Per side: every square attacked, those attacked by knights and bishops, by rooks.
+    let mut attacks = [BitBoard::EMPTY; 2];
+    let mut minor_attacks = [BitBoard::EMPTY; 2];
+    let mut rook_attacks = [BitBoard::EMPTY; 2];
     for color in [Color::White, Color::Black] {
         let us = color as usize;
         let them = 1 - us;
@@ -392,6 +440,15 @@ pub fn terms<T: Terms>(board: &Board, out: &mut T) {
             out.add(Param::Pst.start() + pst_index(0, relative), sign);
             if PASSED_MASK[us][s] & pawns[them].0 == 0 {
                 out.add(Param::Passed.start() + rank, sign);
+                // A pawn on its last rank would have promoted: the stop square exists.
+                let stop = Square::index(if us == 0 { s + 8 } else { s - 8 });
+                if occupied.has(stop) {
+                    out.add(Param::PassedBlocked.start() + rank, sign);
+                }
+                let own_king = distance(kings[us], stop);
+                out.add(Param::PassedOwnKing.start() + rank, sign * own_king);
+                let enemy_king = distance(kings[them], stop);
+                out.add(Param::PassedEnemyKing.start() + rank, sign * enemy_king);
             }
             let file = s % 8;
             let beside = BitBoard(ADJACENT_FILES[file] & (0xffu64 << (8 * (s / 8))));
@@ -412,25 +469,42 @@ pub fn terms<T: Terms>(board: &Board, out: &mut T) {
             & !board.pieces(Piece::King);
         out.add(Param::PawnThreat.start(), sign * threatened.len() as i32);
 
-        // Pieces: placement, mobility, attacks on the enemy king's zone.
+        // Pieces: placement, outposts, mobility, attacks on the enemy king's zone.
+        let minors = board.colored_pieces(color, Piece::Knight)
+            | board.colored_pieces(color, Piece::Bishop);
+        let mut outposts = BitBoard::EMPTY;
+        for square in minors & defended & BitBoard(OUTPOST_RANKS[us]) {
+            let reachable = PASSED_MASK[us][square as usize] & ADJACENT_FILES[square as usize % 8];
+            if reachable & pawns[them].0 == 0 {
+                outposts |= square.bitboard();
+            }
+        }
         let side = Side {
             color,
             sign,
             flip,
             safe,
             enemy_zone,
+            outposts,
         };
-        let mut attackers = 0;
-        attackers += pieces(board, &side, Piece::Knight, out, get_knight_moves);
-        attackers += pieces(board, &side, Piece::Bishop, out, |s| {
+        let knights = pieces(board, &side, Piece::Knight, out, get_knight_moves);
+        let bishops = pieces(board, &side, Piece::Bishop, out, |s| {
             get_bishop_moves(s, occupied)
         });
-        attackers += pieces(board, &side, Piece::Rook, out, |s| {
+        let rooks = pieces(board, &side, Piece::Rook, out, |s| {
             get_rook_moves(s, occupied)
         });
-        attackers += pieces(board, &side, Piece::Queen, out, |s| {
+        let queens = pieces(board, &side, Piece::Queen, out, |s| {
             get_bishop_moves(s, occupied) | get_rook_moves(s, occupied)
         });
+        let attackers = knights.0 + bishops.0 + rooks.0 + queens.0;
+        minor_attacks[us] = knights.1 | bishops.1;
+        rook_attacks[us] = rooks.1;
+        attacks[us] = minor_attacks[us]
+            | rooks.1
+            | queens.1
+            | pawn_attacks[us]
+            | get_king_moves(kings[us]);
         out.add(
             Param::KingAttackers.start() + attackers.min(Param::KingAttackers.count() - 1),
             sign,
@@ -466,7 +540,38 @@ pub fn terms<T: Terms>(board: &Board, out: &mut T) {
             out.add(Param::KingOpenFile.start(), sign);
         }
     }
+
+    // Threats, once both sides' attacks are known.
+    for color in [Color::White, Color::Black] {
+        let us = color as usize;
+        let them = 1 - us;
+        let sign = if color == Color::White { 1 } else { -1 };
+        let enemy = board.colors(!color);
+        let rooks = enemy & board.pieces(Piece::Rook);
+        let queens = enemy & board.pieces(Piece::Queen);
+        let pieces = enemy & !board.pieces(Piece::Pawn) & !board.pieces(Piece::King);
+        let threats = [
+            minor_attacks[us] & rooks,
+            minor_attacks[us] & queens,
+            rook_attacks[us] & queens,
+            attacks[us] & pieces & !attacks[them],
+        ];
+        for (kind, threat) in threats.into_iter().enumerate() {
+            out.add(Param::Threat.start() + kind, sign * threat.len() as i32);
+        }
+    }
 }
+
+/// The king distance between two squares: the moves a king needs from one to the other.
+#[inline]
+fn distance(a: Square, b: Square) -> i32 {
+    let files = (a.file() as i32 - b.file() as i32).abs();
+    let ranks = (a.rank() as i32 - b.rank() as i32).abs();
+    files.max(ranks)
+}
+
+/// `OUTPOST_RANKS[color]`: the side's fourth to sixth ranks.
+const OUTPOST_RANKS: [u64; 2] = [0x0000_ffff_ff00_0000, 0x0000_00ff_ffff_0000];
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 
 /// The weights, (middle game, end game).
 #[rustfmt::skip]
-pub static WEIGHTS: [(i16, i16); 298] = [
+pub static WEIGHTS: [(i16, i16); 328] = [
     // piece-square (with material)
     (82, 94), (82, 94), (82, 94), (82, 94), (81, 110), (99, 109), (92, 113), (104, 99),
     (99, 113), (93, 113), (88, 106), (97, 126), (81, 116), (95, 121), (93, 103), (105, 111),
@@ -71,4 +71,14 @@ pub static WEIGHTS: [(i16, i16); 298] = [
     (43, 33),
     // side to move
     (11, 0),
+    // blocked passed pawn by rank
+    (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0),
+    // own king's distance to a passed pawn's stop square, by rank
+    (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0),
+    // enemy king's distance to a passed pawn's stop square, by rank
+    (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0),
+    // threats: minor on rook, minor on queen, rook on queen, undefended piece
+    (0, 0), (0, 0), (0, 0), (0, 0),
+    // knight, bishop on an outpost
+    (0, 0), (0, 0),
 ];

@@ -13,7 +13,7 @@ use cozy_chess::Move;
 use transpo::Bound;
 
 use super::entry::{NO_EVAL, SearchEntry, TtData};
-use super::ordering::{MAX_PLY, is_capture};
+use super::ordering::{Continuation, MAX_PLY, is_capture, piece_square};
 use super::score::{INFINITY, MATE, MATE_BOUND};
 use super::tt::{NodeResult, table_cut};
 use super::worker::{UNKNOWN_EVAL, Worker};
@@ -47,7 +47,26 @@ struct Node {
     lmp_limit: usize,
     /// The move that led here (for counter moves; `None` at the root or after a null move).
     previous: Option<Move>,
+    /// The table's score, when the table's move is a candidate for a singular extension.
+    singular: Option<i32>,
+    /// The move a singular-extension search leaves out (the table's move).
+    excluded: Option<Move>,
+    /// The continuation-history rows of the node's quiet moves.
+    continuation: Continuation,
 }
+
+/// What the singular-extension search says of the table's move.
+enum Singular {
+    /// The other moves fail low against the singular window: extend the table's move.
+    Extend,
+    /// The other moves reach beta too (multi-cut): the node ends with this lower bound.
+    Cut(i32),
+    /// Neither: search the table's move as usual.
+    Plain,
+}
+
+/// Depth from which the table's move may be extended as singular.
+const SINGULAR_DEPTH: i32 = 7;
 
 /// What a node's move loop found.
 struct Searched {
@@ -91,12 +110,16 @@ impl<E: SearchEntry> Worker<'_, E> {
             return score;
         }
         let pv_node = beta - alpha > 1;
+        // Set when this is the singular-extension search of a node (the same position
+        // without the table's move): the table's result for the position does not apply.
+        let excluded = self.excluded[ply];
 
         // The table, before any move is generated.
         let key = self.pos.key();
         let probe = self.probe(self.table, key);
         if let Some(d) = probe.entry
             && !root
+            && excluded.is_none()
             && self.deep_enough(d.depth, depth)
             && (!pv_node || !self.features.pv_exact_cuts || d.bound == Bound::Exact)
             && let Some(stored) = table_cut(&d, ply, alpha, beta)
@@ -123,6 +146,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         if let Some(eval) = static_eval
             && !pv_node
             && !root
+            && excluded.is_none()
         {
             let eval = self.corrected_eval(eval, probe.entry.as_ref(), ply);
             match self.prune(eval, depth, ply, (alpha, beta), allow_null, improving) {
@@ -165,6 +189,9 @@ impl<E: SearchEntry> Worker<'_, E> {
             improving,
             lmp_limit,
             previous: if ply > 0 { self.played[ply - 1] } else { None },
+            singular: self.singular_candidate(&probe, depth, ply, excluded),
+            excluded,
+            continuation: self.continuation(ply),
         };
         let Some(searched) = self.search_moves(&node, alpha, pv_move, probe.mv) else {
             return 0;
@@ -187,8 +214,76 @@ impl<E: SearchEntry> Worker<'_, E> {
             depth,
             nodes: self.subtree - subtree_start,
         };
-        self.store_result(self.table, key, probe.entry, ply, result);
+        if excluded.is_none() {
+            self.store_result(self.table, key, probe.entry, ply, result);
+        }
         best
+    }
+
+    /// The continuation-history rows at `ply`: the moves one and two plies back (none
+    /// without the feature).
+    fn continuation(&self, ply: usize) -> Continuation {
+        let back = |n: usize| ply.checked_sub(n).and_then(|p| self.moved[p]);
+        if self.features.continuation_history {
+            Continuation {
+                rows: [back(1), back(2)],
+            }
+        } else {
+            Continuation::default()
+        }
+    }
+
+    /// The table's score at a node of `depth` plies, when the table's move may be extended
+    /// as singular: the entry is a lower bound or exact, not much shallower than the node,
+    /// and no mate score.
+    fn singular_candidate(
+        &self,
+        probe: &super::tt::Probe,
+        depth: i32,
+        ply: usize,
+        excluded: Option<Move>,
+    ) -> Option<i32> {
+        let d = probe.entry?;
+        probe.mv?;
+        if !self.features.singular
+            || ply == 0
+            || ply >= MAX_PLY / 2
+            || excluded.is_some()
+            || depth < SINGULAR_DEPTH
+            || d.bound == Bound::Upper
+            || i32::from(d.depth) < depth - 3
+        {
+            return None;
+        }
+        let stored = transpo::score::from_table(i32::from(d.score), ply as i32, MATE_BOUND);
+        (stored.abs() < MATE_BOUND).then_some(stored)
+    }
+
+    /// The singular-extension test of the table's move `mv` at `node` (not played yet),
+    /// whose table score is `tt_score`: a search of half the depth without `mv`, with a null
+    /// window a margin below `tt_score`. `None` if the search was stopped.
+    fn singular(&mut self, node: &Node, mv: Move, tt_score: i32) -> Option<Singular> {
+        let singular_beta = tt_score - 2 * node.depth;
+        self.excluded[node.ply] = Some(mv);
+        let score = self.negamax(
+            (node.depth - 1) / 2,
+            node.ply,
+            singular_beta - 1,
+            singular_beta,
+            false,
+            false,
+        );
+        self.excluded[node.ply] = None;
+        if self.stopped {
+            return None;
+        }
+        Some(if score < singular_beta {
+            Singular::Extend
+        } else if singular_beta >= node.beta {
+            Singular::Cut(singular_beta)
+        } else {
+            Singular::Plain
+        })
     }
 
     /// The score of a node below the root that ends without a search: a draw (repetition,
@@ -279,7 +374,13 @@ impl<E: SearchEntry> Worker<'_, E> {
             && self.pos.play_null().is_ok()
         {
             self.played[ply] = None;
-            let r = 3 + depth / 4;
+            self.moved[ply] = None;
+            let margin = if self.features.null_move_margin {
+                ((eval - beta) / 200).min(3)
+            } else {
+                0
+            };
+            let r = 3 + depth / 4 + margin;
             let score = -self.negamax(depth - 1 - r, ply + 1, -beta, -beta + 1, false, false);
             self.pos.undo();
             if self.stopped {
@@ -336,7 +437,7 @@ impl<E: SearchEntry> Worker<'_, E> {
                             tt_move,
                             first,
                             self.features.bad_captures_last,
-                            counter,
+                            (counter, node.continuation),
                         );
                     }
                     match self.lists[ply].pick() {
@@ -346,6 +447,29 @@ impl<E: SearchEntry> Worker<'_, E> {
                 }
             };
             legal += 1;
+            if Some(mv) == node.excluded {
+                continue;
+            }
+            // The table's move, tried before any move is generated (the test searches this
+            // same ply: it must not overwrite a move list in use).
+            let mut extension = 0;
+            if let Some(tt_score) = node.singular
+                && !generated
+                && Some(mv) == tt_move
+            {
+                match self.singular(node, mv, tt_score)? {
+                    Singular::Extend => extension = 1,
+                    Singular::Cut(score) => {
+                        return Some(Searched {
+                            best: score,
+                            best_move: Some(mv),
+                            legal,
+                            searched: 1,
+                        });
+                    }
+                    Singular::Plain => {}
+                }
+            }
             let board = self.pos.board();
             if let Some(table) = self.table {
                 table.prefetch(transpo_chess::zobrist::predict_after_move(
@@ -353,14 +477,35 @@ impl<E: SearchEntry> Worker<'_, E> {
                 ));
             }
             let quiet = mv.promotion.is_none() && !is_capture(board, mv);
+            if self.features.main_see_pruning
+                && !node.pv_node
+                && !node.in_check
+                && node.depth <= 5
+                && searched > 0
+                && best > -MATE_BOUND
+                // Castling (the king takes its own rook in cozy-chess) is no exchange.
+                && !board.colors(board.side_to_move()).has(mv.to)
+            {
+                let margin = if quiet { 40 * node.depth } else { 100 * node.depth };
+                if super::see::see(board, mv) < -margin {
+                    continue;
+                }
+            }
             // With `lmr_history`: one ply less for killers and the counter move, and up to
             // two plies less (or more) by the history score.
             let known = if self.features.lmr_history && quiet {
                 let liked = self.heuristics.is_killer(mv, ply) || Some(mv) == counter;
-                self.heuristics.history(board, mv) / 8_192 + i32::from(liked)
+                let history = self.heuristics.history(board, mv);
+                let learned = if self.features.continuation_history {
+                    (history + self.heuristics.continuation(board, mv, node.continuation)) / 16_384
+                } else {
+                    history / 8_192
+                };
+                learned + i32::from(liked)
             } else {
                 0
             };
+            self.moved[ply] = piece_square(board, mv);
             self.pos.play_unchecked(mv);
             let gives_check = self.pos.is_check();
             let late = legal as usize > node.lmp_limit && best > -MATE_BOUND;
@@ -371,7 +516,11 @@ impl<E: SearchEntry> Worker<'_, E> {
             let child_on_pv = node.on_pv && Some(mv) == pv_move;
             self.played[ply] = Some(mv);
             let reducible = quiet && !gives_check;
-            let score = self.search_child(node, alpha, searched, reducible, child_on_pv, known);
+            let child = Node {
+                depth: node.depth + extension,
+                ..*node
+            };
+            let score = self.search_child(&child, alpha, searched, reducible, child_on_pv, known);
             self.pos.undo();
             if self.stopped {
                 return None;
@@ -409,7 +558,8 @@ impl<E: SearchEntry> Worker<'_, E> {
     fn reward_quiet(&mut self, node: &Node, mv: Move, tried: &[Move]) {
         let board = self.pos.board();
         if self.features.history_gravity {
-            self.heuristics.update_history(board, mv, tried, node.depth);
+            self.heuristics
+                .update_history(board, mv, tried, node.depth, node.continuation);
             if self.features.killers {
                 self.heuristics.add_killer(mv, node.ply);
             }

@@ -29,7 +29,29 @@ const BAD_CAPTURE_SCORE: i32 = -10_000_000;
 /// Values MVV/LVA ranks pieces by, pawn … king.
 const VALUE: [i32; 6] = [1, 3, 3, 5, 9, 20];
 
-/// Killer moves, counter moves and the history table of one search thread.
+/// Pieces of both colours times squares: the rows and columns of the continuation history.
+const PIECE_SQUARES: usize = 12 * 64;
+
+/// A move as the continuation history indexes it: the piece that moves (with its colour)
+/// and the square it goes to.
+#[inline]
+pub fn piece_square(board: &Board, mv: Move) -> Option<u16> {
+    let piece = board.piece_on(mv.from)?;
+    let colour = board.side_to_move() as usize;
+    Some(((colour * 6 + piece as usize) * 64 + mv.to as usize) as u16)
+}
+
+/// The continuation-history rows a node's quiet moves are scored in: the opponent's last
+/// move and the side's own previous move, as [`piece_square`]s (`None`: no such move, a
+/// null move, or the feature off).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Continuation {
+    /// Row of the move one ply back, then two plies back.
+    pub rows: [Option<u16>; 2],
+}
+
+/// Killer moves, counter moves, the history and the continuation history of one search
+/// thread.
 #[derive(Clone)]
 pub struct Heuristics {
     killers: Vec<[Option<Move>; 2]>,
@@ -37,6 +59,9 @@ pub struct Heuristics {
     history: Vec<[[i32; 64]; 64]>,
     /// `counters[from][to]` of the previous move: the quiet move that last refuted it.
     counters: Vec<[Option<Move>; 64]>,
+    /// `continuation[row * PIECE_SQUARES + column]`: how a move (column) did after a move
+    /// (row), both as [`piece_square`]s.
+    continuation: Vec<i16>,
 }
 
 impl Default for Heuristics {
@@ -45,8 +70,16 @@ impl Default for Heuristics {
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![[[0; 64]; 64]; 2],
             counters: vec![[None; 64]; 64],
+            continuation: vec![0; PIECE_SQUARES * PIECE_SQUARES],
         }
     }
+}
+
+/// The gravity update: `h` moves by `delta` and towards 0 by the fraction of the way
+/// `delta` is of [`HISTORY_MAX`], so it stays within ±`HISTORY_MAX`.
+#[inline]
+fn nudge(h: i32, delta: i32) -> i32 {
+    h + delta - h * delta.abs() / HISTORY_MAX
 }
 
 impl Heuristics {
@@ -54,17 +87,50 @@ impl Heuristics {
     /// move `best` that caused a cut-off gains, the quiet moves `tried` before it lose, by a
     /// bonus growing with `depth`; each score moves towards ±[`HISTORY_MAX`] by the fraction
     /// of the way the bonus is of it, so old news fades instead of saturating.
-    pub fn update_history(&mut self, board: &Board, best: Move, tried: &[Move], depth: i32) {
+    /// With `continuation` rows, the continuation history is updated the same way.
+    pub fn update_history(
+        &mut self,
+        board: &Board,
+        best: Move,
+        tried: &[Move],
+        depth: i32,
+        continuation: Continuation,
+    ) {
         let bonus = (depth * depth + depth).min(1_200);
-        let table = &mut self.history[board.side_to_move() as usize];
-        let mut nudge = |mv: Move, delta: i32| {
-            let h = &mut table[mv.from as usize][mv.to as usize];
-            *h += delta - *h * delta.abs() / HISTORY_MAX;
-        };
-        nudge(best, bonus);
-        for &mv in tried {
-            nudge(mv, -bonus);
+        let side = board.side_to_move() as usize;
+        let moves = std::iter::once((best, bonus)).chain(tried.iter().map(|&mv| (mv, -bonus)));
+        for (mv, delta) in moves {
+            let h = &mut self.history[side][mv.from as usize][mv.to as usize];
+            *h = nudge(*h, delta);
+            let Some(column) = piece_square(board, mv) else {
+                continue;
+            };
+            for row in continuation.rows.into_iter().flatten() {
+                let index = usize::from(row) * PIECE_SQUARES + usize::from(column);
+                if let Some(c) = self.continuation.get_mut(index) {
+                    // Within ±HISTORY_MAX (see `nudge`), which fits an i16.
+                    *c = nudge(i32::from(*c), delta) as i16;
+                }
+            }
         }
+    }
+
+    /// The continuation-history score of the quiet move `mv` of `board` in `continuation`'s
+    /// rows (0 where there is none).
+    #[inline]
+    pub fn continuation(&self, board: &Board, mv: Move, continuation: Continuation) -> i32 {
+        let Some(column) = piece_square(board, mv) else {
+            return 0;
+        };
+        continuation
+            .rows
+            .into_iter()
+            .flatten()
+            .map(|row| {
+                let index = usize::from(row) * PIECE_SQUARES + usize::from(column);
+                self.continuation.get(index).map_or(0, |&c| i32::from(c))
+            })
+            .sum()
     }
 
     /// Makes `mv` the first killer move at `ply` (the previous first becomes the second).
@@ -194,7 +260,8 @@ impl ScoredMoves {
     /// moving a fresh one at every node). With `bad_captures_last`, captures that lose
     /// material by static exchange come after the quiet moves (the `full` profile); otherwise
     /// all captures come first (the paper's). A quiet `counter` move (none in the paper's
-    /// profile) comes right after the killers.
+    /// profile) comes right after the killers; the other quiet moves are ordered by history
+    /// plus their continuation history in `continuation`'s rows.
     #[allow(clippy::too_many_arguments)]
     pub fn fill_all(
         &mut self,
@@ -205,7 +272,7 @@ impl ScoredMoves {
         tt_move: Option<Move>,
         skip: Option<Move>,
         bad_captures_last: bool,
-        counter: Option<Move>,
+        (counter, continuation): (Option<Move>, Continuation),
     ) {
         self.len = 0;
         self.next = 0;
@@ -224,7 +291,10 @@ impl ScoredMoves {
                         0 => match heuristics.killer_rank(mv, ply) {
                             Some(rank) => KILLER_SCORE + rank,
                             None if Some(mv) == counter => COUNTER_SCORE,
-                            None => heuristics.history[side][mv.from as usize][mv.to as usize],
+                            None => {
+                                heuristics.history[side][mv.from as usize][mv.to as usize]
+                                    + heuristics.continuation(board, mv, continuation)
+                            }
                         },
                         s if bad_captures_last
                             && mv.promotion.is_none()
@@ -331,7 +401,7 @@ mod tests {
             None,
             None,
             false,
-            None,
+            (None, Continuation::default()),
         );
         assert_eq!(list.pick().map(|m| m.to.to_string()), Some("d6".into()));
         assert_eq!(list.pick().map(|m| m.to.to_string()), Some("f6".into()));
@@ -340,6 +410,38 @@ mod tests {
         tactical.pick();
         tactical.pick();
         assert_eq!(tactical.pick(), None);
+    }
+
+    #[test]
+    fn continuation_history_learns_in_its_rows_only() {
+        let board = Board::default();
+        let mv = |s: &str| -> Move { s.parse().unwrap() };
+        let (best, tried) = (mv("g1f3"), mv("b1c3"));
+        // White's rows: a black knight on f6 (the last move), a white pawn on e4 (before).
+        let black: Board = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+            .parse()
+            .unwrap();
+        let rows = Continuation {
+            rows: [piece_square(&black, mv("g8f6")), piece_square(&board, mv("e2e4"))],
+        };
+        let mut h = Heuristics::default();
+        for _ in 0..200 {
+            h.update_history(&board, best, &[tried], 10, rows);
+        }
+        let with = |m| h.continuation(&board, m, rows);
+        // Two rows, each near +/- HISTORY_MAX after many updates, never beyond it.
+        assert!(with(best) > HISTORY_MAX && with(best) <= 2 * HISTORY_MAX);
+        assert!(with(tried) < -HISTORY_MAX && with(tried) >= -2 * HISTORY_MAX);
+        // Another row, or no row, knows nothing.
+        let other = Continuation {
+            rows: [piece_square(&black, mv("b8c6")), None],
+        };
+        assert_eq!(h.continuation(&board, best, other), 0);
+        assert_eq!(h.continuation(&board, best, Continuation::default()), 0);
+        // The ordering follows it: after the killers and the counter move, best first.
+        let mut list = ScoredMoves::new();
+        list.fill_all(&board, &h, 0, None, None, None, true, (None, rows));
+        assert_eq!(list.pick(), Some(best));
     }
 
     #[test]

@@ -265,11 +265,15 @@ fn iterate<E: SearchEntry>(
             continue;
         }
         let d = depth as i32;
+        let narrow = worker.features.narrow_aspiration;
         // The paper's aspiration: ±1 pawn around the previous score; on a fail low search
         // (-inf, score], on a fail high [score, +inf); should that fail too, the full window.
+        // Narrow aspiration: ±`delta`, widened on the failing side by `delta`, which grows
+        // by half at each failure, until the score is inside.
+        let mut delta = if narrow { 25 } else { 100 };
         let mut window = match &best {
             Some(prev) if depth >= 2 && prev.score.abs() < MATE_BOUND => {
-                (prev.score - 100, prev.score + 100)
+                (prev.score - delta, prev.score + delta)
             }
             _ => (-INFINITY, INFINITY),
         };
@@ -286,10 +290,22 @@ fn iterate<E: SearchEntry>(
                 break Some(score);
             }
             retries += 1;
-            window = match (retries, failed_low) {
-                (1, true) => (-INFINITY, score + 1),
-                (1, false) => (score - 1, INFINITY),
-                _ => (-INFINITY, INFINITY),
+            window = if narrow {
+                delta += delta / 2;
+                let open = delta > 1_000;
+                if failed_low {
+                    let alpha = if open { -INFINITY } else { score - delta };
+                    (alpha.max(-INFINITY), beta)
+                } else {
+                    let beta = if open { INFINITY } else { score + delta };
+                    (alpha, beta.min(INFINITY))
+                }
+            } else {
+                match (retries, failed_low) {
+                    (1, true) => (-INFINITY, score + 1),
+                    (1, false) => (score - 1, INFINITY),
+                    _ => (-INFINITY, INFINITY),
+                }
             };
         };
         let Some(score) = score else { break };

@@ -57,6 +57,11 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     /// `played[ply]`: the move played at `ply` on the current path (`None` for a null
     /// move), for counter moves.
     pub(super) played: [Option<Move>; MAX_PLY + 2],
+    /// `moved[ply]`: the piece and square of the move played at `ply` on the current path
+    /// (`None` for a null move), for the continuation history.
+    pub(super) moved: [Option<u16>; MAX_PLY + 2],
+    /// `excluded[ply]`: the move the singular-extension search at `ply` leaves out.
+    pub(super) excluded: [Option<Move>; MAX_PLY + 2],
     /// One move list per ply, reused (no initialisation or copying of a list per node).
     pub(super) lists: Vec<ScoredMoves>,
     /// Whether static evaluations may be stored in and read from the table: only when the
@@ -118,6 +123,8 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             lmr,
             evals: [UNKNOWN_EVAL; MAX_PLY + 2],
             played: [None; MAX_PLY + 2],
+            excluded: [None; MAX_PLY + 2],
+            moved: [None; MAX_PLY + 2],
             lists: (0..=MAX_PLY).map(|_| ScoredMoves::new()).collect(),
             table_evals: matches!(evaluator, Evaluator::Tapered),
             eval_cache: if matches!(evaluator, Evaluator::Tapered) {
