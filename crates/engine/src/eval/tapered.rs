@@ -470,8 +470,8 @@ pub fn terms<T: Terms>(board: &Board, out: &mut T) {
         out.add(Param::PawnThreat.start(), sign * threatened.len() as i32);
 
         // Pieces: placement, outposts, mobility, attacks on the enemy king's zone.
-        let minors = board.colored_pieces(color, Piece::Knight)
-            | board.colored_pieces(color, Piece::Bishop);
+        let minors =
+            board.colored_pieces(color, Piece::Knight) | board.colored_pieces(color, Piece::Bishop);
         let mut outposts = BitBoard::EMPTY;
         for square in minors & defended & BitBoard(OUTPOST_RANKS[us]) {
             let reachable = PASSED_MASK[us][square as usize] & ADJACENT_FILES[square as usize % 8];
@@ -500,11 +500,8 @@ pub fn terms<T: Terms>(board: &Board, out: &mut T) {
         let attackers = knights.0 + bishops.0 + rooks.0 + queens.0;
         minor_attacks[us] = knights.1 | bishops.1;
         rook_attacks[us] = rooks.1;
-        attacks[us] = minor_attacks[us]
-            | rooks.1
-            | queens.1
-            | pawn_attacks[us]
-            | get_king_moves(kings[us]);
+        attacks[us] =
+            minor_attacks[us] | rooks.1 | queens.1 | pawn_attacks[us] | get_king_moves(kings[us]);
         out.add(
             Param::KingAttackers.start() + attackers.min(Param::KingAttackers.count() - 1),
             sign,

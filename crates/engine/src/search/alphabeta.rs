@@ -486,7 +486,11 @@ impl<E: SearchEntry> Worker<'_, E> {
                 // Castling (the king takes its own rook in cozy-chess) is no exchange.
                 && !board.colors(board.side_to_move()).has(mv.to)
             {
-                let margin = if quiet { 40 * node.depth } else { 100 * node.depth };
+                let margin = if quiet {
+                    40 * node.depth
+                } else {
+                    100 * node.depth
+                };
                 if super::see::see(board, mv) < -margin {
                     continue;
                 }

@@ -422,7 +422,10 @@ mod tests {
             .parse()
             .unwrap();
         let rows = Continuation {
-            rows: [piece_square(&black, mv("g8f6")), piece_square(&board, mv("e2e4"))],
+            rows: [
+                piece_square(&black, mv("g8f6")),
+                piece_square(&board, mv("e2e4")),
+            ],
         };
         let mut h = Heuristics::default();
         for _ in 0..200 {
