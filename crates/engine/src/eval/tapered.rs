@@ -19,6 +19,11 @@
 //!   attacks, one weight per count;
 //! - pawn structure: passed pawns and connected pawns (defended by or beside an own pawn) by
 //!   relative rank, doubled and isolated pawns, pawns attacking enemy pieces;
+//! - passed pawns by relative rank again: blocked (a piece on the stop square), and the
+//!   distance of the own and of the enemy king to the stop square;
+//! - threats: minor pieces attacking rooks and queens, rooks attacking queens, pieces
+//!   attacked and not defended; knights and bishops on outposts (ranks 4–6 of their side,
+//!   defended by an own pawn, no enemy pawn able to attack the square);
 //! - rooks on open and half-open files, the bishop pair;
 //! - king safety: the own pawns shielding the king, an open file at the king, and the
 //!   attacks of enemy knights, bishops, rooks and queens on the king's zone (one weight per

@@ -495,17 +495,33 @@ impl<E: SearchEntry> Worker<'_, E> {
                     continue;
                 }
             }
+            // How quiet moves like this one did before: history, with continuation history.
+            let learned = if quiet {
+                let history = self.heuristics.history(board, mv);
+                if self.features.continuation_history {
+                    history + self.heuristics.continuation(board, mv, node.continuation)
+                } else {
+                    2 * history
+                }
+            } else {
+                0
+            };
+            if self.features.history_pruning
+                && quiet
+                && !node.pv_node
+                && !node.in_check
+                && node.depth <= 4
+                && searched > 0
+                && best > -MATE_BOUND
+                && learned < -100 * node.depth
+            {
+                continue;
+            }
             // With `lmr_history`: one ply less for killers and the counter move, and up to
             // two plies less (or more) by the history score.
             let known = if self.features.lmr_history && quiet {
                 let liked = self.heuristics.is_killer(mv, ply) || Some(mv) == counter;
-                let history = self.heuristics.history(board, mv);
-                let learned = if self.features.continuation_history {
-                    (history + self.heuristics.continuation(board, mv, node.continuation)) / 16_384
-                } else {
-                    history / 8_192
-                };
-                learned + i32::from(liked)
+                learned / 16_384 + i32::from(liked)
             } else {
                 0
             };

@@ -259,6 +259,8 @@ fn iterate<E: SearchEntry>(
 ) -> Option<Outcome> {
     let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
     let mut best: Option<Outcome> = None;
+    // Iterations in a row that kept the best move (for `stable_time`).
+    let mut stable = 0;
     for depth in 1..=max_depth {
         // Helpers skip depths; at one thread nothing here changes the search.
         if depth < max_depth && depth > 1 && skips(id, depth) {
@@ -310,6 +312,16 @@ fn iterate<E: SearchEntry>(
         };
         let Some(score) = score else { break };
         let pv = worker.root_pv();
+        if worker.features.stable_time
+            && let Some(prev) = &best
+        {
+            stable = if prev.pv.first() == pv.first() {
+                stable + 1
+            } else {
+                0
+            };
+            worker.soft_scale = soft_scale(stable, prev.score - score);
+        }
         worker.prev_pv = pv.clone();
         if let Some(report) = on_info {
             worker.flush_nodes();
@@ -348,6 +360,17 @@ fn iterate<E: SearchEntry>(
     best
 }
 
+/// The soft time limit's factor after `stable` iterations that kept the best move and a
+/// score that fell by `drop` cp from the iteration before: from 1.8 when the best move just
+/// changed down to 0.7 after four that kept it, and up to half again as much when the score
+/// fell by a pawn or more.
+fn soft_scale(stable: usize, drop: i32) -> f64 {
+    const BY_STABILITY: [f64; 5] = [1.8, 1.3, 1.0, 0.85, 0.7];
+    let by_stability = BY_STABILITY[stable.min(BY_STABILITY.len() - 1)];
+    let by_drop = 1.0 + f64::from(drop.clamp(0, 100)) / 200.0;
+    by_stability * by_drop
+}
+
 fn worker_elapsed<E: SearchEntry>(worker: &Worker<'_, E>) -> Duration {
     worker.started().elapsed()
 }
@@ -360,4 +383,27 @@ fn worker_hashfull<E: SearchEntry>(worker: &Worker<'_, E>) -> u16 {
 pub fn nps(nodes: u64, time: Duration) -> u64 {
     let micros = time.as_micros().max(1);
     (u128::from(nodes) * 1_000_000 / micros) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::soft_scale;
+
+    #[test]
+    fn soft_scale_spends_more_where_the_search_is_unsettled() {
+        // A settled search stops early, a changed best move or a falling score late.
+        assert!(soft_scale(4, 0) < soft_scale(2, 0));
+        assert!(soft_scale(2, 0) < soft_scale(0, 0));
+        assert!(soft_scale(1, 60) > soft_scale(1, 0));
+        // A rising score is no reason to think longer; drops count up to a pawn.
+        assert_eq!(soft_scale(1, -300), soft_scale(1, 0));
+        assert_eq!(soft_scale(0, 100), soft_scale(0, 30_000));
+        // Bounded: the hard limit (3 × the plan, against a soft limit of 0.6 ×) still rules.
+        for stable in 0..10 {
+            for drop in [-1000, 0, 50, 1000] {
+                let s = soft_scale(stable, drop);
+                assert!((0.7..=2.7).contains(&s), "{stable} {drop}: {s}");
+            }
+        }
+    }
 }

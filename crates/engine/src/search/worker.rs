@@ -50,6 +50,9 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     /// When the clock started (the search's start, or `ponderhit`).
     clock_start: Instant,
     clock_running: bool,
+    /// The soft time limit's factor, set between iterations by the search's stability
+    /// ([`super::Features::stable_time`]); 1 otherwise.
+    pub(super) soft_scale: f64,
     pub(super) lmr: Box<[[i32; 64]; 64]>,
     /// `evals[ply]`: the static evaluation of the node at `ply` on the current path
     /// ([`UNKNOWN_EVAL`] in check or when none was computed), for the improving flag.
@@ -120,6 +123,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             last_info: None,
             clock_start: shared.start,
             clock_running: !shared.control.is_pondering(),
+            soft_scale: 1.0,
             lmr,
             evals: [UNKNOWN_EVAL; MAX_PLY + 2],
             played: [None; MAX_PLY + 2],
@@ -209,7 +213,11 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             self.clock_running = true;
             self.clock_start = Instant::now();
         }
-        let limit = if hard { budget.hard } else { budget.soft };
+        let limit = if hard {
+            budget.hard
+        } else {
+            budget.soft.mul_f64(self.soft_scale).min(budget.hard)
+        };
         self.clock_start.elapsed() >= limit
     }
 
