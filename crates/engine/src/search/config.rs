@@ -242,7 +242,7 @@ impl Features {
             // Off: −12.7 ± 22.6 Elo in self-play (see the README).
             null_move_margin: false,
             main_see_pruning: on,
-            stable_time: false,
+            stable_time: on,
             // Off: −3.5 ± 22.7 Elo in self-play (−22.6 ± 22.8 pruned harder; see the README).
             history_pruning: false,
         }
