@@ -495,8 +495,9 @@ impl<E: SearchEntry> Worker<'_, E> {
                     continue;
                 }
             }
-            // How quiet moves like this one did before: history, with continuation history.
-            let learned = if quiet {
+            // How quiet moves like this one did before: history, with continuation history
+            // (read only by the two features below).
+            let learned = if quiet && (self.features.lmr_history || self.features.history_pruning) {
                 let history = self.heuristics.history(board, mv);
                 if self.features.continuation_history {
                     history + self.heuristics.continuation(board, mv, node.continuation)
