@@ -477,12 +477,12 @@ impl<E: SearchEntry> Worker<'_, E> {
                 ));
             }
             let quiet = mv.promotion.is_none() && !is_capture(board, mv);
+            // Moves after the first, off the principal variation, out of check, with a move
+            // that escapes mate found: the near-leaf pruning below may skip them.
+            let prunable = !node.pv_node && !node.in_check && searched > 0 && best > -MATE_BOUND;
             if self.features.main_see_pruning
-                && !node.pv_node
-                && !node.in_check
+                && prunable
                 && node.depth <= 5
-                && searched > 0
-                && best > -MATE_BOUND
                 // Castling (the king takes its own rook in cozy-chess) is no exchange.
                 && !board.colors(board.side_to_move()).has(mv.to)
             {
@@ -509,11 +509,8 @@ impl<E: SearchEntry> Worker<'_, E> {
             };
             if self.features.history_pruning
                 && quiet
-                && !node.pv_node
-                && !node.in_check
+                && prunable
                 && node.depth <= 4
-                && searched > 0
-                && best > -MATE_BOUND
                 && learned < -100 * node.depth
             {
                 continue;
