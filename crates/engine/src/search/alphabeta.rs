@@ -347,7 +347,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         }
     }
 
-    /// Reverse futility and null-move pruning at a node off the principal variation with
+    /// Razoring, reverse futility and null-move pruning at a node off the principal variation with
     /// static evaluation `eval`: `Break(score)` ends the node with that score; otherwise
     /// `Continue(futile)`, whether quiet moves may be skipped (futility pruning).
     fn prune(
@@ -359,6 +359,19 @@ impl<E: SearchEntry> Worker<'_, E> {
         allow_null: bool,
         improving: bool,
     ) -> ControlFlow<i32, bool> {
+        if self.features.razoring
+            && depth <= 3
+            && alpha.abs() < MATE_BOUND
+            && eval + 200 + 200 * depth <= alpha
+        {
+            let score = self.quiesce(alpha, alpha + 1, ply, 0, None);
+            if self.stopped {
+                return ControlFlow::Break(0);
+            }
+            if score <= alpha {
+                return ControlFlow::Break(score);
+            }
+        }
         if self.features.futility
             && depth <= 6
             && beta.abs() < MATE_BOUND
@@ -467,7 +480,11 @@ impl<E: SearchEntry> Worker<'_, E> {
                             searched: 1,
                         });
                     }
-                    Singular::Plain => {}
+                    Singular::Plain => {
+                        if self.features.singular_negative && tt_score >= node.beta {
+                            extension = -1;
+                        }
+                    }
                 }
             }
             let board = self.pos.board();
@@ -611,7 +628,17 @@ impl<E: SearchEntry> Worker<'_, E> {
             return -self.negamax(depth - 1, ply + 1, -beta, -alpha, child_on_pv, true);
         }
         let mut r = 0;
-        if self.features.lmr && depth >= 3 && searched >= 3 && reducible && !node.in_check {
+        let first_reduced = if self.features.lmr_early && !node.pv_node {
+            2
+        } else {
+            3
+        };
+        if self.features.lmr
+            && depth >= 3
+            && searched >= first_reduced
+            && reducible
+            && !node.in_check
+        {
             r = self.lmr[depth.min(63) as usize][searched.min(63)];
             if node.pv_node {
                 r -= 1;
