@@ -347,9 +347,9 @@ impl<E: SearchEntry> Worker<'_, E> {
         }
     }
 
-    /// Razoring, reverse futility and null-move pruning at a node off the principal variation with
-    /// static evaluation `eval`: `Break(score)` ends the node with that score; otherwise
-    /// `Continue(futile)`, whether quiet moves may be skipped (futility pruning).
+    /// Razoring, reverse futility and null-move pruning at a node off the principal
+    /// variation with static evaluation `eval`: `Break(score)` ends the node with that score;
+    /// otherwise `Continue(futile)`, whether quiet moves may be skipped (futility pruning).
     fn prune(
         &mut self,
         eval: i32,
