@@ -53,12 +53,16 @@ struct Node {
     excluded: Option<Move>,
     /// The continuation-history rows of the node's quiet moves.
     continuation: Continuation,
+    /// The table's move is a capture or a promotion (see `Features::tt_capture_lmr`).
+    tt_capture: bool,
 }
 
 /// What the singular-extension search says of the table's move.
 enum Singular {
     /// The other moves fail low against the singular window: extend the table's move.
     Extend,
+    /// They fail low by a margin, off the principal variation: extend it by two plies.
+    ExtendTwice,
     /// The other moves reach beta too (multi-cut): the node ends with this lower bound.
     Cut(i32),
     /// Neither: search the table's move as usual.
@@ -67,6 +71,12 @@ enum Singular {
 
 /// Depth from which the table's move may be extended as singular.
 const SINGULAR_DEPTH: i32 = 7;
+
+/// How far below the singular window the other moves must fail for a double extension.
+const DOUBLE_MARGIN: i32 = 20;
+
+/// Double extensions allowed on one path (they would otherwise make the search explode).
+pub(super) const MAX_DOUBLE_EXTENSIONS: u8 = 6;
 
 /// What a node's move loop found.
 struct Searched {
@@ -192,6 +202,10 @@ impl<E: SearchEntry> Worker<'_, E> {
             singular: self.singular_candidate(&probe, depth, ply, excluded),
             excluded,
             continuation: self.continuation(ply),
+            tt_capture: self.features.tt_capture_lmr
+                && probe
+                    .mv
+                    .is_some_and(|mv| mv.promotion.is_some() || is_capture(self.pos.board(), mv)),
         };
         let Some(searched) = self.search_moves(&node, alpha, pv_move, probe.mv) else {
             return 0;
@@ -277,13 +291,21 @@ impl<E: SearchEntry> Worker<'_, E> {
         if self.stopped {
             return None;
         }
-        Some(if score < singular_beta {
-            Singular::Extend
-        } else if singular_beta >= node.beta {
-            Singular::Cut(singular_beta)
-        } else {
-            Singular::Plain
-        })
+        Some(
+            if score < singular_beta - DOUBLE_MARGIN
+                && self.features.double_extension
+                && !node.pv_node
+                && self.doubles[node.ply] < MAX_DOUBLE_EXTENSIONS
+            {
+                Singular::ExtendTwice
+            } else if score < singular_beta {
+                Singular::Extend
+            } else if singular_beta >= node.beta {
+                Singular::Cut(singular_beta)
+            } else {
+                Singular::Plain
+            },
+        )
     }
 
     /// The score of a node below the root that ends without a search: a draw (repetition,
@@ -388,6 +410,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         {
             self.played[ply] = None;
             self.moved[ply] = None;
+            self.doubles[ply + 1] = self.doubles[ply];
             let margin = if self.features.null_move_margin {
                 ((eval - beta) / 200).min(3)
             } else {
@@ -472,6 +495,7 @@ impl<E: SearchEntry> Worker<'_, E> {
             {
                 match self.singular(node, mv, tt_score)? {
                     Singular::Extend => extension = 1,
+                    Singular::ExtendTwice => extension = 2,
                     Singular::Cut(score) => {
                         return Some(Searched {
                             best: score,
@@ -549,6 +573,7 @@ impl<E: SearchEntry> Worker<'_, E> {
                 continue;
             }
             let child_on_pv = node.on_pv && Some(mv) == pv_move;
+            self.doubles[ply + 1] = self.doubles[ply] + u8::from(extension == 2);
             self.played[ply] = Some(mv);
             let reducible = quiet && !gives_check;
             let child = Node {
@@ -646,6 +671,7 @@ impl<E: SearchEntry> Worker<'_, E> {
             if self.features.improving && !node.improving {
                 r += 1;
             }
+            r += i32::from(node.tt_capture);
             r -= known;
             r = r.clamp(0, depth - 2);
         }

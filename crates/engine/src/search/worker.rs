@@ -65,6 +65,8 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     pub(super) moved: [Option<u16>; MAX_PLY + 2],
     /// `excluded[ply]`: the move the singular-extension search at `ply` leaves out.
     pub(super) excluded: [Option<Move>; MAX_PLY + 2],
+    /// `doubles[ply]`: the double extensions on the path to the node at `ply`.
+    pub(super) doubles: [u8; MAX_PLY + 2],
     /// One move list per ply, reused (no initialisation or copying of a list per node).
     pub(super) lists: Vec<ScoredMoves>,
     /// Whether static evaluations may be stored in and read from the table: only when the
@@ -128,6 +130,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             evals: [UNKNOWN_EVAL; MAX_PLY + 2],
             played: [None; MAX_PLY + 2],
             excluded: [None; MAX_PLY + 2],
+            doubles: [0; MAX_PLY + 2],
             moved: [None; MAX_PLY + 2],
             lists: (0..=MAX_PLY).map(|_| ScoredMoves::new()).collect(),
             table_evals: matches!(evaluator, Evaluator::Tapered),
