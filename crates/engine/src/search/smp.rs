@@ -312,7 +312,10 @@ fn iterate<E: SearchEntry>(
         };
         let Some(score) = score else { break };
         let pv = worker.root_pv();
+        // A `movetime` is the time to spend, all of it: the stability only moves a clock's
+        // soft limit.
         if worker.features.stable_time
+            && limits.movetime.is_none()
             && let Some(prev) = &best
         {
             stable = if prev.pv.first() == pv.first() {
