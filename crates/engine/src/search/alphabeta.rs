@@ -13,7 +13,7 @@ use cozy_chess::Move;
 use transpo::Bound;
 
 use super::entry::{NO_EVAL, SearchEntry, TtData};
-use super::ordering::{Continuation, MAX_PLY, is_capture, piece_square};
+use super::ordering::{Continuation, MAX_PLY, is_capture, is_quiet, piece_square};
 use super::score::{INFINITY, MATE, MATE_BOUND};
 use super::tt::{NodeResult, table_cut};
 use super::worker::{UNKNOWN_EVAL, Worker};
@@ -144,11 +144,13 @@ impl<E: SearchEntry> Worker<'_, E> {
         }
 
         // Pruning of the `full` profile, away from the principal variation.
-        let static_eval = if in_check || !self.features.futility && !self.features.null_move {
+        // The raw evaluation is what the table keeps; the search uses it corrected.
+        let raw_eval = if in_check || !self.features.futility && !self.features.null_move {
             None
         } else {
             Some(self.evaluate_with(probe.entry.map_or(NO_EVAL, |d| d.eval)))
         };
+        let static_eval = raw_eval.map(|e| self.corrected(e));
         self.evals[ply] = static_eval.unwrap_or(UNKNOWN_EVAL);
         let improving =
             self.features.improving && static_eval.is_some_and(|e| self.improving(e, ply));
@@ -219,12 +221,25 @@ impl<E: SearchEntry> Worker<'_, E> {
         } else {
             searched.best
         };
+        if let (Some(raw), Some(eval)) = (raw_eval, static_eval)
+            && excluded.is_none()
+            && searched.searched > 0
+            && best.abs() < MATE_BOUND
+            && searched
+                .best_move
+                .is_none_or(|mv| is_quiet(self.pos.board(), mv))
+            // A bound tells only on which side of it the true value lies.
+            && !(best >= beta && best <= eval)
+            && !(best <= alpha && best >= eval)
+        {
+            self.update_correction(raw, best, depth);
+        }
         let result = NodeResult {
             best,
             window: (alpha, beta),
             best_move: searched.best_move,
             move_if_upper: probe.mv,
-            eval: static_eval,
+            eval: raw_eval,
             depth,
             nodes: self.subtree - subtree_start,
         };

@@ -51,8 +51,11 @@ impl<E: SearchEntry> Worker<'_, E> {
         // the parent) arrives, and a stand-pat cut-off needs no probe at all.
         let mut best = -INFINITY;
         let mut stand = 0;
+        let mut raw_eval = None;
         if !in_check {
-            stand = self.evaluate();
+            let raw = self.evaluate();
+            raw_eval = Some(raw);
+            stand = self.corrected(raw);
             if stand >= beta {
                 return stand;
             }
@@ -110,7 +113,7 @@ impl<E: SearchEntry> Worker<'_, E> {
             best_move,
             // A fail low raised no alpha: there is no best move (and no table move is kept).
             move_if_upper: None,
-            eval: (!in_check).then_some(stand),
+            eval: raw_eval,
             depth: 0,
             nodes: 1,
         };

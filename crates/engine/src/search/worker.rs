@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
-use cozy_chess::{Move, Piece};
+use cozy_chess::{Board, Color, Move, Piece};
 use transpo::{Scheme, Table};
 use transpo_chess::Position;
 
@@ -76,6 +76,10 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     /// position met again (transpositions, re-searches, the next iteration) is not
     /// evaluated again.
     eval_cache: Vec<(u64, i32)>,
+    /// The correction history ([`Features::correction_history`]): per pawn structure and
+    /// side to move ([`CORRECTION_SLOTS`] of each), the average of (search result − static
+    /// evaluation) in 1/[`CORRECTION_GRAIN`] centipawns; empty without the feature.
+    correction: Vec<i32>,
 }
 
 /// [`Worker::evals`] of a node with no static evaluation.
@@ -83,6 +87,41 @@ pub(super) const UNKNOWN_EVAL: i32 = i32::MIN;
 
 /// Slots of a thread's evaluation cache (256 KiB: it stays in the core's L2 cache).
 const EVAL_CACHE: usize = 1 << 14;
+
+/// Pawn structures in a thread's correction history, per side to move (a power of two).
+const CORRECTION_SLOTS: usize = 1 << 14;
+
+/// Corrections are kept in 1/256 centipawns, so that small updates accumulate.
+const CORRECTION_GRAIN: i32 = 256;
+
+/// The largest correction, in centipawns.
+const CORRECTION_LIMIT: i32 = 64;
+
+/// An update moves a correction at most this share (in 1/256) towards a search's
+/// difference; deeper searches weigh more, up to this.
+const CORRECTION_MAX_WEIGHT: i32 = 16;
+
+/// The correction history's slot of `board`: its pawns (both colours mixed into one
+/// index) and the side to move.
+fn correction_slot(board: &Board) -> usize {
+    let white = board.colored_pieces(Color::White, Piece::Pawn).0;
+    let black = board.colored_pieces(Color::Black, Piece::Pawn).0;
+    // Two odd multipliers spread the bitboards' bits over the high bits kept.
+    let mixed = (white ^ black.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    let pawns = (mixed >> (64 - CORRECTION_SLOTS.trailing_zeros())) as usize;
+    pawns * 2 + board.side_to_move() as usize
+}
+
+/// A correction `c` (in 1/[`CORRECTION_GRAIN`] cp) moved towards `difference` cp (a search's
+/// result minus the static evaluation) by a share growing with the search's `depth`, up to
+/// [`CORRECTION_MAX_WEIGHT`]/256; the result stays within ±[`CORRECTION_LIMIT`] cp.
+fn corrected_towards(c: i32, difference: i32, depth: i32) -> i32 {
+    let limit = CORRECTION_LIMIT * CORRECTION_GRAIN;
+    let target = difference.clamp(-2 * CORRECTION_LIMIT, 2 * CORRECTION_LIMIT) * CORRECTION_GRAIN;
+    let weight = (depth + 1).clamp(1, CORRECTION_MAX_WEIGHT);
+    ((c * (256 - weight) + target * weight) / 256).clamp(-limit, limit)
+}
 
 impl<'a, E: SearchEntry> Worker<'a, E> {
     pub(super) fn new(
@@ -136,6 +175,11 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             table_evals: matches!(evaluator, Evaluator::Tapered),
             eval_cache: if matches!(evaluator, Evaluator::Tapered) {
                 vec![(0, 0); EVAL_CACHE]
+            } else {
+                Vec::new()
+            },
+            correction: if config.features.correction_history {
+                vec![0; 2 * CORRECTION_SLOTS]
             } else {
                 Vec::new()
             },
@@ -250,6 +294,26 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         }
     }
 
+    /// The static evaluation `raw` of the current position corrected by the correction
+    /// history (unchanged without the feature).
+    #[inline]
+    pub(super) fn corrected(&self, raw: i32) -> i32 {
+        if self.correction.is_empty() {
+            return raw;
+        }
+        raw + self.correction[correction_slot(self.pos.board())] / CORRECTION_GRAIN
+    }
+
+    /// Moves the current position's correction towards `result − raw` (a search of
+    /// `depth` plies ended at `result` where the static evaluation was `raw`).
+    pub(super) fn update_correction(&mut self, raw: i32, result: i32, depth: i32) {
+        if self.correction.is_empty() {
+            return;
+        }
+        let slot = correction_slot(self.pos.board());
+        self.correction[slot] = corrected_towards(self.correction[slot], result - raw, depth);
+    }
+
     /// What to store as the entry's static evaluation.
     #[inline]
     pub(super) fn eval_to_store(&self, eval: Option<i32>) -> i16 {
@@ -264,5 +328,53 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         let own = b.colors(b.side_to_move());
         let pawns_and_king = b.pieces(Piece::Pawn) | b.pieces(Piece::King);
         !(own & !pawns_and_king).is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrections_converge_within_their_limit() {
+        // Repeated results 40 cp above the evaluation: the correction approaches 40 cp,
+        // faster after deeper searches, and never passes it.
+        let (mut shallow, mut deep) = (0, 0);
+        for _ in 0..20 {
+            shallow = corrected_towards(shallow, 40, 1);
+            deep = corrected_towards(deep, 40, 12);
+        }
+        assert!(0 < shallow && shallow < deep && deep < 40 * CORRECTION_GRAIN);
+        for _ in 0..2_000 {
+            deep = corrected_towards(deep, 40, 12);
+        }
+        assert!((39 * CORRECTION_GRAIN..=40 * CORRECTION_GRAIN).contains(&deep));
+        // Huge differences (a blunder found by search) are bounded.
+        let mut c = 0;
+        for _ in 0..2_000 {
+            c = corrected_towards(c, -5_000, 20);
+        }
+        assert_eq!(c, -CORRECTION_LIMIT * CORRECTION_GRAIN);
+        // And the other way back.
+        for _ in 0..2_000 {
+            c = corrected_towards(c, 0, 20);
+        }
+        assert!(c.abs() < CORRECTION_GRAIN);
+    }
+
+    #[test]
+    fn correction_slots_follow_pawns_and_side_only() {
+        let board = |fen: &str| -> Board { fen.parse().expect("a legal FEN") };
+        let a = board("4k3/pp3ppp/8/8/8/8/PP3PPP/4K3 w - - 0 1");
+        // Same pawns, other pieces: same slot.
+        let b = board("r3k2r/pp3ppp/2n5/8/8/5N2/PP3PPP/R3K2R w - - 0 1");
+        // Same pawns, other side to move: the other slot of the pair.
+        let c = board("4k3/pp3ppp/8/8/8/8/PP3PPP/4K3 b - - 0 1");
+        // A pawn moved.
+        let d = board("4k3/pp3ppp/8/8/8/P7/1P3PPP/4K3 w - - 0 1");
+        assert_eq!(correction_slot(&a), correction_slot(&b));
+        assert_eq!(correction_slot(&a) ^ 1, correction_slot(&c));
+        assert_ne!(correction_slot(&a), correction_slot(&d));
+        assert!(correction_slot(&d) < 2 * CORRECTION_SLOTS);
     }
 }
