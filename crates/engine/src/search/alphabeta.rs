@@ -469,6 +469,9 @@ impl<E: SearchEntry> Worker<'_, E> {
         // Quiet moves searched without a cut-off (the first 32), for the history's malus.
         let mut quiets_tried = [NO_MOVE; 32];
         let mut quiets = 0;
+        // Captures searched without a cut-off (the first 16), for the capture history.
+        let mut captures_tried = [NO_MOVE; 16];
+        let mut captures = 0;
         let counter = if self.features.counter_moves {
             self.heuristics.counter(node.previous)
         } else {
@@ -611,6 +614,16 @@ impl<E: SearchEntry> Worker<'_, E> {
                         if quiet {
                             self.reward_quiet(node, mv, &quiets_tried[..quiets]);
                         }
+                        if self.features.capture_history {
+                            let board = self.pos.board();
+                            let capture = (!quiet && is_capture(board, mv)).then_some(mv);
+                            self.heuristics.update_captures(
+                                board,
+                                capture,
+                                &captures_tried[..captures],
+                                node.depth,
+                            );
+                        }
                         break;
                     }
                 }
@@ -618,6 +631,12 @@ impl<E: SearchEntry> Worker<'_, E> {
             if quiet && let Some(slot) = quiets_tried.get_mut(quiets) {
                 *slot = mv;
                 quiets += 1;
+            } else if !quiet
+                && is_capture(self.pos.board(), mv)
+                && let Some(slot) = captures_tried.get_mut(captures)
+            {
+                *slot = mv;
+                captures += 1;
             }
         }
         Some(Searched {

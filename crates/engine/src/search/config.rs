@@ -161,11 +161,15 @@ pub struct Features {
     /// an average each thread keeps during a search and updates from each quiet result
     /// whose bound says on which side of the evaluation the true value lies.
     pub correction_history: bool,
+    /// Capture history: captures of equal victims are ordered by how such captures (by
+    /// piece, square and victim) did — a cut-off's capture gains, the captures tried before
+    /// a cut-off lose — before the attacker's value.
+    pub capture_history: bool,
 }
 
 impl Features {
     /// The names [`Features::set`] accepts, one per switch.
-    pub const NAMES: [&'static str; 31] = [
+    pub const NAMES: [&'static str; 32] = [
         "null_move",
         "lmr",
         "check_extension",
@@ -197,6 +201,7 @@ impl Features {
         "tt_capture_lmr",
         "double_extension",
         "correction_history",
+        "capture_history",
     ];
 
     /// Switches the feature called `name` (one of [`Features::NAMES`]) on or off; an unknown
@@ -234,6 +239,7 @@ impl Features {
             "tt_capture_lmr" => &mut self.tt_capture_lmr,
             "double_extension" => &mut self.double_extension,
             "correction_history" => &mut self.correction_history,
+            "capture_history" => &mut self.capture_history,
             other => {
                 return Err(format!(
                     "unknown feature {other:?} (known: {})",
@@ -287,6 +293,9 @@ impl Features {
             // Off: −1.7 ± 22.9 Elo in self-play, no gain measured (see the README).
             double_extension: false,
             correction_history: on,
+            // Off: +4.1 ± 22.4 Elo in self-play, not confirmed against another engine yet
+            // (see the README).
+            capture_history: false,
         }
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Order (the paper's, plus killers in the `full` profile): the previous iteration's
 //! principal-variation move while the search follows that line, the table's move, captures by
-//! most valuable victim / least valuable attacker, promotions (queen first), killer moves
+//! most valuable victim / least valuable attacker (in the `full` profile, captures of equal
+//! victims by capture history before the attacker), promotions (queen first), killer moves
 //! (quiet moves that refuted a sibling), then the rest by the history heuristic (quiet moves
 //! that caused cut-offs anywhere, weighted by depth²).
 
@@ -25,6 +26,14 @@ const HISTORY_MAX: i32 = 16_384;
 /// Captures that lose material by static exchange, when ordered last: below every quiet
 /// move (history scores are at most 2²⁰).
 const BAD_CAPTURE_SCORE: i32 = -10_000_000;
+
+/// A capture's score per unit of its victim's [`VALUE`]: more than the reach of an
+/// attacker's value and a capture-history score together, so that the victim ranks first
+/// and capture history (before the attacker) orders captures of equal victims.
+const VICTIM_STEP: i32 = 1 << 16;
+
+/// Capture-history scores are divided by this in the ordering (±2¹⁴ → ±2¹²).
+const CAPTURE_HISTORY_SHARE: i32 = 4;
 
 /// Values MVV/LVA ranks pieces by, pawn … king.
 const VALUE: [i32; 6] = [1, 3, 3, 5, 9, 20];
@@ -62,6 +71,9 @@ pub struct Heuristics {
     /// `continuation[row * PIECE_SQUARES + column]`: how a move (column) did after a move
     /// (row), both as [`piece_square`]s.
     continuation: Vec<i16>,
+    /// `captures[piece_square * 6 + victim]`: how a capture by a piece to a square (a
+    /// [`piece_square`]) of a victim (a piece type) did; all 0 unless updated.
+    captures: Vec<i16>,
 }
 
 impl Default for Heuristics {
@@ -71,6 +83,7 @@ impl Default for Heuristics {
             history: vec![[[0; 64]; 64]; 2],
             counters: vec![[None; 64]; 64],
             continuation: vec![0; PIECE_SQUARES * PIECE_SQUARES],
+            captures: vec![0; PIECE_SQUARES * 6],
         }
     }
 }
@@ -111,6 +124,44 @@ impl Heuristics {
                     // Within ±HISTORY_MAX (see `nudge`), which fits an i16.
                     *c = nudge(i32::from(*c), delta) as i16;
                 }
+            }
+        }
+    }
+
+    /// The capture-history index of the capture `mv` of `board` (en passant takes a pawn).
+    #[inline]
+    fn capture_index(board: &Board, mv: Move) -> Option<usize> {
+        let victim = board.piece_on(mv.to).unwrap_or(Piece::Pawn);
+        Some(usize::from(piece_square(board, mv)?) * 6 + victim as usize)
+    }
+
+    /// The capture-history score of the capture `mv` of `board` (0 until updated).
+    #[inline]
+    pub fn capture_history(&self, board: &Board, mv: Move) -> i32 {
+        Self::capture_index(board, mv)
+            .and_then(|i| self.captures.get(i))
+            .map_or(0, |&c| i32::from(c))
+    }
+
+    /// The capture-history update after a cut-off at `depth` plies: the capture `best` (if
+    /// the cut-off was one) gains, the captures `tried` before it lose, with gravity as in
+    /// [`Heuristics::update_history`].
+    pub fn update_captures(
+        &mut self,
+        board: &Board,
+        best: Option<Move>,
+        tried: &[Move],
+        depth: i32,
+    ) {
+        let bonus = (depth * depth + depth).min(1_200);
+        let moves = best
+            .map(|mv| (mv, bonus))
+            .into_iter()
+            .chain(tried.iter().map(|&mv| (mv, -bonus)));
+        for (mv, delta) in moves {
+            if let Some(c) = Self::capture_index(board, mv).and_then(|i| self.captures.get_mut(i)) {
+                // Within ±HISTORY_MAX (see `nudge`), which fits an i16.
+                *c = nudge(i32::from(*c), delta) as i16;
             }
         }
     }
@@ -207,7 +258,7 @@ fn tactical_score(board: &Board, mv: Move) -> i32 {
     if is_capture(board, mv) {
         let victim = board.piece_on(mv.to).map_or(0, |p| VALUE[p as usize]);
         let attacker = board.piece_on(mv.from).map_or(0, |p| VALUE[p as usize]);
-        score = CAPTURE_SCORE + victim * 64 - attacker;
+        score = CAPTURE_SCORE + victim * VICTIM_STEP - attacker;
     }
     if let Some(p) = mv.promotion {
         score = score.max(PROMOTION_SCORE) + VALUE[p as usize] * 8;
@@ -301,6 +352,9 @@ impl ScoredMoves {
                             && super::see::loses_material(board, mv) =>
                         {
                             BAD_CAPTURE_SCORE + s - CAPTURE_SCORE
+                        }
+                        s if mv.promotion.is_none() => {
+                            s + heuristics.capture_history(board, mv) / CAPTURE_HISTORY_SHARE
                         }
                         s => s,
                     }
@@ -445,6 +499,34 @@ mod tests {
         let mut list = ScoredMoves::new();
         list.fill_all(&board, &h, 0, None, None, None, true, (None, rows));
         assert_eq!(list.pick(), Some(best));
+    }
+
+    #[test]
+    fn capture_history_orders_equal_victims_only() {
+        // Rxa8 takes a knight; Nxd5 and Bxd5 take the same pawn with equal attackers.
+        let board: Board = "n6k/8/8/3p4/4B3/2N5/8/R3K3 w - - 0 1".parse().unwrap();
+        let mv = |s: &str| -> Move { s.parse().unwrap() };
+        let order = |h: &Heuristics| {
+            let mut list = ScoredMoves::new();
+            let none = (None, Continuation::default());
+            list.fill_all(&board, h, 0, None, None, None, true, none);
+            [list.pick(), list.pick(), list.pick()].map(|m| m.map(|m| m.to_string()))
+        };
+        let mut h = Heuristics::default();
+        for _ in 0..50 {
+            h.update_captures(&board, Some(mv("e4d5")), &[mv("c3d5")], 10);
+        }
+        assert!(h.capture_history(&board, mv("e4d5")) > 0);
+        assert!(h.capture_history(&board, mv("c3d5")) < 0);
+        let expected = ["a1a8", "e4d5", "c3d5"].map(|m| Some(m.to_string()));
+        assert_eq!(order(&h), expected);
+        // Taught the other way, the pawn's takers swap; the knight's taker stays first.
+        for _ in 0..200 {
+            h.update_captures(&board, Some(mv("c3d5")), &[mv("e4d5"), mv("a1a8")], 10);
+        }
+        let expected = ["a1a8", "c3d5", "e4d5"].map(|m| Some(m.to_string()));
+        assert_eq!(order(&h), expected);
+        assert!(h.capture_history(&board, mv("a1a8")).abs() <= HISTORY_MAX);
     }
 
     #[test]
