@@ -631,7 +631,8 @@ impl<E: SearchEntry> Worker<'_, E> {
             if quiet && let Some(slot) = quiets_tried.get_mut(quiets) {
                 *slot = mv;
                 quiets += 1;
-            } else if !quiet
+            } else if self.features.capture_history
+                && !quiet
                 && is_capture(self.pos.board(), mv)
                 && let Some(slot) = captures_tried.get_mut(captures)
             {
