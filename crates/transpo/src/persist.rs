@@ -89,23 +89,20 @@ impl<E: Entry> Table<E> {
         Ok(())
     }
 
-    /// Saves to `path` through a temporary file renamed into place, so an interrupted save
-    /// never leaves a half-written file under that name. The file is synced before the
-    /// rename and, on Unix, its directory after it, so that once this returns the new file
-    /// survives a crash of the machine under its name.
+    /// Saves to `path` atomically ([`transpo_files::write_atomic`]): the table goes to a new
+    /// temporary file beside `path` (created with `O_CREAT | O_EXCL` under a fresh name, so
+    /// a link or a file someone left there is never written through or consumed), which is
+    /// synced and renamed over `path`, and the directory synced, so that once this returns
+    /// the new file survives a crash of the machine under its name. On any failure (a full
+    /// disk, `path` a directory) the temporary file is removed and `path` keeps its old
+    /// contents.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file cannot be written, [`Error::Config`] when the table
+    /// cannot be saved (see [`Table::save`]).
     pub fn save_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        let path = path.as_ref();
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let file = File::create(&tmp)?;
-        let saved = self.save(&file).and_then(|()| Ok(file.sync_all()?));
-        if let Err(e) = saved {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        std::fs::rename(&tmp, path)?;
-        sync_parent_dir(path)?;
-        Ok(())
+        transpo_files::write_atomic(path, |file: &File| self.save(file))
     }
 
     /// Replaces the table's contents by a saved table of the same layout, configuration
@@ -123,16 +120,23 @@ impl<E: Entry> Table<E> {
         self.load_checked(input, None)
     }
 
-    /// Loads the table saved in `path` (see [`Table::load`]). A regular file whose length
-    /// is not the one its header promises is rejected before its entries are read.
+    /// Loads the table saved in `path` (see [`Table::load`]). Only a regular file is read
+    /// ([`transpo_files::open_regular`]): a FIFO, directory or device is refused at once,
+    /// without waiting for a FIFO's writer. A file whose length is not the one its header
+    /// promises is rejected before its entries are read.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Table::load`]; [`Error::Corrupt`] for a path that is not a regular file,
+    /// [`Error::Io`] for one that cannot be opened.
     pub fn load_file(&mut self, path: impl AsRef<Path>) -> Result<(), Error> {
-        let file = File::open(path)?;
-        let metadata = file.metadata()?;
-        if metadata.is_dir() {
-            return Err(Error::Corrupt("a directory, not a table file".into()));
-        }
-        let length = metadata.is_file().then_some(metadata.len());
-        self.load_checked(file, length)
+        let file = transpo_files::open_regular(path).map_err(|e| match e.kind() {
+            // The refusal of a FIFO, directory or device: the message says which it is.
+            ErrorKind::InvalidInput => Error::Corrupt(e.to_string()),
+            _ => Error::Io(e),
+        })?;
+        let length = file.metadata()?.len();
+        self.load_checked(file, Some(length))
     }
 
     /// [`Table::load`], with the input's total length when it is known.
@@ -253,22 +257,6 @@ impl<E: Entry> Table<E> {
         self.adopt(cells, generation);
         Ok(())
     }
-}
-
-/// Syncs the directory holding `path`, so that a rename into it is durable (Unix; elsewhere
-/// the rename is left to the file system).
-fn sync_parent_dir(path: &Path) -> Result<(), Error> {
-    #[cfg(unix)]
-    {
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        File::open(dir)?.sync_all()?;
-    }
-    #[cfg(not(unix))]
-    let _ = path;
-    Ok(())
 }
 
 fn read_exact_or_truncated(input: &mut impl Read, buf: &mut [u8], what: &str) -> Result<(), Error> {

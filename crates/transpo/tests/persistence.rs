@@ -405,3 +405,110 @@ fn a_file_of_the_wrong_length_or_a_directory_is_rejected_before_its_entries_are_
     assert_eq!(snapshot(&loaded, &keys), snapshot(&table, &keys));
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("transpo-persist-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// The names in `dir`, sorted.
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Issue 29, item 1: `save_file("x")` used to write `x.tmp` with `File::create`, which
+/// follows a link planted there (overwriting its target with table data, then renaming the
+/// link over `x`) and consumes a file of the user's under that name.
+#[cfg(unix)]
+#[test]
+fn save_file_never_writes_through_a_planted_link_or_consumes_a_tmp_file() {
+    let dir = scratch("links");
+    std::fs::write(dir.join("victim"), "precious").expect("write");
+    std::os::unix::fs::symlink(dir.join("victim"), dir.join("x.tmp")).expect("symlink");
+    std::fs::write(dir.join("notes.tmp"), "my notes").expect("write");
+    let (table, keys) = filled(1, 2000, 7);
+    table.save_file(dir.join("x")).expect("save x");
+    table.save_file(dir.join("notes")).expect("save notes");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("victim")).expect("read"),
+        "precious"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.tmp")).expect("read"),
+        "my notes"
+    );
+    assert!(
+        std::fs::symlink_metadata(dir.join("x.tmp"))
+            .expect("the link is still there")
+            .is_symlink()
+    );
+    for name in ["x", "notes"] {
+        let path = dir.join(name);
+        assert!(
+            std::fs::symlink_metadata(&path).expect("stat").is_file(),
+            "{name}"
+        );
+        let mut loaded = Table::<ChessEntry>::with_mib(1).expect("table");
+        loaded.load_file(&path).expect("load");
+        assert_eq!(snapshot(&loaded, &keys), snapshot(&table, &keys));
+    }
+    assert_eq!(
+        entries(&dir),
+        ["notes", "notes.tmp", "victim", "x", "x.tmp"]
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// Issue 29, item 1: a save that fails (the path a directory, or ending in `/`) used to leave
+/// a table-sized `PATH.tmp` (or `DIR/.tmp`) behind.
+#[test]
+fn a_failed_save_to_a_directory_leaves_no_temporary_file() {
+    let dir = scratch("dir");
+    std::fs::create_dir(dir.join("sub")).expect("mkdir");
+    let (table, _) = filled(1, 100, 3);
+    let err = table.save_file(dir.join("sub")).expect_err("a directory");
+    assert!(matches!(err, Error::Io(_)), "{err}");
+    let mut slash = dir.join("sub").into_os_string();
+    slash.push("/");
+    assert!(table.save_file(&slash).is_err());
+    assert_eq!(entries(&dir), ["sub"]);
+    assert!(entries(&dir.join("sub")).is_empty());
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// Issue 29, item 2: loading a FIFO used to block in `open` until a writer came. Now it is
+/// refused at once, naming what it is, and the table is untouched.
+#[cfg(unix)]
+#[test]
+fn load_file_of_a_fifo_is_refused_at_once() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("f");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let path = fifo.clone();
+    std::thread::spawn(move || {
+        let (mut table, keys) = filled(1, 1000, 11);
+        let before = snapshot(&table, &keys);
+        let result = table.load_file(&path).map_err(|e| e.to_string());
+        let _ = sender.send((result, snapshot(&table, &keys) == before));
+    });
+    let (result, untouched) = receiver
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .expect("load_file of a FIFO must return at once, not wait for a writer");
+    let err = result.expect_err("a FIFO is not a table file");
+    assert!(err.contains("FIFO"), "{err}");
+    assert!(untouched);
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
