@@ -16,9 +16,11 @@
 //! giving wrong moves later.
 //!
 //! Opening reads at most [`MAX_BOOK_BYTES`] (the largest published books are a few hundred
-//! MB) and only from a regular file: a `BookFile` naming `/dev/zero`, a pipe or a huge file
-//! is an error at once, not a read that runs until memory runs out. The size is checked
-//! before reading and the read itself is limited too, since a file can grow meanwhile.
+//! MB) and only from a regular file ([`transpo_files::open_regular`]): a `BookFile` naming
+//! `/dev/zero`, a directory, a FIFO (named pipe) or a huge file is an error at once, not a
+//! read that runs until memory runs out or an open that waits for a FIFO's writer. The size
+//! is checked before reading and the read itself is limited too, since a file can grow
+//! meanwhile.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -120,10 +122,12 @@ pub enum BookError {
         /// The size in bytes.
         len: u64,
     },
-    /// The path is not a regular file (a directory, a device such as `/dev/zero`, a pipe).
+    /// The path is not a regular file (a directory, a device such as `/dev/zero`, a FIFO).
     NotAFile {
         /// The path.
         path: PathBuf,
+        /// What it is instead (e.g. "a FIFO (named pipe), not a regular file").
+        reason: String,
     },
     /// The file is larger than [`MAX_BOOK_BYTES`].
     TooLarge {
@@ -157,11 +161,9 @@ impl fmt::Display for BookError {
                 "book is {len} bytes, not a multiple of {ENTRY_SIZE}: truncated or not a \
                  Polyglot book"
             ),
-            BookError::NotAFile { path } => write!(
-                f,
-                "book {} is not a regular file (a directory, device or pipe)",
-                path.display()
-            ),
+            BookError::NotAFile { path, reason } => {
+                write!(f, "cannot read book {}: {reason}", path.display())
+            }
             BookError::TooLarge { path, len } => write!(
                 f,
                 "book {} is {len} bytes, more than the {MAX_BOOK_BYTES} a book may have",
@@ -199,7 +201,9 @@ pub struct Book {
 }
 
 impl Book {
-    /// Reads and checks a `.bin` book: a regular file of at most [`MAX_BOOK_BYTES`].
+    /// Reads and checks a `.bin` book: a regular file of at most [`MAX_BOOK_BYTES`]. A
+    /// directory, device or FIFO is refused at once ([`BookError::NotAFile`]), without
+    /// waiting for a FIFO's writer.
     pub fn open(path: impl AsRef<Path>) -> Result<Book, BookError> {
         use std::io::Read;
         let path = path.as_ref();
@@ -207,13 +211,18 @@ impl Book {
             path: path.to_path_buf(),
             source,
         };
-        let file = std::fs::File::open(path).map_err(io_error)?;
+        let file = transpo_files::open_regular(path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::InvalidInput {
+                // open_regular's refusal of anything but a regular file.
+                BookError::NotAFile {
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                }
+            } else {
+                io_error(e)
+            }
+        })?;
         let metadata = file.metadata().map_err(io_error)?;
-        if !metadata.is_file() {
-            return Err(BookError::NotAFile {
-                path: path.to_path_buf(),
-            });
-        }
         let too_large = |len| BookError::TooLarge {
             path: path.to_path_buf(),
             len,

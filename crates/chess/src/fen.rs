@@ -32,7 +32,10 @@
 
 use std::fmt;
 
-use cozy_chess::{BitBoard, Board, Color, FenParseError, Piece, get_king_moves};
+use cozy_chess::{
+    BitBoard, Board, Color, FenParseError, File, Piece, Rank, Square, get_bishop_moves,
+    get_king_moves, get_knight_moves, get_pawn_attacks, get_rook_moves,
+};
 
 /// The part of a FEN or EPD record an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -184,7 +187,7 @@ pub(crate) fn parse_fields(
         fields[0], fields[1], castling, en_passant, halfmove, fullmove
     );
     let board = Board::from_fen(&canonical, false)
-        .map_err(|error| explain_cozy_error(error, &canonical, side))?;
+        .map_err(|error| explain_cozy_error(error, &grid, side))?;
     check_board(&board)?;
     Ok(board)
 }
@@ -253,31 +256,30 @@ pub fn check_board(board: &Board) -> Result<(), FenError> {
 const LIGHT_SQUARES: BitBoard = BitBoard(0x55aa_55aa_55aa_55aa);
 
 /// Turns cozy-chess's remaining objection (after our own checks passed) into a precise one.
-fn explain_cozy_error(error: FenParseError, canonical: &str, side: Color) -> FenError {
+fn explain_cozy_error(error: FenParseError, grid: &[[Cell; 8]; 8], side: Color) -> FenError {
     match error {
         FenParseError::InvalidBoard => {
-            // Our checks covered kings, pawns and piece counts; what is left is check.
-            let mut fields = canonical.split(' ');
-            let placement = fields.next().unwrap_or_default();
-            let other = if side == Color::White { "b" } else { "w" };
-            let flipped = format!("{placement} {other} - - 0 1");
-            match Board::from_fen(&flipped, false) {
-                Ok(board) if !board.checkers().is_empty() => FenError::new(
+            // Our checks covered kings, pawns and piece counts; what is left is check. The
+            // side not to move in check is the first thing to say, whatever the side to move
+            // suffers (issue 29: with both kings in check, the error blamed the side to move).
+            if king_attacked(grid, !side) {
+                FenError::new(
                     FenField::Position,
                     format!(
                         "{} is in check but it is {} to move",
                         color_name(!side),
                         color_name(side)
                     ),
-                ),
-                _ => FenError::new(
+                )
+            } else {
+                FenError::new(
                     FenField::Position,
                     format!(
                         "{} is in check from more pieces, or in a way, that no legal move \
                          could produce",
                         color_name(side)
                     ),
-                ),
+                )
             }
         }
         FenParseError::InvalidEnPassant => FenError::new(
@@ -290,6 +292,36 @@ fn explain_cozy_error(error: FenParseError, canonical: &str, side: Color) -> Fen
             format!("rejected by cozy-chess: {other}"),
         ),
     }
+}
+
+/// Whether `color`'s king on `grid` is attacked by a piece of the other colour (a king
+/// beside it included). `false` when `color` has no king (the placement checks come first).
+fn king_attacked(grid: &[[Cell; 8]; 8], color: Color) -> bool {
+    let mut occupied = BitBoard::EMPTY;
+    let mut king = None;
+    let mut enemy = [BitBoard::EMPTY; Piece::NUM];
+    for (rank, row) in grid.iter().enumerate() {
+        for (file, cell) in row.iter().enumerate() {
+            let Some((piece, c)) = *cell else { continue };
+            let square = Square::new(File::index(file), Rank::index(rank));
+            occupied |= square.bitboard();
+            if c == color {
+                if piece == Piece::King {
+                    king = Some(square);
+                }
+            } else {
+                enemy[piece as usize] |= square.bitboard();
+            }
+        }
+    }
+    let Some(king) = king else { return false };
+    let diagonal = enemy[Piece::Bishop as usize] | enemy[Piece::Queen as usize];
+    let straight = enemy[Piece::Rook as usize] | enemy[Piece::Queen as usize];
+    !(get_pawn_attacks(king, color) & enemy[Piece::Pawn as usize]).is_empty()
+        || !(get_knight_moves(king) & enemy[Piece::Knight as usize]).is_empty()
+        || !(get_king_moves(king) & enemy[Piece::King as usize]).is_empty()
+        || !(get_bishop_moves(king, occupied) & diagonal).is_empty()
+        || !(get_rook_moves(king, occupied) & straight).is_empty()
 }
 
 fn color_name(color: Color) -> &'static str {

@@ -240,6 +240,18 @@ const BAD_FENS: &[(&str, FenField, &str)] = &[
         FenField::Position,
         "white is in check from more pieces",
     ),
+    // Issue 29: both kings in check, white to move. Black, not to move, in check is what
+    // makes it illegal; the message used to blame white's check instead.
+    (
+        "4k3/8/8/1B6/8/8/8/4K2r w - -",
+        FenField::Position,
+        "black is in check but it is white to move",
+    ),
+    (
+        "4k2R/8/8/8/1b6/8/8/4K3 b - -",
+        FenField::Position,
+        "white is in check but it is black to move",
+    ),
     // What cozy-chess accepts but its move generator or the search cannot survive (issue
     // 14): kings side by side let one king capture the other (cozy-chess then panics
     // looking for it), and impossible checks or material are unreachable positions.

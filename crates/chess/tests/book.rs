@@ -196,3 +196,29 @@ fn book_reads_are_bounded() {
     assert!(matches!(err, BookError::TooLarge { .. }), "{err:?}");
     assert!(err.to_string().contains("more than"), "{err}");
 }
+
+/// Issue 29, item 2: `Book::open` of a FIFO used to block in `open` until a writer came (a
+/// `BookFile` naming one hung the UCI loop). It is refused at once, naming what it is.
+#[cfg(unix)]
+#[test]
+fn a_fifo_book_is_refused_at_once() {
+    let path = temp_path("fifo.bin");
+    let _ = std::fs::remove_file(&path);
+    let status = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let fifo = path.clone();
+    std::thread::spawn(move || {
+        let _ = sender.send(Book::open(&fifo).map(|book| book.len()));
+    });
+    let result = receiver
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .expect("Book::open of a FIFO must return at once, not wait for a writer");
+    std::fs::remove_file(&path).unwrap();
+    let err = result.unwrap_err();
+    assert!(matches!(err, BookError::NotAFile { .. }), "{err:?}");
+    assert!(err.to_string().contains("FIFO"), "{err}");
+}
