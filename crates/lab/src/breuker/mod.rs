@@ -14,7 +14,7 @@ pub mod record;
 pub mod report;
 
 use crate::experiment::{
-    List, runner,
+    List, files, runner,
     schemes::{self, SchemeSpec},
     sizes,
 };
@@ -93,6 +93,7 @@ impl Args {
 pub fn run(args: &Args) -> Result<(), String> {
     let positions = positions::load(args.positions.as_deref())?;
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let _lock = files::lock_run(&args.out)?;
     let csv = args.out.join("observations.csv");
     let done = record::complete_cells(record::read(&csv)?, positions.len());
     record::write_all(&csv, done.values().flatten().cloned())?;
@@ -157,6 +158,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     }
     let merged = record::merge(runs)?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let _lock = files::lock_run(out)?;
     let positions = merged.iter().map(|r| r.position + 1).max().unwrap_or(0);
     record::write_all(&out.join("observations.csv"), merged)?;
     write_report(out, positions, None, None)
@@ -201,7 +203,7 @@ fn write_report(
             }
         }
     }
-    std::fs::write(&path, markdown).map_err(|e| format!("{}: {e}", path.display()))?;
+    files::write_whole(&path, &markdown)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

@@ -26,7 +26,7 @@ pub struct GamePosition {
 /// Reads an EPD file (`#` lines are comments).
 pub fn load(path: Option<&Path>) -> Result<Vec<GamePosition>, String> {
     let text = match path {
-        Some(p) => std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        Some(p) => crate::experiment::files::read_input(p)?,
         None => BREUKER18.to_string(),
     };
     let name = path.map_or("breuker18.epd".to_string(), |p| p.display().to_string());

@@ -5,9 +5,9 @@
 //! merge that finds two different counts for one observation is an error, not a choice.
 
 use super::matrix::Cell;
+use crate::experiment::files;
 use std::{
     collections::BTreeMap,
-    fs,
     io::{self, Write},
     path::Path,
 };
@@ -105,10 +105,8 @@ impl Row {
 
 /// Reads a CSV of observations; a missing file is an empty one.
 pub fn read(path: &Path) -> Result<Vec<Row>, String> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+    let Some(text) = files::read_run_file(path)? else {
+        return Ok(Vec::new());
     };
     let mut lines = text.lines().enumerate();
     match lines.next() {
@@ -144,18 +142,15 @@ pub fn complete_cells(rows: Vec<Row>, positions: usize) -> BTreeMap<String, Vec<
     by_cell
 }
 
-/// Writes `rows` as a fresh CSV (through a temporary file renamed into place).
+/// Writes `rows` as a fresh CSV (atomically: [`files::write_whole`]).
 pub fn write_all(path: &Path, rows: impl IntoIterator<Item = Row>) -> Result<(), String> {
-    let tmp = path.with_extension("csv.tmp");
     let mut text = String::from(HEADER);
     text.push('\n');
     for row in rows {
         text.push_str(&row.to_csv());
         text.push('\n');
     }
-    fs::write(&tmp, text)
-        .and_then(|()| fs::rename(&tmp, path))
-        .map_err(|e| format!("{}: {e}", path.display()))
+    files::write_whole(path, &text)
 }
 
 /// Appends the rows of one finished cell to an open CSV.

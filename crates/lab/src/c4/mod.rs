@@ -20,7 +20,7 @@ mod record;
 mod report;
 
 use crate::experiment::{
-    List, runner,
+    List, files, runner,
     schemes::{self, SchemeSpec},
     sizes,
 };
@@ -73,7 +73,7 @@ struct Problem {
 
 /// Reads `moves score` lines, skipping blank and `#` lines, up to `limit` problems.
 fn load(path: &Path, limit: usize) -> Result<Vec<Problem>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = files::read_input(path)?;
     let mut problems = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -193,7 +193,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         csv.push_str(&row.to_csv());
         csv.push('\n');
     }
-    std::fs::write(&csv_path, csv).map_err(|e| format!("{}: {e}", csv_path.display()))?;
+    files::write_whole(&csv_path, &csv)?;
     let report_path = args
         .report
         .clone()
@@ -214,7 +214,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             sizes: &sizes,
         },
     );
-    std::fs::write(&report_path, md).map_err(|e| format!("{}: {e}", report_path.display()))?;
+    files::write_whole(&report_path, &md)?;
     eprintln!("wrote {} and {}", csv_path.display(), report_path.display());
     Ok(())
 }

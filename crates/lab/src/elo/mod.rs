@@ -15,7 +15,7 @@ pub mod stats;
 
 use crate::breuker::matrix::Shard;
 use crate::experiment::{
-    List, runner,
+    List, files, runner,
     schemes::{self, SchemeSpec},
 };
 use plan::{Cell, Opening, Setup, Stamping};
@@ -153,6 +153,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         ));
     }
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let _lock = files::lock_run(&args.out)?;
     let csv = args.out.join(PAIRS_CSV);
     let done = record::unite(record::read(&csv, Tail::Forgive)?)?;
     record::write_all(&csv, done.values())?;
@@ -171,8 +172,8 @@ pub fn run(args: &Args) -> Result<(), String> {
         return write_report(&context(&args.out), status);
     }
     let name = args.openings.display().to_string();
-    let text = std::fs::read_to_string(&args.openings).map_err(|e| {
-        format!("{name}: {e} (give the openings with --openings FILE, or run from the repository root beside ../shared)")
+    let text = files::read_input(&args.openings).map_err(|e| {
+        format!("{e} (give the openings with --openings FILE, or run from the repository root beside ../shared)")
     })?;
     let openings = plan::openings(&text, &name, args.seed, pairs)?;
     for ((cell, pair), row) in &done {
@@ -273,8 +274,9 @@ pub fn is_elo_input(input: &Path) -> bool {
     if input.is_dir() {
         return input.join(PAIRS_CSV).exists();
     }
-    std::fs::read_to_string(input)
+    files::read_run_file(input)
         .ok()
+        .flatten()
         .and_then(|t| t.lines().next().map(|l| l.trim_end() == record::HEADER))
         .unwrap_or(false)
 }
@@ -303,6 +305,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     }
     let merged = record::unite(rows)?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let _lock = files::lock_run(out)?;
     record::write_all(&out.join(PAIRS_CSV), merged.values())?;
     let settings = ReportSettings {
         sprt: None,
@@ -356,7 +359,7 @@ fn write_report(settings: &ReportSettings, status: Option<String>) -> Result<(),
             ))
         ),
     );
-    std::fs::write(&path, markdown).map_err(|e| format!("{}: {e}", path.display()))?;
+    files::write_whole(&path, &markdown)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

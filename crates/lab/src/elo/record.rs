@@ -5,9 +5,9 @@
 //! everything but the wall time; a merge that finds them disagreeing is an error.
 
 use super::stats::Penta;
+use crate::experiment::files;
 use std::{
     collections::BTreeMap,
-    fs,
     io::{self, Write},
     path::Path,
 };
@@ -178,10 +178,8 @@ pub enum Tail {
 
 /// Reads a CSV of pairs; a missing file is an empty one.
 pub fn read(path: &Path, tail: Tail) -> Result<Vec<Row>, String> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+    let Some(text) = files::read_run_file(path)? else {
+        return Ok(Vec::new());
     };
     let unterminated = !text.is_empty() && !text.ends_with('\n');
     let lines: Vec<&str> = text.lines().collect();
@@ -215,18 +213,15 @@ pub fn read(path: &Path, tail: Tail) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-/// Writes `rows` as a fresh CSV (through a temporary file renamed into place).
+/// Writes `rows` as a fresh CSV (atomically: [`files::write_whole`]).
 pub fn write_all<'a>(path: &Path, rows: impl IntoIterator<Item = &'a Row>) -> Result<(), String> {
-    let tmp = path.with_extension("csv.tmp");
     let mut text = String::from(HEADER);
     text.push('\n');
     for row in rows {
         text.push_str(&row.to_csv());
         text.push('\n');
     }
-    fs::write(&tmp, text)
-        .and_then(|()| fs::rename(&tmp, path))
-        .map_err(|e| format!("{}: {e}", path.display()))
+    files::write_whole(path, &text)
 }
 
 /// Appends one finished pair to an open CSV.
@@ -278,6 +273,7 @@ pub fn by_cell<'a>(rows: impl IntoIterator<Item = &'a Row>) -> BTreeMap<String, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn row(cell: &str, pair: usize, white: Result3) -> Row {
         Row {

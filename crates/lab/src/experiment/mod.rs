@@ -5,6 +5,7 @@
 //! The chess study ([`crate::breuker`]) and the Connect Four study ([`crate::c4`]) both use
 //! these pieces; nothing here uses either study.
 
+pub mod files;
 pub mod palette;
 pub mod runner;
 pub mod schemes;
