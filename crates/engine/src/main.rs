@@ -50,13 +50,24 @@ struct GameArgs {
 }
 
 impl GameArgs {
-    /// The openings these arguments choose from the book.
+    /// The openings these arguments choose from the book. The book may be a file or a pipe,
+    /// not a device or directory; a line too long or not UTF-8 is reported on stderr as
+    /// `BOOK:N: ...` and skipped.
     fn openings(&self) -> Result<Vec<String>, String> {
         let book = &self.book;
-        let text = std::fs::read_to_string(book).map_err(|e| format!("cannot read {book}: {e}"))?;
+        let file =
+            transpo_files::open_text(book).map_err(|e| format!("cannot read {book}: {e}"))?;
+        let mut rejected = 0usize;
+        let lines = selfplay::read_opening_lines(io::BufReader::new(file), book, &mut |why| {
+            eprintln!("{why}");
+            rejected += 1;
+        })?;
+        if rejected > 0 {
+            eprintln!("{book}: {rejected} lines rejected");
+        }
         // In range for usize: clap checked them (at most 10⁹).
-        Ok(selfplay::read_openings(
-            &text,
+        Ok(selfplay::pick_openings(
+            &lines,
             self.openings as usize,
             self.offset as usize,
         ))
@@ -393,6 +404,11 @@ fn run(cli: Cli) -> Result<(), Error> {
 }
 
 /// `datagen`: self-play games whose quiet positions are appended to `out` with the results.
+///
+/// Each game's lines go out in one write to a file opened for appending, so that lines stay
+/// whole when two runs append to one file; should an earlier run have been cut off in the
+/// middle of a line, a newline ends that line first, so the new lines stay readable. `out`
+/// may be a pipe (a FIFO waits for its reader, as with a shell's `>`).
 fn datagen(out: &str, games: &GameArgs) -> Result<(), String> {
     use std::io::Write as _;
     let openings = games.openings()?;
@@ -404,30 +420,39 @@ fn datagen(out: &str, games: &GameArgs) -> Result<(), String> {
         record_positions: true,
         ..selfplay::Match::new(config, config, openings)
     };
-    let file = std::fs::OpenOptions::new()
+    let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(out)
         .map_err(|e| format!("cannot open {out}: {e}"))?;
-    let mut file = std::io::BufWriter::new(file);
+    if ends_mid_line(out).map_err(|e| format!("cannot read {out}: {e}"))? {
+        file.write_all(b"\n")
+            .map_err(|e| format!("cannot write {out}: {e}"))?;
+    }
     let mut written = 0usize;
     let mut failure = None;
     let start = Instant::now();
     selfplay::play_match(&m, &mut |game| {
+        if failure.is_some() {
+            // After a failed write (a full disk) nothing more is written: a later write
+            // could land after a partial line.
+            return;
+        }
         let result = match game.outcome {
             selfplay::Outcome::WhiteWins => "1",
             selfplay::Outcome::Draw => "0.5",
             selfplay::Outcome::BlackWins => "0",
         };
-        for fen in &game.quiet_positions {
-            if let Err(e) = writeln!(file, "{fen};{result}") {
-                failure.get_or_insert(format!("cannot write {out}: {e}"));
-            }
-            written += 1;
+        let lines: String = game
+            .quiet_positions
+            .iter()
+            .map(|fen| format!("{fen};{result}\n"))
+            .collect();
+        match file.write_all(lines.as_bytes()) {
+            Ok(()) => written += game.quiet_positions.len(),
+            Err(e) => failure = Some(format!("cannot write {out}: {e}")),
         }
     });
-    file.flush()
-        .map_err(|e| format!("cannot write {out}: {e}"))?;
     if let Some(e) = failure {
         return Err(e);
     }
@@ -437,6 +462,24 @@ fn datagen(out: &str, games: &GameArgs) -> Result<(), String> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Whether `path` is a regular file whose last byte is not a newline (a line cut off by a
+/// run that died mid-write). Anything else (a pipe, an empty file) is `false`.
+fn ends_mid_line(path: &str) -> io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = match transpo_files::open_regular(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    if file.metadata()?.len() == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0];
+    file.read_exact(&mut last)?;
+    Ok(last != *b"\n")
 }
 
 /// `tune`: fits the weights to `data` and writes their source to `out`.
@@ -453,8 +496,10 @@ fn tune_weights(
             "the prior must be a number at least 0, not {prior}"
         ));
     }
-    let text = std::fs::read_to_string(data).map_err(|e| format!("cannot read {data}: {e}"))?;
-    let (set, bad) = tune::Dataset::parse(&text);
+    let file = transpo_files::open_text(data).map_err(|e| format!("cannot read {data}: {e}"))?;
+    let (set, bad) = tune::Dataset::read(io::BufReader::new(file), data, &mut |why| {
+        eprintln!("{why}");
+    })?;
     if set.is_empty() {
         return Err(format!("{data} holds no `FEN;R` line"));
     }
@@ -469,6 +514,12 @@ fn tune_weights(
         "K {:.6}; error before {:.6} (held out {:.6}), after {:.6} (held out {:.6})",
         fit.k, fit.before.0, fit.before.1, fit.after.0, fit.after.1
     );
+    if !fit.is_finite() {
+        return Err(format!(
+            "the fit diverged to non-finite weights or errors (NaN or infinity): --rate \
+             {rate:?} is too large; {out} is left as it was"
+        ));
+    }
     let provenance = format!(
         "Fitted to {} positions of {data} ({steps} steps at rate {rate}, prior {prior}): K = {:.6}, mean squared
 error {:.6} -> {:.6}, on the held-out tenth {:.6} -> {:.6}.",
@@ -479,8 +530,14 @@ error {:.6} -> {:.6}, on the held-out tenth {:.6} -> {:.6}.",
         fit.before.1,
         fit.after.1
     );
-    std::fs::write(out, tune::weights_source(&fit.weights, &provenance))
-        .map_err(|e| format!("cannot write {out}: {e}"))?;
+    let source = tune::weights_source(&fit.weights, &provenance);
+    // Replaced whole: until the new file is complete and synced, `out` keeps its contents.
+    transpo_files::write_atomic(out, |file: &std::fs::File| {
+        let mut writer = io::BufWriter::new(file);
+        io::Write::write_all(&mut writer, source.as_bytes())?;
+        io::Write::flush(&mut writer)
+    })
+    .map_err(|e: io::Error| format!("cannot write {out}: {e}"))?;
     println!("weights written to {out}");
     Ok(())
 }

@@ -368,10 +368,83 @@ pub fn play_game<E: SearchEntry>(
     }
 }
 
+/// Most lines [`read_opening_lines`] reads from an openings file (blank and rejected lines
+/// included): 4 million, over a hundred times the 34,700 of `8moves_v3.epd`. A longer file,
+/// or a pipe that never ends, is an error rather than memory spent without bound.
+pub const MAX_OPENING_LINES: usize = 4_000_000;
+
+/// Most bytes of opening lines [`read_opening_lines`] keeps (256 MiB; `8moves_v3.epd` has
+/// 2.3 MB), for the same reason.
+pub const MAX_OPENING_BYTES: usize = 256 << 20;
+
+/// Reads the non-blank lines of an openings file (EPD or FEN lines) from `reader`, each at
+/// most [`transpo_files::TEXT_LINE_MAX`] bytes. A longer line, or one that is not UTF-8, is
+/// skipped and reported to `rejected` as `NAME:N: line too long (over 4096 bytes)` or
+/// `NAME:N: not UTF-8`; reading goes on. The lines are not checked as positions here
+/// ([`play_match`] skips openings that do not parse).
+///
+/// # Errors
+///
+/// A read error, or more than [`MAX_OPENING_LINES`] lines or [`MAX_OPENING_BYTES`] bytes
+/// (`name` names the file in the message).
+pub fn read_opening_lines(
+    reader: impl std::io::BufRead,
+    name: &str,
+    rejected: &mut dyn FnMut(String),
+) -> Result<Vec<String>, String> {
+    read_opening_lines_within(
+        reader,
+        name,
+        (MAX_OPENING_LINES, MAX_OPENING_BYTES),
+        rejected,
+    )
+}
+
+/// [`read_opening_lines`] with its limits, (lines, bytes), as arguments.
+fn read_opening_lines_within(
+    reader: impl std::io::BufRead,
+    name: &str,
+    (max_lines, max_bytes): (usize, usize),
+    rejected: &mut dyn FnMut(String),
+) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
+    let mut bytes = 0usize;
+    for line in transpo_files::Lines::new(reader, transpo_files::TEXT_LINE_MAX) {
+        let line = line.map_err(|e| format!("cannot read {name}: {e}"))?;
+        if line.number > max_lines {
+            return Err(format!(
+                "{name} has more than {max_lines} lines, the most an openings file may have"
+            ));
+        }
+        match line.text {
+            Ok(text) if text.trim().is_empty() => {}
+            Ok(text) => {
+                bytes += text.len();
+                if bytes > max_bytes {
+                    return Err(format!(
+                        "{name} holds more than {max_bytes} bytes of openings, the most an \
+                         openings file may have"
+                    ));
+                }
+                lines.push(text);
+            }
+            Err(bad) => rejected(format!("{name}:{}: {bad}", line.number)),
+        }
+    }
+    Ok(lines)
+}
+
 /// Reads opening FENs (the first four or six fields of each EPD line), taking `count`
 /// lines spread evenly over the file starting at line `offset`.
 pub fn read_openings(text: &str, count: usize, offset: usize) -> Vec<String> {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    pick_openings(&lines, count, offset)
+}
+
+/// Opening FENs (the first four or six fields of each EPD or FEN line) from the non-blank
+/// `lines` of an openings file: `count` lines spread evenly over them, starting at line
+/// `offset` (modulo their number).
+pub fn pick_openings(lines: &[impl AsRef<str>], count: usize, offset: usize) -> Vec<String> {
     if lines.is_empty() || count == 0 {
         return Vec::new();
     }
@@ -382,7 +455,7 @@ pub fn read_openings(text: &str, count: usize, offset: usize) -> Vec<String> {
         .step_by(step)
         .take(count)
         .map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
+            let fields: Vec<&str> = line.as_ref().split_whitespace().collect();
             // EPD has 4 position fields then operations; FEN has 6 fields.
             let is_clock = |s: &&str| s.parse::<u32>().is_ok();
             if fields.len() >= 6 && is_clock(&fields[4]) && is_clock(&fields[5]) {
@@ -418,6 +491,37 @@ mod tests {
         let o = read_openings(text, 2, 0);
         assert_eq!(o.len(), 2);
         assert!(o.iter().all(|f| Position::from_fen(f).is_ok()), "{o:?}");
+    }
+
+    #[test]
+    fn opening_lines_are_capped_and_bad_lines_reported() {
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let long = "x".repeat(transpo_files::TEXT_LINE_MAX + 1);
+        let mut bytes = format!("{fen}\n\n{long}\n").into_bytes();
+        bytes.extend_from_slice(b"\xff\n");
+        bytes.extend_from_slice(format!("{fen}\n").as_bytes());
+        let mut reports = Vec::new();
+        let lines =
+            read_opening_lines(&bytes[..], "book", &mut |m| reports.push(m)).expect("a good file");
+        assert_eq!(lines, [fen, fen]);
+        assert_eq!(
+            reports,
+            [
+                "book:3: line too long (over 4096 bytes)",
+                "book:4: not UTF-8"
+            ]
+        );
+        assert_eq!(pick_openings(&lines, 1, 0), [fen]);
+        // An endless input stops at the caps with an error naming them.
+        let endless = std::io::BufReader::new(std::io::repeat(b'\n'));
+        let error = read_opening_lines_within(endless, "pipe", (1000, 1 << 20), &mut |_| {})
+            .expect_err("endless");
+        assert!(error.contains("more than 1000 lines"), "{error}");
+        let many = format!("{}\n", "a".repeat(100)).repeat(20);
+        let error =
+            read_opening_lines_within(many.as_bytes(), "pipe", (usize::MAX, 1000), &mut |_| {})
+                .expect_err("too many bytes");
+        assert!(error.contains("more than 1000 bytes"), "{error}");
     }
 
     #[test]

@@ -30,13 +30,19 @@ pub struct Dataset {
     index: Vec<u16>,
     /// The counts matching `index`.
     count: Vec<i16>,
-    /// Where each position's terms end in `index`.
-    ends: Vec<u32>,
+    /// Where each position's terms end in `index` (a `usize`: a large set's term count may
+    /// pass `u32::MAX`).
+    ends: Vec<usize>,
     /// Each position's phase, 0 to [`MAX_PHASE`].
     phase: Vec<u8>,
     /// Each position's result for White: 1, 0.5 or 0.
     result: Vec<f32>,
 }
+
+/// Most positions [`Dataset::read`] takes: 10 million, ten times the largest set the weights
+/// were fitted on, and a few GB of terms. A larger file, or a pipe that never ends, is an
+/// error rather than memory spent without bound.
+pub const MAX_POSITIONS: usize = 10_000_000;
 
 /// Collects a position's terms, adding up repeated indices.
 struct Collect(Vec<(u16, i32)>);
@@ -75,7 +81,7 @@ impl Dataset {
             self.count
                 .push(c.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16);
         }
-        self.ends.push(self.index.len() as u32);
+        self.ends.push(self.index.len());
         self.phase.push(phase(board) as u8);
         self.result.push(result);
     }
@@ -84,19 +90,82 @@ impl Dataset {
     pub fn parse(text: &str) -> (Self, usize) {
         let mut set = Dataset::default();
         let mut bad = 0;
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            match parse_line(line) {
-                Some((board, result)) => set.push(&board, result),
-                None => bad += 1,
+        for line in text.lines() {
+            if !set.add_line(line) {
+                bad += 1;
             }
         }
         (set, bad)
     }
 
+    /// Reads `FEN;R` lines from `reader` (a file or a pipe), each at most
+    /// [`transpo_files::TEXT_LINE_MAX`] bytes; returns the set and the number of lines
+    /// rejected (that did not parse, were too long or were not UTF-8). A line too long or not
+    /// UTF-8 is also reported to `rejected` as `NAME:N: line too long (over 4096 bytes)` or
+    /// `NAME:N: not UTF-8`; reading goes on. Blank lines are skipped.
+    ///
+    /// # Errors
+    ///
+    /// A read error, or more than [`MAX_POSITIONS`] positions (`name` names the input in the
+    /// message): an endless pipe of positions ends there instead of exhausting memory.
+    pub fn read(
+        reader: impl std::io::BufRead,
+        name: &str,
+        rejected: &mut dyn FnMut(String),
+    ) -> Result<(Self, usize), String> {
+        Self::read_within(reader, name, MAX_POSITIONS, rejected)
+    }
+
+    /// [`Dataset::read`] with at most `max` positions.
+    fn read_within(
+        reader: impl std::io::BufRead,
+        name: &str,
+        max: usize,
+        rejected: &mut dyn FnMut(String),
+    ) -> Result<(Self, usize), String> {
+        let mut set = Dataset::default();
+        let mut bad = 0;
+        for line in transpo_files::Lines::new(reader, transpo_files::TEXT_LINE_MAX) {
+            let line = line.map_err(|e| format!("cannot read {name}: {e}"))?;
+            match line.text {
+                Ok(text) => {
+                    if !set.add_line(&text) {
+                        bad += 1;
+                    } else if set.len() > max {
+                        return Err(format!(
+                            "{name} holds more than {max} positions, the most tune holds; \
+                             tune on a sample of it"
+                        ));
+                    }
+                }
+                Err(why) => {
+                    rejected(format!("{name}:{}: {why}", line.number));
+                    bad += 1;
+                }
+            }
+        }
+        Ok((set, bad))
+    }
+
+    /// Adds the position of one `FEN;R` line; `false` if the line is not blank and does not
+    /// parse (a blank line adds nothing and counts as read).
+    fn add_line(&mut self, line: &str) -> bool {
+        if line.trim().is_empty() {
+            return true;
+        }
+        match parse_line(line) {
+            Some((board, result)) => {
+                self.push(&board, result);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The terms of position `n`.
     fn terms(&self, n: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
-        let start = if n == 0 { 0 } else { self.ends[n - 1] as usize };
-        let end = self.ends[n] as usize;
+        let start = if n == 0 { 0 } else { self.ends[n - 1] };
+        let end = self.ends[n];
         self.index[start..end]
             .iter()
             .zip(&self.count[start..end])
@@ -169,6 +238,22 @@ pub struct Fit {
     pub after: (f64, f64),
 }
 
+impl Fit {
+    /// Whether the weights, `K` and the errors are all finite numbers. A step too large
+    /// (`tune --rate 1e308`) overflows to infinities and NaNs, which must not be written as
+    /// weights.
+    pub fn is_finite(&self) -> bool {
+        self.k.is_finite()
+            && [self.before.0, self.before.1, self.after.0, self.after.1]
+                .iter()
+                .all(|e| e.is_finite())
+            && self
+                .weights
+                .iter()
+                .all(|(mg, eg)| mg.is_finite() && eg.is_finite())
+    }
+}
+
 /// The `K` that fits `weights` best, by a shrinking grid search.
 pub fn fit_k(set: &Dataset, weights: &[(f64, f64)]) -> f64 {
     let (mut low, mut high) = (0.0005, 0.02);
@@ -191,7 +276,9 @@ pub fn fit_k(set: &Dataset, weights: &[(f64, f64)]) -> f64 {
 /// momentum, scaled so that the first step moves the weight with the steepest gradient by
 /// `rate` centipawns, with `prior` × the squared distance from `start` added to the error
 /// (a weight leaves its start only as far as the positions ask for); calls
-/// `progress(step, training error)` every 50 steps.
+/// `progress(step, training error)` every 50 steps. Should a weight stop being a finite
+/// number (a rate far too large), the descent stops there; check [`Fit::is_finite`] before
+/// using the weights.
 pub fn tune(
     set: &Dataset,
     start: &[(f64, f64)],
@@ -225,6 +312,9 @@ pub fn tune(
             vi.1 = MOMENTUM * vi.1 - scale * g.1;
             wi.0 += vi.0;
             wi.1 += vi.1;
+        }
+        if !w.iter().all(|(mg, eg)| mg.is_finite() && eg.is_finite()) {
+            break;
         }
         if step % 50 == 0 {
             progress(step, error(set, &w, k, |n| !held_out(n)));
@@ -348,7 +438,36 @@ mod tests {
         assert_eq!((parsed.len(), bad), (4, 3));
         let fit = tune(&set, &w, (100, 1.0, 0.0), &mut |_, _| {});
         assert!(fit.after.0 < fit.before.0, "{fit:?}");
+        assert!(fit.is_finite());
         let source = weights_source(&fit.weights, "test");
         assert!(source.contains(&format!("[(i16, i16); {WEIGHT_COUNT}]")));
+        // A rate far too large overflows: the fit says so.
+        let fit = tune(&set, &w, (100, 1e308, 0.0), &mut |_, _| {});
+        assert!(!fit.is_finite(), "{:?}", fit.after);
+    }
+
+    #[test]
+    fn reading_reports_bad_lines_and_stops_at_the_cap() {
+        let fen = "4k3/8/8/3P4/8/8/8/4K3 w - - 0 1;1";
+        let mut bytes = format!("{fen}\n\n{}\n", "x".repeat(5000)).into_bytes();
+        bytes.extend_from_slice(b"\xfe;1\n");
+        bytes.extend_from_slice(format!("junk;1\n{fen}\n").as_bytes());
+        let mut reports = Vec::new();
+        let (set, bad) = Dataset::read(&bytes[..], "data", &mut |m| reports.push(m)).expect("read");
+        assert_eq!((set.len(), bad), (2, 3));
+        assert_eq!(
+            reports,
+            [
+                "data:3: line too long (over 4096 bytes)",
+                "data:4: not UTF-8"
+            ]
+        );
+        let head = format!("{fen}\n").repeat(10);
+        let endless = std::io::BufReader::new(std::io::Read::chain(
+            head.as_bytes(),
+            std::io::repeat(b'\n'),
+        ));
+        let error = Dataset::read_within(endless, "pipe", 5, &mut |_| {}).expect_err("capped");
+        assert!(error.contains("more than 5 positions"), "{error}");
     }
 }

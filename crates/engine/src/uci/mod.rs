@@ -7,7 +7,10 @@
 //! what a search uses (`ucinewgame`, `setoption`, `loadhash`, `go`, `bench`) first stop and
 //! join the running search. A malformed or unknown line is answered with
 //! `info string error: ...` and the loop goes on; no input makes it panic, and `bestmove` is
-//! always a legal move (or `0000` when there is none).
+//! always a legal move (or `0000` when there is none). A line longer than
+//! [`MAX_LINE_BYTES`] or not UTF-8 is answered `info string error: line N: line too long
+//! (over 1048576 bytes)` or `... line N: not UTF-8` and skipped, so endless input
+//! (`/dev/zero`) is read in bounded memory.
 //!
 //! Nothing a line asks for can hang the loop: every long command (`go`, `perft`, `go perft`,
 //! `bench`) runs in the search thread, where `stop`, `quit`, a new command that needs the
@@ -51,6 +54,8 @@ mod tests;
 
 use std::io::{self, BufRead, Write};
 
+use transpo_files::Lines;
+
 pub use options::{
     DEFAULT_HASH_MIB, MAX_HASH_MIB, MAX_MOVE_OVERHEAD_MS, MAX_PERFT_DEPTH, MAX_THREADS, Options,
     SessionLimits,
@@ -59,6 +64,13 @@ pub use output::Output;
 pub use parse::{MAX_GO_MATE, parse_go};
 pub use search_thread::{write_divide, write_divide_until};
 pub use session::{Flow, UciSession};
+
+/// The longest input line the loop reads, in bytes (1 MiB). A legal game's
+/// `position startpos moves ...` line can reach about 90 KB (thousands of plies of five
+/// bytes), so no real line comes near it; a longer line is read and dropped as it comes (an
+/// endless one, `transpo-chess < /dev/zero`, costs no more memory than this), answered with
+/// `info string error: line N: line too long (over 1048576 bytes)`, and the loop goes on.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Runs the loop until `quit` or the end of input (which also stops a running search).
 pub fn run(input: impl BufRead, out: impl Write + Send + 'static) -> io::Result<()> {
@@ -69,7 +81,8 @@ pub fn run(input: impl BufRead, out: impl Write + Send + 'static) -> io::Result<
 /// [`SessionLimits::fuzz`]. Any bytes as input end in bounded time: lines are handled as
 /// they come, long commands run in the search thread, and at the end of input (or `quit`)
 /// the running command is stopped and joined (a `go infinite` answers `bestmove`) before
-/// this returns.
+/// this returns. Each line is read with a cap of [`MAX_LINE_BYTES`], so no input makes it
+/// hold more than that.
 pub fn run_with_limits(
     input: impl BufRead,
     out: impl Write + Send + 'static,
@@ -77,15 +90,16 @@ pub fn run_with_limits(
 ) -> io::Result<()> {
     let output = Output::new(out);
     let mut session = UciSession::with_limits(output.clone(), limits);
-    for line in input.lines() {
+    for line in Lines::new(input, MAX_LINE_BYTES) {
+        let line = line?;
         let mut answer = Vec::new();
-        let flow = match line {
-            Ok(line) => session.handle_line(&line, &mut answer)?,
-            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-                writeln!(answer, "info string error: input line is not UTF-8")?;
+        let flow = match line.text {
+            Ok(text) => session.handle_line(&text, &mut answer)?,
+            Err(bad) => {
+                // Too long (its bytes were read and dropped) or not UTF-8: said, and skipped.
+                writeln!(answer, "info string error: line {}: {bad}", line.number)?;
                 Flow::Continue
             }
-            Err(e) => return Err(e),
         };
         output.write_all(&answer)?;
         if flow == Flow::Quit {
