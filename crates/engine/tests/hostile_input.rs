@@ -162,7 +162,8 @@ fn overlong_and_non_utf8_uci_lines_are_answered_and_the_loop_goes_on() {
 
 /// Item 2: a FIFO named as `BookFile`, to `loadhash` or as `HashFile` for
 /// `LoadHashfromFile` used to block the loop in `open` (no `readyok`, `quit` ignored). Each
-/// is now an error naming the FIFO, and the loop answers `isready`.
+/// is now an error naming the FIFO, and the loop answers `isready`. `savehash` to the FIFO
+/// is refused too, rather than renaming a table over it.
 #[cfg(unix)]
 #[test]
 fn fifos_named_in_the_uci_loop_are_refused_and_the_loop_goes_on() {
@@ -173,7 +174,7 @@ fn fifos_named_in_the_uci_loop_are_refused_and_the_loop_goes_on() {
     let input = format!(
         "setoption name BookFile value {f}\nisready\nsetoption name Hash value 1\n\
          loadhash {f}\nisready\nsetoption name HashFile value {f}\n\
-         setoption name LoadHashfromFile\nisready\ngo depth 2\nquit\n"
+         setoption name LoadHashfromFile\nsavehash {f}\nisready\ngo depth 2\nquit\n"
     );
     let out = chess(&[], input.as_bytes(), Duration::from_secs(10));
     assert!(out.status.success(), "{out:?}");
@@ -182,12 +183,15 @@ fn fifos_named_in_the_uci_loop_are_refused_and_the_loop_goes_on() {
         .lines()
         .filter(|l| l.starts_with("info string error"))
         .collect();
-    assert_eq!(errors.len(), 3, "{stdout}");
-    for (error, what) in errors.iter().zip(["book", "loadhash", "LoadHashfromFile"]) {
+    assert_eq!(errors.len(), 4, "{stdout}");
+    let named = ["book", "loadhash", "LoadHashfromFile", "savehash"];
+    for (error, what) in errors.iter().zip(named) {
         assert!(error.contains(what) && error.contains("FIFO"), "{error}");
     }
     assert_eq!(stdout.matches("readyok").count(), 3, "{stdout}");
     assert!(stdout.contains("bestmove "), "{stdout}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -351,7 +355,8 @@ fn overlong_lines_in_books_and_data_are_reported_and_skipped() {
 /// Item 10: `tune --rate 1e308` used to overflow to NaN and write an all-zero weights file
 /// with exit 0. The non-finite fit is refused and the old weights file is kept; a fit that
 /// succeeds replaces the file whole (a new file renamed over it: a hard link to the old file
-/// keeps the old contents, where writing in place would have changed both).
+/// keeps the old contents, where writing in place would have changed both). A FIFO or a
+/// directory as `--out` is refused before the fit.
 #[test]
 fn tune_refuses_a_non_finite_fit_and_replaces_the_weights_file_whole() {
     let dir = scratch("tune");
@@ -393,6 +398,28 @@ fn tune_refuses_a_non_finite_fit_and_replaces_the_weights_file_whole() {
         std::fs::read_to_string(dir.join("backup.rs")).unwrap(),
         "old weights"
     );
+    // A FIFO or a directory as --out: refused before the fit (a FIFO used to block the
+    // write until a reader came; a rename over it would have replaced it).
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("fifo.rs");
+        mkfifo(&fifo);
+        for target in [fifo.to_str().unwrap(), dir.to_str().unwrap()] {
+            let refused = chess(
+                &["tune", data, "--out", target, "--steps", "5"],
+                b"",
+                Duration::from_secs(30),
+            );
+            assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+            assert!(
+                text(&refused.stderr).contains("not a regular file"),
+                "{refused:?}"
+            );
+        }
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        std::fs::remove_file(&fifo).unwrap();
+    }
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -485,10 +485,11 @@ fn a_failed_save_to_a_directory_leaves_no_temporary_file() {
 }
 
 /// Issue 29, item 2: loading a FIFO used to block in `open` until a writer came. Now it is
-/// refused at once, naming what it is, and the table is untouched.
+/// refused at once, naming what it is, and the table is untouched. Saving to a FIFO (or a
+/// device: `/dev/null`) used to rename the table over it; that is refused too.
 #[cfg(unix)]
 #[test]
-fn load_file_of_a_fifo_is_refused_at_once() {
+fn a_fifo_is_neither_loaded_nor_replaced() {
     let dir = scratch("fifo");
     let fifo = dir.join("f");
     let status = std::process::Command::new("mkfifo")
@@ -510,5 +511,17 @@ fn load_file_of_a_fifo_is_refused_at_once() {
     let err = result.expect_err("a FIFO is not a table file");
     assert!(err.contains("FIFO"), "{err}");
     assert!(untouched);
+    // Nor is a FIFO replaced by a save (a rename over it would make it a regular file).
+    let (table, _) = filled(1, 100, 3);
+    let err = table.save_file(&fifo).expect_err("a FIFO is not replaced");
+    assert!(err.to_string().contains("FIFO"), "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .expect("stat")
+            .file_type()
+            .is_fifo()
+    );
+    assert_eq!(entries(&dir), ["f"]);
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
