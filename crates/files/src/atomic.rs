@@ -29,15 +29,31 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// # Errors
 ///
 /// `write`'s error, or an I/O error (converted with `From`) when the temporary file cannot be
-/// created, synced or renamed, or `path` names a directory or has no file name. The target
+/// created, synced or renamed, or `path` names a directory, a FIFO, a socket or a device
+/// (even through a link), or has no file name. The target
 /// is then untouched and no temporary file is left behind.
 pub fn write_atomic<E: From<io::Error>>(
     path: impl AsRef<Path>,
     write: impl FnOnce(&File) -> Result<(), E>,
 ) -> Result<(), E> {
     let path = path.as_ref();
-    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-        return Err(io::Error::new(io::ErrorKind::IsADirectory, "a directory, not a file").into());
+    // Renaming over a FIFO, socket or device (`/dev/null`) would replace it, and a directory
+    // cannot be replaced: only a regular file (or a link to one, which is replaced itself) or
+    // a new name is a target.
+    if let Ok(metadata) = std::fs::metadata(path) {
+        if metadata.is_dir() {
+            return Err(
+                io::Error::new(io::ErrorKind::IsADirectory, "a directory, not a file").into(),
+            );
+        }
+        if !metadata.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a FIFO, socket or device, not a regular file: only a regular file or a new \
+                 name is replaced",
+            )
+            .into());
+        }
     }
     let (tmp, file) = create_temporary(path)?;
     let written = write(&file).and_then(|()| {
@@ -97,6 +113,8 @@ fn sync_directory(path: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
     use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt;
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
@@ -191,6 +209,35 @@ mod tests {
         assert_eq!(
             entries(&dir),
             ["notes", "notes.tmp", "victim", "x", "x.tmp", "y"]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifos_and_devices_are_not_replaced() {
+        let dir = scratch("special");
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        std::os::unix::fs::symlink("/dev/null", dir.join("null")).expect("symlink");
+        for target in [fifo.as_path(), &dir.join("null"), Path::new("/dev/null")] {
+            let error = write_atomic(target, write_text("x")).expect_err("refused");
+            assert_eq!(
+                error.kind(),
+                io::ErrorKind::InvalidInput,
+                "{}",
+                target.display()
+            );
+        }
+        assert_eq!(entries(&dir), ["fifo", "null"]);
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .expect("stat")
+                .file_type()
+                .is_fifo()
         );
     }
 
