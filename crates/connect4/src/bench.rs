@@ -9,8 +9,10 @@ use crate::cli::parse_line;
 use crate::position::{Position, column_char};
 use crate::solver::{Solver, Strength};
 use std::fmt::Write as _;
+use std::io::{self, BufRead};
 use std::path::Path;
 use std::time::{Duration, Instant};
+use transpo_files::{Lines, TEXT_LINE_MAX};
 
 /// Pons' name for a test-set file (`Test_L3_R1` is End-Easy), or the file name itself.
 pub fn set_name(path: &Path) -> String {
@@ -45,8 +47,11 @@ pub struct SetResult {
     pub name: String,
     /// Lines solved.
     pub positions: usize,
-    /// Lines with a wrong score or that could not be read.
+    /// Lines with a wrong score or that could not be read: the first [`FAILURES_KEPT`] of
+    /// them (an endless input of bad lines costs bounded memory).
     pub failures: Vec<Failure>,
+    /// Every such line, counted: `failures.len()`, or more when some were not kept.
+    pub failed: usize,
     /// Time spent solving.
     pub time: Duration,
     /// Positions explored, summed.
@@ -56,7 +61,8 @@ pub struct SetResult {
 impl SetResult {
     /// Mean time per position.
     pub fn mean_time(&self) -> Duration {
-        self.time / (self.positions.max(1) as u32)
+        // Divided as a float: a count past u32 would truncate to a wrong (or zero) divisor.
+        self.time.div_f64(self.positions.max(1) as f64)
     }
 
     /// Mean positions explored per position.
@@ -70,8 +76,11 @@ impl SetResult {
     }
 }
 
+/// The most [`Failure`]s a [`SetResult`] keeps; the rest are only counted.
+pub const FAILURES_KEPT: usize = 1000;
+
 /// Solves the first `limit` lines of the test-set text `text` (all if `None`), calling
-/// `progress(done, total)` after each.
+/// `progress(done, total)` after each. See [`run_lines`].
 pub fn run_set<const W: usize, const H: usize>(
     solver: &mut Solver<W, H>,
     name: &str,
@@ -80,27 +89,68 @@ pub fn run_set<const W: usize, const H: usize>(
     limit: Option<usize>,
     mut progress: impl FnMut(usize, usize),
 ) -> SetResult {
-    let lines: Vec<&str> = text.lines().take(limit.unwrap_or(usize::MAX)).collect();
+    let total = text.lines().count().min(limit.unwrap_or(usize::MAX));
+    let run = run_lines(solver, name, text.as_bytes(), strength, limit, |done| {
+        progress(done, total)
+    });
+    // Reading a slice of memory never fails; were it to, an empty result is the honest one.
+    run.unwrap_or_else(|_| SetResult {
+        name: name.to_string(),
+        positions: 0,
+        failures: Vec::new(),
+        failed: 0,
+        time: Duration::ZERO,
+        nodes: 0,
+    })
+}
+
+/// Solves the first `limit` lines read from `input` (all if `None`), calling
+/// `progress(done)` after each. A line that does not parse, is longer than
+/// [`TEXT_LINE_MAX`] bytes or is not UTF-8 is a [`Failure`] naming its line, and the set goes
+/// on; memory stays bounded whatever the input (one line at a time, at most
+/// [`FAILURES_KEPT`] failures kept).
+///
+/// # Errors
+///
+/// An I/O error of `input`, which ends the set.
+pub fn run_lines<const W: usize, const H: usize>(
+    solver: &mut Solver<W, H>,
+    name: &str,
+    input: impl BufRead,
+    strength: Strength,
+    limit: Option<usize>,
+    mut progress: impl FnMut(usize),
+) -> io::Result<SetResult> {
     let mut result = SetResult {
         name: name.to_string(),
         positions: 0,
         failures: Vec::new(),
+        failed: 0,
         time: Duration::ZERO,
         nodes: 0,
     };
-    for (i, line) in lines.iter().enumerate() {
-        let line_number = i + 1;
-        match parse_line::<W, H>(line) {
-            Err(e) => result.failures.push(Failure {
-                line: line_number,
-                reason: e.to_string(),
-            }),
+    let fail = |result: &mut SetResult, line: usize, reason: String| {
+        result.failed += 1;
+        if result.failures.len() < FAILURES_KEPT {
+            result.failures.push(Failure { line, reason });
+        }
+    };
+    let lines = Lines::new(input, TEXT_LINE_MAX).take(limit.unwrap_or(usize::MAX));
+    for (done, line) in lines.enumerate() {
+        let line = line?;
+        let line_number = line.number;
+        let parsed = match &line.text {
+            Ok(text) => parse_line::<W, H>(text).map_err(|e| e.to_string()),
+            Err(bad) => Err(bad.to_string()),
+        };
+        match parsed {
+            Err(reason) => fail(&mut result, line_number, reason),
             Ok(problem) => {
                 solver.reset();
                 let start = Instant::now();
                 let score = solver.solve(&problem.position, strength);
                 result.time += start.elapsed();
-                result.nodes += solver.nodes();
+                result.nodes = result.nodes.saturating_add(solver.nodes());
                 result.positions += 1;
                 let expected = problem.expected.map(|e| match strength {
                     Strength::Strong => e,
@@ -108,20 +158,18 @@ pub fn run_set<const W: usize, const H: usize>(
                 });
                 match expected {
                     Some(e) if e == score => {}
-                    Some(e) => result.failures.push(Failure {
-                        line: line_number,
-                        reason: format!("{}: expected {e}, solved {score}", problem.moves),
-                    }),
-                    None => result.failures.push(Failure {
-                        line: line_number,
-                        reason: "no expected score".into(),
-                    }),
+                    Some(e) => fail(
+                        &mut result,
+                        line_number,
+                        format!("{}: expected {e}, solved {score}", problem.moves),
+                    ),
+                    None => fail(&mut result, line_number, "no expected score".into()),
                 }
             }
         }
-        progress(i + 1, lines.len());
+        progress(done + 1);
     }
-    result
+    Ok(result)
 }
 
 /// Up to `count` distinct positions (no two mirrors of each other) with `depth` stones, made by
@@ -204,7 +252,7 @@ pub fn format_table(results: &[SetResult]) -> String {
             "| {} | {} | {} | {} | {:.2} | {:.0} |",
             r.name,
             r.positions,
-            r.failures.len(),
+            r.failed,
             format_duration(r.mean_time()),
             r.mean_nodes(),
             r.kpos_per_sec()

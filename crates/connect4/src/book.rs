@@ -28,7 +28,7 @@
 
 use crate::position::Position;
 use std::fmt;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 
 mod tree;
@@ -106,6 +106,14 @@ pub enum BookError {
         /// The depth asked for.
         depth: u32,
     },
+    /// The depth of a book or split is below its root's stones: no position of the root's
+    /// subtree has so few, so the tree would be empty.
+    BelowRoot {
+        /// The depth asked for.
+        depth: u32,
+        /// The root's stones.
+        stones: u32,
+    },
 }
 
 impl fmt::Display for BookError {
@@ -117,6 +125,11 @@ impl fmt::Display for BookError {
                 f,
                 "the positions down to {depth} stones are more than {MAX_TREE_POSITIONS}: \
                  choose a smaller depth"
+            ),
+            BookError::BelowRoot { depth, stones } => write!(
+                f,
+                "depth {depth} is below the root's {stones} stones: no position below the \
+                 root has so few (a depth of {stones} makes the root the one leaf)"
             ),
         }
     }
@@ -173,14 +186,14 @@ impl<const W: usize, const H: usize> Book<W, H> {
     /// Scores every position reachable from `root` with at most `depth` stones whose game is
     /// not over (one of each mirror pair), reporting `(done, total)` solves as it goes.
     /// `solve` (the strong score, e.g. [`crate::Solver::solve`]) is asked only about the
-    /// positions with `depth` stones (or `root`, if it has as many or more); every other
+    /// positions with `depth` stones (`root` itself if it has `depth` stones); every other
     /// score is the minimax of its children's ([`Tree::into_book`]), which spares the solves
     /// of the shallow positions, the costliest.
     ///
     /// # Errors
     ///
     /// [`BookError::TooBig`] if the book would hold more than [`MAX_TREE_POSITIONS`]
-    /// positions.
+    /// positions; [`BookError::BelowRoot`] if `depth` is below the root's stones.
     pub fn generate(
         root: &Position<W, H>,
         depth: u32,
@@ -316,31 +329,33 @@ impl<const W: usize, const H: usize> Book<W, H> {
         Book::from_bytes(&bytes)
     }
 
-    /// Writes the book to `path`.
+    /// Writes the book to `path`, atomically ([`transpo_files::write_atomic`]): the file
+    /// at `path` stays the old book (or absent) until the new one is complete and synced, so
+    /// a process killed mid-write or a full disk never destroys it, and a link at `path` is
+    /// replaced, never written through.
     pub fn save(&self, path: &Path) -> Result<(), BookError> {
-        std::fs::write(path, self.to_bytes())?;
-        Ok(())
+        transpo_files::write_atomic(path, |file| -> Result<(), BookError> {
+            let mut out = std::io::BufWriter::new(file);
+            out.write_all(&self.to_bytes())?;
+            out.flush()?;
+            Ok(())
+        })
     }
 
-    /// Reads a book from `path` (see [`Book::read`]). A directory, or a regular file longer
-    /// than [`MAX_FILE_BYTES`] or of another length than its header promises, is rejected
-    /// before its positions are read.
+    /// Reads a book from `path` (see [`Book::read`]). Only a regular file is read: a FIFO, a
+    /// directory or a device is refused at once ([`transpo_files::open_regular`]), never
+    /// waited on; a file longer than [`MAX_FILE_BYTES`] or of another length than its header
+    /// promises is rejected before its positions are read.
     pub fn load(path: &Path) -> Result<Self, BookError> {
-        let file = std::fs::File::open(path)?;
-        let metadata = file.metadata()?;
-        if metadata.is_dir() {
-            return Err(BookError::Format("a directory, not a book file".into()));
-        }
-        let length = metadata.is_file().then_some(metadata.len());
-        if let Some(length) = length
-            && length > MAX_FILE_BYTES
-        {
+        let file = transpo_files::open_regular(path)?;
+        let length = file.metadata()?.len();
+        if length > MAX_FILE_BYTES {
             return Err(BookError::Format(format!(
                 "{length} bytes, more than the largest book ({MAX_FILE_BYTES} bytes, \
                  {MAX_POSITIONS} positions)"
             )));
         }
-        Book::read_sized(std::io::BufReader::new(file), length)
+        Book::read_sized(std::io::BufReader::new(file), Some(length))
     }
 }
 

@@ -12,6 +12,7 @@ use crate::solver::{Solver, Strength};
 use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
+use transpo_files::{Line, Lines, TEXT_LINE_MAX};
 
 /// Why an input line was rejected.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,8 +115,10 @@ pub struct Summary {
 }
 
 /// Runs the protocol over `input`. Bad lines go to `errors` as `line N: reason`; only I/O
-/// errors stop the run. After the empty board's line, `errors` also says who wins and on
-/// which move the game ends ([`ending`]).
+/// errors stop the run. A line longer than [`TEXT_LINE_MAX`] bytes (`line N: line too long`)
+/// or not UTF-8 (`line N: not UTF-8`) is one more bad line: it is counted as rejected and the
+/// run goes on, and an endless line costs at most the cap in memory. After the empty board's
+/// line, `errors` also says who wins and on which move the game ends ([`ending`]).
 pub fn run<const W: usize, const H: usize>(
     solver: &mut Solver<W, H>,
     input: impl BufRead,
@@ -124,9 +127,16 @@ pub fn run<const W: usize, const H: usize>(
     options: Options,
 ) -> io::Result<Summary> {
     let mut summary = Summary::default();
-    for (i, line) in input.lines().enumerate() {
-        let line = line?;
-        let number = i + 1;
+    for line in Lines::new(input, TEXT_LINE_MAX) {
+        let Line { number, text } = line?;
+        let line = match text {
+            Ok(text) => text,
+            Err(bad) => {
+                writeln!(errors, "line {number}: {bad}")?;
+                summary.rejected += 1;
+                continue;
+            }
+        };
         let problem = match parse_line(&line) {
             Ok(p) => p,
             Err(e) => {

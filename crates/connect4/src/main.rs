@@ -13,10 +13,17 @@
 //!
 //! Exit status: 0 when every line was solved (and matched its expected score), 1 when some
 //! line was rejected or wrong, 2 on an unusable option, file or I/O error.
+//!
+//! Files the user names are opened so that they cannot hang or flood the program: a book or
+//! a split's list only if it is a regular file (a FIFO or device is refused at once), a test
+//! set or results file as a regular file or a pipe but not a device; text is read one line at
+//! a time, each at most 4 KiB. Books and lists are replaced atomically; a shard's results
+//! file is locked while its `solve-list` runs.
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, IsTerminal, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use transpo_connect4::{
@@ -30,6 +37,7 @@ use transpo_connect4::{
     split::{self, List, Results, Shard},
     with_board,
 };
+use transpo_files::{Line, Lines, TEXT_LINE_MAX};
 
 /// A Connect Four strong and weak solver on the transpo table, for the 7×6 board and any
 /// other whose W·(H + 1) bits fit in 64.
@@ -177,12 +185,14 @@ fn main() -> ExitCode {
 type Outcome = Result<ExitCode, Box<dyn std::error::Error>>;
 
 fn run(args: Cli) -> Outcome {
-    // A split's commands solve the board of its list, read once here.
+    // A split's commands solve the board of its list, whose header is read here.
     let mut list = None;
     let board = match &args.command {
         Some(Command::SolveList { dir, .. } | Command::Merge { dir, .. }) => {
-            let (text, path) = read_list(dir)?;
-            let listed = split::board_of(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let path = dir.join(split::LIST_FILE);
+            let header = list_header(&path)?;
+            let listed =
+                split::board_of(&header).map_err(|e| format!("{}: {e}", path.display()))?;
             match args.solve.board {
                 Some(asked) if asked != listed => {
                     return Err(format!(
@@ -192,7 +202,7 @@ fn run(args: Cli) -> Outcome {
                     .into());
                 }
                 _ => {
-                    list = Some((text, path));
+                    list = Some(path);
                     listed
                 }
             }
@@ -213,24 +223,75 @@ fn run(args: Cli) -> Outcome {
     with_board!(board, run_on(args, list), else Err(format!("no {board} board").into()))
 }
 
-/// The text of a split's list, and its path.
-fn read_list(dir: &Path) -> Result<(String, PathBuf), Box<dyn std::error::Error>> {
-    let path = dir.join(split::LIST_FILE);
-    let text = read_text(&path)?;
-    Ok((text, path))
+/// The first line of the split list at `path` (a regular file; the line at most
+/// [`TEXT_LINE_MAX`] bytes), which names its board.
+fn list_header(path: &Path) -> Result<String, Box<dyn std::error::Error>> {
+    let file = transpo_files::open_regular(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(
+        match Lines::new(BufReader::new(file), TEXT_LINE_MAX).next() {
+            None => String::new(),
+            Some(Err(e)) => return Err(format!("{}: {e}", path.display()).into()),
+            Some(Ok(Line { text: Ok(text), .. })) => text,
+            Some(Ok(Line {
+                number,
+                text: Err(bad),
+            })) => return Err(format!("{}:{number}: {bad}", path.display()).into()),
+        },
+    )
 }
 
-/// The text of `path`, with its name in the error.
-fn read_text(path: &Path) -> Result<String, Box<dyn std::error::Error>> {
-    Ok(std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?)
-}
-
-/// The list of a split read by [`read_list`], for the board `W`×`H`.
+/// The split list at `path`, whose header [`list_header`] read, for the board `W`×`H`.
 fn parse_list<const W: usize, const H: usize>(
-    list: Option<(String, PathBuf)>,
+    path: Option<PathBuf>,
 ) -> Result<List<W, H>, Box<dyn std::error::Error>> {
-    let (text, path) = list.ok_or("no split list was read")?;
-    Ok(List::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?)
+    let path = path.ok_or("no split list was read")?;
+    let named = |e: String| format!("{}: {e}", path.display());
+    let file = transpo_files::open_regular(&path).map_err(|e| named(e.to_string()))?;
+    Ok(List::read(BufReader::new(file)).map_err(named)?)
+}
+
+/// Refuses a standard input that is a device other than a terminal or `/dev/null` (such as
+/// `/dev/zero`, one endless line): the rule [`transpo_files::open_text`] applies to a file
+/// named on the command line.
+#[cfg(unix)]
+fn check_stdin() -> Result<(), String> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let stdin = std::io::stdin();
+    // A closed standard input reads as empty; nothing to refuse.
+    let Ok(fd) = stdin.as_fd().try_clone_to_owned() else {
+        return Ok(());
+    };
+    let Ok(metadata) = File::from(fd).metadata() else {
+        return Ok(());
+    };
+    let kind = metadata.file_type();
+    if !(kind.is_char_device() || kind.is_block_device()) || stdin.is_terminal() {
+        return Ok(());
+    }
+    let null = std::fs::metadata("/dev/null")
+        .is_ok_and(|null| null.file_type().is_char_device() && null.rdev() == metadata.rdev());
+    if null {
+        return Ok(());
+    }
+    Err("standard input is a device, not a text file or a pipe: give lines of moves".into())
+}
+
+/// Standard input can be anything but a device on Unix; elsewhere it is taken as it is.
+#[cfg(not(unix))]
+fn check_stdin() -> Result<(), String> {
+    Ok(())
+}
+
+/// Whether `file` (a regular file) holds exactly `bytes`: it is read only when its length is
+/// theirs, and no further.
+fn holds(file: &File, bytes: &[u8]) -> std::io::Result<bool> {
+    if file.metadata()?.len() != bytes.len() as u64 {
+        return Ok(false);
+    }
+    let mut text = Vec::with_capacity(bytes.len());
+    file.take(bytes.len() as u64 + 1).read_to_end(&mut text)?;
+    Ok(text == bytes)
 }
 
 /// The threads asked for, or all cores.
@@ -248,9 +309,9 @@ fn load_book<const W: usize, const H: usize>(
     Ok(Book::load(path).map_err(|e| format!("{}: {e}", path.display()))?)
 }
 
-/// Every command but `serve`, on the board `W`×`H`; `list` is the text and path of the split
-/// list of `solve-list` and `merge`.
-fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathBuf)>) -> Outcome {
+/// Every command but `serve`, on the board `W`×`H`; `list` is the path of the split list of
+/// `solve-list` and `merge`.
+fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<PathBuf>) -> Outcome {
     let strength = if args.solve.weak {
         Strength::Weak
     } else {
@@ -275,6 +336,7 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
         // `run` serves before it picks a board, so this is never reached.
         Some(Command::Serve(_)) => return Err("serve runs before a board is picked".into()),
         None => {
+            check_stdin()?;
             let mut solver = make_solver(book)?;
             // A long solve says how its score search goes, so a user knows it is alive.
             solver.set_progress(Box::new(|step| {
@@ -308,17 +370,33 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
             let mut solver = make_solver(book)?;
             let mut results = Vec::new();
             for path in &files {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let named = |e: std::io::Error| format!("{}: {e}", path.display());
+                let mut file = transpo_files::open_text(path).map_err(named)?;
                 let name = bench::set_name(path);
-                let total = text.lines().count().min(limit.unwrap_or(usize::MAX));
+                // A regular file is counted first, for the progress bar; a pipe cannot be.
+                let total = if file.metadata().map_err(named)?.is_file() {
+                    let lines = Lines::new(BufReader::new(&file), TEXT_LINE_MAX).count();
+                    file.rewind().map_err(named)?;
+                    lines.min(limit.unwrap_or(usize::MAX))
+                } else {
+                    limit.unwrap_or(0)
+                };
                 let bar = progress_bar(total as u64, &name);
-                let result = bench::run_set(&mut solver, &name, &text, strength, limit, |d, _| {
+                let input = BufReader::new(file);
+                let result = bench::run_lines(&mut solver, &name, input, strength, limit, |d| {
                     bar.set_position(d as u64)
-                });
+                })
+                .map_err(named)?;
                 bar.finish_and_clear();
                 for f in &result.failures {
                     eprintln!("{}:{}: {}", path.display(), f.line, f.reason);
+                }
+                if result.failed > result.failures.len() {
+                    eprintln!(
+                        "{}: {} more failing lines not shown",
+                        path.display(),
+                        result.failed - result.failures.len()
+                    );
                 }
                 results.push(result);
             }
@@ -368,15 +446,28 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
             let list = List::of(&tree, if from.is_empty() { "-" } else { &from });
             std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
             let path = out.join(split::LIST_FILE);
+            let named = |e: std::io::Error| format!("{}: {e}", path.display());
             let text = list.to_text();
-            if path.exists() && read_text(&path)? != text {
-                return Err(format!(
-                    "{} holds another split: remove it or choose another --out",
-                    path.display()
-                )
-                .into());
+            match transpo_files::open_regular(&path) {
+                // The same split again: the list is already there.
+                Ok(file) if holds(&file, text.as_bytes()).map_err(named)? => {}
+                Ok(_) => {
+                    return Err(format!(
+                        "{} holds another split: remove it or choose another --out",
+                        path.display()
+                    )
+                    .into());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    transpo_files::write_atomic(&path, |file| {
+                        let mut writer = std::io::BufWriter::new(file);
+                        writer.write_all(text.as_bytes())?;
+                        writer.flush()
+                    })
+                    .map_err(named)?;
+                }
+                Err(e) => return Err(named(e).into()),
             }
-            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
             eprintln!(
                 "{}: {} positions of {W}x{H} with {} stones, the leaves of a tree of {}",
                 path.display(),
@@ -404,11 +495,21 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
             } else {
                 results
             };
-            let texts = files
-                .iter()
-                .map(|f| Ok((f.display().to_string(), read_text(f)?)))
-                .collect::<Result<Vec<_>, Box<dyn std::error::Error>>>()?;
-            let merged = split::merge(&list, &texts)?;
+            let mut shards = Vec::with_capacity(files.len());
+            for path in &files {
+                let name = path.display().to_string();
+                let file = transpo_files::open_text(path).map_err(|e| format!("{name}: {e}"))?;
+                let results = Results::read(BufReader::new(file), &list)
+                    .map_err(|e| format!("{name}: {e}"))?
+                    .ok_or_else(|| {
+                        format!(
+                            "{name}: no complete header: its shard stopped before it solved \
+                             anything; run it again"
+                        )
+                    })?;
+                shards.push((name, results));
+            }
+            let merged = split::merge(&list, &shards)?;
             let score = merged.score;
             println!("{} {score} {} {}", list.root, merged.nodes, merged.micros);
             if list.root == "-" {
@@ -430,7 +531,7 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<(String, PathB
             };
             eprintln!(
                 "{} shards, {} positions, {:.1} s of solving in all; {book}",
-                texts.len(),
+                shards.len(),
                 list.moves.len(),
                 merged.micros as f64 / 1e6,
             );
@@ -513,8 +614,11 @@ fn run_server(
 }
 
 /// Solves the positions of `shard` of `list` that `out` (a results file, made if missing)
-/// does not hold yet, appending a line for each as soon as it is solved. Returns `true` once
-/// every position of the shard is solved (a run that stops early is an error).
+/// does not hold yet, appending a line for each as soon as it is solved, in one write. Holds
+/// an advisory lock on `out` for the whole run, so that a second run of the shard is refused
+/// rather than interleave its lines with this one's. A file without a complete header (empty,
+/// or a header cut short by a kill) is started over. Returns `true` once every position of
+/// the shard is solved (a run that stops early is an error).
 fn solve_list<const W: usize, const H: usize>(
     solver: &mut Solver<W, H>,
     list: &List<W, H>,
@@ -522,11 +626,24 @@ fn solve_list<const W: usize, const H: usize>(
     strength: Strength,
     out: &Path,
 ) -> Result<bool, Box<dyn std::error::Error>> {
-    use std::io::Write;
     let name = out.display();
-    let done: Vec<String> = match std::fs::read_to_string(out) {
-        Ok(text) => {
-            let results = Results::parse(&text, list).map_err(|e| format!("{name}: {e}"))?;
+    let named = |e: std::io::Error| format!("{name}: {e}");
+    let mut file = open_results(out).map_err(named)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(format!("{name}: another solve-list holds it (lock); not started").into());
+        }
+        // A file system without locks (some NFS setups): go on, as before locks existed.
+        Err(std::fs::TryLockError::Error(e)) => eprintln!(
+            "{name}: cannot lock it ({e}); going on: make sure no other solve-list runs shard \
+             {shard}"
+        ),
+    }
+    let length = file.metadata().map_err(named)?.len();
+    let read = Results::read(BufReader::new(&file), list).map_err(|e| format!("{name}: {e}"))?;
+    let done: std::collections::HashSet<String> = match read {
+        Some(results) => {
             if results.shard != shard {
                 return Err(format!("{name} holds shard {}, not {shard}", results.shard).into());
             }
@@ -542,34 +659,36 @@ fn solve_list<const W: usize, const H: usize>(
                 )
                 .into());
             }
-            if results.complete_bytes < text.len() {
+            if (results.complete_bytes as u64) < length {
                 // A shard killed while writing a line: cut the part off and go on.
-                let file = std::fs::OpenOptions::new().write(true).open(out)?;
-                file.set_len(results.complete_bytes as u64)?;
+                file.set_len(results.complete_bytes as u64).map_err(named)?;
                 eprintln!("{name}: cut off an unfinished last line");
             }
             results.solved.into_iter().map(|s| s.moves).collect()
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::write(out, Results::header(list, shard, strength))
-                .map_err(|e| format!("{name}: {e}"))?;
-            Vec::new()
+        None => {
+            // Empty (new), or a header cut short by a kill before its newline: start over.
+            if length > 0 {
+                eprintln!(
+                    "{name}: an unfinished header ({length} bytes, a run stopped as it \
+                     started): starting over"
+                );
+                file.set_len(0).map_err(named)?;
+            }
+            // One write; the file is opened to append, so it lands at the (new) end.
+            file.write_all(Results::header(list, shard, strength).as_bytes())
+                .map_err(named)?;
+            std::collections::HashSet::new()
         }
-        Err(e) => return Err(format!("{name}: {e}").into()),
     };
-    let done: std::collections::HashSet<String> = done.into_iter().collect();
     let todo: Vec<&String> = shard
         .select(list.moves.iter().collect())
         .into_iter()
         .filter(|m| !done.contains(*m))
         .collect();
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(out)
-        .map_err(|e| format!("{name}: {e}"))?;
     let bar = progress_bar(todo.len() as u64, &format!("shard {shard}"));
     let started = std::time::Instant::now();
-    let mut nodes = 0;
+    let mut nodes = 0u64;
     for moves in &todo {
         // Every line of a list that parsed is a position of the board.
         let pos = Position::<W, H>::from_moves(moves).map_err(|e| e.to_string())?;
@@ -579,12 +698,14 @@ fn solve_list<const W: usize, const H: usize>(
         let solved = split::Solved {
             moves: moves.to_string(),
             score,
-            nodes: solver.nodes() - before,
-            micros: start.elapsed().as_micros() as u64,
+            nodes: solver.nodes().saturating_sub(before),
+            micros: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
         };
-        nodes += solved.nodes;
-        writeln!(file, "{}", solved.line()).map_err(|e| format!("{name}: {e}"))?;
-        file.flush()?;
+        nodes = nodes.saturating_add(solved.nodes);
+        // The line and its newline in one write on the unbuffered file: a kill leaves at
+        // most one partial line, at the end, which the next run cuts off.
+        let line = format!("{}\n", solved.line());
+        file.write_all(line.as_bytes()).map_err(named)?;
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -595,6 +716,55 @@ fn solve_list<const W: usize, const H: usize>(
         started.elapsed().as_secs_f64()
     );
     Ok(true)
+}
+
+/// Opens a shard's results file `path` to read it and append to it, made if missing. Only a
+/// regular file is accepted: a symbolic link at `path` is refused (so that results, and the
+/// cut a restart may make, never land in another file), and so is a FIFO or device, at once.
+fn open_results(path: &Path) -> std::io::Result<File> {
+    use std::io::{Error, ErrorKind};
+    let mut options = OpenOptions::new();
+    options.read(true).append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK: a FIFO is not waited on (it is refused below); it changes nothing for
+        // a regular file.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return Error::new(
+                ErrorKind::InvalidInput,
+                "a symbolic link: solve-list writes results only into a file of its own",
+            );
+        }
+        e
+    })?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        #[cfg(unix)]
+        let what = {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_fifo() {
+                "a FIFO (named pipe)"
+            } else if kind.is_char_device() || kind.is_block_device() {
+                "a device"
+            } else if kind.is_socket() {
+                "a socket"
+            } else {
+                "not a regular file"
+            }
+        };
+        #[cfg(not(unix))]
+        let what = "not a regular file";
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("{what}: a results file must be a regular file"),
+        ));
+    }
+    Ok(file)
 }
 
 /// Every `results-*-of-*.txt` in `dir`, sorted.

@@ -11,8 +11,8 @@ use std::collections::{HashMap, HashSet};
 
 /// Every position reachable from a root with at most [`Tree::depth`] stones whose game is not
 /// over, one of each mirror pair and transposition, with a move sequence that reaches it.
-/// Its *leaves* are those with `depth` stones (or the root, if it has as many or more): each
-/// other position's children are in the tree or end the game.
+/// Its *leaves* are those with `depth` stones (the root itself when it has `depth` stones):
+/// each other position's children are in the tree or end the game.
 #[derive(Clone, Debug)]
 pub struct Tree<const W: usize = 7, const H: usize = 6> {
     depth: u32,
@@ -28,13 +28,21 @@ pub const MAX_TREE_POSITIONS: usize = 1 << 23;
 
 impl<const W: usize, const H: usize> Tree<W, H> {
     /// The tree below `root`, which `root_moves` reaches (the sequences of the tree start with
-    /// it), down to `depth` stones (at most one fewer than the board's squares).
+    /// it), down to `depth` stones (at most one fewer than the board's squares). A depth
+    /// equal to the root's stones makes the root the one leaf.
     ///
     /// # Errors
     ///
-    /// [`BookError::TooBig`] as soon as the tree holds more than [`MAX_TREE_POSITIONS`]
-    /// positions, before it takes memory without end.
+    /// [`BookError::BelowRoot`] if `depth` is below the root's stones (the tree would be
+    /// empty); [`BookError::TooBig`] as soon as the tree holds more than
+    /// [`MAX_TREE_POSITIONS`] positions, before it takes memory without end.
     pub fn new(root: &Position<W, H>, root_moves: &str, depth: u32) -> Result<Self, BookError> {
+        if depth < root.moves() {
+            return Err(BookError::BelowRoot {
+                depth,
+                stones: root.moves(),
+            });
+        }
         let depth = depth.min((W * H) as u32 - 1);
         let mut seen = HashSet::new();
         let mut nodes = Vec::new();
@@ -78,7 +86,8 @@ impl<const W: usize, const H: usize> Tree<W, H> {
         self.nodes.len()
     }
 
-    /// Whether the tree is empty (its root has more stones than its depth).
+    /// Whether the tree is empty (never: [`Tree::new`] refuses a depth below the root's
+    /// stones, and the root is in every other tree).
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
@@ -88,8 +97,7 @@ impl<const W: usize, const H: usize> Tree<W, H> {
         pos.moves() >= self.depth
     }
 
-    /// The leaves and their move sequences, deepest first (all have `depth` stones but a root
-    /// with as many or more).
+    /// The leaves and their move sequences, deepest first (all have `depth` stones).
     pub fn leaves(&self) -> impl Iterator<Item = &(Position<W, H>, String)> {
         self.nodes.iter().filter(|(pos, _)| self.is_leaf(pos))
     }
