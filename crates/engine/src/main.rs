@@ -498,14 +498,9 @@ fn tune_weights(
     }
     // Checked before the fit, which may take minutes: the weights file is replaced by a
     // rename, which must not land on a directory, a FIFO or a device (`/dev/null`).
-    if let Ok(metadata) = std::fs::metadata(out)
-        && !metadata.is_file()
-    {
-        return Err(format!(
-            "cannot write {out}: not a regular file (a directory, FIFO or device); the \
-             weights go to a regular file or a new name"
-        ));
-    }
+    transpo_files::check_replaceable(out).map_err(|e| {
+        format!("cannot write {out}: {e}; the weights go to a regular file or a new name")
+    })?;
     let file = transpo_files::open_text(data).map_err(|e| format!("cannot read {data}: {e}"))?;
     let (set, bad) = tune::Dataset::read(io::BufReader::new(file), data, &mut |why| {
         eprintln!("{why}");

@@ -37,24 +37,7 @@ pub fn write_atomic<E: From<io::Error>>(
     write: impl FnOnce(&File) -> Result<(), E>,
 ) -> Result<(), E> {
     let path = path.as_ref();
-    // Renaming over a FIFO, socket or device (`/dev/null`) would replace it, and a directory
-    // cannot be replaced: only a regular file (or a link to one, which is replaced itself) or
-    // a new name is a target.
-    if let Ok(metadata) = std::fs::metadata(path) {
-        if metadata.is_dir() {
-            return Err(
-                io::Error::new(io::ErrorKind::IsADirectory, "a directory, not a file").into(),
-            );
-        }
-        if !metadata.is_file() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "a FIFO, socket or device, not a regular file: only a regular file or a new \
-                 name is replaced",
-            )
-            .into());
-        }
-    }
+    check_replaceable(path)?;
     let (tmp, file) = create_temporary(path)?;
     let written = write(&file).and_then(|()| {
         file.sync_all()?;
@@ -67,6 +50,35 @@ pub fn write_atomic<E: From<io::Error>>(
     }
     written?;
     sync_directory(path)?;
+    Ok(())
+}
+
+/// Whether [`write_atomic`] may replace `path`: a new name, a regular file, or a link to one
+/// (the link is replaced, not followed). Renaming over a FIFO, socket or device (`/dev/null`)
+/// would replace it, and a directory cannot be replaced; both are refused. A program that
+/// works long before it writes checks this first, so it does not do the work in vain.
+///
+/// # Errors
+///
+/// [`io::ErrorKind::IsADirectory`] for a directory, [`io::ErrorKind::InvalidInput`] for a
+/// FIFO, socket or device.
+pub fn check_replaceable(path: impl AsRef<Path>) -> io::Result<()> {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    if metadata.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "a directory, not a regular file",
+        ));
+    }
+    if !metadata.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a FIFO, socket or device, not a regular file: only a regular file or a new name \
+             is replaced",
+        ));
+    }
     Ok(())
 }
 

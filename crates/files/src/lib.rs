@@ -20,6 +20,6 @@ mod atomic;
 mod lines;
 mod open;
 
-pub use atomic::write_atomic;
+pub use atomic::{check_replaceable, write_atomic};
 pub use lines::{BadLine, Line, Lines, TEXT_LINE_MAX};
 pub use open::{open_regular, open_text};

@@ -101,21 +101,9 @@ impl<E: Entry> Table<E> {
     ///
     /// [`Error::Io`] when the file cannot be written, or `path` is (or links to) a FIFO,
     /// socket or device: renaming a table over `/dev/null` or a named pipe would replace
-    /// it, so that is refused and nothing is written. [`Error::Config`] when the table
+    /// it, so [`transpo_files::write_atomic`] refuses that and nothing is written. [`Error::Config`] when the table
     /// cannot be saved (see [`Table::save`]).
     pub fn save_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        let path = path.as_ref();
-        if let Ok(metadata) = std::fs::metadata(path)
-            && !metadata.is_file()
-            && !metadata.is_dir()
-        {
-            // A directory is refused by write_atomic itself.
-            return Err(Error::Io(std::io::Error::new(
-                ErrorKind::InvalidInput,
-                "a FIFO, socket or device, not a regular file: a table is saved only to a \
-                 regular file or a new name",
-            )));
-        }
         transpo_files::write_atomic(path, |file: &File| self.save(file))
     }
 
