@@ -168,6 +168,23 @@ struct ServeArgs {
     /// up to 4 stones): early positions then take seconds to minutes.
     #[arg(long, conflicts_with = "book")]
     no_book: bool,
+    /// Close a connection whose request head (request line and headers) is not complete
+    /// this many milliseconds after it opened, or after the head's first byte on a kept-alive
+    /// connection.
+    #[arg(long, default_value_t = transpo_connect4::serve::DEFAULT_HEADER_TIMEOUT_MS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout_ms: u64,
+    /// Close a kept-alive connection after this many milliseconds with no request in flight
+    /// (a request being solved is never cut: --max-ms bounds it).
+    #[arg(long, default_value_t = transpo_connect4::serve::DEFAULT_IDLE_TIMEOUT_MS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout_ms: u64,
+    /// The most connections open at once (lowered to fit `ulimit -n` if need be). At the
+    /// cap, a new connection closes the one waiting longest with no request in flight, or is
+    /// closed at once if every one has a request in flight.
+    #[arg(long, default_value_t = transpo_connect4::serve::DEFAULT_MAX_CONNECTIONS as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_connections: u64,
 }
 
 fn main() -> ExitCode {
@@ -565,7 +582,8 @@ fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<PathBuf>) -> O
     })
 }
 
-/// `transpo-c4 serve`: serves until interrupted (Ctrl-C), then lets running requests finish.
+/// `transpo-c4 serve`: serves until SIGINT (Ctrl-C) or SIGTERM, then stops within a few
+/// seconds (a second signal: at once).
 #[cfg(feature = "serve")]
 fn run_server(
     serve: &ServeArgs,
@@ -574,8 +592,9 @@ fn run_server(
     book: Option<Book>,
 ) -> Result<ExitCode, Box<dyn std::error::Error>> {
     use std::sync::Arc;
+    use std::time::Duration;
     use transpo_connect4::pool::SolverPool;
-    use transpo_connect4::serve::{ServeOptions, router, serve as serve_on};
+    use transpo_connect4::serve::{Limits, ServeOptions, router, serve as serve_on};
     let mut pool = SolverPool::new(solve.hash_mib, threads)?;
     if let Some(book) = book.or_else(|| (!serve.no_book).then(Book::built_in)) {
         pool.set_book(book);
@@ -585,10 +604,22 @@ fn run_server(
         fresh_table: serve.fresh_table,
         hash_mib: solve.hash_mib,
     };
+    let (max_connections, fitted) = transpo_connect4::serve::fit_open_file_limit(
+        usize::try_from(serve.max_connections).unwrap_or(usize::MAX),
+    );
+    if let Some(fitted) = fitted {
+        eprintln!("{fitted}");
+    }
+    let limits = Limits {
+        header_timeout: Duration::from_millis(serve.header_timeout_ms),
+        idle_timeout: Duration::from_millis(serve.idle_timeout_ms),
+        max_connections,
+        ..Limits::default()
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let address = std::net::SocketAddr::new(serve.bind, serve.port);
         let listener = tokio::net::TcpListener::bind(address)
             .await
@@ -604,13 +635,15 @@ fn run_server(
             )
         );
         let shutdown = async {
-            // Without a Ctrl-C handler the server runs until killed, which is fine too.
-            let _ = tokio::signal::ctrl_c().await;
-            eprintln!("stopping: letting running requests finish");
+            let signal = transpo_connect4::serve::stop_signal().await;
+            eprintln!("{signal}: stopping (a second one exits at once)");
         };
-        serve_on(listener, router(Arc::new(pool), options), shutdown).await?;
+        serve_on(listener, router(Arc::new(pool), options), limits, shutdown).await?;
         Ok::<_, Box<dyn std::error::Error>>(ExitCode::SUCCESS)
-    })
+    });
+    // Cancelled solves end within a fraction of a millisecond; never wait on one for long.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    served
 }
 
 /// Solves the positions of `shard` of `list` that `out` (a results file, made if missing)

@@ -18,13 +18,21 @@
 //! [`SolverPool`] slot, so concurrent requests share one table and each can stop: at its
 //! deadline, or as soon as its client goes away (the request's future is dropped, which
 //! cancels its [`Stop`]). A semaphore with one permit per slot makes requests wait for a slot
-//! without holding a thread.
+//! without holding a thread. The connections themselves (time limits, a cap, a bounded
+//! shutdown that cancels the running solves) are [`serve`]'s, in `serve/listen.rs`.
+
+mod listen;
+
+pub use listen::{
+    DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, Ended, Limits,
+    fit_open_file_limit, serve, serve_connection, stop_signal,
+};
 
 use crate::pool::{Analysis, Request, SolverPool, Stop};
 use crate::position::Position;
 use crate::solver::Strength;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{ConnectInfo, Query, Request as HttpRequest, State};
+use axum::extract::{ConnectInfo, Extension, Query, Request as HttpRequest, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -33,7 +41,7 @@ use axum::{Json, Router};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
@@ -96,21 +104,6 @@ pub fn router(pool: Arc<SolverPool>, options: ServeOptions) -> Router {
         .fallback(not_found)
         .with_state(state)
         .layer(middleware::from_fn(log))
-}
-
-/// Serves `router` on `listener` until `shutdown` completes, then lets running requests
-/// finish.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    router: Router,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
 }
 
 /// Lets pages of any origin read an API answer (`Access-Control-Allow-Origin: *`).
@@ -214,10 +207,10 @@ fn parse_query(query: &HashMap<String, String>) -> Result<(Position, String, Str
         ));
     }
     let moves = query.get("pos").map_or("", |p| p.trim());
-    if moves.len() > MAX_MOVES {
+    let characters = moves.chars().count();
+    if characters > MAX_MOVES {
         return Err(format!(
-            "pos has {} characters, more than the {MAX_MOVES} moves a game can have",
-            moves.chars().count()
+            "pos has {characters} characters, more than the {MAX_MOVES} moves a game can have"
         ));
     }
     let pos = match moves {
@@ -234,19 +227,83 @@ fn parse_query(query: &HashMap<String, String>) -> Result<(Position, String, Str
 }
 
 /// Cancels a solve's [`Stop`] when dropped: when the request's future is dropped because its
-/// client went away, the solve stops too; after an answer, the solve is over anyway.
-struct CancelOnDrop(Arc<Stop>);
+/// client went away, the solve stops too; after an answer, the solve is over anyway. Also
+/// takes the solve out of the server's [`Running`] ones.
+struct CancelOnDrop {
+    stop: Arc<Stop>,
+    running: Option<(Arc<Running>, u64)>,
+}
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        self.0.cancel();
+        self.stop.cancel();
+        if let Some((running, id)) = &self.running {
+            running.remove(*id);
+        }
+    }
+}
+
+/// The solves running under a server, so that its shutdown can cancel them all. [`serve`]
+/// gives each request its server's (a request extension); a router served some other way
+/// has none, and its solves are only cancelled by their clients.
+#[derive(Default)]
+pub(crate) struct Running {
+    inner: Mutex<RunningInner>,
+}
+
+#[derive(Default)]
+struct RunningInner {
+    next: u64,
+    stops: HashMap<u64, Arc<Stop>>,
+    stopping: bool,
+}
+
+impl Running {
+    fn lock(&self) -> MutexGuard<'_, RunningInner> {
+        // Plain data, valid whatever a panicking holder left half done.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds a solve's stop; once the server is stopping, cancels it instead and returns
+    /// `None`.
+    fn add(&self, stop: &Arc<Stop>) -> Option<u64> {
+        let mut inner = self.lock();
+        if inner.stopping {
+            stop.cancel();
+            return None;
+        }
+        let id = inner.next;
+        inner.next += 1;
+        inner.stops.insert(id, Arc::clone(stop));
+        Some(id)
+    }
+
+    fn remove(&self, id: u64) {
+        self.lock().stops.remove(&id);
+    }
+
+    /// Whether the server is stopping: its solves are cancelled, and any new one too.
+    fn is_stopping(&self) -> bool {
+        self.lock().stopping
+    }
+
+    /// Cancels every running solve, and every later one; returns how many were running.
+    pub(crate) fn stop_all(&self) -> usize {
+        let mut inner = self.lock();
+        inner.stopping = true;
+        for stop in inner.stops.values() {
+            stop.cancel();
+        }
+        inner.stops.len()
     }
 }
 
 async fn solve(
     State(state): State<AppState>,
+    running: Option<Extension<Arc<Running>>>,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Response {
+    let running = running.map(|Extension(running)| running);
     let started = Instant::now();
     let query = match query {
         Ok(Query(query)) => query,
@@ -257,6 +314,15 @@ async fn solve(
         Err(why) => return error(StatusCode::BAD_REQUEST, why),
     };
     let max_time = state.options.max_time;
+    let stopping = || {
+        error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is stopping: try again later",
+        )
+    };
+    if running.as_ref().is_some_and(|r| r.is_stopping()) {
+        return stopping();
+    }
     let late = || {
         error(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -266,14 +332,23 @@ async fn solve(
             ),
         )
     };
-    let deadline = tokio::time::Instant::from_std(started) + max_time;
+    let deadline = tokio::time::Instant::now() + max_time.saturating_sub(started.elapsed());
     let slot = match tokio::time::timeout_at(deadline, state.slots.clone().acquire_owned()).await {
         Ok(Ok(slot)) => slot,
         // The semaphore is never closed; a timeout is the one way here.
         _ => return late(),
     };
     let stop = Arc::new(Stop::after(max_time.saturating_sub(started.elapsed())));
-    let _cancel = CancelOnDrop(Arc::clone(&stop));
+    let _cancel = CancelOnDrop {
+        running: match &running {
+            Some(running) => match running.add(&stop) {
+                Some(id) => Some((Arc::clone(running), id)),
+                None => return stopping(),
+            },
+            None => None,
+        },
+        stop: Arc::clone(&stop),
+    };
     let pool = Arc::clone(&state.pool);
     let request = Request {
         strength,
@@ -286,6 +361,7 @@ async fn solve(
     .await;
     match analysis {
         Ok(Ok(analysis)) => Json(answer(moves, &analysis, strength, started)).into_response(),
+        Ok(Err(_stopped)) if running.as_ref().is_some_and(|r| r.is_stopping()) => stopping(),
         Ok(Err(_stopped)) => late(),
         Err(e) => error(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -367,6 +443,8 @@ mod tests {
             (query(&[("pos", "1111111")]), "full"),
             (query(&[("pos", "1212121")]), "already won"),
             (query(&[("pos", &"4".repeat(43))]), "more than the 42"),
+            (query(&[("pos", &"é".repeat(43))]), "pos has 43 characters"),
+            (query(&[("pos", &"é".repeat(22))]), "not a column"),
             (query(&[("pos", "44"), ("weak", "yes")]), "weak=1"),
             (query(&[("position", "44")]), "unknown parameter"),
         ] {

@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use transpo_connect4::pool::SolverPool;
-use transpo_connect4::serve::{ServeOptions, router, serve};
+use transpo_connect4::serve::{Limits, ServeOptions, router, serve};
 use transpo_connect4::{Position, Solver, Strength};
 
 const FACTS: &str = include_str!("fixtures/facts.txt");
@@ -51,6 +51,7 @@ fn start(workers: usize, max_ms: u64) -> Server {
     runtime.spawn(serve(
         listener,
         router(Arc::new(pool), options),
+        Limits::default(),
         std::future::pending(),
     ));
     Server {
@@ -157,6 +158,14 @@ fn bad_requests_get_a_reason_and_the_server_goes_on() {
         ("pos=1111111", "is full"),
         ("pos=1212121", "already won"),
         (&format!("pos={long}"), "more than the 42"),
+        // Characters, not bytes: 22 é (each 2 bytes in UTF-8, and each shown as U+FFFD, 3
+        // bytes, when sent as Latin-1 %E9) are 22 characters, within the 42.
+        (&format!("pos={}", "%C3%A9".repeat(22)), "not a column"),
+        (&format!("pos={}", "%E9".repeat(22)), "not a column"),
+        (
+            &format!("pos={}", "%C3%A9".repeat(43)),
+            "pos has 43 characters",
+        ),
         ("pos=44&weak=maybe", "weak=1"),
         ("position=44", "unknown parameter"),
     ] {

@@ -1,0 +1,752 @@
+//! The server's connections: an accept loop on hyper's HTTP/1 server, with what a server that
+//! any client may reach needs: a time limit on a request's head, an idle limit on kept-alive
+//! connections, a cap on open connections, and a shutdown that ends in bounded time.
+//!
+//! Each connection is in one of three phases, tracked by watching its reads and its requests:
+//!
+//! - *head*: a request's head (request line and headers) is being received, since the
+//!   connection opened or since the head's first byte. Closed after `header_timeout`.
+//! - *idle*: kept alive, nothing in flight and nothing received since the last answer (or
+//!   since the last byte of it was written). Closed after `idle_timeout`.
+//! - *busy*: a request is being answered. Never closed for time: a long solve is bounded by
+//!   the server's `--max-ms` instead.
+//!
+//! hyper's own `header_read_timeout` is not used: it starts when a connection waits for a
+//! head, idle or not, so it would close every kept-alive connection after the header timeout
+//! and leave no room for a longer idle timeout.
+//!
+//! At the cap, a new connection closes the connection that has waited longest without a
+//! request in flight (a stalled head or an idle keep-alive), so that a flood of stalled
+//! connections cannot keep anyone else out; when every open connection has a request in
+//! flight, the new one is closed at once.
+
+use super::Running;
+use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::response::Response;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::TokioIo;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::task::JoinSet;
+use tokio::time::{Instant, Sleep};
+use tower_service::Service;
+
+/// The default of [`Limits::header_timeout`], in milliseconds (`--header-timeout-ms`).
+pub const DEFAULT_HEADER_TIMEOUT_MS: u64 = 10_000;
+/// The default of [`Limits::idle_timeout`], in milliseconds (`--idle-timeout-ms`).
+pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 60_000;
+/// The default of [`Limits::max_connections`] (`--max-connections`): with the open files
+/// the rest of the server needs, well under the common `ulimit -n` of 1024.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Open files kept for the rest of the server (standard streams, the listener, the runtime's
+/// own, a book file) when the connection cap is fitted to the open-file limit.
+#[cfg(unix)]
+const RESERVED_FILES: libc::rlim_t = 64;
+
+/// The limits on the server's connections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// A connection whose request head is not complete this long after it opened, or after
+    /// the head's first byte on a kept-alive connection, is closed.
+    pub header_timeout: Duration,
+    /// A kept-alive connection with no request in flight and nothing received for this long
+    /// is closed.
+    pub idle_timeout: Duration,
+    /// The most connections open at once (at least 1).
+    pub max_connections: usize,
+    /// How long a shutdown waits for the answers in flight (their solves are cancelled when
+    /// it starts) before it closes every connection left.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_timeout: Duration::from_millis(DEFAULT_HEADER_TIMEOUT_MS),
+            idle_timeout: Duration::from_millis(DEFAULT_IDLE_TIMEOUT_MS),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            shutdown_grace: Duration::from_secs(3),
+        }
+    }
+}
+
+/// How a connection ended.
+#[derive(Debug)]
+pub enum Ended {
+    /// The client closed it, or the server after an answer that does not keep it alive.
+    Closed,
+    /// hyper gave up on it: a malformed request (answered 400 first), or an I/O error.
+    Failed(hyper::Error),
+    /// Its request head was not complete within [`Limits::header_timeout`].
+    HeaderTimeout,
+    /// Kept alive with nothing in flight for [`Limits::idle_timeout`].
+    IdleTimeout,
+    /// Closed to make room for a new connection at [`Limits::max_connections`].
+    Evicted,
+    /// Closed by the server's shutdown.
+    Stopping,
+}
+
+/// Where a connection stands; see the module's documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Head { since: Instant },
+    Idle { since: Instant },
+    Busy,
+}
+
+/// Why the server asks a connection to close.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Close {
+    Evicted,
+    Stopping,
+}
+
+struct State {
+    phase: Phase,
+    in_flight: usize,
+    close: Option<Close>,
+    /// The connection's task, to wake when the server asks it to close.
+    waker: Option<Waker>,
+}
+
+/// What a connection's task, its I/O, its requests and the accept loop share.
+struct Shared {
+    peer: SocketAddr,
+    state: Mutex<State>,
+}
+
+impl Shared {
+    fn new(peer: SocketAddr) -> Shared {
+        Shared {
+            peer,
+            state: Mutex::new(State {
+                phase: Phase::Head {
+                    since: Instant::now(),
+                },
+                in_flight: 0,
+                close: None,
+                waker: None,
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state is plain data, valid whatever a panicking holder left half done.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Bytes arrived: an idle connection starts a request head.
+    fn on_read(&self) {
+        let mut state = self.lock();
+        if let Phase::Idle { .. } = state.phase {
+            state.phase = Phase::Head {
+                since: Instant::now(),
+            };
+        }
+    }
+
+    /// Bytes left: an answer still being written keeps an idle connection from timing out.
+    fn on_write(&self) {
+        let mut state = self.lock();
+        if let Phase::Idle { .. } = state.phase {
+            state.phase = Phase::Idle {
+                since: Instant::now(),
+            };
+        }
+    }
+
+    fn request_started(&self) {
+        let mut state = self.lock();
+        state.in_flight += 1;
+        state.phase = Phase::Busy;
+    }
+
+    fn request_ended(&self) {
+        let mut state = self.lock();
+        state.in_flight = state.in_flight.saturating_sub(1);
+        if state.in_flight == 0 {
+            state.phase = Phase::Idle {
+                since: Instant::now(),
+            };
+        }
+    }
+
+    /// Asks the connection's task to close (the first reason asked stays).
+    fn ask_close(&self, why: Close) {
+        let waker = {
+            let mut state = self.lock();
+            state.close.get_or_insert(why);
+            state.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+/// The open connections.
+#[derive(Default)]
+struct Registry {
+    open: Mutex<HashMap<u64, Arc<Shared>>>,
+    next: AtomicU64,
+}
+
+impl Registry {
+    fn lock(&self) -> MutexGuard<'_, HashMap<u64, Arc<Shared>>> {
+        // A map of handles, valid whatever a panicking holder left.
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn add(self: &Arc<Self>, peer: SocketAddr) -> (Arc<Shared>, Registered) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let shared = Arc::new(Shared::new(peer));
+        self.lock().insert(id, Arc::clone(&shared));
+        (
+            shared,
+            Registered {
+                registry: Arc::clone(self),
+                id,
+            },
+        )
+    }
+
+    fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Asks the connection that has waited longest with no request in flight to close, and
+    /// counts it out at once; returns its client and how long it waited, or `None` when
+    /// every connection has a request in flight.
+    fn evict_longest_waiting(&self) -> Option<(SocketAddr, Duration)> {
+        let mut open = self.lock();
+        let (id, since) = open
+            .iter()
+            .filter_map(|(&id, shared)| match shared.lock().phase {
+                Phase::Head { since } | Phase::Idle { since } => Some((id, since)),
+                Phase::Busy => None,
+            })
+            .min_by_key(|&(id, since)| (since, id))?;
+        let shared = open.remove(&id)?;
+        drop(open);
+        shared.ask_close(Close::Evicted);
+        Some((shared.peer, since.elapsed()))
+    }
+
+    /// Asks every connection to close; returns how many have a request in flight and how
+    /// many do not.
+    fn stop_all(&self) -> (usize, usize) {
+        let open: Vec<Arc<Shared>> = self.lock().values().cloned().collect();
+        let busy = open
+            .iter()
+            .filter(|s| s.lock().phase == Phase::Busy)
+            .count();
+        for shared in &open {
+            shared.ask_close(Close::Stopping);
+        }
+        (busy, open.len() - busy)
+    }
+}
+
+/// A connection's place in the [`Registry`], given up when its task ends or is dropped.
+struct Registered {
+    registry: Arc<Registry>,
+    id: u64,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.registry.lock().remove(&self.id);
+    }
+}
+
+/// Serves `router` on `listener` within `limits` until `shutdown` completes, then shuts
+/// down in bounded time: it stops accepting, cancels the running solves (their requests get
+/// a 503), closes the connections with no request in flight at once, lets the others send
+/// their answer, and after [`Limits::shutdown_grace`] closes whatever is left.
+///
+/// # Errors
+///
+/// None yet: failed accepts are logged and retried (after a pause when out of open files).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    limits: Limits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let registry = Arc::new(Registry::default());
+    let running = Arc::new(Running::default());
+    let mut tasks = JoinSet::new();
+    let mut refused = Refusals::default();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            // Reap finished connections, so that the set holds only open ones.
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        accept_failed(&e, &registry).await;
+                        continue;
+                    }
+                };
+                if registry.len() >= limits.max_connections.max(1) {
+                    match registry.evict_longest_waiting() {
+                        Some((evicted, waited)) => eprintln!(
+                            "{evicted}: closed after {:.3} s with no request in flight, to make \
+                             room for {peer} ({} connections open, the --max-connections)",
+                            waited.as_secs_f64(),
+                            limits.max_connections
+                        ),
+                        None => {
+                            refused.count(peer, limits.max_connections);
+                            continue;
+                        }
+                    }
+                }
+                // Small answers go out at once; nothing to gain from Nagle's algorithm.
+                let _ = stream.set_nodelay(true);
+                let (shared, registered) = registry.add(peer);
+                tasks.spawn(run_connection(stream, shared, registered, router.clone(), limits, Arc::clone(&running)));
+            }
+        }
+    }
+    drop(listener);
+    let started = std::time::Instant::now();
+    let cancelled = running.stop_all();
+    let (busy, waiting) = registry.stop_all();
+    eprintln!(
+        "stopping: no new connections; {cancelled} running solve{} cancelled; {waiting} \
+         connection{} with no request in flight closed, {busy} with one closing after its answer \
+         (at most {} ms)",
+        plural(cancelled),
+        plural(waiting),
+        limits.shutdown_grace.as_millis()
+    );
+    let drained = tokio::time::timeout(limits.shutdown_grace, async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        eprintln!(
+            "stopping: {} connection{} still open after {} ms: closed",
+            tasks.len(),
+            plural(tasks.len()),
+            limits.shutdown_grace.as_millis()
+        );
+        tasks.shutdown().await;
+    }
+    eprintln!("stopped in {:.3} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// A failed accept: out of open files, close the connection waiting longest and pause (the
+/// pending connection stays in the backlog); anything else (a connection reset before it was
+/// accepted) only concerns that connection.
+async fn accept_failed(e: &io::Error, registry: &Registry) {
+    let out_of_files = matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE));
+    if out_of_files {
+        let evicted = registry.evict_longest_waiting();
+        eprintln!(
+            "cannot accept a connection: {e}{}; pausing 50 ms",
+            evicted.map_or_else(String::new, |(peer, _)| format!(
+                " (closed {peer}, which had no request in flight)"
+            ))
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Connections closed at once because every open one had a request in flight: logged at most
+/// once a second, with the count since the last line.
+#[derive(Default)]
+struct Refusals {
+    since_logged: u64,
+    logged: Option<Instant>,
+}
+
+impl Refusals {
+    fn count(&mut self, peer: SocketAddr, max: usize) {
+        self.since_logged += 1;
+        if self
+            .logged
+            .is_none_or(|t| t.elapsed() >= Duration::from_secs(1))
+        {
+            eprintln!(
+                "{peer}: closed at once: all {max} connections (the --max-connections) have a \
+                 request in flight ({} refused since the last such line)",
+                self.since_logged
+            );
+            self.since_logged = 0;
+            self.logged = Some(Instant::now());
+        }
+    }
+}
+
+async fn run_connection(
+    stream: tokio::net::TcpStream,
+    shared: Arc<Shared>,
+    registered: Registered,
+    router: Router,
+    limits: Limits,
+    running: Arc<Running>,
+) {
+    let peer = shared.peer;
+    let ended = connection(stream, shared, router, limits, running).await;
+    drop(registered);
+    match ended {
+        Ended::HeaderTimeout => eprintln!(
+            "{peer}: closed: no complete request head within {} ms (the --header-timeout-ms)",
+            limits.header_timeout.as_millis()
+        ),
+        Ended::Failed(e) if !e.is_incomplete_message() => eprintln!("{peer}: closed: {e}"),
+        _ => {}
+    }
+}
+
+/// Serves one connection over `io` (any byte stream; `peer` is the client the log names)
+/// with `router` within `limits`' time limits, until it closes. For tests and fuzzing: a
+/// server's connections are run by [`serve`].
+pub async fn serve_connection<I>(io: I, peer: SocketAddr, router: Router, limits: Limits) -> Ended
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let running = Arc::new(Running::default());
+    connection(io, Arc::new(Shared::new(peer)), router, limits, running).await
+}
+
+fn connection<I>(
+    io: I,
+    shared: Arc<Shared>,
+    router: Router,
+    limits: Limits,
+    running: Arc<Running>,
+) -> Guarded<I>
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let service = ConnService {
+        router,
+        shared: Arc::clone(&shared),
+        running,
+    };
+    let io = TokioIo::new(Watched {
+        inner: io,
+        shared: Arc::clone(&shared),
+    });
+    let conn = http1::Builder::new()
+        // Our own header timeout instead (see the module's documentation).
+        .header_read_timeout(None)
+        .serve_connection(io, service);
+    Guarded {
+        conn: Box::pin(conn),
+        shared,
+        limits,
+        sleep: Box::pin(tokio::time::sleep(limits.header_timeout)),
+        graceful: false,
+    }
+}
+
+/// The I/O of a connection, telling its [`Shared`] when bytes come and go.
+struct Watched<I> {
+    inner: I,
+    shared: Arc<Shared>,
+}
+
+impl<I: AsyncRead + Unpin> AsyncRead for Watched<I> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            this.shared.on_read();
+        }
+        polled
+    }
+}
+
+impl<I: AsyncWrite + Unpin> AsyncWrite for Watched<I> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.inner).poll_write(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            this.shared.on_write();
+        }
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            this.shared.on_write();
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// The router as hyper calls it on one connection: each request gets the client's address
+/// (for the log) and the server's [`Running`] solves, and counts as in flight until its
+/// answer is ready.
+#[derive(Clone)]
+struct ConnService {
+    router: Router,
+    shared: Arc<Shared>,
+    running: Arc<Running>,
+}
+
+/// A request in flight on a connection, until dropped.
+struct InFlight(Arc<Shared>);
+
+impl InFlight {
+    fn new(shared: &Arc<Shared>) -> InFlight {
+        shared.request_started();
+        InFlight(Arc::clone(shared))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.request_ended();
+    }
+}
+
+type Answer = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+impl hyper::service::Service<hyper::Request<Incoming>> for ConnService {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Answer;
+
+    fn call(&self, mut request: hyper::Request<Incoming>) -> Answer {
+        let in_flight = InFlight::new(&self.shared);
+        request
+            .extensions_mut()
+            .insert(ConnectInfo(self.shared.peer));
+        request.extensions_mut().insert(Arc::clone(&self.running));
+        // A `Router` is always ready (its `poll_ready` is `Ready` at once), so it is called
+        // without asking.
+        let answer = self.router.clone().call(request);
+        Box::pin(async move {
+            let response = answer.await;
+            drop(in_flight);
+            response
+        })
+    }
+}
+
+type Conn<I> = http1::Connection<TokioIo<Watched<I>>, ConnService>;
+
+/// A connection under its time limits and the server's requests to close.
+struct Guarded<I>
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    conn: Pin<Box<Conn<I>>>,
+    shared: Arc<Shared>,
+    limits: Limits,
+    sleep: Pin<Box<Sleep>>,
+    /// hyper was told to close after the answer in flight.
+    graceful: bool,
+}
+
+impl<I> Future for Guarded<I>
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    type Output = Ended;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Ended> {
+        let this = &mut *self;
+        loop {
+            if let Poll::Ready(result) = this.conn.as_mut().poll(cx) {
+                return Poll::Ready(match result {
+                    Ok(()) => Ended::Closed,
+                    Err(e) => Ended::Failed(e),
+                });
+            }
+            let (phase, close) = {
+                let mut state = this.shared.lock();
+                if !state
+                    .waker
+                    .as_ref()
+                    .is_some_and(|w| w.will_wake(cx.waker()))
+                {
+                    state.waker = Some(cx.waker().clone());
+                }
+                (state.phase, state.close)
+            };
+            if let Some(why) = close {
+                // A head still coming has nothing to answer: close now. (hyper would wait
+                // for the first request's head even after a graceful shutdown.)
+                if let Phase::Head { .. } = phase {
+                    return Poll::Ready(match why {
+                        Close::Evicted => Ended::Evicted,
+                        Close::Stopping => Ended::Stopping,
+                    });
+                }
+                // Otherwise hyper closes an idle connection once its last answer is out, and
+                // a busy one after the answer in flight.
+                if !this.graceful {
+                    this.graceful = true;
+                    this.conn.as_mut().graceful_shutdown();
+                    continue;
+                }
+            }
+            let (deadline, ended) = match phase {
+                Phase::Head { since } => (since + this.limits.header_timeout, Ended::HeaderTimeout),
+                Phase::Idle { since } => (since + this.limits.idle_timeout, Ended::IdleTimeout),
+                Phase::Busy => return Poll::Pending,
+            };
+            if this.sleep.deadline() != deadline {
+                this.sleep.as_mut().reset(deadline);
+            }
+            return match this.sleep.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(ended),
+                Poll::Pending => Poll::Pending,
+            };
+        }
+    }
+}
+
+/// Waits for SIGINT (Ctrl-C) or SIGTERM and returns its name; from then on, a second one
+/// exits the process at once (status 130). Never returns where signals cannot be watched.
+pub async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut interrupt), Ok(mut terminate)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return std::future::pending().await;
+        };
+        let first = tokio::select! {
+            _ = interrupt.recv() => "SIGINT (Ctrl-C)",
+            _ = terminate.recv() => "SIGTERM",
+        };
+        // The same streams watch for the second: no signal is lost between the two.
+        tokio::spawn(async move {
+            let second = tokio::select! {
+                _ = interrupt.recv() => "SIGINT (Ctrl-C)",
+                _ = terminate.recv() => "SIGTERM",
+            };
+            eprintln!("{second} again: exiting at once");
+            std::process::exit(130);
+        });
+        first
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return std::future::pending().await;
+        }
+        tokio::spawn(async {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("Ctrl-C again: exiting at once");
+                std::process::exit(130);
+            }
+        });
+        "Ctrl-C"
+    }
+}
+
+/// `max_connections` fitted to the open-file limit (`ulimit -n`): the soft limit is raised
+/// up to the hard one if the connections and the server's other files need more, and the cap
+/// is lowered if even that is too few. Returns the cap and, when it changed anything, a line
+/// saying what.
+pub fn fit_open_file_limit(max_connections: usize) -> (usize, Option<String>) {
+    #[cfg(unix)]
+    {
+        let wanted = libc::rlim_t::try_from(max_connections)
+            .unwrap_or(libc::rlim_t::MAX)
+            .saturating_add(RESERVED_FILES);
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `getrlimit` writes one `rlimit` through a pointer to a live one.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+            return (max_connections, None);
+        }
+        let soft = limit.rlim_cur;
+        if soft >= wanted {
+            return (max_connections, None);
+        }
+        let raised = wanted.min(limit.rlim_max);
+        let raised_limit = libc::rlimit {
+            rlim_cur: raised,
+            rlim_max: limit.rlim_max,
+        };
+        // SAFETY: `setrlimit` reads one `rlimit` through a pointer to a live one.
+        let now = if raised > soft
+            && unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised_limit) } == 0
+        {
+            raised
+        } else {
+            soft
+        };
+        if now >= wanted {
+            return (
+                max_connections,
+                Some(format!(
+                    "open-file limit raised from {soft} to {now} for {max_connections} connections"
+                )),
+            );
+        }
+        let cap = usize::try_from(now.saturating_sub(RESERVED_FILES))
+            .unwrap_or(usize::MAX)
+            .max(1);
+        (
+            cap,
+            Some(format!(
+                "the open-file limit is {now}: at most {cap} connections at once, not \
+                 {max_connections} (raise `ulimit -n` for more)"
+            )),
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        (max_connections, None)
+    }
+}
