@@ -277,7 +277,8 @@ impl Drop for Registered {
 ///
 /// # Errors
 ///
-/// None yet: failed accepts are logged and retried (after a pause when out of open files).
+/// None at present: a failed accept is logged and the loop goes on (after a pause when out
+/// of open files). The `io::Result` leaves room for setup that can fail.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
