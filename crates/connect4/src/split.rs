@@ -363,8 +363,9 @@ impl Results {
     /// Reads a results file of `list`: the header must name the board and the list; every
     /// line must be complete and check, but a last line without its newline, which a
     /// shard killed mid-write leaves (see [`Results::complete_bytes`]). Every field is
-    /// range-checked: a score within what the board allows (−1..=1 for weak results), counts
-    /// within `u64`; each position must have the list's stones. Errors name the line.
+    /// range-checked: a score within what a position of the list's stones allows on the
+    /// board (a win with its next stone; −1..=1 for weak results), counts within `u64`; each
+    /// position must have the list's stones. Errors name the line.
     ///
     /// `Ok(None)` when there is no complete header line: the input is empty, or holds a
     /// header cut short before its newline (a shard killed while it started), so nothing is
@@ -403,8 +404,9 @@ impl Results {
                 list.checksum()
             ));
         }
+        // A position with `depth` stones scores at most a win with the next stone.
         let max_score = match strength {
-            Strength::Strong => crate::search::win_now_score(W * H, 0),
+            Strength::Strong => crate::search::win_now_score(W * H, list.depth),
             Strength::Weak => 1,
         }
         .unsigned_abs();
@@ -691,7 +693,7 @@ mod tests {
     fn out_of_range_fields_are_corrupt_lines() {
         let (list, header) = list();
         let moves = list.moves[0].as_str();
-        let max = crate::search::win_now_score(16, 0);
+        let max = crate::search::win_now_score(16, 2);
         let ok = read(&format!("{header}{}", line(moves, max, 5, 7))).expect("in range");
         assert_eq!(ok.expect("header").solved[0].score, max);
         for score in [max + 1, -max - 1, i32::MIN, i32::MAX] {
