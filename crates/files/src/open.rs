@@ -31,8 +31,9 @@ pub fn open_regular(path: impl AsRef<Path>) -> io::Result<File> {
 /// Opens `path` to read text from it line by line: a regular file, a pipe (a named FIFO,
 /// `<(command)`, `/dev/stdin` on a pipe), a socket or a terminal. A directory or a device
 /// other than a terminal (`/dev/zero`, `/dev/urandom`) is refused with
-/// [`io::ErrorKind::InvalidInput`]. A named FIFO is opened blocking, as `cat` would: the user
-/// named it to write into it.
+/// [`io::ErrorKind::InvalidInput`]. A named FIFO waits for its writer, as `cat` would: the
+/// user named it to write into it (a writer already waiting is connected, and what it wrote
+/// before leaving is read).
 ///
 /// # Errors
 ///
@@ -43,14 +44,9 @@ pub fn open_text(path: impl AsRef<Path>) -> io::Result<File> {
     match kind_of(&file)? {
         Kind::Regular | Kind::Socket => {}
         Kind::Fifo => {
-            // A FIFO opened without blocking reads as empty until its writer arrives; open it
-            // again the ordinary way, which waits for the writer, as the user asked.
-            drop(file);
-            let file = File::open(path)?;
-            return match kind_of(&file)? {
-                Kind::Fifo | Kind::Regular => Ok(file),
-                other => Err(refused(other, "a text file or a pipe")),
-            };
+            set_blocking(&file)?;
+            wait_for_writer(&file)?;
+            return Ok(file);
         }
         Kind::Device if file.is_terminal() => {}
         other => return Err(refused(other, "a text file or a pipe")),
@@ -153,6 +149,38 @@ fn set_blocking(_: &File) -> io::Result<()> {
     Ok(())
 }
 
+/// Waits until a FIFO opened by this reader has data or has had a writer come and go. A read
+/// from a FIFO without a writer returns end of file at once, even before any writer came;
+/// `poll` instead waits for the first writer (Linux reports the hang-up only once a writer
+/// opened after this reader has closed again). Reopening the name to wait instead would lose
+/// what a writer already waiting in `open` writes after this reader's first open connects it.
+#[cfg(unix)]
+fn wait_for_writer(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mut poll = libc::pollfd {
+        fd: file.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: `poll` points to one valid pollfd for the duration of the call, and its
+        // descriptor is open (owned by `file`).
+        let ready = unsafe { libc::poll(&mut poll, 1, -1) };
+        if ready >= 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn wait_for_writer(_: &File) -> io::Result<()> {
+    Ok(())
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -237,6 +265,31 @@ mod tests {
         open_text(&path)
             .expect("opens")
             .read_to_string(&mut text)
+            .expect("reads");
+        writer.join().expect("writer");
+        assert_eq!(text, "a\nb\n");
+    }
+
+    #[test]
+    fn a_writer_waiting_before_the_reader_loses_nothing() {
+        let dir = scratch("fifo-writer-first");
+        let path = dir.join("f");
+        mkfifo(&path);
+        let writer = {
+            let path = path.clone();
+            // Blocks in open until the reader comes, writes, and leaves at once.
+            std::thread::spawn(move || std::fs::write(path, "a\nb\n").expect("write the FIFO"))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let read = open_text(&path).and_then(|mut f| f.read_to_string(&mut text));
+            let _ = sender.send(read.map(|_| text));
+        });
+        let text = receiver
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("open_text returns once the writer is done")
             .expect("reads");
         writer.join().expect("writer");
         assert_eq!(text, "a\nb\n");
