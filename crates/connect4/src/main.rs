@@ -625,6 +625,8 @@ fn run_server(
             .await
             .map_err(|e| format!("cannot listen on {address}: {e}"))?;
         let local = listener.local_addr()?;
+        // Watched before the announcement: a signal sent on seeing it is never missed.
+        let stop = transpo_connect4::serve::stop_signal();
         eprintln!(
             "listening on http://{local}/ ({threads} solver{}, {} MiB table{}; Ctrl-C stops)",
             if threads == 1 { "" } else { "s" },
@@ -635,7 +637,7 @@ fn run_server(
             )
         );
         let shutdown = async {
-            let signal = transpo_connect4::serve::stop_signal().await;
+            let signal = stop.await;
             eprintln!("{signal}: stopping (a second one exits at once)");
         };
         serve_on(listener, router(Arc::new(pool), options), limits, shutdown).await?;

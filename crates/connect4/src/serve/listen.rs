@@ -650,45 +650,57 @@ where
     }
 }
 
-/// Waits for SIGINT (Ctrl-C) or SIGTERM and returns its name; from then on, a second one
-/// exits the process at once (status 130). Never returns where signals cannot be watched.
-pub async fn stop_signal() -> &'static str {
+/// Watches for SIGINT (Ctrl-C) and SIGTERM from this call on, and returns a future that
+/// waits for the first and gives its name; from then on, a second one exits the process at
+/// once (status 130). Call it before announcing the server, so that a signal sent as soon as
+/// the announcement is seen is never missed. The future never completes where signals
+/// cannot be watched.
+///
+/// # Panics
+///
+/// Outside a Tokio runtime (signals are watched through its driver).
+pub fn stop_signal() -> impl Future<Output = &'static str> + Send + 'static {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut interrupt), Ok(mut terminate)) = (
+        let watched = (
             signal(SignalKind::interrupt()),
             signal(SignalKind::terminate()),
-        ) else {
-            return std::future::pending().await;
-        };
-        let first = tokio::select! {
-            _ = interrupt.recv() => "SIGINT (Ctrl-C)",
-            _ = terminate.recv() => "SIGTERM",
-        };
-        // The same streams watch for the second: no signal is lost between the two.
-        tokio::spawn(async move {
-            let second = tokio::select! {
+        );
+        async move {
+            let (Ok(mut interrupt), Ok(mut terminate)) = watched else {
+                return std::future::pending().await;
+            };
+            let first = tokio::select! {
                 _ = interrupt.recv() => "SIGINT (Ctrl-C)",
                 _ = terminate.recv() => "SIGTERM",
             };
-            eprintln!("{second} again: exiting at once");
-            std::process::exit(130);
-        });
-        first
+            // The same streams watch for the second: no signal is lost between the two.
+            tokio::spawn(async move {
+                let second = tokio::select! {
+                    _ = interrupt.recv() => "SIGINT (Ctrl-C)",
+                    _ = terminate.recv() => "SIGTERM",
+                };
+                eprintln!("{second} again: exiting at once");
+                std::process::exit(130);
+            });
+            first
+        }
     }
     #[cfg(not(unix))]
     {
-        if tokio::signal::ctrl_c().await.is_err() {
-            return std::future::pending().await;
-        }
-        tokio::spawn(async {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("Ctrl-C again: exiting at once");
-                std::process::exit(130);
+        async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                return std::future::pending().await;
             }
-        });
-        "Ctrl-C"
+            tokio::spawn(async {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    eprintln!("Ctrl-C again: exiting at once");
+                    std::process::exit(130);
+                }
+            });
+            "Ctrl-C"
+        }
     }
 }
 
