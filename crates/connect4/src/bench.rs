@@ -59,6 +59,18 @@ pub struct SetResult {
 }
 
 impl SetResult {
+    /// The result of a set named `name` before any line is read.
+    fn empty(name: &str) -> SetResult {
+        SetResult {
+            name: name.to_string(),
+            positions: 0,
+            failures: Vec::new(),
+            failed: 0,
+            time: Duration::ZERO,
+            nodes: 0,
+        }
+    }
+
     /// Mean time per position.
     pub fn mean_time(&self) -> Duration {
         // Divided as a float: a count past u32 would truncate to a wrong (or zero) divisor.
@@ -94,14 +106,7 @@ pub fn run_set<const W: usize, const H: usize>(
         progress(done, total)
     });
     // Reading a slice of memory never fails; were it to, an empty result is the honest one.
-    run.unwrap_or_else(|_| SetResult {
-        name: name.to_string(),
-        positions: 0,
-        failures: Vec::new(),
-        failed: 0,
-        time: Duration::ZERO,
-        nodes: 0,
-    })
+    run.unwrap_or_else(|_| SetResult::empty(name))
 }
 
 /// Solves the first `limit` lines read from `input` (all if `None`), calling
@@ -121,14 +126,7 @@ pub fn run_lines<const W: usize, const H: usize>(
     limit: Option<usize>,
     mut progress: impl FnMut(usize),
 ) -> io::Result<SetResult> {
-    let mut result = SetResult {
-        name: name.to_string(),
-        positions: 0,
-        failures: Vec::new(),
-        failed: 0,
-        time: Duration::ZERO,
-        nodes: 0,
-    };
+    let mut result = SetResult::empty(name);
     let fail = |result: &mut SetResult, line: usize, reason: String| {
         result.failed += 1;
         if result.failures.len() < FAILURES_KEPT {
