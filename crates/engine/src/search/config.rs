@@ -153,8 +153,8 @@ pub struct Features {
     /// promotion (the position is tactical; the quiet moves rarely matter).
     pub tt_capture_lmr: bool,
     /// Double extensions: off the principal variation, a table's move so singular that the
-    /// other moves fail low by a margin is searched two plies deeper (at most
-    /// [`super::alphabeta::MAX_DOUBLE_EXTENSIONS`] times on a path).
+    /// other moves fail low by a margin is searched two plies deeper (a bounded number of
+    /// times on a path: see the search's `extend` module).
     pub double_extension: bool,
     /// Correction history: the static evaluation is corrected by how far searches of
     /// positions with the same pawns (and side to move) ended from their own evaluations,

@@ -7,6 +7,8 @@
 
 use transpo::{Bound, ChessEntry, Entry, ResearchEntry};
 
+use super::score::MATE_BOUND;
+
 /// [`TtData::eval`] when no static evaluation is stored: the position was in check, the
 /// evaluation depends on the search's root (the `paper` profile), or the layout has no room.
 pub const NO_EVAL: i16 = i16::MIN;
@@ -27,6 +29,26 @@ pub struct TtData {
     pub bound: Bound,
     /// Nodes searched in the subtree (0 when the layout does not keep it).
     pub nodes: u64,
+}
+
+impl TtData {
+    /// The stored score as a node `ply` plies below the root sees it. A mate score is kept
+    /// as a distance from the node that found it and read back as a distance from this
+    /// root (see [`transpo::score`]); every score the search reads from the table goes
+    /// through here, and every score it stores through [`TtData::table_score`].
+    #[inline]
+    pub fn score_at(&self, ply: usize) -> i32 {
+        transpo::score::from_table(i32::from(self.score), ply as i32, MATE_BOUND)
+    }
+
+    /// The score to store for `score`, found at a node `ply` plies below the root: the
+    /// inverse of [`TtData::score_at`].
+    #[inline]
+    pub fn table_score(score: i32, ply: usize) -> i16 {
+        // Fits an i16: search scores lie within ±INFINITY (32,001), and a mate score moves
+        // by at most its ply (below MAX_PLY, 128).
+        transpo::score::to_table(score, ply as i32, MATE_BOUND) as i16
+    }
 }
 
 /// An entry type the search can store its [`TtData`] in.

@@ -4,8 +4,10 @@
 //! result), [`entry`] (what the search keeps in a table entry, for any entry
 //! layout; moves in the 16 bits of [`transpo_chess::move16`], the Polyglot books' encoding), [`limits`] (limits, stop flags, time budgets),
 //! [`ordering`] (move ordering), [`see`] (static exchange evaluation), `worker` (one
-//! thread's state, stop checks and evaluation cache), `alphabeta` (its negamax), `quiesce`
-//! (its quiescence), `tt` (the table protocol both use: probe, cut-off, store), `shared`
+//! thread's state, stop checks and evaluation cache), `alphabeta` (its negamax: the node and
+//! its move loop), `prune` (what the `full` profile leaves out: node and move pruning),
+//! `extend` (how deep it looks: extensions and reductions), `quiesce` (its quiescence), `tt`
+//! (the table protocol both use: probe, cut-off, store), `shared`
 //! (what the threads of a search share besides the table) and `smp`
 //! (iterative deepening, aspiration windows, Lazy SMP threads sharing one table).
 //!
@@ -30,8 +32,10 @@
 mod alphabeta;
 mod config;
 pub mod entry;
+mod extend;
 pub mod limits;
 pub mod ordering;
+mod prune;
 mod quiesce;
 mod score;
 pub mod see;

@@ -17,11 +17,10 @@
 //! schemes) a result without a move carries the move of the entry it replaces.
 
 use cozy_chess::Move;
-use transpo::{Bound, Table, score};
+use transpo::{Bound, Table};
 use transpo_chess::move16;
 
 use super::entry::{SearchEntry, TtData};
-use super::score::MATE_BOUND;
 use super::worker::Worker;
 
 /// What a node's probe found.
@@ -78,6 +77,47 @@ impl<E: SearchEntry> Worker<'_, E> {
         }
     }
 
+    /// The main search's cut-off by the table at a node of `depth` plies at `ply`, searched
+    /// with (`alpha`, `beta`): the stored score, when the entry is deep enough and its bound
+    /// settles the node (at a principal-variation node with `pv_exact_cuts`, only an exact
+    /// score does). The node's principal variation becomes the entry's move, and its subtree
+    /// grows by what the scheme counts for a hit.
+    #[inline]
+    pub(super) fn table_cutoff(
+        &mut self,
+        probe: &Probe,
+        depth: i32,
+        ply: usize,
+        (alpha, beta): (i32, i32),
+    ) -> Option<i32> {
+        let d = probe.entry?;
+        let pv_node = beta - alpha > 1;
+        if !self.deep_enough(d.depth, depth)
+            || pv_node && self.features.pv_exact_cuts && d.bound != Bound::Exact
+        {
+            return None;
+        }
+        let stored = table_cut(&d, ply, alpha, beta)?;
+        let weight = self.scheme.map_or(1, |s| s.nodes_for_hit(d.nodes)).max(1);
+        self.subtree += weight - 1;
+        if let Some(mv) = probe.mv {
+            self.pv[ply][ply] = Some(mv);
+            self.pv_len[ply] = ply + 1;
+        }
+        Some(stored)
+    }
+
+    /// Whether a stored depth is enough to use the entry's score at `depth` plies: at least
+    /// as deep, or exactly as deep with `exact_depth_probing`.
+    #[inline]
+    fn deep_enough(&self, stored: u8, depth: i32) -> bool {
+        if self.exact_depth_probing {
+            i32::from(stored) == depth
+        } else {
+            i32::from(stored) >= depth
+        }
+    }
+
     /// Stores a node's result in `table` (none: nothing is stored). `existing` is the sound
     /// entry the node's probe found for the same key, if any: with `keep_move`, a result
     /// without a move keeps its move.
@@ -100,7 +140,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         };
         let mut data = TtData {
             mv: move16::encode_opt(mv),
-            score: score::to_table(result.best, ply as i32, MATE_BOUND) as i16,
+            score: TtData::table_score(result.best, ply),
             eval: self.eval_to_store(result.eval),
             depth: result.depth.clamp(0, 255) as u8,
             bound,
@@ -120,7 +160,7 @@ impl<E: SearchEntry> Worker<'_, E> {
 /// at `ply` (its depth is the caller's question).
 #[inline]
 pub(super) fn table_cut(d: &TtData, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
-    let stored = score::from_table(i32::from(d.score), ply as i32, MATE_BOUND);
+    let stored = d.score_at(ply);
     let cut = match d.bound {
         Bound::Exact => true,
         Bound::Lower => stored >= beta,

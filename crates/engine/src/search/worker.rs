@@ -1,7 +1,7 @@
 //! One search thread's state: the position, the table, the features, the counters, the
 //! principal variation and the per-ply move lists; the stop and clock checks; the static
 //! evaluation with its per-thread cache. The search itself is in `alphabeta` (the main
-//! search), `quiesce` (quiescence) and `tt` (the table protocol).
+//! search, with `prune` and `extend`), `quiesce` (quiescence) and `tt` (the table protocol).
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
