@@ -400,167 +400,237 @@ fn pieces<T: Terms>(
     (attackers, attacked)
 }
 
-/// Names every term of `board` to `out` (see the module docs).
-pub fn terms<T: Terms>(board: &Board, out: &mut T) {
-    let occupied = board.occupied();
-    let pawns = [
-        board.colored_pieces(Color::White, Piece::Pawn),
-        board.colored_pieces(Color::Black, Piece::Pawn),
-    ];
-    let pawn_attacks = [
-        pawn_attacks(pawns[0], Color::White),
-        pawn_attacks(pawns[1], Color::Black),
-    ];
-    let kings = [board.king(Color::White), board.king(Color::Black)];
-    let zones = [
-        king_zone(kings[0], Color::White),
-        king_zone(kings[1], Color::Black),
-    ];
-    let sign_to_move = if board.side_to_move() == Color::White {
-        1
-    } else {
-        -1
-    };
-    out.add(Param::Tempo.start(), sign_to_move);
-    // Per side: every square attacked, those attacked by knights and bishops, by rooks.
-    let mut attacks = [BitBoard::EMPTY; 2];
-    let mut minor_attacks = [BitBoard::EMPTY; 2];
-    let mut rook_attacks = [BitBoard::EMPTY; 2];
-    for color in [Color::White, Color::Black] {
-        let us = color as usize;
-        let them = 1 - us;
-        let sign = if color == Color::White { 1 } else { -1 };
-        let flip = if color == Color::White { 0 } else { 56 };
-        let own = board.colors(color);
-        let safe = !own & !pawn_attacks[them];
-        let enemy_zone = zones[them];
+/// What the terms of both sides read, worked out once per position: the pawns and kings
+/// (and the occupied squares), indexed by colour (White 0, Black 1).
+struct PawnsAndKings {
+    occupied: BitBoard,
+    pawns: [BitBoard; 2],
+    /// The squares each side's pawns attack.
+    pawn_attacks: [BitBoard; 2],
+    kings: [Square; 2],
+    /// Each king's zone (see [`king_zone`]).
+    zones: [BitBoard; 2],
+}
 
-        // Pawns.
-        let own_pawns = pawns[us];
-        let defended = pawn_attacks[us];
-        for square in own_pawns {
-            let s = square as usize;
-            let relative = s ^ flip;
-            let rank = relative / 8;
-            out.add(Param::Pst.start() + pst_index(0, relative), sign);
-            if PASSED_MASK[us][s] & pawns[them].0 == 0 {
-                out.add(Param::Passed.start() + rank, sign);
-                // A pawn on its last rank would have promoted: the stop square exists.
-                let stop = Square::index(if us == 0 { s + 8 } else { s - 8 });
-                if occupied.has(stop) {
-                    out.add(Param::PassedBlocked.start() + rank, sign);
-                }
-                let own_king = distance(kings[us], stop);
-                out.add(Param::PassedOwnKing.start() + rank, sign * own_king);
-                let enemy_king = distance(kings[them], stop);
-                out.add(Param::PassedEnemyKing.start() + rank, sign * enemy_king);
-            }
-            let file = s % 8;
-            let beside = BitBoard(ADJACENT_FILES[file] & (0xffu64 << (8 * (s / 8))));
-            if defended.has(square) || !(beside & own_pawns).is_empty() {
-                out.add(Param::Connected.start() + rank, sign);
-            }
-            let file_ahead = FILE_MASK[file] & PASSED_MASK[us][s];
-            if file_ahead & own_pawns.0 != 0 {
-                out.add(Param::Doubled.start(), sign);
-            }
-            if ADJACENT_FILES[file] & own_pawns.0 == 0 {
-                out.add(Param::Isolated.start(), sign);
-            }
-        }
-        let threatened = pawn_attacks[us]
-            & board.colors(!color)
-            & !board.pieces(Piece::Pawn)
-            & !board.pieces(Piece::King);
-        out.add(Param::PawnThreat.start(), sign * threatened.len() as i32);
-
-        // Pieces: placement, outposts, mobility, attacks on the enemy king's zone.
-        let minors =
-            board.colored_pieces(color, Piece::Knight) | board.colored_pieces(color, Piece::Bishop);
-        let mut outposts = BitBoard::EMPTY;
-        for square in minors & defended & BitBoard(OUTPOST_RANKS[us]) {
-            let reachable = PASSED_MASK[us][square as usize] & ADJACENT_FILES[square as usize % 8];
-            if reachable & pawns[them].0 == 0 {
-                outposts |= square.bitboard();
-            }
-        }
-        let side = Side {
-            color,
-            sign,
-            flip,
-            safe,
-            enemy_zone,
-            outposts,
-        };
-        let knights = pieces(board, &side, Piece::Knight, out, get_knight_moves);
-        let bishops = pieces(board, &side, Piece::Bishop, out, |s| {
-            get_bishop_moves(s, occupied)
-        });
-        let rooks = pieces(board, &side, Piece::Rook, out, |s| {
-            get_rook_moves(s, occupied)
-        });
-        let queens = pieces(board, &side, Piece::Queen, out, |s| {
-            get_bishop_moves(s, occupied) | get_rook_moves(s, occupied)
-        });
-        let attackers = knights.0 + bishops.0 + rooks.0 + queens.0;
-        minor_attacks[us] = knights.1 | bishops.1;
-        rook_attacks[us] = rooks.1;
-        attacks[us] =
-            minor_attacks[us] | rooks.1 | queens.1 | pawn_attacks[us] | get_king_moves(kings[us]);
-        out.add(
-            Param::KingAttackers.start() + attackers.min(Param::KingAttackers.count() - 1),
-            sign,
-        );
-        for square in board.colored_pieces(color, Piece::Rook) {
-            let file = FILE_MASK[square as usize % 8];
-            if file & own_pawns.0 == 0 {
-                if file & pawns[them].0 == 0 {
-                    out.add(Param::RookOpen.start(), sign);
-                } else {
-                    out.add(Param::RookHalfOpen.start(), sign);
-                }
-            }
-        }
-        if board.colored_pieces(color, Piece::Bishop).len() >= 2 {
-            out.add(Param::BishopPair.start(), sign);
-        }
-
-        // The king: placement, shield, open file.
-        let king = kings[us];
-        out.add(
-            Param::Pst.start() + pst_index(Piece::King as usize, king as usize ^ flip),
-            sign,
-        );
-        let king_file = king.file() as usize;
-        let front = PASSED_MASK[us][king as usize];
-        let shield = (BitBoard(front & NEAR_RANKS[king as usize / 8]) & own_pawns).len() as usize;
-        out.add(
-            Param::Shield.start() + shield.min(Param::Shield.count() - 1),
-            sign,
-        );
-        if FILE_MASK[king_file] & own_pawns.0 == 0 {
-            out.add(Param::KingOpenFile.start(), sign);
+impl PawnsAndKings {
+    #[inline(always)]
+    fn of(board: &Board) -> Self {
+        let pawns = [
+            board.colored_pieces(Color::White, Piece::Pawn),
+            board.colored_pieces(Color::Black, Piece::Pawn),
+        ];
+        let kings = [board.king(Color::White), board.king(Color::Black)];
+        PawnsAndKings {
+            occupied: board.occupied(),
+            pawns,
+            pawn_attacks: [
+                pawn_attacks(pawns[0], Color::White),
+                pawn_attacks(pawns[1], Color::Black),
+            ],
+            kings,
+            zones: [
+                king_zone(kings[0], Color::White),
+                king_zone(kings[1], Color::Black),
+            ],
         }
     }
+}
 
+/// The squares one side's pieces attack, for the threat terms.
+#[derive(Clone, Copy, Default)]
+struct Attacks {
+    /// By every piece, pawns and king included.
+    all: BitBoard,
+    /// By knights and bishops.
+    minor: BitBoard,
+    /// By rooks.
+    rook: BitBoard,
+}
+
+/// +1 for White, −1 for Black: the sign of a side's counts.
+#[inline(always)]
+fn sign_of(color: Color) -> i32 {
+    if color == Color::White { 1 } else { -1 }
+}
+
+/// 0 for White, 56 for Black: turns a square into the side's own view.
+#[inline(always)]
+fn flip_of(color: Color) -> usize {
+    if color == Color::White { 0 } else { 56 }
+}
+
+/// Names every term of `board` to `out` (see the module docs).
+pub fn terms<T: Terms>(board: &Board, out: &mut T) {
+    let facts = PawnsAndKings::of(board);
+    out.add(Param::Tempo.start(), sign_of(board.side_to_move()));
+    let mut attacks = [Attacks::default(); 2];
+    for color in [Color::White, Color::Black] {
+        pawn_terms(board, &facts, color, out);
+        attacks[color as usize] = piece_terms(board, &facts, color, out);
+        king_terms(&facts, color, out);
+    }
     // Threats, once both sides' attacks are known.
     for color in [Color::White, Color::Black] {
-        let us = color as usize;
-        let them = 1 - us;
-        let sign = if color == Color::White { 1 } else { -1 };
-        let enemy = board.colors(!color);
-        let rooks = enemy & board.pieces(Piece::Rook);
-        let queens = enemy & board.pieces(Piece::Queen);
-        let pieces = enemy & !board.pieces(Piece::Pawn) & !board.pieces(Piece::King);
-        let threats = [
-            minor_attacks[us] & rooks,
-            minor_attacks[us] & queens,
-            rook_attacks[us] & queens,
-            attacks[us] & pieces & !attacks[them],
-        ];
-        for (kind, threat) in threats.into_iter().enumerate() {
-            out.add(Param::Threat.start() + kind, sign * threat.len() as i32);
+        threat_terms(board, &attacks, color, out);
+    }
+}
+
+/// The pawn terms of `color`: placement, passed pawns (blocked, the kings' distances to
+/// the stop square), connected, doubled and isolated pawns, and pieces the pawns attack.
+#[inline(always)]
+fn pawn_terms<T: Terms>(board: &Board, facts: &PawnsAndKings, color: Color, out: &mut T) {
+    let us = color as usize;
+    let them = 1 - us;
+    let (sign, flip) = (sign_of(color), flip_of(color));
+    let own_pawns = facts.pawns[us];
+    let defended = facts.pawn_attacks[us];
+    for square in own_pawns {
+        let s = square as usize;
+        let relative = s ^ flip;
+        let rank = relative / 8;
+        out.add(Param::Pst.start() + pst_index(0, relative), sign);
+        if PASSED_MASK[us][s] & facts.pawns[them].0 == 0 {
+            out.add(Param::Passed.start() + rank, sign);
+            // A pawn on its last rank would have promoted: the stop square exists.
+            let stop = Square::index(if us == 0 { s + 8 } else { s - 8 });
+            if facts.occupied.has(stop) {
+                out.add(Param::PassedBlocked.start() + rank, sign);
+            }
+            let own_king = distance(facts.kings[us], stop);
+            out.add(Param::PassedOwnKing.start() + rank, sign * own_king);
+            let enemy_king = distance(facts.kings[them], stop);
+            out.add(Param::PassedEnemyKing.start() + rank, sign * enemy_king);
         }
+        let file = s % 8;
+        let beside = BitBoard(ADJACENT_FILES[file] & (0xffu64 << (8 * (s / 8))));
+        if defended.has(square) || !(beside & own_pawns).is_empty() {
+            out.add(Param::Connected.start() + rank, sign);
+        }
+        let file_ahead = FILE_MASK[file] & PASSED_MASK[us][s];
+        if file_ahead & own_pawns.0 != 0 {
+            out.add(Param::Doubled.start(), sign);
+        }
+        if ADJACENT_FILES[file] & own_pawns.0 == 0 {
+            out.add(Param::Isolated.start(), sign);
+        }
+    }
+    let threatened = facts.pawn_attacks[us]
+        & board.colors(!color)
+        & !board.pieces(Piece::Pawn)
+        & !board.pieces(Piece::King);
+    out.add(Param::PawnThreat.start(), sign * threatened.len() as i32);
+}
+
+/// The piece terms of `color` (knights, bishops, rooks, queens): placement, outposts,
+/// mobility, attacks on the enemy king's zone, rooks on open files, the bishop pair.
+/// Returns the squares the side attacks.
+#[inline(always)]
+fn piece_terms<T: Terms>(
+    board: &Board,
+    facts: &PawnsAndKings,
+    color: Color,
+    out: &mut T,
+) -> Attacks {
+    let us = color as usize;
+    let them = 1 - us;
+    let sign = sign_of(color);
+    let occupied = facts.occupied;
+    let minors =
+        board.colored_pieces(color, Piece::Knight) | board.colored_pieces(color, Piece::Bishop);
+    let mut outposts = BitBoard::EMPTY;
+    for square in minors & facts.pawn_attacks[us] & BitBoard(OUTPOST_RANKS[us]) {
+        let reachable = PASSED_MASK[us][square as usize] & ADJACENT_FILES[square as usize % 8];
+        if reachable & facts.pawns[them].0 == 0 {
+            outposts |= square.bitboard();
+        }
+    }
+    let side = Side {
+        color,
+        sign,
+        flip: flip_of(color),
+        safe: !board.colors(color) & !facts.pawn_attacks[them],
+        enemy_zone: facts.zones[them],
+        outposts,
+    };
+    let knights = pieces(board, &side, Piece::Knight, out, get_knight_moves);
+    let bishops = pieces(board, &side, Piece::Bishop, out, |s| {
+        get_bishop_moves(s, occupied)
+    });
+    let rooks = pieces(board, &side, Piece::Rook, out, |s| {
+        get_rook_moves(s, occupied)
+    });
+    let queens = pieces(board, &side, Piece::Queen, out, |s| {
+        get_bishop_moves(s, occupied) | get_rook_moves(s, occupied)
+    });
+    let attackers = knights.0 + bishops.0 + rooks.0 + queens.0;
+    let minor = knights.1 | bishops.1;
+    out.add(
+        Param::KingAttackers.start() + attackers.min(Param::KingAttackers.count() - 1),
+        sign,
+    );
+    let own_pawns = facts.pawns[us];
+    for square in board.colored_pieces(color, Piece::Rook) {
+        let file = FILE_MASK[square as usize % 8];
+        if file & own_pawns.0 == 0 {
+            if file & facts.pawns[them].0 == 0 {
+                out.add(Param::RookOpen.start(), sign);
+            } else {
+                out.add(Param::RookHalfOpen.start(), sign);
+            }
+        }
+    }
+    if board.colored_pieces(color, Piece::Bishop).len() >= 2 {
+        out.add(Param::BishopPair.start(), sign);
+    }
+    Attacks {
+        all: minor | rooks.1 | queens.1 | facts.pawn_attacks[us] | get_king_moves(facts.kings[us]),
+        minor,
+        rook: rooks.1,
+    }
+}
+
+/// The king terms of `color`: placement, the pawns shielding it, an open file.
+#[inline(always)]
+fn king_terms<T: Terms>(facts: &PawnsAndKings, color: Color, out: &mut T) {
+    let us = color as usize;
+    let sign = sign_of(color);
+    let own_pawns = facts.pawns[us];
+    let king = facts.kings[us];
+    out.add(
+        Param::Pst.start() + pst_index(Piece::King as usize, king as usize ^ flip_of(color)),
+        sign,
+    );
+    let king_file = king.file() as usize;
+    let front = PASSED_MASK[us][king as usize];
+    let shield = (BitBoard(front & NEAR_RANKS[king as usize / 8]) & own_pawns).len() as usize;
+    out.add(
+        Param::Shield.start() + shield.min(Param::Shield.count() - 1),
+        sign,
+    );
+    if FILE_MASK[king_file] & own_pawns.0 == 0 {
+        out.add(Param::KingOpenFile.start(), sign);
+    }
+}
+
+/// The threat terms of `color`, given both sides' `attacks`: minor pieces on rooks and
+/// queens, rooks on queens, pieces attacked and not defended.
+#[inline(always)]
+fn threat_terms<T: Terms>(board: &Board, attacks: &[Attacks; 2], color: Color, out: &mut T) {
+    let us = color as usize;
+    let them = 1 - us;
+    let sign = sign_of(color);
+    let enemy = board.colors(!color);
+    let rooks = enemy & board.pieces(Piece::Rook);
+    let queens = enemy & board.pieces(Piece::Queen);
+    let pieces = enemy & !board.pieces(Piece::Pawn) & !board.pieces(Piece::King);
+    let threats = [
+        attacks[us].minor & rooks,
+        attacks[us].minor & queens,
+        attacks[us].rook & queens,
+        attacks[us].all & pieces & !attacks[them].all,
+    ];
+    for (kind, threat) in threats.into_iter().enumerate() {
+        out.add(Param::Threat.start() + kind, sign * threat.len() as i32);
     }
 }
 
