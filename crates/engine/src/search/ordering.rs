@@ -98,7 +98,7 @@ fn nudge(h: i32, delta: i32) -> i32 {
 impl Heuristics {
     /// The history update with gravity (the `full` profile's `history_gravity`): the quiet
     /// move `best` that caused a cut-off gains, the quiet moves `tried` before it lose, by a
-    /// bonus growing with `depth`; each score moves towards ±[`HISTORY_MAX`] by the fraction
+    /// bonus growing with `depth`; each score moves towards ±`HISTORY_MAX` by the fraction
     /// of the way the bonus is of it, so old news fades instead of saturating.
     /// With `continuation` rows, the continuation history is updated the same way.
     pub fn update_history(
