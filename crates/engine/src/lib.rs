@@ -10,6 +10,8 @@
 //! - [`selfplay`]: matches between two configurations, to measure a feature.
 //! - [`tune`]: Texel tuning of the tapered evaluation's weights on positions from the
 //!   engine's own games.
+//! - [`cli`]: the commands of the `transpo-chess` binary (whose `main.rs` only dispatches)
+//!   and the exit convention of the project's binaries.
 //!
 //! ```
 //! use transpo::{ChessEntry, Table};
@@ -32,6 +34,7 @@
 
 pub mod bench;
 pub mod bench_positions;
+pub mod cli;
 pub mod eval;
 pub mod search;
 pub mod selfplay;

@@ -249,7 +249,7 @@ fn table_saves_never_write_through_links_or_leave_temporary_files() {
 }
 
 /// Item 3: `selfplay --book /dev/zero` and `tune /dev/zero` used to read until memory ran
-/// out. A device is refused at open.
+/// out. A device is refused at open, as bad input (exit status 2).
 #[test]
 fn dev_zero_as_a_book_or_tuning_data_is_refused_at_once() {
     if !Path::new("/dev/zero").exists() {
@@ -264,7 +264,7 @@ fn dev_zero_as_a_book_or_tuning_data_is_refused_at_once() {
         vec!["tune", "/dev/zero", "--out", out_path],
     ] {
         let out = chess(&args, b"", Duration::from_secs(10));
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         let stderr = text(&out.stderr);
         assert!(
             stderr.contains("cannot read /dev/zero: a device"),
@@ -356,7 +356,8 @@ fn overlong_lines_in_books_and_data_are_reported_and_skipped() {
 /// with exit 0. The non-finite fit is refused and the old weights file is kept; a fit that
 /// succeeds replaces the file whole (a new file renamed over it: a hard link to the old file
 /// keeps the old contents, where writing in place would have changed both). A FIFO or a
-/// directory as `--out` is refused before the fit.
+/// directory as `--out` is refused before the fit. The diverged fit is a failed check (exit
+/// status 1), the refused output bad usage (2).
 #[test]
 fn tune_refuses_a_non_finite_fit_and_replaces_the_weights_file_whole() {
     let dir = scratch("tune");
@@ -410,7 +411,7 @@ fn tune_refuses_a_non_finite_fit_and_replaces_the_weights_file_whole() {
                 b"",
                 Duration::from_secs(30),
             );
-            assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+            assert_eq!(refused.status.code(), Some(2), "{refused:?}");
             assert!(
                 text(&refused.stderr).contains("not a regular file"),
                 "{refused:?}"

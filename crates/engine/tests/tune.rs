@@ -86,6 +86,8 @@ fn datagen_labels_quiet_positions_and_tune_writes_compilable_weights() {
     assert_eq!(numbers, WEIGHT_COUNT);
 }
 
+/// Bad input is exit status 2 (bad usage or bad input), with a message saying what is wrong;
+/// nothing is written.
 #[test]
 fn tune_refuses_bad_input_with_a_message() {
     let junk = scratch("junk.txt");
@@ -112,11 +114,11 @@ fn tune_refuses_bad_input_with_a_message() {
         ),
     ] {
         let out = chess(&args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
     let out = chess(&["datagen", out_path, "--book", "/nonexistent/book.epd"]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(!std::path::Path::new(out_path).exists());
 }

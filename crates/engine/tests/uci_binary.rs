@@ -85,7 +85,7 @@ fn perft_subcommand_divides_like_stockfish() {
 
 /// Issue 14: `perft 1000000` overflowed the stack, and an impossible FEN made `analyse` and
 /// `perft` panic (exit code 101). Out-of-range numbers are clap errors (code 2) naming the
-/// range; impossible positions are errors (code 1).
+/// range; impossible positions are bad input (code 2 too, since issue 32; it was 1).
 #[test]
 fn subcommands_check_their_arguments() {
     let run = |args: &[&str]| {
@@ -111,10 +111,54 @@ fn subcommands_check_their_arguments() {
         let mut args: Vec<&str> = command.split(' ').collect();
         args.extend("8/8/8/8/8/8/8/Kk6 w - - 0 1".split(' '));
         let out = run(&args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("side by side"), "{args:?}: {err}");
     }
     let help = String::from_utf8(run(&["perft", "--help"]).stdout).unwrap();
     assert!(help.contains("0 to 12"), "{help}");
+}
+
+/// Issue 32: one exit convention for the project's binaries, stated in `--help`: bad usage
+/// or bad input is 2 and a failure while running is 1, each with `error: ...` on stderr.
+/// (An unknown feature was 1; output that could not be written made `analyse` panic, 101.)
+#[test]
+fn exit_status_follows_the_projects_convention() {
+    let run = |args: &[&str], stdout: Stdio| {
+        Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+            .args(args)
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap()
+    };
+    let help = String::from_utf8(run(&["--help"], Stdio::piped()).stdout).unwrap();
+    assert!(help.contains("Exit status:\n  0  success\n  1  "), "{help}");
+    assert!(help.contains("\n  2  bad usage or bad input"), "{help}");
+    for args in [
+        &["bench", "1", "--without", "nonsense"][..],
+        &["selfplay", "--a-without", "nonsense"],
+    ] {
+        let out = run(args, Stdio::piped());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: unknown feature"), "{args:?}: {err}");
+    }
+    // A full disk under stdout: a failure while running.
+    if std::path::Path::new("/dev/full").exists() {
+        for args in [
+            &["perft", "2"][..],
+            &["analyse", "--depth", "2"],
+            &["bench-perft", "1"],
+        ] {
+            let full = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let out = run(args, Stdio::from(full));
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.starts_with("error: "), "{args:?}: {err}");
+        }
+    }
 }
