@@ -1,6 +1,6 @@
 //! A small matrix (2 schemes, 2 sizes, depth 3, 3 positions) run through the binary, checked
-//! for invariants that truly hold: identical node counts across runs, a resumed run equal to
-//! an uninterrupted one, the union of shards equal to the whole run, and a no-table baseline
+//! for invariants that truly hold: identical node counts across runs, a resumed run (after an
+//! interruption between rows or in the middle of one) equal to an uninterrupted one, the union of shards equal to the whole run, and a no-table baseline
 //! that does not depend on the schemes and sizes around it.
 
 mod common;
@@ -101,6 +101,26 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
         observations(&resumed),
         rows,
         "a resumed run must equal an uninterrupted one"
+    );
+
+    // Killed while writing a row: the torn last line is cut off and its cell runs again.
+    let killed = dir.join("killed");
+    std::fs::create_dir_all(&killed).expect("dir");
+    let torn = format!(
+        "{}\n{}",
+        partial.join("\n"),
+        &text.lines().nth(2 + POSITIONS).expect("a row")[..20]
+    );
+    std::fs::write(killed.join("observations.csv"), torn).expect("write");
+    let log = run(&killed, &epd, None, &["--threads", "1"]);
+    assert!(
+        log.contains("line 6: a torn last line") && log.contains("1 already done"),
+        "{log}"
+    );
+    assert_eq!(
+        observations(&killed),
+        rows,
+        "a run killed mid-row must resume to the whole one"
     );
 
     let shards: Vec<PathBuf> = (1..=3).map(|i| dir.join(format!("shard{i}"))).collect();

@@ -14,7 +14,7 @@ pub mod record;
 pub mod report;
 
 use crate::experiment::{
-    List, files, runner,
+    List, csv, files, runner,
     schemes::{self, SchemeSpec},
     sizes,
 };
@@ -94,9 +94,9 @@ pub fn run(args: &Args) -> Result<(), String> {
     let positions = positions::load(args.positions.as_deref())?;
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let _lock = files::lock_run(&args.out)?;
-    let csv = args.out.join("observations.csv");
-    let done = record::complete_cells(record::read(&csv)?, positions.len());
-    record::write_all(&csv, done.values().flatten().cloned())?;
+    let csv_path = args.out.join("observations.csv");
+    let done = record::complete_cells(csv::read(&csv_path)?, positions.len());
+    csv::write_all(&csv_path, done.values().flatten())?;
     let cells = args.shard.select(args.matrix().cells());
     let total = cells.len();
     let mut pending = record::pending(cells, &done);
@@ -114,15 +114,15 @@ pub fn run(args: &Args) -> Result<(), String> {
     );
     let file = OpenOptions::new()
         .append(true)
-        .open(&csv)
-        .map_err(|e| format!("{}: {e}", csv.display()))?;
+        .open(&csv_path)
+        .map_err(|e| format!("{}: {e}", csv_path.display()))?;
     let out = Mutex::new(file);
     let bar = runner::progress_bar(pending.len(), "cells");
     let started = Instant::now();
     runner::run_cells(args.threads, &pending, |cell| {
         let rows = observe(cell, &positions)?;
         let mut file = out.lock().map_err(|_| "a worker panicked".to_string())?;
-        record::append(&mut *file, &rows).map_err(|e| format!("{}: {e}", csv.display()))?;
+        csv::append(&mut *file, &rows).map_err(|e| format!("{}: {e}", csv_path.display()))?;
         bar.inc(1);
         Ok(())
     })?;
@@ -146,21 +146,21 @@ pub fn run(args: &Args) -> Result<(), String> {
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     let mut runs = Vec::new();
     for input in inputs {
-        let csv = if input.is_dir() {
+        let path = if input.is_dir() {
             input.join("observations.csv")
         } else {
             input.clone()
         };
-        if !csv.exists() {
-            return Err(format!("{}: no such file", csv.display()));
+        if !path.exists() {
+            return Err(format!("{}: no such file", path.display()));
         }
-        runs.push(record::read(&csv)?);
+        runs.push(csv::read(&path)?);
     }
     let merged = record::merge(runs)?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let _lock = files::lock_run(out)?;
     let positions = merged.iter().map(|r| r.position + 1).max().unwrap_or(0);
-    record::write_all(&out.join("observations.csv"), merged)?;
+    csv::write_all(&out.join("observations.csv"), &merged)?;
     write_report(out, positions, None, None)
 }
 
@@ -171,7 +171,7 @@ fn write_report(
     status: Option<String>,
 ) -> Result<(), String> {
     let rows: Vec<Row> =
-        record::complete_cells(record::read(&out.join("observations.csv"))?, positions)
+        record::complete_cells(csv::read(&out.join("observations.csv"))?, positions)
             .into_values()
             .flatten()
             .collect();

@@ -20,13 +20,13 @@ mod record;
 mod report;
 
 use crate::experiment::{
-    List, files, runner,
+    List, csv, files, runner,
     schemes::{self, SchemeSpec},
     sizes,
 };
 use bounds::ResearchBounds;
 use indicatif::ProgressBar;
-use record::{HEADER, Row};
+use record::Row;
 use std::{
     path::{Path, PathBuf},
     time::Instant,
@@ -187,13 +187,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let seconds = started.elapsed().as_secs_f64();
     eprintln!("ran {} solves in {seconds:.1} s", rows.len());
     let csv_path = args.out.join("observations.csv");
-    let mut csv = String::from(HEADER);
-    csv.push('\n');
-    for row in &rows {
-        csv.push_str(&row.to_csv());
-        csv.push('\n');
-    }
-    files::write_whole(&csv_path, &csv)?;
+    csv::write_all(&csv_path, &rows)?;
     let report_path = args
         .report
         .clone()

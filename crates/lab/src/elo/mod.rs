@@ -15,11 +15,11 @@ pub mod stats;
 
 use crate::breuker::matrix::Shard;
 use crate::experiment::{
-    List, files, runner,
+    List, csv, files, runner,
     schemes::{self, SchemeSpec},
 };
 use plan::{Cell, Opening, Setup, Stamping};
-use record::{Result3, Row, Tail};
+use record::{Result3, Row};
 use stats::{Penta, SprtTest, Verdict};
 use std::{
     collections::BTreeMap,
@@ -154,9 +154,9 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let _lock = files::lock_run(&args.out)?;
-    let csv = args.out.join(PAIRS_CSV);
-    let done = record::unite(record::read(&csv, Tail::Forgive)?)?;
-    record::write_all(&csv, done.values())?;
+    let csv_path = args.out.join(PAIRS_CSV);
+    let done = record::unite(csv::read(&csv_path)?)?;
+    csv::write_all(&csv_path, done.values())?;
     let context = |out: &Path| ReportSettings {
         sprt: args.sprt,
         node_counts: args.node_counts.clone(),
@@ -185,7 +185,7 @@ pub fn run(args: &Args) -> Result<(), String> {
                 "{}: pair {pair} of cell {cell} was played from opening {}, but these \
                  --openings and --seed give opening {}: resume with the same --openings and \
                  --seed, or use another --out",
-                csv.display(),
+                csv_path.display(),
                 row.opening,
                 opening.index
             ));
@@ -207,8 +207,8 @@ pub fn run(args: &Args) -> Result<(), String> {
     );
     let file = OpenOptions::new()
         .append(true)
-        .open(&csv)
-        .map_err(|e| format!("{}: {e}", csv.display()))?;
+        .open(&csv_path)
+        .map_err(|e| format!("{}: {e}", csv_path.display()))?;
     let work = Work {
         setup: &setup,
         cells: &cells,
@@ -217,7 +217,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         sprt: args.sprt,
         out: Mutex::new(file),
         counts: Mutex::new(record::by_cell(done.values())),
-        csv: &csv,
+        csv: &csv_path,
     };
     let started = Instant::now();
     let (played, skipped) = work.play(args.threads, &pending)?;
@@ -230,7 +230,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             String::new()
         }
     );
-    let done = record::unite(record::read(&csv, Tail::Strict)?)?;
+    let done = record::unite(csv::read(&csv_path)?)?;
     write_report(
         &context(&args.out),
         incomplete(&items, &keys, &done, args.sprt),
@@ -274,11 +274,7 @@ pub fn is_elo_input(input: &Path) -> bool {
     if input.is_dir() {
         return input.join(PAIRS_CSV).exists();
     }
-    files::read_run_file(input)
-        .ok()
-        .flatten()
-        .and_then(|t| t.lines().next().map(|l| l.trim_end() == record::HEADER))
-        .unwrap_or(false)
+    csv::holds::<Row>(input)
 }
 
 /// Merges the pairs of several runs (shards) into `out` and writes its report. Every input
@@ -286,19 +282,19 @@ pub fn is_elo_input(input: &Path) -> bool {
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     let mut rows = Vec::new();
     for input in inputs {
-        let csv = if input.is_dir() {
+        let path = if input.is_dir() {
             input.join(PAIRS_CSV)
         } else {
             input.clone()
         };
-        if !csv.is_file() {
-            return Err(format!("{}: no such file", csv.display()));
+        if !path.is_file() {
+            return Err(format!("{}: no such file", path.display()));
         }
-        let run = record::read(&csv, Tail::Strict)?;
+        let run = csv::read(&path)?;
         if run.is_empty() {
             return Err(format!(
                 "{}: no pairs (an empty or unfinished shard?)",
-                csv.display()
+                path.display()
             ));
         }
         rows.extend(run);
@@ -306,7 +302,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     let merged = record::unite(rows)?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let _lock = files::lock_run(out)?;
-    record::write_all(&out.join(PAIRS_CSV), merged.values())?;
+    csv::write_all(&out.join(PAIRS_CSV), merged.values())?;
     let settings = ReportSettings {
         sprt: None,
         node_counts: PathBuf::from(DEFAULT_NODE_COUNTS),
@@ -325,7 +321,7 @@ struct ReportSettings {
 }
 
 fn write_report(settings: &ReportSettings, status: Option<String>) -> Result<(), String> {
-    let rows: Vec<Row> = record::read(&settings.out.join(PAIRS_CSV), Tail::Strict)?;
+    let rows: Vec<Row> = csv::read(&settings.out.join(PAIRS_CSV))?;
     let path = settings
         .report
         .clone()
@@ -443,7 +439,8 @@ impl Work<'_> {
         )?;
         {
             let mut file = self.out.lock().map_err(|_| poisoned())?;
-            record::append(&mut *file, &row).map_err(|e| format!("{}: {e}", self.csv.display()))?;
+            csv::append(&mut *file, std::slice::from_ref(&row))
+                .map_err(|e| format!("{}: {e}", self.csv.display()))?;
         }
         let mut counts = self.counts.lock().map_err(|_| poisoned())?;
         counts
