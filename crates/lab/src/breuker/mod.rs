@@ -14,11 +14,12 @@ pub mod record;
 pub mod report;
 
 use crate::experiment::{
-    List, csv, files, runner,
+    List, csv, files,
+    runner::{self, RunArgs},
     schemes::{self, SchemeSpec},
     sizes,
 };
-use matrix::{Cell, Matrix, Shard, Stamping};
+use matrix::{Cell, Matrix, Stamping};
 use positions::GamePosition;
 use record::Row;
 use std::{
@@ -30,8 +31,12 @@ use std::{
 use transpo::Table;
 use transpo_engine::search::{Limits, Profile, Score, SearchConfig, Searcher};
 
+/// The output directory when `--out` is not given.
+pub const DEFAULT_OUT: &str = "breuker-run";
+
 /// Arguments of `breuker`.
 #[derive(clap::Args)]
+#[command(mut_arg("out", |a| a.required(false).default_value(DEFAULT_OUT)))]
 pub struct Args {
     /// Depths, as a range `3..8` or a list `3,5,7` (default: the paper's 3 to 8).
     #[arg(long, value_parser = |s: &str| matrix::parse_depths(s).map(List))]
@@ -53,22 +58,10 @@ pub struct Args {
     /// An EPD file of positions, searched in file order (default: the paper's 18).
     #[arg(long)]
     positions: Option<PathBuf>,
-    /// Output directory: observations.csv and report.md (created; an existing run resumes).
-    #[arg(long, default_value = "breuker-run")]
-    out: PathBuf,
-    /// Worker threads (default: all cores). Each searches one cell on one thread.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
-    threads: Option<u32>,
-    /// Run only shard I of N (1-based), e.g. `--shard $SLURM_ARRAY_TASK_ID/16`.
-    #[arg(long, default_value = "1/1")]
-    shard: Shard,
-    /// Where to write the Markdown report (default: report.md in the output directory);
-    /// figure links are made relative to it.
-    #[arg(long)]
-    report: Option<PathBuf>,
-    /// Only write the report from the observations already in the output directory.
-    #[arg(long)]
-    report_only: bool,
+    /// Where and how to run: `--out` (observations.csv), `--threads` (each searches one cell),
+    /// `--shard`, `--report`, `--report-only`.
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 impl Args {
@@ -92,16 +85,17 @@ impl Args {
 /// Runs (or resumes) the experiment and writes the report.
 pub fn run(args: &Args) -> Result<(), String> {
     let positions = positions::load(args.positions.as_deref())?;
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let _lock = files::lock_run(&args.out)?;
-    let csv_path = args.out.join("observations.csv");
+    std::fs::create_dir_all(&args.run.out)
+        .map_err(|e| format!("{}: {e}", args.run.out.display()))?;
+    let _lock = files::lock_run(&args.run.out)?;
+    let csv_path = args.run.out.join("observations.csv");
     let done = record::complete_cells(csv::read(&csv_path)?, positions.len());
     csv::write_all(&csv_path, done.values().flatten())?;
-    let cells = args.shard.select(args.matrix().cells());
+    let cells = args.run.shard.select(args.matrix().cells());
     let total = cells.len();
     let mut pending = record::pending(cells, &done);
     // With --report-only nothing runs and the pending cells stay missing from the report.
-    let missing = if args.report_only {
+    let missing = if args.run.report_only {
         std::mem::take(&mut pending).len()
     } else {
         0
@@ -119,7 +113,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let out = Mutex::new(file);
     let bar = runner::progress_bar(pending.len(), "cells");
     let started = Instant::now();
-    runner::run_cells(args.threads, &pending, |cell| {
+    runner::run_cells(args.run.threads, &pending, |cell| {
         let rows = observe(cell, &positions)?;
         let mut file = out.lock().map_err(|_| "a worker panicked".to_string())?;
         csv::append(&mut *file, &rows).map_err(|e| format!("{}: {e}", csv_path.display()))?;
@@ -139,7 +133,12 @@ pub fn run(args: &Args) -> Result<(), String> {
             total - missing
         )
     });
-    write_report(&args.out, positions.len(), args.report.as_deref(), status)
+    write_report(
+        &args.run.out,
+        positions.len(),
+        args.run.report.as_deref(),
+        status,
+    )
 }
 
 /// Merges the observations of several runs (shards) into `out` and writes its report.
@@ -258,4 +257,33 @@ pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Stri
         });
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `breuker`'s arguments alone, as the binary parses them.
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn the_shared_run_options_take_breukers_default_directory() {
+        let cli = Cli::try_parse_from(["breuker"]).expect("no flags");
+        assert_eq!(cli.args.run.out, PathBuf::from(DEFAULT_OUT));
+        assert_eq!(cli.args.run.shard.to_string(), "1/1");
+        assert!(cli.args.run.threads.is_none() && !cli.args.run.report_only);
+        let flags = ["breuker", "--out", "x", "--shard", "2/3", "--threads", "2"];
+        let cli = Cli::try_parse_from(flags).expect("flags");
+        assert_eq!(cli.args.run.out, PathBuf::from("x"));
+        assert_eq!(
+            (cli.args.run.shard.to_string(), cli.args.run.threads),
+            ("2/3".into(), Some(2))
+        );
+        assert!(Cli::try_parse_from(["breuker", "--threads", "0"]).is_err());
+    }
 }

@@ -13,9 +13,9 @@ pub mod record;
 pub mod report;
 pub mod stats;
 
-use crate::breuker::matrix::Shard;
 use crate::experiment::{
-    List, csv, files, runner,
+    List, csv, files,
+    runner::{self, RunArgs},
     schemes::{self, SchemeSpec},
 };
 use plan::{Cell, Opening, Setup, Stamping};
@@ -44,10 +44,14 @@ pub const DEFAULT_NODE_COUNTS: &str = "docs/breuker/observations.csv";
 /// The name of a run's CSV in its output directory.
 pub const PAIRS_CSV: &str = "pairs.csv";
 
+/// The output directory when `--out` is not given.
+pub const DEFAULT_OUT: &str = "elo-run";
+
 /// Arguments of `elo`. Without flags: the study of issue 17 (the paper's seven schemes and
 /// depth-and-age with k = 4, 8 in 3- and 4-way buckets against depth-age-8:4, at pressures
 /// 0.1, 1, 10 and 100, in the `full` and `paper` profiles, 5,000 nodes per move).
 #[derive(clap::Args)]
+#[command(mut_arg("out", |a| a.required(false).default_value(DEFAULT_OUT)))]
 pub struct Args {
     /// Schemes to test: deep,new,old,big1,bigall,twodeep,twobig1, `all` (those seven),
     /// `modern` (depth-age-4 and -8 in 3- and 4-way buckets) or any scheme with optional
@@ -97,22 +101,10 @@ pub struct Args {
     /// its test is decided, and the report shows each LLR.
     #[arg(long)]
     sprt: Option<SprtTest>,
-    /// Output directory: pairs.csv, report.md and the figures (an existing run resumes).
-    #[arg(long, default_value = "elo-run")]
-    out: PathBuf,
-    /// Worker threads (default: all cores). Each plays one pair at a time on one thread.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
-    threads: Option<u32>,
-    /// Run only shard I of N (1-based), e.g. `--shard $SLURM_ARRAY_TASK_ID/16`.
-    #[arg(long, default_value = "1/1")]
-    shard: Shard,
-    /// Where to write the Markdown report (default: report.md in the output directory);
-    /// figure links are made relative to it.
-    #[arg(long)]
-    report: Option<PathBuf>,
-    /// Only write the report from the pairs already in the output directory.
-    #[arg(long)]
-    report_only: bool,
+    /// Where and how to run: `--out` (pairs.csv), `--threads` (each plays one pair at a
+    /// time), `--shard`, `--report`, `--report-only`.
+    #[command(flatten)]
+    run: RunArgs,
     /// A `breuker` observations CSV whose node counts are ranked against the Elo.
     #[arg(long, default_value = DEFAULT_NODE_COUNTS)]
     node_counts: PathBuf,
@@ -152,24 +144,25 @@ pub fn run(args: &Args) -> Result<(), String> {
             args.reference
         ));
     }
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let _lock = files::lock_run(&args.out)?;
-    let csv_path = args.out.join(PAIRS_CSV);
+    std::fs::create_dir_all(&args.run.out)
+        .map_err(|e| format!("{}: {e}", args.run.out.display()))?;
+    let _lock = files::lock_run(&args.run.out)?;
+    let csv_path = args.run.out.join(PAIRS_CSV);
     let done = record::unite(csv::read(&csv_path)?)?;
     csv::write_all(&csv_path, done.values())?;
     let context = |out: &Path| ReportSettings {
         sprt: args.sprt,
         node_counts: args.node_counts.clone(),
-        report: args.report.clone(),
+        report: args.run.report.clone(),
         out: out.to_path_buf(),
     };
     // In range: clap bounds --pairs by a million.
     let pairs = args.pairs as usize;
     let keys: Vec<String> = cells.iter().map(|c| setup.key(c)).collect();
-    let items = args.shard.select(plan::items(cells.len(), pairs));
-    if args.report_only {
+    let items = args.run.shard.select(plan::items(cells.len(), pairs));
+    if args.run.report_only {
         let status = incomplete(&items, &keys, &done, args.sprt);
-        return write_report(&context(&args.out), status);
+        return write_report(&context(&args.run.out), status);
     }
     let name = args.openings.display().to_string();
     let text = files::read_input(&args.openings).map_err(|e| {
@@ -220,7 +213,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         csv: &csv_path,
     };
     let started = Instant::now();
-    let (played, skipped) = work.play(args.threads, &pending)?;
+    let (played, skipped) = work.play(args.run.threads, &pending)?;
     eprintln!(
         "played {played} pairs in {:.1} s{}",
         started.elapsed().as_secs_f64(),
@@ -232,7 +225,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     );
     let done = record::unite(csv::read(&csv_path)?)?;
     write_report(
-        &context(&args.out),
+        &context(&args.run.out),
         incomplete(&items, &keys, &done, args.sprt),
     )
 }
@@ -509,4 +502,26 @@ pub fn play_pair(
         black_key: black.final_key,
         micros: started.elapsed().as_micros() as u64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `elo`'s arguments alone, as the binary parses them.
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn the_shared_run_options_take_elos_default_directory() {
+        let cli = Cli::try_parse_from(["elo"]).expect("no flags");
+        assert_eq!(cli.args.run.out, PathBuf::from(DEFAULT_OUT));
+        let cli = Cli::try_parse_from(["elo", "--report-only", "--report", "r.md"]).expect("flags");
+        assert!(cli.args.run.report_only);
+        assert_eq!(cli.args.run.report, Some(PathBuf::from("r.md")));
+    }
 }
