@@ -15,6 +15,7 @@ pub mod stats;
 
 use crate::experiment::{
     List, csv, files,
+    report_file::ReportFile,
     runner::{self, RunArgs},
     schemes::{self, SchemeSpec},
 };
@@ -42,7 +43,7 @@ pub const DEFAULT_OPENINGS: &str = "../shared/data/chess/openings/8moves_v3.epd"
 pub const DEFAULT_NODE_COUNTS: &str = "docs/breuker/observations.csv";
 
 /// The name of a run's CSV in its output directory.
-pub const PAIRS_CSV: &str = "pairs.csv";
+pub const CSV: &str = "pairs.csv";
 
 /// The output directory when `--out` is not given.
 pub const DEFAULT_OUT: &str = "elo-run";
@@ -144,17 +145,15 @@ pub fn run(args: &Args) -> Result<(), String> {
             args.reference
         ));
     }
-    std::fs::create_dir_all(&args.run.out)
-        .map_err(|e| format!("{}: {e}", args.run.out.display()))?;
     let _lock = files::lock_run(&args.run.out)?;
-    let csv_path = args.run.out.join(PAIRS_CSV);
+    let csv_path = args.run.out.join(CSV);
     let done = record::unite(csv::read(&csv_path)?)?;
     csv::write_all(&csv_path, done.values())?;
-    let context = |out: &Path| ReportSettings {
+    let settings = ReportSettings {
         sprt: args.sprt,
         node_counts: args.node_counts.clone(),
-        report: args.run.report.clone(),
-        out: out.to_path_buf(),
+        report: ReportFile::new(&args.run.out, args.run.report.as_deref()),
+        out: args.run.out.clone(),
     };
     // In range: clap bounds --pairs by a million.
     let pairs = args.pairs as usize;
@@ -162,7 +161,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let items = args.run.shard.select(plan::items(cells.len(), pairs));
     if args.run.report_only {
         let status = incomplete(&items, &keys, &done, args.sprt);
-        return write_report(&context(&args.run.out), status);
+        return write_report(&settings, status.as_deref());
     }
     let name = args.openings.display().to_string();
     let text = files::read_input(&args.openings).map_err(|e| {
@@ -224,10 +223,8 @@ pub fn run(args: &Args) -> Result<(), String> {
         }
     );
     let done = record::unite(csv::read(&csv_path)?)?;
-    write_report(
-        &context(&args.run.out),
-        incomplete(&items, &keys, &done, args.sprt),
-    )
+    let status = incomplete(&items, &keys, &done, args.sprt);
+    write_report(&settings, status.as_deref())
 }
 
 /// What the report says when pairs of this run (shard) are missing from the CSV, not
@@ -265,24 +262,18 @@ fn incomplete(
 /// one: a directory with a pairs.csv, or a file that starts with the pairs header.
 pub fn is_elo_input(input: &Path) -> bool {
     if input.is_dir() {
-        return input.join(PAIRS_CSV).exists();
+        return input.join(CSV).exists();
     }
     csv::holds::<Row>(input)
 }
 
 /// Merges the pairs of several runs (shards) into `out` and writes its report. Every input
-/// must be there and whole: a missing or damaged file is named and the merge refused.
+/// must be there, with pairs: a missing or empty file, or one with a bad line before its
+/// last, is named and the merge refused (a torn last line is left out, as on resume).
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     let mut rows = Vec::new();
     for input in inputs {
-        let path = if input.is_dir() {
-            input.join(PAIRS_CSV)
-        } else {
-            input.clone()
-        };
-        if !path.is_file() {
-            return Err(format!("{}: no such file", path.display()));
-        }
+        let path = csv::of_run(input, CSV)?;
         let run = csv::read(&path)?;
         if run.is_empty() {
             return Err(format!(
@@ -293,13 +284,12 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
         rows.extend(run);
     }
     let merged = record::unite(rows)?;
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let _lock = files::lock_run(out)?;
-    csv::write_all(&out.join(PAIRS_CSV), merged.values())?;
+    csv::write_all(&out.join(CSV), merged.values())?;
     let settings = ReportSettings {
         sprt: None,
         node_counts: PathBuf::from(DEFAULT_NODE_COUNTS),
-        report: None,
+        report: ReportFile::new(out, None),
         out: out.to_path_buf(),
     };
     write_report(&settings, None)
@@ -309,25 +299,13 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
 struct ReportSettings {
     sprt: Option<SprtTest>,
     node_counts: PathBuf,
-    report: Option<PathBuf>,
+    report: ReportFile,
     out: PathBuf,
 }
 
-fn write_report(settings: &ReportSettings, status: Option<String>) -> Result<(), String> {
-    let rows: Vec<Row> = csv::read(&settings.out.join(PAIRS_CSV))?;
-    let path = settings
-        .report
-        .clone()
-        .unwrap_or_else(|| settings.out.join("report.md"));
-    // Figures are linked relative to the report when they lie below its folder.
-    let report_dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let link = |figure: &Path| match figure.strip_prefix(&report_dir) {
-        Ok(relative) => relative.display().to_string(),
-        Err(_) => std::path::absolute(figure)
-            .unwrap_or(figure.to_path_buf())
-            .display()
-            .to_string(),
-    };
+/// Writes the report of the pairs in the CSV of `settings.out`, with its figures.
+fn write_report(settings: &ReportSettings, incomplete: Option<&str>) -> Result<(), String> {
+    let rows: Vec<Row> = csv::read(&settings.out.join(CSV))?;
     let cells = report::cells(&rows)?;
     let figures = plots::figures(&cells, &settings.out)?;
     let node_counts = report::NodeCounts::read(&settings.node_counts)?;
@@ -335,22 +313,11 @@ fn write_report(settings: &ReportSettings, status: Option<String>) -> Result<(),
         sprt: settings.sprt,
         node_counts: node_counts.as_ref(),
         node_counts_path: &settings.node_counts,
-        figures: figures.iter().map(|f| link(f)).collect(),
+        figures: figures.iter().map(|f| settings.report.link(f)).collect(),
     };
-    let mut markdown = report::markdown(&rows, &context)?;
-    markdown.insert_str(
-        markdown.find('\n').map_or(0, |i| i + 1),
-        &format!(
-            "\nGenerated by `{}`.{}\n",
-            runner::command_line(),
-            status.map_or(String::new(), |s| format!(
-                "\n\n**{s} The command above resumes it and completes the report.**"
-            ))
-        ),
-    );
-    files::write_whole(&path, &markdown)?;
-    eprintln!("wrote {}", path.display());
-    Ok(())
+    settings
+        .report
+        .write(report::markdown(&rows, &context)?, incomplete)
 }
 
 /// What the worker threads share.

@@ -16,7 +16,7 @@
 use super::files;
 use std::{
     io::{self, Write},
-    path::Path,
+    path::{Path, PathBuf},
 };
 use transpo_files::split_torn;
 
@@ -71,6 +71,21 @@ pub fn read<R: ParseRow>(path: &Path) -> Result<Vec<R>, String> {
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| R::from_csv(line).map_err(|e| format!("{name}: line {}: {e}", i + 1)))
         .collect()
+}
+
+/// The CSV of a run: `name` in `input` if it is a directory, else `input` itself, which must
+/// exist.
+pub fn of_run(input: &Path, name: &str) -> Result<PathBuf, String> {
+    let path = if input.is_dir() {
+        input.join(name)
+    } else {
+        input.to_path_buf()
+    };
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err(format!("{}: no such file", path.display()))
+    }
 }
 
 /// Whether `path` is a regular file whose first line is the header of `R`'s CSV.

@@ -70,12 +70,13 @@ pub fn write_whole(path: &Path, text: &str) -> Result<(), String> {
     .map_err(|e: io::Error| format!("{}: {e}", path.display()))
 }
 
-/// Takes the lock of a run directory (an advisory `flock` on the directory itself, released
-/// when the returned handle is dropped or the process dies), so that a second run into the
-/// same directory — which would rewrite the CSV under the first — stops with a message.
-/// NFS may not honour the lock.
+/// Creates a run directory if it is missing and takes its lock (an advisory `flock` on the
+/// directory itself, released when the returned handle is dropped or the process dies), so
+/// that a second run into the same directory — which would rewrite the CSV under the first —
+/// stops with a message. NFS may not honour the lock.
 pub fn lock_run(dir: &Path) -> Result<File, String> {
     let name = dir.display();
+    std::fs::create_dir_all(dir).map_err(|e| format!("{name}: {e}"))?;
     let handle = File::open(dir).map_err(|e| format!("{name}: {e}"))?;
     match handle.try_lock() {
         Ok(()) => Ok(handle),
