@@ -1,24 +1,7 @@
 //! The torn last line: what a writer killed in the middle of an append leaves, and the one
-//! rule for it.
-//!
-//! A run that records its work in a file one line at a time (the lab's `observations.csv`
-//! and `pairs.csv`, a `transpo-c4 solve-list` results file) writes each line with its
-//! newline in one write, and never rewrites what is before. A run killed during that write
-//! therefore leaves at most one damaged line, at the very end, and it is the only one
-//! without its newline: a *torn* line. Everything before it is whole.
-//!
-//! **The rule**: the bytes after the last newline are a torn line. They are cut off, and the
-//! one observation they held is done again; the reader says so, naming the line. A line
-//! *before* the last newline that does not parse is not something a kill leaves: it is
-//! corruption, and the reader refuses the file, naming that line's number. This is the rule
-//! for crash recovery because it asks nothing of the torn bytes:
-//!
-//! - keeping a torn line that happens to parse (cut just after a digit of its last field)
-//!   would keep a wrong number, so a torn line is cut whether it parses or not;
-//! - refusing a torn line would make every killed run need a hand edit before it resumes.
-//!
-//! [`split_torn`] is the rule, on bytes, so that a line cut in the middle of a UTF-8
-//! character is cut off before the whole lines are decoded.
+//! rule for it, [`split_torn`], shared by every file a run appends to and reads back to
+//! resume (the lab's `observations.csv` and `pairs.csv`; `transpo-c4 solve-list` follows the
+//! same rule on its results file).
 
 /// A file's bytes split at its last newline by [`split_torn`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +22,25 @@ impl Torn<'_> {
 }
 
 /// Splits `bytes`, the contents of a file written one whole line at a time, into its whole
-/// lines and a torn last line (see the [module's rule](self)).
+/// lines and a torn last line.
+///
+/// A run that records its work one line at a time writes each line with its newline in one
+/// write, and never rewrites what is before. A run killed during that write therefore leaves
+/// at most one damaged line, at the very end, and it is the only one without its newline: a
+/// *torn* line. Everything before it is whole.
+///
+/// **The rule**: the bytes after the last newline are a torn line. They are cut off, and the
+/// one observation they held is done again; the reader says so, naming the line. A line
+/// *before* the last newline that does not parse is not something a kill leaves: it is
+/// corruption, and the reader refuses the file, naming that line's number. This is the rule
+/// for crash recovery because it asks nothing of the torn bytes:
+///
+/// - keeping a torn line that happens to parse (cut just after a digit of its last field)
+///   would keep a wrong number, so a torn line is cut whether it parses or not;
+/// - refusing a torn line would make every killed run need a hand edit before it resumes.
+///
+/// The split is on bytes, so that a line cut in the middle of a UTF-8 character is cut off
+/// before the whole lines are decoded.
 ///
 /// ```
 /// let split = transpo_files::split_torn(b"header\nrow 1\nrow");
