@@ -136,6 +136,25 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
         rows,
         "the union of shards must equal the whole run"
     );
+    // Runs that disagree on a node count fail the merge's check: exit status 1.
+    let shard1 = shards[0].join("observations.csv");
+    let text = std::fs::read_to_string(&shard1).expect("csv");
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<&str> = lines[1].split(',').collect();
+    let nodes = format!("{}1", fields[6]);
+    fields[6] = &nodes;
+    lines[1] = fields.join(",");
+    std::fs::write(&shard1, lines.join("\n") + "\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
+        .args(["merge", "--out", merged.to_str().expect("utf-8")])
+        .args([&shard1, &whole.join("observations.csv")])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1) && err.contains("error: runs disagree"),
+        "{err}"
+    );
 
     // The baseline does not depend on the schemes and sizes it ran beside.
     let other = dir.join("other");
@@ -159,6 +178,7 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Bad usage and bad input, flags and files alike, exit with status 2 and `error: …`.
 #[test]
 fn bad_flags_are_clear_errors() {
     for (args, expected) in [
@@ -183,8 +203,11 @@ fn bad_flags_are_clear_errors() {
             .args(&args)
             .output()
             .expect("run");
-        assert!(!out.status.success(), "{args:?} should fail");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("error: ") && err.contains(expected),
+            "{args:?}: {err}"
+        );
     }
 }

@@ -20,6 +20,10 @@ use crate::experiment::{
     schemes::{self, SchemeSpec},
     sizes,
 };
+use crate::failure::{
+    self,
+    Failure::{self, Input, Run},
+};
 use matrix::{Cell, Matrix, Stamping};
 use positions::GamePosition;
 use record::Row;
@@ -87,12 +91,12 @@ impl Args {
 }
 
 /// Runs (or resumes) the experiment and writes the report.
-pub fn run(args: &Args) -> Result<(), String> {
-    let positions = positions::load(args.positions.as_deref())?;
-    let _lock = files::lock_run(&args.run.out)?;
+pub fn run(args: &Args) -> Result<(), Failure> {
+    let positions = positions::load(args.positions.as_deref()).map_err(Input)?;
+    let _lock = files::lock_run(&args.run.out).map_err(Run)?;
     let csv_path = args.run.out.join(CSV);
-    let done = record::complete_cells(csv::read(&csv_path)?, positions.len());
-    csv::write_all(&csv_path, done.values().flatten())?;
+    let done = record::complete_cells(csv::read(&csv_path).map_err(Input)?, positions.len());
+    csv::write_all(&csv_path, done.values().flatten()).map_err(Run)?;
     let cells = args.run.shard.select(args.matrix().cells());
     let total = cells.len();
     let mut pending = record::pending(cells, &done);
@@ -111,14 +115,14 @@ pub fn run(args: &Args) -> Result<(), String> {
     let file = OpenOptions::new()
         .append(true)
         .open(&csv_path)
-        .map_err(|e| format!("{}: {e}", csv_path.display()))?;
+        .map_err(|e| Run(format!("{}: {e}", csv_path.display())))?;
     let out = Mutex::new(file);
     let bar = runner::progress_bar(pending.len(), "cells");
     let started = Instant::now();
     runner::run_cells(args.run.threads, &pending, |cell| {
         let rows = observe(cell, &positions)?;
-        let mut file = out.lock().map_err(|_| "a worker panicked".to_string())?;
-        csv::append(&mut *file, &rows).map_err(|e| format!("{}: {e}", csv_path.display()))?;
+        let mut file = out.lock().map_err(failure::poisoned)?;
+        csv::append(&mut *file, &rows).map_err(|e| Run(format!("{}: {e}", csv_path.display())))?;
         bar.inc(1);
         Ok(())
     })?;
@@ -144,15 +148,17 @@ pub fn run(args: &Args) -> Result<(), String> {
 }
 
 /// Merges the observations of several runs (shards) into `out` and writes its report.
-pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut runs = Vec::new();
     for input in inputs {
-        runs.push(csv::read(&csv::of_run(input, CSV)?)?);
+        let path = csv::of_run(input, CSV).map_err(Input)?;
+        runs.push(csv::read(&path).map_err(Input)?);
     }
-    let merged = record::merge(runs)?;
-    let _lock = files::lock_run(out)?;
+    // Node counts are deterministic: runs that disagree on one fail the merge's check.
+    let merged = record::merge(runs).map_err(Run)?;
+    let _lock = files::lock_run(out).map_err(Run)?;
     let positions = merged.iter().map(|r| r.position + 1).max().unwrap_or(0);
-    csv::write_all(&out.join(CSV), &merged)?;
+    csv::write_all(&out.join(CSV), &merged).map_err(Run)?;
     write_report(out, positions, &ReportFile::new(out, None), None)
 }
 
@@ -162,13 +168,14 @@ fn write_report(
     positions: usize,
     report: &ReportFile,
     incomplete: Option<&str>,
-) -> Result<(), String> {
-    let rows: Vec<Row> = record::complete_cells(csv::read(&out.join(CSV))?, positions)
-        .into_values()
-        .flatten()
-        .collect();
+) -> Result<(), Failure> {
+    let rows: Vec<Row> =
+        record::complete_cells(csv::read(&out.join(CSV)).map_err(Input)?, positions)
+            .into_values()
+            .flatten()
+            .collect();
     let mut markdown = report::markdown(&rows);
-    let figures = plots::figures(&report::totals(&rows), out)?;
+    let figures = plots::figures(&report::totals(&rows), out).map_err(Run)?;
     if !figures.is_empty() {
         markdown.push_str("## Figures\n\n");
         for figure in &figures {
@@ -177,11 +184,11 @@ fn write_report(
             }
         }
     }
-    report.write(markdown, incomplete)
+    report.write(markdown, incomplete).map_err(Run)
 }
 
 /// Searches every position of the set with one cell's table, in order.
-pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, String> {
+pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Failure> {
     let searcher = Searcher::new(SearchConfig::with_profile(Profile::Paper));
     let table = match cell.table {
         Some(setup) => {

@@ -19,6 +19,10 @@ use crate::experiment::{
     runner::{self, RunArgs},
     schemes::{self, SchemeSpec},
 };
+use crate::failure::{
+    self,
+    Failure::{self, Input, Run},
+};
 use plan::{Cell, Opening, Setup, Stamping};
 use record::{Result3, Row};
 use stats::{Penta, SprtTest, Verdict};
@@ -136,19 +140,19 @@ impl Args {
 }
 
 /// Runs (or resumes) the study and writes the report.
-pub fn run(args: &Args) -> Result<(), String> {
+pub fn run(args: &Args) -> Result<(), Failure> {
     let setup = args.setup();
     let cells = args.cells();
     if cells.is_empty() {
-        return Err(format!(
+        return Err(Input(format!(
             "no cells to play: every scheme given is the reference {}",
             args.reference
-        ));
+        )));
     }
-    let _lock = files::lock_run(&args.run.out)?;
+    let _lock = files::lock_run(&args.run.out).map_err(Run)?;
     let csv_path = args.run.out.join(CSV);
-    let done = record::unite(csv::read(&csv_path)?)?;
-    csv::write_all(&csv_path, done.values())?;
+    let done = record::unite(csv::read(&csv_path).map_err(Input)?).map_err(Run)?;
+    csv::write_all(&csv_path, done.values()).map_err(Run)?;
     let settings = ReportSettings {
         sprt: args.sprt,
         node_counts: args.node_counts.clone(),
@@ -165,22 +169,22 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let name = args.openings.display().to_string();
     let text = files::read_input(&args.openings).map_err(|e| {
-        format!("{e} (give the openings with --openings FILE, or run from the repository root beside ../shared)")
+        Input(format!("{e} (give the openings with --openings FILE, or run from the repository root beside ../shared)"))
     })?;
-    let openings = plan::openings(&text, &name, args.seed, pairs)?;
+    let openings = plan::openings(&text, &name, args.seed, pairs).map_err(Input)?;
     for ((cell, pair), row) in &done {
         if let Some(opening) = openings.get(*pair)
             && keys.contains(cell)
             && row.opening != opening.index
         {
-            return Err(format!(
+            return Err(Input(format!(
                 "{}: pair {pair} of cell {cell} was played from opening {}, but these \
                  --openings and --seed give opening {}: resume with the same --openings and \
                  --seed, or use another --out",
                 csv_path.display(),
                 row.opening,
                 opening.index
-            ));
+            )));
         }
     }
     let total = items.len();
@@ -200,7 +204,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let file = OpenOptions::new()
         .append(true)
         .open(&csv_path)
-        .map_err(|e| format!("{}: {e}", csv_path.display()))?;
+        .map_err(|e| Run(format!("{}: {e}", csv_path.display())))?;
     let work = Work {
         setup: &setup,
         cells: &cells,
@@ -222,7 +226,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             String::new()
         }
     );
-    let done = record::unite(csv::read(&csv_path)?)?;
+    let done = record::unite(csv::read(&csv_path).map_err(Input)?).map_err(Run)?;
     let status = incomplete(&items, &keys, &done, args.sprt);
     write_report(&settings, status.as_deref())
 }
@@ -270,22 +274,23 @@ pub fn is_elo_input(input: &Path) -> bool {
 /// Merges the pairs of several runs (shards) into `out` and writes its report. Every input
 /// must be there, with pairs: a missing or empty file, or one with a bad line before its
 /// last, is named and the merge refused (a torn last line is left out, as on resume).
-pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut rows = Vec::new();
     for input in inputs {
-        let path = csv::of_run(input, CSV)?;
-        let run = csv::read(&path)?;
+        let path = csv::of_run(input, CSV).map_err(Input)?;
+        let run = csv::read(&path).map_err(Input)?;
         if run.is_empty() {
-            return Err(format!(
+            return Err(Input(format!(
                 "{}: no pairs (an empty or unfinished shard?)",
                 path.display()
-            ));
+            )));
         }
         rows.extend(run);
     }
-    let merged = record::unite(rows)?;
-    let _lock = files::lock_run(out)?;
-    csv::write_all(&out.join(CSV), merged.values())?;
+    // Games are deterministic: runs that disagree on one fail the merge's check.
+    let merged = record::unite(rows).map_err(Run)?;
+    let _lock = files::lock_run(out).map_err(Run)?;
+    csv::write_all(&out.join(CSV), merged.values()).map_err(Run)?;
     let settings = ReportSettings {
         sprt: None,
         node_counts: PathBuf::from(DEFAULT_NODE_COUNTS),
@@ -304,20 +309,19 @@ struct ReportSettings {
 }
 
 /// Writes the report of the pairs in the CSV of `settings.out`, with its figures.
-fn write_report(settings: &ReportSettings, incomplete: Option<&str>) -> Result<(), String> {
-    let rows: Vec<Row> = csv::read(&settings.out.join(CSV))?;
-    let cells = report::cells(&rows)?;
-    let figures = plots::figures(&cells, &settings.out)?;
-    let node_counts = report::NodeCounts::read(&settings.node_counts)?;
+fn write_report(settings: &ReportSettings, incomplete: Option<&str>) -> Result<(), Failure> {
+    let rows: Vec<Row> = csv::read(&settings.out.join(CSV)).map_err(Input)?;
+    let cells = report::cells(&rows).map_err(Input)?;
+    let figures = plots::figures(&cells, &settings.out).map_err(Run)?;
+    let node_counts = report::NodeCounts::read(&settings.node_counts).map_err(Input)?;
     let context = report::Context {
         sprt: settings.sprt,
         node_counts: node_counts.as_ref(),
         node_counts_path: &settings.node_counts,
         figures: figures.iter().map(|f| settings.report.link(f)).collect(),
     };
-    settings
-        .report
-        .write(report::markdown(&rows, &context)?, incomplete)
+    let markdown = report::markdown(&rows, &context).map_err(Input)?;
+    settings.report.write(markdown, incomplete).map_err(Run)
 }
 
 /// What the worker threads share.
@@ -337,7 +341,7 @@ impl Work<'_> {
     /// Plays `items` on `threads` threads (all cores if `None`), in order (each thread takes
     /// the next item), appending each pair as it finishes; returns the pairs played and
     /// those skipped because their cell's SPRT was decided. The first error stops the run.
-    fn play(&self, threads: Option<u32>, items: &[plan::Item]) -> Result<(usize, usize), String> {
+    fn play(&self, threads: Option<u32>, items: &[plan::Item]) -> Result<(usize, usize), Failure> {
         let threads = threads.map_or_else(
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
             |t| t as usize,
@@ -346,7 +350,7 @@ impl Work<'_> {
         let next = AtomicUsize::new(0);
         let played = AtomicUsize::new(0);
         let skipped = AtomicUsize::new(0);
-        let failure: Mutex<Option<String>> = Mutex::new(None);
+        let failure: Mutex<Option<Failure>> = Mutex::new(None);
         let failed = || failure.lock().map_or(true, |f| f.is_some());
         std::thread::scope(|scope| {
             for _ in 0..threads.min(items.len()).max(1) {
@@ -373,16 +377,15 @@ impl Work<'_> {
         match failure.into_inner() {
             Ok(None) => Ok((played.into_inner(), skipped.into_inner())),
             Ok(Some(e)) => Err(e),
-            Err(_) => Err("a worker panicked".into()),
+            Err(e) => Err(failure::poisoned(e)),
         }
     }
 
     /// Plays one pair and records it; `false` if skipped (its cell's SPRT is decided).
-    fn item(&self, item: &plan::Item) -> Result<bool, String> {
+    fn item(&self, item: &plan::Item) -> Result<bool, Failure> {
         let key = &self.keys[item.cell];
-        let poisoned = || "a worker panicked".to_string();
         if let Some(test) = &self.sprt {
-            let counts = self.counts.lock().map_err(|_| poisoned())?;
+            let counts = self.counts.lock().map_err(failure::poisoned)?;
             let decided = counts
                 .get(key)
                 .is_some_and(|p| p.sprt(test).verdict != Verdict::Continue);
@@ -398,15 +401,16 @@ impl Work<'_> {
             &self.openings[item.pair],
         )?;
         {
-            let mut file = self.out.lock().map_err(|_| poisoned())?;
+            let mut file = self.out.lock().map_err(failure::poisoned)?;
             csv::append(&mut *file, std::slice::from_ref(&row))
-                .map_err(|e| format!("{}: {e}", self.csv.display()))?;
+                .map_err(|e| Run(format!("{}: {e}", self.csv.display())))?;
         }
-        let mut counts = self.counts.lock().map_err(|_| poisoned())?;
+        let mut counts = self.counts.lock().map_err(failure::poisoned)?;
         counts
             .entry(key.clone())
             .or_default()
-            .add(row.half_points())?;
+            .add(row.half_points())
+            .map_err(Run)?;
         Ok(true)
     }
 }
@@ -419,7 +423,7 @@ pub fn play_pair(
     key: &str,
     pair: usize,
     opening: &Opening,
-) -> Result<Row, String> {
+) -> Result<Row, Failure> {
     let entries = setup.entries(cell.pressure);
     let tested = cell
         .scheme
@@ -441,8 +445,9 @@ pub fn play_pair(
     for tested_white in [true, false] {
         tested.clear();
         reference.clear();
+        // plan::openings parsed every opening: a failure here is the lab's, not the file's.
         let position = Position::from_fen(&opening.fen)
-            .map_err(|e| format!("opening {}: {e}", opening.index))?;
+            .map_err(|e| Run(format!("opening {}: {e}", opening.index)))?;
         games.push(selfplay::play_game(
             &rules,
             position,
@@ -453,7 +458,7 @@ pub fn play_pair(
         ));
     }
     let [white, black] = &games[..] else {
-        return Err("a pair is two games".into());
+        return Err(Run("a pair is two games".into()));
     };
     Ok(Row {
         cell: key.to_string(),

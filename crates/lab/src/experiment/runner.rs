@@ -2,6 +2,7 @@
 //! parallel on a pool of worker threads with a progress bar, and the command line that
 //! started it, for the report's first line.
 
+use crate::failure::Failure;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -52,12 +53,12 @@ pub fn progress_bar(len: usize, unit: &str) -> ProgressBar {
 pub fn run_cells<C: Sync, R: Send>(
     threads: Option<u32>,
     cells: &[C],
-    work: impl Fn(&C) -> Result<R, String> + Sync,
-) -> Result<Vec<R>, String> {
+    work: impl Fn(&C) -> Result<R, Failure> + Sync,
+) -> Result<Vec<R>, Failure> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.map_or(0, |t| t as usize))
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Failure::Run(format!("cannot start the worker threads: {e}")))?;
     pool.install(|| cells.par_iter().map(&work).collect())
 }
 
