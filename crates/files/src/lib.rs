@@ -9,7 +9,10 @@
 //!   (`/dev/zero`) is not, and every line has a cap and is checked for UTF-8, so an endless
 //!   line costs bounded memory and a bad line is reported and skipped;
 //! - [`write_atomic`] for every file a user keeps: the old file stays whole until the new one
-//!   is complete and synced.
+//!   is complete and synced;
+//! - [`split_torn`] for a file a run appends to line by line and reads back to resume: the
+//!   torn last line a killed writer leaves is cut off and redone, a bad line before it is
+//!   corruption.
 //!
 //! Locking a file that several processes append to is `std::fs::File::try_lock` (advisory
 //! `flock` on Unix), used where it is needed.
@@ -19,7 +22,9 @@
 mod atomic;
 mod lines;
 mod open;
+mod torn;
 
 pub use atomic::{check_replaceable, write_atomic};
 pub use lines::{BadLine, Line, Lines, TEXT_LINE_MAX};
 pub use open::{open_regular, open_text};
+pub use torn::{Torn, split_torn};

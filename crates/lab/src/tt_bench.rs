@@ -12,6 +12,7 @@
 //!    (`independent_probe_ns` is the same without the prefetch);
 //! 4. `mprobes_per_s`: independent probes per second from `--threads` threads at once.
 
+use crate::failure::Failure;
 use std::{hint::black_box, time::Instant};
 use transpo::{Bound, ChessEntry, Table, key::mix};
 
@@ -58,11 +59,12 @@ struct Report {
 }
 
 /// Runs the benchmark and prints the report.
-pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+pub fn run(args: &Args) -> Result<(), Failure> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
-    let table = Table::<ChessEntry>::with_mib(args.hash_mib)?;
+    let table = Table::<ChessEntry>::with_mib(args.hash_mib)
+        .map_err(|e| Failure::of_table(format_args!("--hash-mib {}", args.hash_mib), e))?;
     let filled = fill(&table, threads);
     // Probe and chase take turns, ROUNDS times, and each reports its median, so that a burst
     // of load on the machine moves one sample rather than one whole measurement.
@@ -150,7 +152,7 @@ struct Chase {
 impl Chase {
     const WORDS_PER_LINE: usize = 8;
 
-    fn new(bytes: usize) -> Result<Self, Box<dyn std::error::Error>> {
+    fn new(bytes: usize) -> Result<Self, Failure> {
         let lines = bytes / 64;
         let mut buffer = chase_buffer(lines * Self::WORDS_PER_LINE)?;
         // Sattolo's algorithm: a random permutation that is one cycle through every line.
@@ -186,9 +188,11 @@ fn median(mut samples: Vec<f64>) -> f64 {
 }
 
 /// A zeroed buffer of `words` words, advised for transparent huge pages like the table.
-fn chase_buffer(words: usize) -> Result<Vec<u64>, Box<dyn std::error::Error>> {
+fn chase_buffer(words: usize) -> Result<Vec<u64>, Failure> {
     let mut buffer = Vec::new();
-    buffer.try_reserve_exact(words)?;
+    buffer
+        .try_reserve_exact(words)
+        .map_err(|e| Failure::Run(format!("a chase buffer of {} MiB: {e}", (words * 8) >> 20)))?;
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;

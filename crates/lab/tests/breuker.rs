@@ -1,6 +1,6 @@
 //! A small matrix (2 schemes, 2 sizes, depth 3, 3 positions) run through the binary, checked
-//! for invariants that truly hold: identical node counts across runs, a resumed run equal to
-//! an uninterrupted one, the union of shards equal to the whole run, and a no-table baseline
+//! for invariants that truly hold: identical node counts across runs, a resumed run (after an
+//! interruption between rows or in the middle of one) equal to an uninterrupted one, the union of shards equal to the whole run, and a no-table baseline
 //! that does not depend on the schemes and sizes around it.
 
 mod common;
@@ -103,6 +103,26 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
         "a resumed run must equal an uninterrupted one"
     );
 
+    // Killed while writing a row: the torn last line is cut off and its cell runs again.
+    let killed = dir.join("killed");
+    std::fs::create_dir_all(&killed).expect("dir");
+    let torn = format!(
+        "{}\n{}",
+        partial.join("\n"),
+        &text.lines().nth(2 + POSITIONS).expect("a row")[..20]
+    );
+    std::fs::write(killed.join("observations.csv"), torn).expect("write");
+    let log = run(&killed, &epd, None, &["--threads", "1"]);
+    assert!(
+        log.contains("line 6: a torn last line") && log.contains("1 already done"),
+        "{log}"
+    );
+    assert_eq!(
+        observations(&killed),
+        rows,
+        "a run killed mid-row must resume to the whole one"
+    );
+
     let shards: Vec<PathBuf> = (1..=3).map(|i| dir.join(format!("shard{i}"))).collect();
     for (i, shard) in shards.iter().enumerate() {
         run(shard, &epd, None, &["--shard", &format!("{}/3", i + 1)]);
@@ -115,6 +135,25 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
         observations(&merged),
         rows,
         "the union of shards must equal the whole run"
+    );
+    // Runs that disagree on a node count fail the merge's check: exit status 1.
+    let shard1 = shards[0].join("observations.csv");
+    let text = std::fs::read_to_string(&shard1).expect("csv");
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut fields: Vec<&str> = lines[1].split(',').collect();
+    let nodes = format!("{}1", fields[6]);
+    fields[6] = &nodes;
+    lines[1] = fields.join(",");
+    std::fs::write(&shard1, lines.join("\n") + "\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
+        .args(["merge", "--out", merged.to_str().expect("utf-8")])
+        .args([&shard1, &whole.join("observations.csv")])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1) && err.contains("error: runs disagree"),
+        "{err}"
     );
 
     // The baseline does not depend on the schemes and sizes it ran beside.
@@ -139,6 +178,7 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Bad usage and bad input, flags and files alike, exit with status 2 and `error: …`.
 #[test]
 fn bad_flags_are_clear_errors() {
     for (args, expected) in [
@@ -163,8 +203,11 @@ fn bad_flags_are_clear_errors() {
             .args(&args)
             .output()
             .expect("run");
-        assert!(!out.status.success(), "{args:?} should fail");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("error: ") && err.contains(expected),
+            "{args:?}: {err}"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! `transpo-lab c4` on a few positions with known scores (the Connect Four crate's fixture of
 //! facts): the run checks every score, writes one row per solve, is deterministic across
-//! thread counts, and stops with a clear error on a wrong expected score or a bad line.
+//! thread counts, and stops with a clear error on a wrong expected score (exit status 1, a
+//! failed check) or a bad line (2, bad input).
 
 mod common;
 use std::{path::PathBuf, process::Command};
@@ -27,18 +28,19 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn lab(args: &[&str]) -> (bool, String) {
+/// Runs `transpo-lab args`: (exit status, stderr); -1 for a process killed by a signal.
+fn lab(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
         .args(args)
         .output()
         .expect("run transpo-lab");
     (
-        out.status.success(),
+        out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
 
-fn run(positions: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> (bool, String) {
+fn run(positions: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> (i32, String) {
     let mut args = vec![
         "c4",
         "--positions",
@@ -63,8 +65,8 @@ fn nodes(out: &std::path::Path) -> Vec<String> {
 fn a_small_study_checks_scores_and_is_deterministic() {
     let dir = scratch("study");
     let positions = facts(&dir, 8, str::to_string);
-    let (ok, log) = run(&positions, &dir.join("a"), &["--threads", "1"]);
-    assert!(ok, "{log}");
+    let (status, log) = run(&positions, &dir.join("a"), &["--threads", "1"]);
+    assert_eq!(status, 0, "{log}");
     let rows = nodes(&dir.join("a"));
     assert_eq!(rows.len(), 3 * 2 * 8, "schemes × sizes × positions");
     // A position the side to move wins at once is solved without a search (0 nodes).
@@ -83,10 +85,10 @@ fn a_small_study_checks_scores_and_is_deterministic() {
     ] {
         assert!(report.contains(part), "{part} missing:\n{report}");
     }
-    let (ok, log) = run(&positions, &dir.join("b"), &["--threads", "2", "--weak"]);
-    assert!(ok, "{log}");
-    let (ok, log) = run(&positions, &dir.join("c"), &["--threads", "2"]);
-    assert!(ok, "{log}");
+    let (status, log) = run(&positions, &dir.join("b"), &["--threads", "2", "--weak"]);
+    assert_eq!(status, 0, "{log}");
+    let (status, log) = run(&positions, &dir.join("c"), &["--threads", "2"]);
+    assert_eq!(status, 0, "{log}");
     assert_eq!(
         nodes(&dir.join("c")),
         rows,
@@ -99,16 +101,21 @@ fn a_wrong_expected_score_or_a_bad_line_stops_the_run() {
     let dir = scratch("bad");
     // Flip the sign of the first position's score (-1 in the fixture).
     let wrong = facts(&dir, 3, |l| l.replacen(" -1", " 1", 1));
-    let (ok, log) = run(&wrong, &dir.join("out"), &[]);
-    assert!(!ok && log.contains("the set says 1"), "{log}");
+    // A wrong score is a failed check: status 1.
+    let (status, log) = run(&wrong, &dir.join("out"), &[]);
+    assert!(status == 1 && log.contains("the set says 1"), "{log}");
 
     std::fs::write(dir.join("junk.txt"), "4455 0\n44x 3\n").expect("write");
-    let (ok, log) = run(&dir.join("junk.txt"), &dir.join("out"), &[]);
+    // A malformed test set is bad input, like a bad flag: status 2.
+    let (status, log) = run(&dir.join("junk.txt"), &dir.join("out"), &[]);
     assert!(
-        !ok && log.contains("junk.txt:2") && log.contains("not a column"),
+        status == 2
+            && log.contains("error: ")
+            && log.contains("junk.txt:2: ")
+            && log.contains("not a column"),
         "{log}"
     );
 
-    let (ok, log) = lab(&["c4", "--schemes", "deeper"]);
-    assert!(!ok && log.contains("deeper"), "{log}");
+    let (status, log) = lab(&["c4", "--schemes", "deeper"]);
+    assert!(status == 2 && log.contains("deeper"), "{log}");
 }

@@ -138,7 +138,7 @@ fn a_tiny_study_is_deterministic_resumable_and_shardable() {
         "--out",
         again.to_str().expect("utf-8"),
     ]);
-    assert!(!log.status.success());
+    assert_eq!(log.status.code(), Some(2), "bad usage");
     assert!(String::from_utf8_lossy(&log.stderr).contains("--seed"));
 
     // Resumed: one pair per cell, then up to three, equals three at once; so does a run
@@ -193,7 +193,7 @@ fn a_tiny_study_is_deterministic_resumable_and_shardable() {
     args.extend(shards.iter().map(|s| s.to_str().expect("utf-8")));
     args.push(missing.to_str().expect("utf-8"));
     let out = lab_output(&args);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2), "bad input");
     assert!(String::from_utf8_lossy(&out.stderr).contains("shard4"));
     let shard1 = shards[0].join("pairs.csv");
     let text = std::fs::read_to_string(&shard1).expect("csv");
@@ -201,7 +201,7 @@ fn a_tiny_study_is_deterministic_resumable_and_shardable() {
     let mut args = vec!["merge", "--out", merged.to_str().expect("utf-8")];
     args.extend(shards.iter().map(|s| s.to_str().expect("utf-8")));
     let out = lab_output(&args);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2), "bad input");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("shard1") && err.contains("line 4"), "{err}");
 
@@ -218,6 +218,7 @@ fn a_tiny_study_is_deterministic_resumable_and_shardable() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Bad usage and bad input, flags and files alike, exit with status 2 and `error: …`.
 #[test]
 fn bad_flags_are_clear_errors() {
     for (args, expected) in [
@@ -252,9 +253,12 @@ fn bad_flags_are_clear_errors() {
         ),
     ] {
         let out = lab_output(&args);
-        assert!(!out.status.success(), "{args:?} should fail");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("error: ") && err.contains(expected),
+            "{args:?}: {err}"
+        );
     }
     let _ = std::fs::remove_dir_all("/tmp/transpo-lab-elo-bad");
 }

@@ -1,7 +1,7 @@
 //! The lab against hostile files (issue 29): a device or FIFO where a file is expected, a
 //! planted link at the old temporary name, a second run into a directory in use, and lines
 //! that are too long or not UTF-8. Every run is bounded by a deadline, so a hang fails the
-//! test instead of stalling CI.
+//! test instead of stalling CI. A file the lab refuses is bad input: exit status 2.
 
 use std::{
     fs::File,
@@ -19,8 +19,8 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `transpo-lab args`, killed after 60 s; (exit success, stderr).
-fn lab(args: &[&str]) -> (bool, String) {
+/// Runs `transpo-lab args`, killed after 60 s; (exit status, stderr).
+fn lab(args: &[&str]) -> (i32, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
         .args(args)
         .stdin(Stdio::null())
@@ -46,7 +46,7 @@ fn lab(args: &[&str]) -> (bool, String) {
         .expect("stderr")
         .read_to_string(&mut err)
         .expect("stderr");
-    (status.success(), err)
+    (status.code().unwrap_or(-1), err)
 }
 
 /// The first two positions of the paper's set.
@@ -62,7 +62,7 @@ fn positions(dir: &Path) -> PathBuf {
     path
 }
 
-fn breuker(dir: &Path, positions: &Path) -> (bool, String) {
+fn breuker(dir: &Path, positions: &Path) -> (i32, String) {
     lab(&[
         "breuker",
         "--depths",
@@ -88,9 +88,9 @@ fn mkfifo(path: &Path) {
 #[test]
 fn a_device_for_positions_is_refused() {
     let dir = scratch("device");
-    let (ok, err) = breuker(&dir.join("run"), Path::new("/dev/zero"));
+    let (status, err) = breuker(&dir.join("run"), Path::new("/dev/zero"));
     assert!(
-        !ok && err.contains("/dev/zero") && err.contains("device"),
+        status == 2 && err.contains("/dev/zero") && err.contains("device"),
         "{err}"
     );
 }
@@ -101,8 +101,8 @@ fn a_fifo_at_the_runs_csv_is_refused_not_waited_on() {
     let run = dir.join("run");
     std::fs::create_dir_all(&run).expect("mkdir");
     mkfifo(&run.join("observations.csv"));
-    let (ok, err) = breuker(&run, &positions(&dir));
-    assert!(!ok && err.contains("FIFO"), "{err}");
+    let (status, err) = breuker(&run, &positions(&dir));
+    assert!(status == 2 && err.contains("FIFO"), "{err}");
 }
 
 #[test]
@@ -113,8 +113,8 @@ fn a_planted_link_at_the_old_temporary_name_is_not_written_through() {
     std::fs::write(dir.join("victim"), "precious").expect("write");
     std::os::unix::fs::symlink(dir.join("victim"), run.join("observations.csv.tmp"))
         .expect("symlink");
-    let (ok, err) = breuker(&run, &positions(&dir));
-    assert!(ok, "{err}");
+    let (status, err) = breuker(&run, &positions(&dir));
+    assert_eq!(status, 0, "{err}");
     assert_eq!(
         std::fs::read_to_string(dir.join("victim")).expect("read"),
         "precious"
@@ -131,12 +131,13 @@ fn a_second_run_into_a_directory_in_use_is_refused() {
     // The first run, as far as the lock can tell: this test holds the directory's lock.
     let held = File::open(&run).expect("open the directory");
     held.lock().expect("lock");
-    let (ok, err) = breuker(&run, &positions(&dir));
-    assert!(!ok && err.contains("another run"), "{err}");
+    // Not bad input: the directory is busy while running, status 1.
+    let (status, err) = breuker(&run, &positions(&dir));
+    assert!(status == 1 && err.contains("another run"), "{err}");
     assert!(!run.join("observations.csv").exists());
     drop(held);
-    let (ok, err) = breuker(&run, &positions(&dir));
-    assert!(ok, "{err}");
+    let (status, err) = breuker(&run, &positions(&dir));
+    assert_eq!(status, 0, "{err}");
 }
 
 #[test]
@@ -148,8 +149,8 @@ fn long_and_non_utf8_lines_are_reported_and_skipped() {
     bytes.push(b'\n');
     let path = dir.join("hostile.epd");
     std::fs::write(&path, bytes).expect("write");
-    let (ok, err) = breuker(&dir.join("run"), &path);
-    assert!(ok, "{err}");
+    let (status, err) = breuker(&dir.join("run"), &path);
+    assert_eq!(status, 0, "{err}");
     assert!(err.contains("hostile.epd:3: not UTF-8; skipped"), "{err}");
     assert!(err.contains("hostile.epd:4: line too long"), "{err}");
 }

@@ -133,10 +133,6 @@ impl Matrix {
     }
 }
 
-/// `I/N`: run the cells (or any units of work) whose index modulo `N` is `I - 1` (1-based,
-/// like Slurm array ids); the same shards as `transpo-c4 solve-list`.
-pub use transpo_connect4::split::Shard;
-
 /// Depths as a range (`3..8`, inclusive) or a list (`3,5,7`); each from 1 to 30.
 pub fn parse_depths(s: &str) -> Result<Vec<u32>, String> {
     let bad = || format!("bad depths {s:?}: expected e.g. 3..8 or 3,5,7 (1 to 30)");
@@ -172,6 +168,7 @@ pub fn parse_stampings(s: &str) -> Result<Vec<Stamping>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::runner::Shard;
 
     #[test]
     fn the_paper_matrix_has_616_cells_and_six_baselines() {

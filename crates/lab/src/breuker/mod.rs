@@ -14,11 +14,17 @@ pub mod record;
 pub mod report;
 
 use crate::experiment::{
-    List, files, runner,
+    List, csv, files,
+    report_file::ReportFile,
+    runner::{self, RunArgs},
     schemes::{self, SchemeSpec},
     sizes,
 };
-use matrix::{Cell, Matrix, Shard, Stamping};
+use crate::failure::{
+    self,
+    Failure::{self, Input, Run},
+};
+use matrix::{Cell, Matrix, Stamping};
 use positions::GamePosition;
 use record::Row;
 use std::{
@@ -30,8 +36,15 @@ use std::{
 use transpo::Table;
 use transpo_engine::search::{Limits, Profile, Score, SearchConfig, Searcher};
 
+/// The name of a run's CSV in its output directory.
+pub const CSV: &str = "observations.csv";
+
+/// The output directory when `--out` is not given.
+pub const DEFAULT_OUT: &str = "breuker-run";
+
 /// Arguments of `breuker`.
 #[derive(clap::Args)]
+#[command(mut_arg("out", |a| a.required(false).default_value(DEFAULT_OUT)))]
 pub struct Args {
     /// Depths, as a range `3..8` or a list `3,5,7` (default: the paper's 3 to 8).
     #[arg(long, value_parser = |s: &str| matrix::parse_depths(s).map(List))]
@@ -53,22 +66,10 @@ pub struct Args {
     /// An EPD file of positions, searched in file order (default: the paper's 18).
     #[arg(long)]
     positions: Option<PathBuf>,
-    /// Output directory: observations.csv and report.md (created; an existing run resumes).
-    #[arg(long, default_value = "breuker-run")]
-    out: PathBuf,
-    /// Worker threads (default: all cores). Each searches one cell on one thread.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
-    threads: Option<u32>,
-    /// Run only shard I of N (1-based), e.g. `--shard $SLURM_ARRAY_TASK_ID/16`.
-    #[arg(long, default_value = "1/1")]
-    shard: Shard,
-    /// Where to write the Markdown report (default: report.md in the output directory);
-    /// figure links are made relative to it.
-    #[arg(long)]
-    report: Option<PathBuf>,
-    /// Only write the report from the observations already in the output directory.
-    #[arg(long)]
-    report_only: bool,
+    /// Where and how to run: `--out` (observations.csv), `--threads` (each searches one cell),
+    /// `--shard`, `--report`, `--report-only`.
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 impl Args {
@@ -90,18 +91,17 @@ impl Args {
 }
 
 /// Runs (or resumes) the experiment and writes the report.
-pub fn run(args: &Args) -> Result<(), String> {
-    let positions = positions::load(args.positions.as_deref())?;
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let _lock = files::lock_run(&args.out)?;
-    let csv = args.out.join("observations.csv");
-    let done = record::complete_cells(record::read(&csv)?, positions.len());
-    record::write_all(&csv, done.values().flatten().cloned())?;
-    let cells = args.shard.select(args.matrix().cells());
+pub fn run(args: &Args) -> Result<(), Failure> {
+    let positions = positions::load(args.positions.as_deref()).map_err(Input)?;
+    let _lock = files::lock_run(&args.run.out).map_err(Run)?;
+    let csv_path = args.run.out.join(CSV);
+    let done = record::complete_cells(csv::read(&csv_path).map_err(Input)?, positions.len());
+    csv::write_all(&csv_path, done.values().flatten()).map_err(Run)?;
+    let cells = args.run.shard.select(args.matrix().cells());
     let total = cells.len();
     let mut pending = record::pending(cells, &done);
     // With --report-only nothing runs and the pending cells stay missing from the report.
-    let missing = if args.report_only {
+    let missing = if args.run.report_only {
         std::mem::take(&mut pending).len()
     } else {
         0
@@ -114,15 +114,15 @@ pub fn run(args: &Args) -> Result<(), String> {
     );
     let file = OpenOptions::new()
         .append(true)
-        .open(&csv)
-        .map_err(|e| format!("{}: {e}", csv.display()))?;
+        .open(&csv_path)
+        .map_err(|e| Run(format!("{}: {e}", csv_path.display())))?;
     let out = Mutex::new(file);
     let bar = runner::progress_bar(pending.len(), "cells");
     let started = Instant::now();
-    runner::run_cells(args.threads, &pending, |cell| {
+    runner::run_cells(args.run.threads, &pending, |cell| {
         let rows = observe(cell, &positions)?;
-        let mut file = out.lock().map_err(|_| "a worker panicked".to_string())?;
-        record::append(&mut *file, &rows).map_err(|e| format!("{}: {e}", csv.display()))?;
+        let mut file = out.lock().map_err(failure::poisoned)?;
+        csv::append(&mut *file, &rows).map_err(|e| Run(format!("{}: {e}", csv_path.display())))?;
         bar.inc(1);
         Ok(())
     })?;
@@ -132,84 +132,63 @@ pub fn run(args: &Args) -> Result<(), String> {
         pending.len(),
         started.elapsed().as_secs_f64()
     );
-    let status = (missing > 0).then(|| {
+    let incomplete = (missing > 0).then(|| {
         format!(
-            "This run is incomplete: {} of {total} cells are done. The command above resumes it \
-             and completes the report.",
+            "This run is incomplete: {} of {total} cells are done.",
             total - missing
         )
     });
-    write_report(&args.out, positions.len(), args.report.as_deref(), status)
+    let report = ReportFile::new(&args.run.out, args.run.report.as_deref());
+    write_report(
+        &args.run.out,
+        positions.len(),
+        &report,
+        incomplete.as_deref(),
+    )
 }
 
 /// Merges the observations of several runs (shards) into `out` and writes its report.
-pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut runs = Vec::new();
     for input in inputs {
-        let csv = if input.is_dir() {
-            input.join("observations.csv")
-        } else {
-            input.clone()
-        };
-        if !csv.exists() {
-            return Err(format!("{}: no such file", csv.display()));
-        }
-        runs.push(record::read(&csv)?);
+        let path = csv::of_run(input, CSV).map_err(Input)?;
+        runs.push(csv::read(&path).map_err(Input)?);
     }
-    let merged = record::merge(runs)?;
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let _lock = files::lock_run(out)?;
+    // Node counts are deterministic: runs that disagree on one fail the merge's check.
+    let merged = record::merge(runs).map_err(Run)?;
+    let _lock = files::lock_run(out).map_err(Run)?;
     let positions = merged.iter().map(|r| r.position + 1).max().unwrap_or(0);
-    record::write_all(&out.join("observations.csv"), merged)?;
-    write_report(out, positions, None, None)
+    csv::write_all(&out.join(CSV), &merged).map_err(Run)?;
+    write_report(out, positions, &ReportFile::new(out, None), None)
 }
 
+/// Writes the report of the complete cells in `out`'s CSV, with its figures.
 fn write_report(
     out: &Path,
     positions: usize,
-    report: Option<&Path>,
-    status: Option<String>,
-) -> Result<(), String> {
+    report: &ReportFile,
+    incomplete: Option<&str>,
+) -> Result<(), Failure> {
     let rows: Vec<Row> =
-        record::complete_cells(record::read(&out.join("observations.csv"))?, positions)
+        record::complete_cells(csv::read(&out.join(CSV)).map_err(Input)?, positions)
             .into_values()
             .flatten()
             .collect();
-    let path = report.map_or_else(|| out.join("report.md"), Path::to_path_buf);
-    // Figures are linked relative to the report when they lie below its folder.
-    let report_dir = path.parent().unwrap_or(Path::new(""));
-    let link = |figure: &Path| match figure.strip_prefix(report_dir) {
-        Ok(relative) => relative.display().to_string(),
-        Err(_) => std::path::absolute(figure)
-            .unwrap_or(figure.to_path_buf())
-            .display()
-            .to_string(),
-    };
     let mut markdown = report::markdown(&rows);
-    markdown.insert_str(
-        markdown.find('\n').map_or(0, |i| i + 1),
-        &format!(
-            "\nGenerated by `{}`.{}\n",
-            runner::command_line(),
-            status.map_or(String::new(), |s| format!("\n\n**{s}**"))
-        ),
-    );
-    let figures = plots::figures(&report::totals(&rows), out)?;
+    let figures = plots::figures(&report::totals(&rows), out).map_err(Run)?;
     if !figures.is_empty() {
         markdown.push_str("## Figures\n\n");
         for figure in &figures {
             if let Some(name) = figure.file_name().and_then(|n| n.to_str()) {
-                markdown.push_str(&format!("![{name}]({})\n\n", link(figure)));
+                markdown.push_str(&format!("![{name}]({})\n\n", report.link(figure)));
             }
         }
     }
-    files::write_whole(&path, &markdown)?;
-    eprintln!("wrote {}", path.display());
-    Ok(())
+    report.write(markdown, incomplete).map_err(Run)
 }
 
 /// Searches every position of the set with one cell's table, in order.
-pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, String> {
+pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Failure> {
     let searcher = Searcher::new(SearchConfig::with_profile(Profile::Paper));
     let table = match cell.table {
         Some(setup) => {
@@ -258,4 +237,33 @@ pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Stri
         });
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `breuker`'s arguments alone, as the binary parses them.
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn the_shared_run_options_take_breukers_default_directory() {
+        let cli = Cli::try_parse_from(["breuker"]).expect("no flags");
+        assert_eq!(cli.args.run.out, PathBuf::from(DEFAULT_OUT));
+        assert_eq!(cli.args.run.shard.to_string(), "1/1");
+        assert!(cli.args.run.threads.is_none() && !cli.args.run.report_only);
+        let flags = ["breuker", "--out", "x", "--shard", "2/3", "--threads", "2"];
+        let cli = Cli::try_parse_from(flags).expect("flags");
+        assert_eq!(cli.args.run.out, PathBuf::from("x"));
+        assert_eq!(
+            (cli.args.run.shard.to_string(), cli.args.run.threads),
+            ("2/3".into(), Some(2))
+        );
+        assert!(Cli::try_parse_from(["breuker", "--threads", "0"]).is_err());
+    }
 }

@@ -1,19 +1,13 @@
 //! Observations: one CSV row per (cell, position), written as cells finish, read back to
-//! resume an interrupted run and to merge shards.
+//! resume an interrupted run and to merge shards (the file's rules are
+//! [`crate::experiment::csv`]'s).
 //!
 //! Node counts are deterministic, so two rows with the same identity must agree on them; a
 //! merge that finds two different counts for one observation is an error, not a choice.
 
 use super::matrix::Cell;
-use crate::experiment::files;
-use std::{
-    collections::BTreeMap,
-    io::{self, Write},
-    path::Path,
-};
-
-/// The CSV header, fixed: the report and the merge read columns by position.
-pub const HEADER: &str = "scheme,stamping,entries,depth,position,id,nodes,micros,probes,hits,stores,overwrites,refused,tt_move_failures,best_move,score";
+use crate::experiment::csv::{CsvRow, ParseRow};
+use std::collections::BTreeMap;
 
 /// One observation: a position searched to a depth with one table setup.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,9 +40,10 @@ pub struct Row {
     pub score: String,
 }
 
-impl Row {
-    /// The row as a CSV line (no newline).
-    pub fn to_csv(&self) -> String {
+impl CsvRow for Row {
+    const HEADER: &'static str = "scheme,stamping,entries,depth,position,id,nodes,micros,probes,hits,stores,overwrites,refused,tt_move_failures,best_move,score";
+
+    fn to_csv(&self) -> String {
         format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             self.cell,
@@ -66,9 +61,12 @@ impl Row {
             self.score
         )
     }
+}
 
-    /// Parses a CSV line written by [`Row::to_csv`].
-    pub fn from_csv(line: &str) -> Result<Row, String> {
+impl ParseRow for Row {
+    const KIND: &'static str = "observations";
+
+    fn from_csv(line: &str) -> Result<Row, String> {
         let f: Vec<&str> = line.trim_end().split(',').collect();
         if f.len() != 16 {
             return Err(format!("{} fields, expected 16", f.len()));
@@ -93,7 +91,9 @@ impl Row {
             score: f[15].to_string(),
         })
     }
+}
 
+impl Row {
     /// Everything but the wall time, which differs between runs.
     pub fn deterministic(&self) -> Row {
         Row {
@@ -101,30 +101,6 @@ impl Row {
             ..self.clone()
         }
     }
-}
-
-/// Reads a CSV of observations; a missing file is an empty one.
-pub fn read(path: &Path) -> Result<Vec<Row>, String> {
-    let Some(text) = files::read_run_file(path)? else {
-        return Ok(Vec::new());
-    };
-    let mut lines = text.lines().enumerate();
-    match lines.next() {
-        None => return Ok(Vec::new()),
-        Some((_, header)) if header.trim_end() == HEADER => {}
-        Some(_) => {
-            return Err(format!(
-                "{}: line 1 is not the observations header",
-                path.display()
-            ));
-        }
-    }
-    lines
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            Row::from_csv(l).map_err(|e| format!("{}: line {}: {e}", path.display(), i + 1))
-        })
-        .collect()
 }
 
 /// The rows of the cells that are complete (one row per position), keyed by cell; rows of
@@ -140,28 +116,6 @@ pub fn complete_cells(rows: Vec<Row>, positions: usize) -> BTreeMap<String, Vec<
         rows.len() == positions && rows.iter().enumerate().all(|(i, r)| r.position == i)
     });
     by_cell
-}
-
-/// Writes `rows` as a fresh CSV (atomically: [`files::write_whole`]).
-pub fn write_all(path: &Path, rows: impl IntoIterator<Item = Row>) -> Result<(), String> {
-    let mut text = String::from(HEADER);
-    text.push('\n');
-    for row in rows {
-        text.push_str(&row.to_csv());
-        text.push('\n');
-    }
-    files::write_whole(path, &text)
-}
-
-/// Appends the rows of one finished cell to an open CSV.
-pub fn append(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
-    let mut text = String::new();
-    for row in rows {
-        text.push_str(&row.to_csv());
-        text.push('\n');
-    }
-    out.write_all(text.as_bytes())?;
-    out.flush()
 }
 
 /// Merges observations from several runs: the union, with identical duplicates collapsed

@@ -2,6 +2,7 @@
 //! solver, weighing each position by the positions explored below it.
 
 use crate::experiment::schemes::SchemeSpec;
+use crate::failure::Failure;
 use transpo::{Bound, ResearchEntry, Table};
 use transpo_connect4::{
     Position,
@@ -17,7 +18,7 @@ pub(super) struct ResearchBounds {
 impl ResearchBounds {
     /// A table of `scheme` with `entries` rounded down to whole buckets, cleared per
     /// position (so never time-stamped).
-    pub(super) fn new(scheme: SchemeSpec, entries: u64) -> Result<Self, String> {
+    pub(super) fn new(scheme: SchemeSpec, entries: u64) -> Result<Self, Failure> {
         Ok(ResearchBounds {
             table: scheme.research_table(entries, false)?,
         })

@@ -20,17 +20,19 @@ mod record;
 mod report;
 
 use crate::experiment::{
-    List, files, runner,
+    List, csv, files, runner,
     schemes::{self, SchemeSpec},
     sizes,
 };
+use crate::failure::Failure::{self, Input, Run};
 use bounds::ResearchBounds;
 use indicatif::ProgressBar;
-use record::{HEADER, Row};
+use record::Row;
 use std::{
     path::{Path, PathBuf},
     time::Instant,
 };
+use transpo::Scheme;
 use transpo_connect4::{Position, Solver, Strength};
 
 /// Arguments of `c4`.
@@ -111,7 +113,7 @@ fn observe(
     problems: &[Problem],
     strength: Strength,
     bar: &ProgressBar,
-) -> Result<Vec<Row>, String> {
+) -> Result<Vec<Row>, Failure> {
     let mut solver = Solver::with_table(ResearchBounds::new(scheme, size)?);
     let mut rows = Vec::with_capacity(problems.len());
     for (index, problem) in problems.iter().enumerate() {
@@ -124,10 +126,10 @@ fn observe(
             Strength::Weak => problem.expected.signum(),
         };
         if score != expected {
-            return Err(format!(
+            return Err(Run(format!(
                 "{scheme} at {size} entries: {} scored {score}, the set says {expected}",
                 problem.moves
-            ));
+            )));
         }
         let stats = solver.table().table.stats();
         rows.push(Row {
@@ -146,11 +148,14 @@ fn observe(
 }
 
 /// Runs the study and writes its CSV and report.
-pub fn run(args: &Args) -> Result<(), String> {
-    let problems = load(&args.positions, args.limit)?;
+pub fn run(args: &Args) -> Result<(), Failure> {
+    let problems = load(&args.positions, args.limit).map_err(Input)?;
     let schemes = List::or(&args.schemes, {
         let mut s = SchemeSpec::paper();
-        s.push("depth-age-8:4".parse()?);
+        s.push(SchemeSpec {
+            scheme: Scheme::DepthAge { k: 8 },
+            ways: Some(4),
+        });
         s
     });
     let sizes = List::or(
@@ -162,7 +167,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     } else {
         Strength::Strong
     };
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    std::fs::create_dir_all(&args.out).map_err(|e| Run(format!("{}: {e}", args.out.display())))?;
     let cells: Vec<(SchemeSpec, u64)> = sizes
         .iter()
         .flat_map(|&size| schemes.iter().map(move |&s| (s, size)))
@@ -187,13 +192,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let seconds = started.elapsed().as_secs_f64();
     eprintln!("ran {} solves in {seconds:.1} s", rows.len());
     let csv_path = args.out.join("observations.csv");
-    let mut csv = String::from(HEADER);
-    csv.push('\n');
-    for row in &rows {
-        csv.push_str(&row.to_csv());
-        csv.push('\n');
-    }
-    files::write_whole(&csv_path, &csv)?;
+    csv::write_all(&csv_path, &rows).map_err(Run)?;
     let report_path = args
         .report
         .clone()
@@ -214,7 +213,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             sizes: &sizes,
         },
     );
-    files::write_whole(&report_path, &md)?;
+    files::write_whole(&report_path, &md).map_err(Run)?;
     eprintln!("wrote {} and {}", csv_path.display(), report_path.display());
     Ok(())
 }

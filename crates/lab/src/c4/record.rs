@@ -1,6 +1,6 @@
 //! The Connect Four study's observations: one CSV row per solve.
 
-use crate::experiment::schemes::SchemeSpec;
+use crate::experiment::{csv::CsvRow, schemes::SchemeSpec};
 
 /// One solve: a position under one (scheme, size).
 #[derive(Clone, Debug)]
@@ -23,12 +23,10 @@ pub(super) struct Row {
     pub(super) overwrites: u64,
 }
 
-/// The CSV header, in the order of [`Row::to_csv`].
-pub(super) const HEADER: &str = "scheme,size,position,nodes,micros,probes,hits,overwrites";
+impl CsvRow for Row {
+    const HEADER: &'static str = "scheme,size,position,nodes,micros,probes,hits,overwrites";
 
-impl Row {
-    /// The row as a CSV line (no newline).
-    pub(super) fn to_csv(&self) -> String {
+    fn to_csv(&self) -> String {
         format!(
             "{},{},{},{},{},{},{},{}",
             self.scheme,

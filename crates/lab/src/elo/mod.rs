@@ -13,13 +13,18 @@ pub mod record;
 pub mod report;
 pub mod stats;
 
-use crate::breuker::matrix::Shard;
 use crate::experiment::{
-    List, files, runner,
+    List, csv, files,
+    report_file::ReportFile,
+    runner::{self, RunArgs},
     schemes::{self, SchemeSpec},
 };
+use crate::failure::{
+    self,
+    Failure::{self, Input, Run},
+};
 use plan::{Cell, Opening, Setup, Stamping};
-use record::{Result3, Row, Tail};
+use record::{Result3, Row};
 use stats::{Penta, SprtTest, Verdict};
 use std::{
     collections::BTreeMap,
@@ -42,12 +47,16 @@ pub const DEFAULT_OPENINGS: &str = "../shared/data/chess/openings/8moves_v3.epd"
 pub const DEFAULT_NODE_COUNTS: &str = "docs/breuker/observations.csv";
 
 /// The name of a run's CSV in its output directory.
-pub const PAIRS_CSV: &str = "pairs.csv";
+pub const CSV: &str = "pairs.csv";
+
+/// The output directory when `--out` is not given.
+pub const DEFAULT_OUT: &str = "elo-run";
 
 /// Arguments of `elo`. Without flags: the study of issue 17 (the paper's seven schemes and
 /// depth-and-age with k = 4, 8 in 3- and 4-way buckets against depth-age-8:4, at pressures
 /// 0.1, 1, 10 and 100, in the `full` and `paper` profiles, 5,000 nodes per move).
 #[derive(clap::Args)]
+#[command(mut_arg("out", |a| a.required(false).default_value(DEFAULT_OUT)))]
 pub struct Args {
     /// Schemes to test: deep,new,old,big1,bigall,twodeep,twobig1, `all` (those seven),
     /// `modern` (depth-age-4 and -8 in 3- and 4-way buckets) or any scheme with optional
@@ -97,22 +106,10 @@ pub struct Args {
     /// its test is decided, and the report shows each LLR.
     #[arg(long)]
     sprt: Option<SprtTest>,
-    /// Output directory: pairs.csv, report.md and the figures (an existing run resumes).
-    #[arg(long, default_value = "elo-run")]
-    out: PathBuf,
-    /// Worker threads (default: all cores). Each plays one pair at a time on one thread.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
-    threads: Option<u32>,
-    /// Run only shard I of N (1-based), e.g. `--shard $SLURM_ARRAY_TASK_ID/16`.
-    #[arg(long, default_value = "1/1")]
-    shard: Shard,
-    /// Where to write the Markdown report (default: report.md in the output directory);
-    /// figure links are made relative to it.
-    #[arg(long)]
-    report: Option<PathBuf>,
-    /// Only write the report from the pairs already in the output directory.
-    #[arg(long)]
-    report_only: bool,
+    /// Where and how to run: `--out` (pairs.csv), `--threads` (each plays one pair at a
+    /// time), `--shard`, `--report`, `--report-only`.
+    #[command(flatten)]
+    run: RunArgs,
     /// A `breuker` observations CSV whose node counts are ranked against the Elo.
     #[arg(long, default_value = DEFAULT_NODE_COUNTS)]
     node_counts: PathBuf,
@@ -143,52 +140,51 @@ impl Args {
 }
 
 /// Runs (or resumes) the study and writes the report.
-pub fn run(args: &Args) -> Result<(), String> {
+pub fn run(args: &Args) -> Result<(), Failure> {
     let setup = args.setup();
     let cells = args.cells();
     if cells.is_empty() {
-        return Err(format!(
+        return Err(Input(format!(
             "no cells to play: every scheme given is the reference {}",
             args.reference
-        ));
+        )));
     }
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let _lock = files::lock_run(&args.out)?;
-    let csv = args.out.join(PAIRS_CSV);
-    let done = record::unite(record::read(&csv, Tail::Forgive)?)?;
-    record::write_all(&csv, done.values())?;
-    let context = |out: &Path| ReportSettings {
+    let _lock = files::lock_run(&args.run.out).map_err(Run)?;
+    let csv_path = args.run.out.join(CSV);
+    let done = record::unite(csv::read(&csv_path).map_err(Input)?).map_err(Run)?;
+    csv::write_all(&csv_path, done.values()).map_err(Run)?;
+    let settings = ReportSettings {
         sprt: args.sprt,
         node_counts: args.node_counts.clone(),
-        report: args.report.clone(),
-        out: out.to_path_buf(),
+        report: ReportFile::new(&args.run.out, args.run.report.as_deref()),
+        out: args.run.out.clone(),
     };
     // In range: clap bounds --pairs by a million.
     let pairs = args.pairs as usize;
     let keys: Vec<String> = cells.iter().map(|c| setup.key(c)).collect();
-    let items = args.shard.select(plan::items(cells.len(), pairs));
-    if args.report_only {
+    let items = args.run.shard.select(plan::items(cells.len(), pairs));
+    if args.run.report_only {
         let status = incomplete(&items, &keys, &done, args.sprt);
-        return write_report(&context(&args.out), status);
+        return write_report(&settings, status.as_deref());
     }
     let name = args.openings.display().to_string();
     let text = files::read_input(&args.openings).map_err(|e| {
-        format!("{e} (give the openings with --openings FILE, or run from the repository root beside ../shared)")
+        Input(format!("{e} (give the openings with --openings FILE, or run from the repository root beside ../shared)"))
     })?;
-    let openings = plan::openings(&text, &name, args.seed, pairs)?;
+    let openings = plan::openings(&text, &name, args.seed, pairs).map_err(Input)?;
     for ((cell, pair), row) in &done {
         if let Some(opening) = openings.get(*pair)
             && keys.contains(cell)
             && row.opening != opening.index
         {
-            return Err(format!(
+            return Err(Input(format!(
                 "{}: pair {pair} of cell {cell} was played from opening {}, but these \
                  --openings and --seed give opening {}: resume with the same --openings and \
                  --seed, or use another --out",
-                csv.display(),
+                csv_path.display(),
                 row.opening,
                 opening.index
-            ));
+            )));
         }
     }
     let total = items.len();
@@ -207,8 +203,8 @@ pub fn run(args: &Args) -> Result<(), String> {
     );
     let file = OpenOptions::new()
         .append(true)
-        .open(&csv)
-        .map_err(|e| format!("{}: {e}", csv.display()))?;
+        .open(&csv_path)
+        .map_err(|e| Run(format!("{}: {e}", csv_path.display())))?;
     let work = Work {
         setup: &setup,
         cells: &cells,
@@ -217,10 +213,10 @@ pub fn run(args: &Args) -> Result<(), String> {
         sprt: args.sprt,
         out: Mutex::new(file),
         counts: Mutex::new(record::by_cell(done.values())),
-        csv: &csv,
+        csv: &csv_path,
     };
     let started = Instant::now();
-    let (played, skipped) = work.play(args.threads, &pending)?;
+    let (played, skipped) = work.play(args.run.threads, &pending)?;
     eprintln!(
         "played {played} pairs in {:.1} s{}",
         started.elapsed().as_secs_f64(),
@@ -230,11 +226,9 @@ pub fn run(args: &Args) -> Result<(), String> {
             String::new()
         }
     );
-    let done = record::unite(record::read(&csv, Tail::Strict)?)?;
-    write_report(
-        &context(&args.out),
-        incomplete(&items, &keys, &done, args.sprt),
-    )
+    let done = record::unite(csv::read(&csv_path).map_err(Input)?).map_err(Run)?;
+    let status = incomplete(&items, &keys, &done, args.sprt);
+    write_report(&settings, status.as_deref())
 }
 
 /// What the report says when pairs of this run (shard) are missing from the CSV, not
@@ -272,45 +266,35 @@ fn incomplete(
 /// one: a directory with a pairs.csv, or a file that starts with the pairs header.
 pub fn is_elo_input(input: &Path) -> bool {
     if input.is_dir() {
-        return input.join(PAIRS_CSV).exists();
+        return input.join(CSV).exists();
     }
-    files::read_run_file(input)
-        .ok()
-        .flatten()
-        .and_then(|t| t.lines().next().map(|l| l.trim_end() == record::HEADER))
-        .unwrap_or(false)
+    csv::holds::<Row>(input)
 }
 
 /// Merges the pairs of several runs (shards) into `out` and writes its report. Every input
-/// must be there and whole: a missing or damaged file is named and the merge refused.
-pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+/// must be there, with pairs: a missing or empty file, or one with a bad line before its
+/// last, is named and the merge refused (a torn last line is left out, as on resume).
+pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut rows = Vec::new();
     for input in inputs {
-        let csv = if input.is_dir() {
-            input.join(PAIRS_CSV)
-        } else {
-            input.clone()
-        };
-        if !csv.is_file() {
-            return Err(format!("{}: no such file", csv.display()));
-        }
-        let run = record::read(&csv, Tail::Strict)?;
+        let path = csv::of_run(input, CSV).map_err(Input)?;
+        let run = csv::read(&path).map_err(Input)?;
         if run.is_empty() {
-            return Err(format!(
+            return Err(Input(format!(
                 "{}: no pairs (an empty or unfinished shard?)",
-                csv.display()
-            ));
+                path.display()
+            )));
         }
         rows.extend(run);
     }
-    let merged = record::unite(rows)?;
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let _lock = files::lock_run(out)?;
-    record::write_all(&out.join(PAIRS_CSV), merged.values())?;
+    // Games are deterministic: runs that disagree on one fail the merge's check.
+    let merged = record::unite(rows).map_err(Run)?;
+    let _lock = files::lock_run(out).map_err(Run)?;
+    csv::write_all(&out.join(CSV), merged.values()).map_err(Run)?;
     let settings = ReportSettings {
         sprt: None,
         node_counts: PathBuf::from(DEFAULT_NODE_COUNTS),
-        report: None,
+        report: ReportFile::new(out, None),
         out: out.to_path_buf(),
     };
     write_report(&settings, None)
@@ -320,48 +304,24 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
 struct ReportSettings {
     sprt: Option<SprtTest>,
     node_counts: PathBuf,
-    report: Option<PathBuf>,
+    report: ReportFile,
     out: PathBuf,
 }
 
-fn write_report(settings: &ReportSettings, status: Option<String>) -> Result<(), String> {
-    let rows: Vec<Row> = record::read(&settings.out.join(PAIRS_CSV), Tail::Strict)?;
-    let path = settings
-        .report
-        .clone()
-        .unwrap_or_else(|| settings.out.join("report.md"));
-    // Figures are linked relative to the report when they lie below its folder.
-    let report_dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let link = |figure: &Path| match figure.strip_prefix(&report_dir) {
-        Ok(relative) => relative.display().to_string(),
-        Err(_) => std::path::absolute(figure)
-            .unwrap_or(figure.to_path_buf())
-            .display()
-            .to_string(),
-    };
-    let cells = report::cells(&rows)?;
-    let figures = plots::figures(&cells, &settings.out)?;
-    let node_counts = report::NodeCounts::read(&settings.node_counts)?;
+/// Writes the report of the pairs in the CSV of `settings.out`, with its figures.
+fn write_report(settings: &ReportSettings, incomplete: Option<&str>) -> Result<(), Failure> {
+    let rows: Vec<Row> = csv::read(&settings.out.join(CSV)).map_err(Input)?;
+    let cells = report::cells(&rows).map_err(Input)?;
+    let figures = plots::figures(&cells, &settings.out).map_err(Run)?;
+    let node_counts = report::NodeCounts::read(&settings.node_counts).map_err(Input)?;
     let context = report::Context {
         sprt: settings.sprt,
         node_counts: node_counts.as_ref(),
         node_counts_path: &settings.node_counts,
-        figures: figures.iter().map(|f| link(f)).collect(),
+        figures: figures.iter().map(|f| settings.report.link(f)).collect(),
     };
-    let mut markdown = report::markdown(&rows, &context)?;
-    markdown.insert_str(
-        markdown.find('\n').map_or(0, |i| i + 1),
-        &format!(
-            "\nGenerated by `{}`.{}\n",
-            runner::command_line(),
-            status.map_or(String::new(), |s| format!(
-                "\n\n**{s} The command above resumes it and completes the report.**"
-            ))
-        ),
-    );
-    files::write_whole(&path, &markdown)?;
-    eprintln!("wrote {}", path.display());
-    Ok(())
+    let markdown = report::markdown(&rows, &context).map_err(Input)?;
+    settings.report.write(markdown, incomplete).map_err(Run)
 }
 
 /// What the worker threads share.
@@ -381,7 +341,7 @@ impl Work<'_> {
     /// Plays `items` on `threads` threads (all cores if `None`), in order (each thread takes
     /// the next item), appending each pair as it finishes; returns the pairs played and
     /// those skipped because their cell's SPRT was decided. The first error stops the run.
-    fn play(&self, threads: Option<u32>, items: &[plan::Item]) -> Result<(usize, usize), String> {
+    fn play(&self, threads: Option<u32>, items: &[plan::Item]) -> Result<(usize, usize), Failure> {
         let threads = threads.map_or_else(
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
             |t| t as usize,
@@ -390,7 +350,7 @@ impl Work<'_> {
         let next = AtomicUsize::new(0);
         let played = AtomicUsize::new(0);
         let skipped = AtomicUsize::new(0);
-        let failure: Mutex<Option<String>> = Mutex::new(None);
+        let failure: Mutex<Option<Failure>> = Mutex::new(None);
         let failed = || failure.lock().map_or(true, |f| f.is_some());
         std::thread::scope(|scope| {
             for _ in 0..threads.min(items.len()).max(1) {
@@ -417,16 +377,15 @@ impl Work<'_> {
         match failure.into_inner() {
             Ok(None) => Ok((played.into_inner(), skipped.into_inner())),
             Ok(Some(e)) => Err(e),
-            Err(_) => Err("a worker panicked".into()),
+            Err(e) => Err(failure::poisoned(e)),
         }
     }
 
     /// Plays one pair and records it; `false` if skipped (its cell's SPRT is decided).
-    fn item(&self, item: &plan::Item) -> Result<bool, String> {
+    fn item(&self, item: &plan::Item) -> Result<bool, Failure> {
         let key = &self.keys[item.cell];
-        let poisoned = || "a worker panicked".to_string();
         if let Some(test) = &self.sprt {
-            let counts = self.counts.lock().map_err(|_| poisoned())?;
+            let counts = self.counts.lock().map_err(failure::poisoned)?;
             let decided = counts
                 .get(key)
                 .is_some_and(|p| p.sprt(test).verdict != Verdict::Continue);
@@ -442,14 +401,16 @@ impl Work<'_> {
             &self.openings[item.pair],
         )?;
         {
-            let mut file = self.out.lock().map_err(|_| poisoned())?;
-            record::append(&mut *file, &row).map_err(|e| format!("{}: {e}", self.csv.display()))?;
+            let mut file = self.out.lock().map_err(failure::poisoned)?;
+            csv::append(&mut *file, std::slice::from_ref(&row))
+                .map_err(|e| Run(format!("{}: {e}", self.csv.display())))?;
         }
-        let mut counts = self.counts.lock().map_err(|_| poisoned())?;
+        let mut counts = self.counts.lock().map_err(failure::poisoned)?;
         counts
             .entry(key.clone())
             .or_default()
-            .add(row.half_points())?;
+            .add(row.half_points())
+            .map_err(Run)?;
         Ok(true)
     }
 }
@@ -462,7 +423,7 @@ pub fn play_pair(
     key: &str,
     pair: usize,
     opening: &Opening,
-) -> Result<Row, String> {
+) -> Result<Row, Failure> {
     let entries = setup.entries(cell.pressure);
     let tested = cell
         .scheme
@@ -484,8 +445,9 @@ pub fn play_pair(
     for tested_white in [true, false] {
         tested.clear();
         reference.clear();
+        // plan::openings parsed every opening: a failure here is the lab's, not the file's.
         let position = Position::from_fen(&opening.fen)
-            .map_err(|e| format!("opening {}: {e}", opening.index))?;
+            .map_err(|e| Run(format!("opening {}: {e}", opening.index)))?;
         games.push(selfplay::play_game(
             &rules,
             position,
@@ -496,7 +458,7 @@ pub fn play_pair(
         ));
     }
     let [white, black] = &games[..] else {
-        return Err("a pair is two games".into());
+        return Err(Run("a pair is two games".into()));
     };
     Ok(Row {
         cell: key.to_string(),
@@ -512,4 +474,26 @@ pub fn play_pair(
         black_key: black.final_key,
         micros: started.elapsed().as_micros() as u64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `elo`'s arguments alone, as the binary parses them.
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn the_shared_run_options_take_elos_default_directory() {
+        let cli = Cli::try_parse_from(["elo"]).expect("no flags");
+        assert_eq!(cli.args.run.out, PathBuf::from(DEFAULT_OUT));
+        let cli = Cli::try_parse_from(["elo", "--report-only", "--report", "r.md"]).expect("flags");
+        assert!(cli.args.run.report_only);
+        assert_eq!(cli.args.run.report, Some(PathBuf::from("r.md")));
+    }
 }

@@ -1,19 +1,13 @@
 //! Game pairs: one CSV row per finished pair, appended as pairs finish, read back to resume
-//! an interrupted run and to merge shards.
+//! an interrupted run and to merge shards (the file's rules are
+//! [`crate::experiment::csv`]'s).
 //!
 //! Games at a fixed node budget are deterministic, so two rows of the same pair must agree on
 //! everything but the wall time; a merge that finds them disagreeing is an error.
 
 use super::stats::Penta;
-use crate::experiment::files;
-use std::{
-    collections::BTreeMap,
-    io::{self, Write},
-    path::Path,
-};
-
-/// The CSV header, fixed: reading checks it and reads columns by position.
-pub const HEADER: &str = "profile,scheme,stamping,reference,pressure,nodes,entries,rules,pair,opening,white,black,white_end,black_end,white_plies,black_plies,white_key,black_key,micros";
+use crate::experiment::csv::{CsvRow, ParseRow};
+use std::collections::BTreeMap;
 
 /// Fields in a row.
 const FIELDS: usize = 19;
@@ -103,8 +97,19 @@ impl Row {
         self.white.half_points() + self.black.half_points()
     }
 
-    /// The row as a CSV line (no newline).
-    pub fn to_csv(&self) -> String {
+    /// Everything but the wall time, which differs between runs.
+    pub fn deterministic(&self) -> Row {
+        Row {
+            micros: 0,
+            ..self.clone()
+        }
+    }
+}
+
+impl CsvRow for Row {
+    const HEADER: &'static str = "profile,scheme,stamping,reference,pressure,nodes,entries,rules,pair,opening,white,black,white_end,black_end,white_plies,black_plies,white_key,black_key,micros";
+
+    fn to_csv(&self) -> String {
         format!(
             "{},{},{},{},{},{},{},{},{},{:016x},{:016x},{}",
             self.cell,
@@ -121,9 +126,12 @@ impl Row {
             self.micros
         )
     }
+}
 
-    /// Parses a CSV line written by [`Row::to_csv`].
-    pub fn from_csv(line: &str) -> Result<Row, String> {
+impl ParseRow for Row {
+    const KIND: &'static str = "pairs";
+
+    fn from_csv(line: &str) -> Result<Row, String> {
         let f: Vec<&str> = line.trim_end().split(',').collect();
         if f.len() != FIELDS {
             return Err(format!("{} fields, expected {FIELDS}", f.len()));
@@ -156,78 +164,6 @@ impl Row {
             micros: num(18)?,
         })
     }
-
-    /// Everything but the wall time, which differs between runs.
-    pub fn deterministic(&self) -> Row {
-        Row {
-            micros: 0,
-            ..self.clone()
-        }
-    }
-}
-
-/// How [`read`] treats a damaged last line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tail {
-    /// Drop an unterminated last line that does not parse: the pair a killed run was
-    /// writing (it runs again).
-    Forgive,
-    /// Every line must parse (merging shards: a damaged file is rejected, not repaired).
-    Strict,
-}
-
-/// Reads a CSV of pairs; a missing file is an empty one.
-pub fn read(path: &Path, tail: Tail) -> Result<Vec<Row>, String> {
-    let Some(text) = files::read_run_file(path)? else {
-        return Ok(Vec::new());
-    };
-    let unterminated = !text.is_empty() && !text.ends_with('\n');
-    let lines: Vec<&str> = text.lines().collect();
-    match lines.first() {
-        None => return Ok(Vec::new()),
-        Some(header) if header.trim_end() == HEADER => {}
-        Some(_) => {
-            return Err(format!(
-                "{}: line 1 is not the header of a pairs CSV",
-                path.display()
-            ));
-        }
-    }
-    let mut rows = Vec::new();
-    for (i, line) in lines.iter().enumerate().skip(1) {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match Row::from_csv(line) {
-            Ok(row) => rows.push(row),
-            Err(_) if tail == Tail::Forgive && unterminated && i + 1 == lines.len() => {
-                eprintln!(
-                    "{}: line {}: dropping the unfinished last line",
-                    path.display(),
-                    i + 1
-                );
-            }
-            Err(e) => return Err(format!("{}: line {}: {e}", path.display(), i + 1)),
-        }
-    }
-    Ok(rows)
-}
-
-/// Writes `rows` as a fresh CSV (atomically: [`files::write_whole`]).
-pub fn write_all<'a>(path: &Path, rows: impl IntoIterator<Item = &'a Row>) -> Result<(), String> {
-    let mut text = String::from(HEADER);
-    text.push('\n');
-    for row in rows {
-        text.push_str(&row.to_csv());
-        text.push('\n');
-    }
-    files::write_whole(path, &text)
-}
-
-/// Appends one finished pair to an open CSV.
-pub fn append(out: &mut impl Write, row: &Row) -> io::Result<()> {
-    out.write_all(format!("{}\n", row.to_csv()).as_bytes())?;
-    out.flush()
 }
 
 /// The rows keyed by (cell, pair), with identical duplicates collapsed and contradicting
@@ -273,7 +209,6 @@ pub fn by_cell<'a>(rows: impl IntoIterator<Item = &'a Row>) -> BTreeMap<String, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs;
 
     fn row(cell: &str, pair: usize, white: Result3) -> Row {
         Row {
@@ -303,21 +238,6 @@ mod tests {
         assert!(r.to_csv().contains(",463b96181691fc9c,0000000000000007,"));
         let bad = r.to_csv().replace(",W,D,", ",X,D,");
         assert!(Row::from_csv(&bad).unwrap_err().contains("\"X\""));
-    }
-
-    #[test]
-    fn a_killed_runs_last_line_is_forgiven_only_on_resume() {
-        let dir = std::env::temp_dir().join(format!("elo-record-{}", std::process::id()));
-        fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("pairs.csv");
-        let whole = row(CELL, 0, Result3::Loss).to_csv();
-        fs::write(&path, format!("{HEADER}\n{whole}\n{}", &whole[..30])).expect("write");
-        assert_eq!(read(&path, Tail::Forgive).map(|r| r.len()), Ok(1));
-        assert!(read(&path, Tail::Strict).unwrap_err().contains("line 3"));
-        fs::write(&path, "scheme,nodes\n").expect("write");
-        assert!(read(&path, Tail::Forgive).unwrap_err().contains("header"));
-        assert_eq!(read(&dir.join("none.csv"), Tail::Strict), Ok(Vec::new()));
-        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

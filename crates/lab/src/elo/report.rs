@@ -5,6 +5,7 @@
 use super::record::Row;
 use super::stats::{Penta, SprtTest, spearman};
 use crate::breuker::record as breuker_record;
+use crate::experiment::csv;
 use std::{
     collections::{BTreeMap, BTreeSet},
     fmt::Write,
@@ -108,7 +109,7 @@ impl NodeCounts {
         if !path.is_file() {
             return Ok(None);
         }
-        let rows = breuker_record::read(path)?;
+        let rows: Vec<breuker_record::Row> = csv::read(path)?;
         let positions = rows.iter().map(|r| r.position + 1).max().unwrap_or(0);
         let mut totals = BTreeMap::new();
         for rows in breuker_record::complete_cells(rows, positions).into_values() {

@@ -1,5 +1,5 @@
 //! The files of a study: the inputs a user names (position sets, test sets, openings), the
-//! run's own CSVs, the whole files it writes (CSVs rewritten, reports), and the lock that
+//! run's own CSVs (their rows are [`super::csv`]'s), the whole files it writes (CSVs rewritten, reports), and the lock that
 //! keeps two runs out of one output directory.
 //!
 //! The rules themselves are `transpo_files`'s; this module only turns them into the lab's
@@ -40,8 +40,9 @@ pub fn read_input(path: &Path) -> Result<String, String> {
 
 /// Reads one of a run's own files (a CSV), `None` when it does not exist. Only a regular
 /// file is read (a FIFO or device at its name is refused, not waited on), and at most
-/// [`TEXT_MAX`] bytes of it.
-pub fn read_run_file(path: &Path) -> Result<Option<String>, String> {
+/// [`TEXT_MAX`] bytes of it. The bytes are handed back as they are: the CSV reader cuts a
+/// torn last line off before it decodes the rest as UTF-8.
+pub fn read_run_file(path: &Path) -> Result<Option<Vec<u8>>, String> {
     let name = path.display();
     let file = match open_regular(path) {
         Ok(file) => file,
@@ -55,9 +56,7 @@ pub fn read_run_file(path: &Path) -> Result<Option<String>, String> {
     if bytes.len() > TEXT_MAX {
         return Err(format!("{name}: more than {} MiB", TEXT_MAX >> 20));
     }
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|e| format!("{name}: not UTF-8 (byte {})", e.utf8_error().valid_up_to()))
+    Ok(Some(bytes))
 }
 
 /// Replaces `path` by `text` atomically (`transpo_files::write_atomic`): a run killed while
@@ -71,12 +70,13 @@ pub fn write_whole(path: &Path, text: &str) -> Result<(), String> {
     .map_err(|e: io::Error| format!("{}: {e}", path.display()))
 }
 
-/// Takes the lock of a run directory (an advisory `flock` on the directory itself, released
-/// when the returned handle is dropped or the process dies), so that a second run into the
-/// same directory — which would rewrite the CSV under the first — stops with a message.
-/// NFS may not honour the lock.
+/// Creates a run directory if it is missing and takes its lock (an advisory `flock` on the
+/// directory itself, released when the returned handle is dropped or the process dies), so
+/// that a second run into the same directory — which would rewrite the CSV under the first —
+/// stops with a message. NFS may not honour the lock.
 pub fn lock_run(dir: &Path) -> Result<File, String> {
     let name = dir.display();
+    std::fs::create_dir_all(dir).map_err(|e| format!("{name}: {e}"))?;
     let handle = File::open(dir).map_err(|e| format!("{name}: {e}"))?;
     match handle.try_lock() {
         Ok(()) => Ok(handle),

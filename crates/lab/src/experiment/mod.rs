@@ -1,12 +1,15 @@
 //! What the lab's studies share: the command-line values of an experiment (scheme lists,
-//! table sizes), the research table a (scheme, size) cell is run with, the parallel runner
-//! of a matrix of cells, and the paired statistics and formatting of their reports.
+//! table sizes, the options of a run), the research table a (scheme, size) cell is run
+//! with, a study's CSV, report file and other files, the parallel runner of a matrix of
+//! cells, and the paired statistics and formatting of their reports.
 //!
-//! The chess study ([`crate::breuker`]) and the Connect Four study ([`crate::c4`]) both use
-//! these pieces; nothing here uses either study.
+//! The studies ([`crate::breuker`], [`crate::elo`], [`crate::c4`]) use these pieces; nothing
+//! here uses any study.
 
+pub mod csv;
 pub mod files;
 pub mod palette;
+pub mod report_file;
 pub mod runner;
 pub mod schemes;
 pub mod sizes;

@@ -1,8 +1,41 @@
-//! Running a matrix of cells: in parallel on a pool of worker threads, with a progress bar,
-//! and the command line that started it, for the report's first line.
+//! Running a study: the options every resumable run shares ([`RunArgs`]), its work in
+//! parallel on a pool of worker threads with a progress bar, and the command line that
+//! started it, for the report's first line.
 
+use crate::failure::Failure;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use std::path::PathBuf;
+
+/// `I/N`: run the units of work (cells, pairs) whose index modulo `N` is `I - 1` (1-based,
+/// like Slurm array ids); the same shards as `transpo-c4 solve-list`.
+pub use transpo_connect4::split::Shard;
+
+/// The options of a resumable, shardable study, shared by `breuker` and `elo` (flattened
+/// into each one's arguments, which name the default of `--out`:
+/// `#[command(mut_arg("out", |a| a.required(false).default_value("…")))]`). `c4` runs whole, so it has no
+/// `--shard` or `--report-only`, and takes only the flags it uses.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Output directory: the run's CSV, report.md and the figures (created; an existing run
+    /// resumes).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Worker threads (default: all cores). Each runs one unit of work (a cell, a pair) at a
+    /// time, on one thread.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
+    /// Run only shard I of N (1-based), e.g. `--shard $SLURM_ARRAY_TASK_ID/16`.
+    #[arg(long, default_value = "1/1")]
+    pub shard: Shard,
+    /// Where to write the Markdown report (default: report.md in the output directory);
+    /// figure links are made relative to it.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Only write the report from the rows already in the output directory.
+    #[arg(long)]
+    pub report_only: bool,
+}
 
 /// A progress bar of `len` steps, each one `unit` (`cells`, `solves`), with time and ETA.
 pub fn progress_bar(len: usize, unit: &str) -> ProgressBar {
@@ -20,12 +53,12 @@ pub fn progress_bar(len: usize, unit: &str) -> ProgressBar {
 pub fn run_cells<C: Sync, R: Send>(
     threads: Option<u32>,
     cells: &[C],
-    work: impl Fn(&C) -> Result<R, String> + Sync,
-) -> Result<Vec<R>, String> {
+    work: impl Fn(&C) -> Result<R, Failure> + Sync,
+) -> Result<Vec<R>, Failure> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.map_or(0, |t| t as usize))
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Failure::Run(format!("cannot start the worker threads: {e}")))?;
     pool.install(|| cells.par_iter().map(&work).collect())
 }
 

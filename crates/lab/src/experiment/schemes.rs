@@ -4,6 +4,7 @@
 //! How many ways a bucket has and how many entries a size holds in whole buckets is the
 //! table's to say ([`Table::ways_for`], [`Table::entries_for`]); the lab only asks.
 
+use crate::failure::Failure;
 use std::{fmt, str::FromStr};
 use transpo::{Config, ResearchEntry, Scheme, Size, Table};
 
@@ -60,14 +61,15 @@ impl SchemeSpec {
 
     /// A counting table of [`ResearchEntry`] of this scheme with `entries` rounded down to
     /// whole buckets (a 3-way bucket cannot divide a power of two), as
-    /// [`Table::entries_for`] rounds them.
+    /// [`Table::entries_for`] rounds them. A size the table refuses is bad input; memory
+    /// the system refuses is a failure while running ([`Failure::of_table`]).
     pub fn research_table(
         &self,
         entries: u64,
         stamping: bool,
-    ) -> Result<Table<ResearchEntry>, String> {
+    ) -> Result<Table<ResearchEntry>, Failure> {
         let config = self.config(stamping);
-        let why = |e: transpo::Error| format!("{self} with {entries} entries: {e}");
+        let why = |e| Failure::of_table(format_args!("{self} with {entries} entries"), e);
         let whole =
             Table::<ResearchEntry>::entries_for(Size::Entries(entries), &config).map_err(why)?;
         Table::new(Size::Entries(whole), config).map_err(why)
@@ -173,6 +175,10 @@ mod tests {
         assert_eq!(Table::<ResearchEntry>::DEFAULT_WAYS, 2);
         assert_eq!(capacity("depth-age-8", 9999), Ok(9998));
         assert_eq!(capacity("priority", 9999), Ok(9998));
-        assert!(capacity("priority", 1).unwrap_err().contains("priority"));
+        let refused = capacity("priority", 1).expect_err("one entry");
+        assert!(
+            matches!(&refused, Failure::Input(m) if m.contains("priority")),
+            "{refused}"
+        );
     }
 }

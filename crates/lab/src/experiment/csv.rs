@@ -1,0 +1,209 @@
+//! A study's CSV: a fixed header, then one row per observation (a searched position, a
+//! played pair, a solve), appended as the work finishes and read back to resume an
+//! interrupted run or to merge shards.
+//!
+//! Every study writes and reads its rows here, so that the file's rules are stated once:
+//!
+//! - a row is appended with its newline in one write, so a run killed while writing leaves
+//!   at most one torn line, at the end;
+//! - reading follows [`transpo_files::split_torn`]: a torn last line is left out (a resumed
+//!   run does that observation again and rewrites the file without it), a line before it
+//!   that does not parse is corruption and the file is refused with that line's number;
+//! - a whole file (a CSV rewritten on resume, a merged one) is replaced atomically.
+//!
+//! A study says what its row is with [`CsvRow`] (and [`ParseRow`] if it reads rows back).
+
+use super::files;
+use std::{
+    io::{self, Write},
+    path::{Path, PathBuf},
+};
+use transpo_files::split_torn;
+
+/// A row of a study's CSV, as it is written.
+pub trait CsvRow {
+    /// The header, fixed: reading checks it and reads columns by position.
+    const HEADER: &'static str;
+
+    /// The row as a CSV line (no newline).
+    fn to_csv(&self) -> String;
+}
+
+/// A row that is read back (to resume a run, to merge shards, to write a report).
+pub trait ParseRow: CsvRow + Sized {
+    /// What the file holds, for messages: `observations`, `pairs`.
+    const KIND: &'static str;
+
+    /// Parses a line written by [`CsvRow::to_csv`]; the error says why, and the reader adds
+    /// the file and line number.
+    fn from_csv(line: &str) -> Result<Self, String>;
+}
+
+/// Reads a study's CSV; a missing file is an empty one. A torn last line is left out, with a
+/// note on standard error naming it; a wrong header or a line before the last that does not
+/// parse is an error naming the file and the line (see the [module](self)).
+pub fn read<R: ParseRow>(path: &Path) -> Result<Vec<R>, String> {
+    let name = path.display();
+    let Some(bytes) = files::read_run_file(path)? else {
+        return Ok(Vec::new());
+    };
+    let split = split_torn(&bytes);
+    if split.is_torn() {
+        eprintln!(
+            "{name}: line {}: a torn last line (a run killed while writing it): left out",
+            split.line
+        );
+    }
+    let text = std::str::from_utf8(split.whole)
+        .map_err(|e| format!("{name}: not UTF-8 (byte {})", e.valid_up_to()))?;
+    let mut lines = text.lines().enumerate();
+    match lines.next() {
+        None => return Ok(Vec::new()),
+        Some((_, header)) if header.trim_end() == R::HEADER => {}
+        Some(_) => {
+            return Err(format!(
+                "{name}: line 1 is not the header of a CSV of {}",
+                R::KIND
+            ));
+        }
+    }
+    lines
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| R::from_csv(line).map_err(|e| format!("{name}: line {}: {e}", i + 1)))
+        .collect()
+}
+
+/// The CSV of a run: `name` in `input` if it is a directory, else `input` itself, which must
+/// exist.
+pub fn of_run(input: &Path, name: &str) -> Result<PathBuf, String> {
+    let path = if input.is_dir() {
+        input.join(name)
+    } else {
+        input.to_path_buf()
+    };
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err(format!("{}: no such file", path.display()))
+    }
+}
+
+/// Whether `path` is a regular file whose first line is the header of `R`'s CSV.
+pub fn holds<R: CsvRow>(path: &Path) -> bool {
+    files::read_run_file(path)
+        .ok()
+        .flatten()
+        .is_some_and(|bytes| bytes.split(|&b| b == b'\n').next() == Some(R::HEADER.as_bytes()))
+}
+
+/// The rows as lines, each with its newline.
+fn lines<'a, R: CsvRow + 'a>(text: &mut String, rows: impl IntoIterator<Item = &'a R>) {
+    for row in rows {
+        text.push_str(&row.to_csv());
+        text.push('\n');
+    }
+}
+
+/// Writes the header and `rows` as a fresh CSV, atomically ([`files::write_whole`]).
+pub fn write_all<'a, R: CsvRow + 'a>(
+    path: &Path,
+    rows: impl IntoIterator<Item = &'a R>,
+) -> Result<(), String> {
+    let mut text = format!("{}\n", R::HEADER);
+    lines(&mut text, rows);
+    files::write_whole(path, &text)
+}
+
+/// Appends finished rows to an open CSV in one write, so that a kill leaves at most one torn
+/// line, at the end.
+pub fn append<R: CsvRow>(out: &mut impl Write, rows: &[R]) -> io::Result<()> {
+    let mut text = String::new();
+    lines(&mut text, rows);
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// A row of two numbers.
+    #[derive(Debug, PartialEq)]
+    struct Pair(u64, u64);
+
+    impl CsvRow for Pair {
+        const HEADER: &'static str = "a,b";
+        fn to_csv(&self) -> String {
+            format!("{},{}", self.0, self.1)
+        }
+    }
+
+    impl ParseRow for Pair {
+        const KIND: &'static str = "pairs of numbers";
+        fn from_csv(line: &str) -> Result<Self, String> {
+            let (a, b) = line.split_once(',').ok_or("no comma")?;
+            let number = |s: &str| s.parse().map_err(|_| format!("{s:?} is not a number"));
+            Ok(Pair(number(a)?, number(b)?))
+        }
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("lab-csv-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("scratch directory");
+        dir.join("rows.csv")
+    }
+
+    #[test]
+    fn rows_written_and_appended_read_back() {
+        let path = scratch("round");
+        write_all(&path, &[Pair(1, 2)]).expect("write");
+        let mut file = fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("open");
+        append(&mut file, &[Pair(3, 4), Pair(5, 6)]).expect("append");
+        assert_eq!(
+            fs::read_to_string(&path).expect("read"),
+            "a,b\n1,2\n3,4\n5,6\n"
+        );
+        assert_eq!(read(&path), Ok(vec![Pair(1, 2), Pair(3, 4), Pair(5, 6)]));
+        assert!(holds::<Pair>(&path));
+        assert_eq!(read::<Pair>(&path.with_file_name("none.csv")), Ok(vec![]));
+    }
+
+    #[test]
+    fn a_torn_last_line_is_left_out_whether_it_parses_or_not() {
+        let path = scratch("torn");
+        // Cut mid-field; cut where it still parses (from "5,67"), wrongly; cut inside a
+        // UTF-8 character.
+        for torn in [&b"a,b\n1,2\n5,"[..], b"a,b\n1,2\n5,6", b"a,b\n1,2\n5,\xc3"] {
+            fs::write(&path, torn).expect("write");
+            assert_eq!(read(&path), Ok(vec![Pair(1, 2)]), "{torn:?}");
+        }
+        // A header torn by a kill as the run started: an empty run.
+        fs::write(&path, "a,").expect("write");
+        assert_eq!(read::<Pair>(&path), Ok(vec![]));
+    }
+
+    #[test]
+    fn a_bad_line_before_the_last_or_a_wrong_header_is_refused_with_its_number() {
+        let path = scratch("bad");
+        fs::write(&path, "a,b\n1,2\ngarbage\n3,4\n").expect("write");
+        let err = read::<Pair>(&path).expect_err("corrupt");
+        assert!(err.contains("rows.csv: line 3: no comma"), "{err}");
+        fs::write(&path, "a,b\n1,2\nx,4\n").expect("write");
+        assert!(read::<Pair>(&path).expect_err("corrupt").contains("line 3"));
+        fs::write(&path, "scheme,nodes\n1,2\n").expect("write");
+        let err = read::<Pair>(&path).expect_err("not ours");
+        assert!(err.contains("line 1 is not the header"), "{err}");
+        assert!(!holds::<Pair>(&path));
+        fs::write(&path, b"a,b\n\xff,2\n").expect("write");
+        assert!(
+            read::<Pair>(&path)
+                .expect_err("bytes")
+                .contains("not UTF-8")
+        );
+    }
+}
