@@ -28,7 +28,7 @@
 //!   empty board are solved a third faster (`transpo-c4 bench`; splits at 24–30 stones and
 //!   near tables of 512 KiB–4 MiB measured, see the README).
 //! - **Cache.** After a clear the big table uses only its first `START_BUCKETS` buckets
-//!   (2 MiB) and doubles them, keeping every entry ([`Table::grow`]), each time the solve has
+//!   (2 MiB) and doubles them, keeping every entry ([`Table::use_buckets`]), each time the solve has
 //!   stored half as many bounds as it has buckets. A small solve (most test-set positions)
 //!   then probes memory that stays in the cache instead of paying a cache miss per position
 //!   spread over the whole table; a big one ends up using all of it. Clearing a table that
@@ -43,7 +43,7 @@
 use crate::position::Position;
 use std::num::NonZeroU8;
 use std::sync::atomic::{AtomicU64, Ordering};
-use transpo::{Config, ExactEntry, Scheme, Size, Table};
+use transpo::{Buckets, Config, ExactEntry, Scheme, Size, Table};
 
 /// Fibonacci hashing: 2^64 / φ, odd, so multiplying by it is a bijection of `u64`.
 const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -207,15 +207,14 @@ impl Tier {
     /// A table of `size` that uses `start` buckets (at most all) after each clear.
     fn new(size: Size, start: usize, config: Config) -> Result<Tier, TableError> {
         let table = Table::new(size, config).map_err(TableError::Table)?;
-        if table.buckets() < ExactEntry::MIN_BUCKETS {
-            return Err(TableError::TooSmall {
-                buckets: table.buckets(),
-            });
+        let buckets = table.shape().buckets;
+        if buckets < ExactEntry::MIN_BUCKETS {
+            return Err(TableError::TooSmall { buckets });
         }
         // Touch every page now, so the first positions solved do not pay for page faults.
         table.clear();
         let mut tier = Tier {
-            start: start.min(table.buckets()),
+            start: start.min(buckets),
             table,
             grow_at: 0,
             stores: 0,
@@ -226,12 +225,13 @@ impl Tier {
 
     /// Back to the first `start` buckets (the caller has made every entry unreachable).
     fn restart(&mut self) {
-        if self.table.buckets_in_use() != self.start {
-            // In range: `new` made `start` at most the table's buckets.
-            let _ = self.table.use_buckets(self.start);
+        let shape = self.table.shape();
+        if shape.buckets_in_use != self.start {
+            // `new` made `start` at most the table's buckets, so all of them are used.
+            self.table.use_buckets(Buckets::First(self.start));
         }
         self.stores = 0;
-        self.grow_at = if self.start == self.table.buckets() {
+        self.grow_at = if self.start == shape.buckets {
             0
         } else {
             grow_after(self.start)
@@ -249,8 +249,8 @@ impl Tier {
 
     /// Doubles the buckets in use and sets the next growth point.
     fn grow(&mut self) {
-        let buckets = self.table.grow();
-        self.grow_at = if buckets == self.table.buckets() {
+        let buckets = self.table.use_buckets(Buckets::Doubled);
+        self.grow_at = if buckets == self.table.shape().buckets {
             0
         } else {
             self.stores + grow_after(buckets)
@@ -347,7 +347,7 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
     ///
     /// Why a power of two: the big table grows by doubling the buckets it uses, and only a
     /// power of two splits each bucket in two by one key bit, which keeps every entry
-    /// ([`Table::grow`]); growing to any other count would empty the table mid-solve.
+    /// ([`Table::use_buckets`]); growing to any other count would empty the table mid-solve.
     pub fn new(mib: u64) -> Result<Self, TableError> {
         let config = Config {
             scheme: Scheme::New,
@@ -379,7 +379,7 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
             let near = Tier::new(
                 Size::Entries(NEAR_BUCKETS as u64),
                 NEAR_BUCKETS,
-                self.near.table.config(),
+                self.near.table.shape().config,
             )?;
             self.helper_near.push(near.table);
         }
@@ -428,14 +428,14 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
     /// independent solves share through [`ThreadView`]s ([`crate::pool::SolverPool`]), as
     /// they cannot all pause for it to grow. [`BoundStore::clear`] keeps it whole.
     pub fn use_whole_table(&mut self) {
-        self.far.start = self.far.table.buckets();
+        self.far.start = self.far.table.shape().buckets;
         self.far.restart();
     }
 
     /// Buckets of the big table in use now: `START_BUCKETS` after a clear, doubling as the
     /// solve goes on.
     pub fn buckets_in_use(&self) -> usize {
-        self.far.table.buckets_in_use()
+        self.far.table.shape().buckets_in_use
     }
 
     #[inline]
@@ -540,9 +540,10 @@ impl<const W: usize, const H: usize> BoundStore<W, H> for BoundTable<W, H> {
 
     /// Entries of all the tables: the big one and every near one.
     fn capacity(&self) -> usize {
-        self.far.table.capacity()
-            + self.near.table.capacity()
-            + self.helper_near.iter().map(Table::capacity).sum::<usize>()
+        let entries = |table: &Table<ExactEntry>| table.shape().entries;
+        entries(&self.far.table)
+            + entries(&self.near.table)
+            + self.helper_near.iter().map(entries).sum::<usize>()
     }
 
     fn as_shared(&mut self) -> Option<&mut BoundTable<W, H>> {

@@ -204,7 +204,7 @@ fn research_entries_carry_subtree_sizes_for_the_lab() {
     let deeper = searcher.search(&mut pos, &Limits::depth(4), Some(&table), &mut |_| {});
     let root = table.probe(pos.key()).unwrap();
     assert!(root.nodes > 0 && root.nodes <= deeper.nodes, "{root:?}");
-    assert!(table.stats().hits > 0);
+    assert!(table.take_stats().hits > 0);
     // Quiescence nodes can be left out of the subtree sizes.
     let table = Table::<ResearchEntry>::new(Size::Entries(1 << 16), config).unwrap();
     let interior_only = Searcher::new(SearchConfig {

@@ -69,7 +69,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     // Probe and chase take turns, ROUNDS times, and each reports its median, so that a burst
     // of load on the machine moves one sample rather than one whole measurement.
     const ROUNDS: u64 = 7;
-    let mut chase = Chase::new(table.bytes())?;
+    let mut chase = Chase::new(table.shape().bytes)?;
     let (mut probe_samples, mut chase_samples) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS {
         let steps = args.probes / ROUNDS;
@@ -87,7 +87,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     let huge_page_mib = huge_page_mib();
     let report = Report {
         hash_mib: args.hash_mib,
-        entries: table.capacity(),
+        entries: table.shape().entries,
         probe_ns,
         chase_ns,
         independent_probe_ns,
@@ -109,7 +109,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
 /// key stays in the table (a bucket must receive five of them to lose one) and the probes
 /// below hit: a missing key would let the CPU run ahead on a predicted branch.
 fn fill(table: &Table<ChessEntry>, threads: u32) -> u64 {
-    let n = (table.capacity() as u64 / 4).max(1);
+    let n = (table.shape().entries as u64 / 4).max(1);
     std::thread::scope(|scope| {
         for t in 0..u64::from(threads) {
             scope.spawn(move || {

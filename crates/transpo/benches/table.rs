@@ -94,7 +94,7 @@ fn for_each_size(
 fn bench_table<E: Entry>(c: &mut Criterion, name: &str, make: fn(u64) -> E) {
     for_each_size(c, name, |group, mib| {
         let table = Table::<E>::with_mib(mib).expect("table fits in memory");
-        let filled = table.capacity() as u64 / 2;
+        let filled = table.shape().entries as u64 / 2;
         for i in 0..filled {
             table.store(mix(i), make(mix(i)));
         }

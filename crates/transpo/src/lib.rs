@@ -1,10 +1,43 @@
 //! # transpo: a transposition table for game-tree search
 //!
+//! An engine's search, with the table:
+//!
+//! ```
+//! use transpo::{Bound, ChessEntry, Table};
+//!
+//! /// A node: the table answers first when it can, and learns the result after.
+//! fn search(tt: &Table<ChessEntry>, key: u64, depth: u8, alpha: i16, beta: i16) -> i16 {
+//!     if let Some(e) = tt.probe(key).filter(|e| e.depth >= depth) {
+//!         match e.bound {
+//!             Bound::Exact => return e.score,
+//!             Bound::Lower if e.score >= beta => return e.score,
+//!             Bound::Upper if e.score <= alpha => return e.score,
+//!             _ => {} // not enough here, but `e.mv` is the move to try first
+//!         }
+//!     }
+//!     let (score, mv) = (35, 796); // ... the moves searched: the best score and move ...
+//!     let bound = match score {
+//!         s if s >= beta => Bound::Lower,
+//!         s if s <= alpha => Bound::Upper,
+//!         _ => Bound::Exact,
+//!     };
+//!     tt.store(key, ChessEntry { mv, score, eval: 20, depth, bound });
+//!     score
+//! }
+//!
+//! let tt = Table::<ChessEntry>::with_mib(16)?; // once; search threads share `&tt`
+//! tt.new_search(); // at each `go`: the entries stored so far age by one search
+//! assert_eq!(search(&tt, 0x463b_9618_1691_fc9c, 12, -100, 100), 35);
+//! assert_eq!(search(&tt, 0x463b_9618_1691_fc9c, 12, -100, 100), 35); // from the table
+//! println!("info hashfull {}", tt.hashfull());
+//! # Ok::<(), transpo::Error>(())
+//! ```
+//!
 //! A transposition table caches what an alpha-beta search learned about a position (score,
 //! whether it is exact or a bound, the depth searched, the best move) under the position's
 //! 64-bit hash key, so that a position reached again by another move order is not searched
 //! twice. This crate is the table and nothing else: it knows no game. A game turns positions
-//! into keys; a search probes and stores.
+//! into keys; a search probes and stores. [`Table`] lists its verbs on one screen.
 //!
 //! One design serves three kinds of user:
 //! - **engines** with many search threads: [`ChessEntry`] (16 bytes, full-key lockless XOR
@@ -25,11 +58,12 @@
 //! // The paper's TWOBIG1 on exactly 8K entries, with time stamping and counters.
 //! let config = Config { scheme: Scheme::TwoBig1, stamping: true, counting: true, ..Config::default() };
 //! let table = Table::<ResearchEntry>::new(Size::Entries(8192), config)?;
-//! assert_eq!((table.capacity(), table.ways()), (8192, 2));
+//! assert_eq!((table.shape().entries, table.shape().ways), (8192, 2));
 //! let entry = ResearchEntry { mv: 0, score: -12, depth: 3, bound: Bound::Upper, nodes: 517 };
 //! table.store(0xdead_beef_f00d_cafe, entry);
 //! assert_eq!(table.probe(0xdead_beef_f00d_cafe), Some(entry));
-//! assert_eq!(table.stats().hits, 1);
+//! assert_eq!(table.take_stats().hits, 1);
+//! assert_eq!(table.take_stats().hits, 0); // taking the counters zeroes them
 //! # Ok::<(), transpo::Error>(())
 //! ```
 
@@ -50,10 +84,10 @@ pub use entry::{
     Bound, ChessEntry, CompactEntry, Depth, Entry, ExactEntry, ResearchEntry, SolverEntry,
 };
 pub use error::Error;
-pub use persist::FORMAT_VERSION;
+pub use persist::{FORMAT_VERSION, LoadFrom, SaveTo, TableFile};
 pub use scheme::Scheme;
 pub use stats::Stats;
-pub use table::{Config, MAX_WAYS, Size, Stored, Table};
+pub use table::{Buckets, Config, MAX_WAYS, Shape, Size, Stored, Table};
 
 /// The code in the READMEs is compiled and run as doc tests, so it cannot rot.
 #[cfg(doctest)]

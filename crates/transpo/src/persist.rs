@@ -51,18 +51,133 @@ const MAX_SCHEME_BYTES: usize = 64;
 /// a small table allocates little.
 const CHUNK_CELLS: usize = 1 << 16;
 
+/// A table file at a path, for [`Table::save`] and [`Table::load`].
+///
+/// Saved atomically ([`transpo_files::write_atomic`]): the table goes to a new temporary
+/// file beside the path (created with `O_CREAT | O_EXCL` under a fresh name, so a link or a
+/// file someone left there is never written through or consumed), which is synced and
+/// renamed over the path, and the directory synced, so that once the save returns the new
+/// file survives a crash of the machine under its name. On any failure (a full disk, the
+/// path a directory, or a FIFO, socket or device, which renaming would replace) the
+/// temporary file is removed and the path keeps its old contents.
+///
+/// Loaded only from a regular file ([`transpo_files::open_regular`]): a FIFO, directory or
+/// device is refused at once, without waiting for a FIFO's writer, and a file whose length
+/// is not the one its header promises is rejected before its entries are read.
+///
+/// ```no_run
+/// use transpo::{ChessEntry, Table, TableFile};
+///
+/// let mut table = Table::<ChessEntry>::with_mib(16)?;
+/// table.save(TableFile("engine.tt"))?;
+/// table.load(TableFile("engine.tt"))?;
+/// # Ok::<(), transpo::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableFile<P: AsRef<Path>>(pub P);
+
+/// Where [`Table::save`] writes: any [`Write`] (a `&mut Vec<u8>`, a socket, an open file),
+/// or a [`TableFile`]. Sealed: this crate's two kinds are all there is.
+pub trait SaveTo: sealed::SaveTo {}
+
+/// Where [`Table::load`] reads from: any [`Read`] (a `&[u8]`, a socket, an open file), or a
+/// [`TableFile`]. Sealed: this crate's two kinds are all there is.
+pub trait LoadFrom: sealed::LoadFrom {}
+
+/// The methods behind [`SaveTo`] and [`LoadFrom`], out of users' reach.
+mod sealed {
+    use crate::{Error, Table, entry::Entry};
+
+    pub trait SaveTo {
+        /// Saves `table` here.
+        fn save<E: Entry>(self, table: &Table<E>) -> Result<(), Error>;
+    }
+
+    pub trait LoadFrom {
+        /// Loads `table` from here.
+        fn load<E: Entry>(self, table: &mut Table<E>) -> Result<(), Error>;
+    }
+}
+
+impl<W: Write> SaveTo for W {}
+impl<P: AsRef<Path>> SaveTo for TableFile<P> {}
+impl<R: Read> LoadFrom for R {}
+impl<P: AsRef<Path>> LoadFrom for TableFile<P> {}
+
+impl<W: Write> sealed::SaveTo for W {
+    fn save<E: Entry>(self, table: &Table<E>) -> Result<(), Error> {
+        table.write_to(self)
+    }
+}
+
+impl<P: AsRef<Path>> sealed::SaveTo for TableFile<P> {
+    fn save<E: Entry>(self, table: &Table<E>) -> Result<(), Error> {
+        transpo_files::write_atomic(self.0, |file: &File| table.write_to(file))
+    }
+}
+
+impl<R: Read> sealed::LoadFrom for R {
+    fn load<E: Entry>(self, table: &mut Table<E>) -> Result<(), Error> {
+        table.read_from(self, None)
+    }
+}
+
+impl<P: AsRef<Path>> sealed::LoadFrom for TableFile<P> {
+    fn load<E: Entry>(self, table: &mut Table<E>) -> Result<(), Error> {
+        let file = transpo_files::open_regular(self.0).map_err(|e| match e.kind() {
+            // The refusal of a FIFO, directory or device: the message says which it is.
+            ErrorKind::InvalidInput => Error::Corrupt(e.to_string()),
+            _ => Error::Io(e),
+        })?;
+        let length = file.metadata()?.len();
+        table.read_from(file, Some(length))
+    }
+}
+
 impl<E: Entry> Table<E> {
-    /// Writes the table to `out`. Concurrent stores during a save are allowed; the file then
-    /// holds each cell as it was at some moment during the save.
-    pub fn save(&self, out: impl Write) -> Result<(), Error> {
-        if self.buckets_in_use() != self.buckets() {
+    /// Writes the table to `to`: a [`Write`], or a [`TableFile`], which is replaced
+    /// atomically. Concurrent stores during a save are allowed; the file then holds each
+    /// cell as it was at some moment during the save.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the output cannot be written, or a [`TableFile`]'s path is (or
+    /// links to) a FIFO, socket or device: renaming a table over `/dev/null` or a named pipe
+    /// would replace it, so [`transpo_files::write_atomic`] refuses that and nothing is
+    /// written. [`Error::Config`] when the table uses only part of its buckets
+    /// ([`Table::use_buckets`]).
+    pub fn save(&self, to: impl SaveTo) -> Result<(), Error> {
+        sealed::SaveTo::save(to, self)
+    }
+
+    /// Replaces the table's contents by a saved table of the same layout, configuration
+    /// (scheme and time stamping) and size, read from `from`: a [`Read`], or a [`TableFile`],
+    /// which must be a regular file of the length its header promises. On any error the
+    /// table is left untouched.
+    ///
+    /// Reads at most the length the header promises plus one byte (to see that the input
+    /// ends there), and allocates only after the header matched the table.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] for input that is not a whole, intact table file (or a path that
+    /// is not a regular file), [`Error::Mismatch`] for a table file of another format
+    /// version, layout, scheme, time stamping or size, [`Error::Io`] (a file that cannot be
+    /// opened, too) and the allocation errors otherwise.
+    pub fn load(&mut self, from: impl LoadFrom) -> Result<(), Error> {
+        sealed::LoadFrom::load(from, self)
+    }
+
+    /// [`Table::save`] to a writer.
+    fn write_to(&self, out: impl Write) -> Result<(), Error> {
+        let shape = self.shape();
+        if shape.buckets_in_use != shape.buckets {
             return Err(Error::Config(format!(
                 "the table uses {} of its {} buckets; grow it to all of them before saving",
-                self.buckets_in_use(),
-                self.buckets()
+                shape.buckets_in_use, shape.buckets
             )));
         }
-        let scheme = self.config().scheme.to_string();
+        let scheme = shape.config.scheme.to_string();
         let mut out = ChecksumWriter::new(BufWriter::new(out));
         out.write_all(MAGIC)?;
         out.write_all(&FORMAT_VERSION.to_le_bytes())?;
@@ -70,13 +185,13 @@ impl<E: Entry> Table<E> {
         out.write_all(E::LAYOUT.as_bytes())?;
         out.write_all(&(scheme.len() as u32).to_le_bytes())?;
         out.write_all(scheme.as_bytes())?;
-        out.write_all(&[u8::from(self.config().stamping)])?;
+        out.write_all(&[u8::from(shape.config.stamping)])?;
         out.write_all(&(<E::Cell as Cell>::BYTES as u32).to_le_bytes())?;
-        out.write_all(&(self.ways() as u32).to_le_bytes())?;
-        out.write_all(&(self.buckets() as u64).to_le_bytes())?;
+        out.write_all(&(shape.ways as u32).to_le_bytes())?;
+        out.write_all(&(shape.buckets as u64).to_le_bytes())?;
         out.write_all(&self.generation().to_le_bytes())?;
         let size = <E::Cell as Cell>::BYTES;
-        let mut buf = vec![0; CHUNK_CELLS.min(self.capacity()) * size];
+        let mut buf = vec![0; CHUNK_CELLS.min(shape.entries) * size];
         for cells in self.cells().chunks(CHUNK_CELLS) {
             for (cell, bytes) in cells.iter().zip(buf.chunks_exact_mut(size)) {
                 <E::Cell as Cell>::write_le(cell.load(), bytes);
@@ -89,60 +204,8 @@ impl<E: Entry> Table<E> {
         Ok(())
     }
 
-    /// Saves to `path` atomically ([`transpo_files::write_atomic`]): the table goes to a new
-    /// temporary file beside `path` (created with `O_CREAT | O_EXCL` under a fresh name, so
-    /// a link or a file someone left there is never written through or consumed), which is
-    /// synced and renamed over `path`, and the directory synced, so that once this returns
-    /// the new file survives a crash of the machine under its name. On any failure (a full
-    /// disk, `path` a directory) the temporary file is removed and `path` keeps its old
-    /// contents.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when the file cannot be written, or `path` is (or links to) a FIFO,
-    /// socket or device: renaming a table over `/dev/null` or a named pipe would replace
-    /// it, so [`transpo_files::write_atomic`] refuses that and nothing is written. [`Error::Config`] when the table
-    /// cannot be saved (see [`Table::save`]).
-    pub fn save_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        transpo_files::write_atomic(path, |file: &File| self.save(file))
-    }
-
-    /// Replaces the table's contents by a saved table of the same layout, configuration
-    /// (scheme and time stamping) and size. On any error the table is left untouched.
-    ///
-    /// Reads at most the length the header promises plus one byte (to see that the input
-    /// ends there), and allocates only after the header matched the table.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Corrupt`] for input that is not a whole, intact table file,
-    /// [`Error::Mismatch`] for a table file of another format version, layout, scheme, time
-    /// stamping or size, [`Error::Io`] and the allocation errors otherwise.
-    pub fn load(&mut self, input: impl Read) -> Result<(), Error> {
-        self.load_checked(input, None)
-    }
-
-    /// Loads the table saved in `path` (see [`Table::load`]). Only a regular file is read
-    /// ([`transpo_files::open_regular`]): a FIFO, directory or device is refused at once,
-    /// without waiting for a FIFO's writer. A file whose length is not the one its header
-    /// promises is rejected before its entries are read.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Table::load`]; [`Error::Corrupt`] for a path that is not a regular file,
-    /// [`Error::Io`] for one that cannot be opened.
-    pub fn load_file(&mut self, path: impl AsRef<Path>) -> Result<(), Error> {
-        let file = transpo_files::open_regular(path).map_err(|e| match e.kind() {
-            // The refusal of a FIFO, directory or device: the message says which it is.
-            ErrorKind::InvalidInput => Error::Corrupt(e.to_string()),
-            _ => Error::Io(e),
-        })?;
-        let length = file.metadata()?.len();
-        self.load_checked(file, Some(length))
-    }
-
-    /// [`Table::load`], with the input's total length when it is known.
-    fn load_checked(&mut self, input: impl Read, length: Option<u64>) -> Result<(), Error> {
+    /// [`Table::load`] from a reader, with the input's total length when it is known.
+    fn read_from(&mut self, input: impl Read, length: Option<u64>) -> Result<(), Error> {
         let mut input = ChecksumReader::new(BufReader::new(input));
         let magic: [u8; 8] = input.array("magic")?;
         if &magic != MAGIC {
@@ -194,7 +257,8 @@ impl<E: Entry> Table<E> {
                 )));
             }
         };
-        let config = self.config();
+        let shape = self.shape();
+        let config = shape.config;
         if scheme != config.scheme || stamping != config.stamping {
             let with = |stamping| if stamping { "with" } else { "without" };
             return Err(Error::Mismatch(format!(
@@ -211,20 +275,20 @@ impl<E: Entry> Table<E> {
         let buckets = u64::from_le_bytes(input.array("bucket count")?);
         let generation = u32::from_le_bytes(input.array("generation")?);
         if cell_bytes != <E::Cell as Cell>::BYTES
-            || ways != self.ways()
-            || buckets != self.buckets() as u64
+            || ways != shape.ways
+            || buckets != shape.buckets as u64
         {
             return Err(Error::Mismatch(format!(
                 "the file holds {buckets} buckets of {ways} × {cell_bytes}-byte entries, this \
                  table {} buckets of {} × {}; resize the table to the file's size first",
-                self.buckets(),
-                self.ways(),
+                shape.buckets,
+                shape.ways,
                 <E::Cell as Cell>::BYTES
             )));
         }
         // The header matched, so the entries are exactly this table's bytes: the length is
         // bounded by the memory the table already has.
-        let expected = input.position() + self.bytes() as u64 + 8;
+        let expected = input.position() + shape.bytes as u64 + 8;
         if let Some(length) = length
             && length != expected
         {
@@ -238,8 +302,8 @@ impl<E: Entry> Table<E> {
                 )
             }));
         }
-        let cells = RawCells::<E::Cell>::zeroed(self.capacity())?;
-        let mut buf = vec![0; CHUNK_CELLS.min(self.capacity()) * cell_bytes];
+        let cells = RawCells::<E::Cell>::zeroed(shape.entries)?;
+        let mut buf = vec![0; CHUNK_CELLS.min(shape.entries) * cell_bytes];
         for chunk in cells.cells().chunks(CHUNK_CELLS) {
             let bytes = &mut buf[..chunk.len() * cell_bytes];
             input.exact(bytes, "entries")?;

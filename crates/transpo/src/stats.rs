@@ -15,30 +15,19 @@ pub(crate) struct Counters {
 }
 
 impl Counters {
-    pub(crate) fn snapshot(&self) -> Stats {
+    /// The counts so far, each read and set back to zero in one atomic step.
+    pub(crate) fn take(&self) -> Stats {
         Stats {
-            probes: self.probes.load(Relaxed),
-            hits: self.hits.load(Relaxed),
-            stores: self.stores.load(Relaxed),
-            overwrites: self.overwrites.load(Relaxed),
-            refused: self.refused.load(Relaxed),
-        }
-    }
-
-    pub(crate) fn reset(&self) {
-        for counter in [
-            &self.probes,
-            &self.hits,
-            &self.stores,
-            &self.overwrites,
-            &self.refused,
-        ] {
-            counter.store(0, Relaxed);
+            probes: self.probes.swap(0, Relaxed),
+            hits: self.hits.swap(0, Relaxed),
+            stores: self.stores.swap(0, Relaxed),
+            overwrites: self.overwrites.swap(0, Relaxed),
+            refused: self.refused.swap(0, Relaxed),
         }
     }
 }
 
-/// A snapshot of a table's counters.
+/// A snapshot of a table's counters ([`crate::Table::take_stats`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Calls to `probe`.

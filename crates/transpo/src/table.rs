@@ -27,7 +27,8 @@ mod grow;
 mod size;
 mod store;
 
-pub use size::Size;
+pub use grow::Buckets;
+pub use size::{Shape, Size};
 pub use store::Stored;
 
 /// The most ways a bucket may have (sixteen 4-byte cells fill a cache line).
@@ -62,6 +63,20 @@ impl Default for Config {
 
 /// A transposition table of entries `E`, shared between threads through `&self`.
 ///
+/// The verbs, on one screen:
+///
+/// | | |
+/// |---|---|
+/// | make | [`Table::with_mib`], [`Table::new`] ([`Size`], [`Config`]) |
+/// | search | [`Table::probe`], [`Table::store`], [`Table::prefetch`] |
+/// | between searches | [`Table::new_search`], [`Table::generation`], [`Table::hashfull`] |
+/// | memory | [`Table::clear`], [`Table::resize`], [`Table::use_buckets`] |
+/// | look | [`Table::shape`] ([`Shape`]), [`Table::take_stats`] ([`Stats`]) |
+/// | files | [`Table::save`], [`Table::load`] (a writer or reader, or a [`TableFile`]) |
+///
+/// How many ways and entries a size gives is [`Config::ways_for`] and
+/// [`Config::entries_for`].
+///
 /// ```
 /// use transpo::{Bound, ChessEntry, Table};
 ///
@@ -76,6 +91,8 @@ impl Default for Config {
 /// assert_eq!(table.hashfull(), 0); // the entry is from the previous search now
 /// # Ok::<(), transpo::Error>(())
 /// ```
+///
+/// [`TableFile`]: crate::TableFile
 pub struct Table<E: Entry> {
     cells: RawCells<E::Cell>,
     buckets: usize,
@@ -98,12 +115,12 @@ impl<E: Entry> Table<E> {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for a configuration [`Table::ways_for`] refuses,
+    /// [`Error::Config`] for a configuration [`Config::ways_for`] refuses,
     /// [`Error::InvalidSize`] for no MiB or for [`Size::Entries`] that are not whole
-    /// buckets ([`Table::entries_for`] rounds a count down to whole buckets), and the
+    /// buckets ([`Config::entries_for`] rounds a count down to whole buckets), and the
     /// allocation errors.
     pub fn new(size: Size, config: Config) -> Result<Self, Error> {
-        let ways = Self::ways_for(&config)?;
+        let ways = config.ways_for::<E>()?;
         if let Size::Entries(n) = size
             && (n == 0 || n % ways as u64 != 0)
         {
@@ -111,7 +128,7 @@ impl<E: Entry> Table<E> {
                 "{n} entries is not a positive multiple of {ways} way(s)"
             )));
         }
-        let buckets = Self::whole_buckets(size, ways)?;
+        let buckets = size::whole_buckets::<E>(size, ways)?;
         let len = buckets
             .checked_mul(ways)
             .ok_or(Error::InvalidSize(format!("{size:?} overflows")))?;
@@ -239,44 +256,31 @@ impl<E: Entry> Table<E> {
         Ok(())
     }
 
-    /// Number of entries the table's memory holds.
-    pub fn capacity(&self) -> usize {
-        self.buckets * self.ways
+    /// What the table is: its memory's entries, buckets and bytes, the buckets in use, the
+    /// ways per bucket and the configuration it was made with.
+    #[inline]
+    pub fn shape(&self) -> Shape {
+        Shape {
+            entries: self.buckets * self.ways,
+            buckets: self.buckets,
+            buckets_in_use: self.in_use,
+            ways: self.ways,
+            bytes: self.cells.bytes(),
+            config: self.config,
+        }
     }
 
-    /// Number of buckets the table's memory holds.
-    pub fn buckets(&self) -> usize {
-        self.buckets
+    /// The counters since the table was made or since the last call, which sets them back
+    /// to zero (all zero unless [`Config::counting`] is on). Each counter is read and zeroed
+    /// in one atomic step, so a count made meanwhile by another thread goes to this snapshot
+    /// or to the next, never to neither.
+    pub fn take_stats(&self) -> Stats {
+        self.counters.take()
     }
 
     /// Empties `cells`.
     fn empty(cells: &[E::Cell]) {
         cells.iter().for_each(|c| c.store(<E::Cell as Cell>::EMPTY));
-    }
-
-    /// Entries per bucket.
-    pub fn ways(&self) -> usize {
-        self.ways
-    }
-
-    /// Memory used by the entries, in bytes.
-    pub fn bytes(&self) -> usize {
-        self.cells.bytes()
-    }
-
-    /// The configuration the table was made with.
-    pub fn config(&self) -> Config {
-        self.config
-    }
-
-    /// The counters so far (all zero unless [`Config::counting`] is on).
-    pub fn stats(&self) -> Stats {
-        self.counters.snapshot()
-    }
-
-    /// Sets the counters back to zero.
-    pub fn reset_stats(&self) {
-        self.counters.reset();
     }
 
     #[inline]
@@ -293,7 +297,7 @@ impl<E: Entry> Table<E> {
 
     /// Swaps in cells loaded from a file (same length) and their generation.
     pub(crate) fn adopt(&mut self, cells: RawCells<E::Cell>, generation: u32) {
-        debug_assert_eq!(cells.cells().len(), self.capacity());
+        debug_assert_eq!(cells.cells().len(), self.buckets * self.ways);
         self.cells = cells;
         self.in_use = self.buckets;
         self.generation.store(generation, Relaxed);
@@ -313,7 +317,7 @@ impl<E: Entry> std::fmt::Debug for Table<E> {
             .field("buckets", &self.buckets)
             .field("in_use", &self.in_use)
             .field("ways", &self.ways)
-            .field("bytes", &self.bytes())
+            .field("bytes", &self.cells.bytes())
             .field("config", &self.config)
             .field("generation", &self.generation())
             .finish()
@@ -402,9 +406,9 @@ mod tests {
         assert!((0..10_000u64).all(|k| t.probe(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)).is_none()));
         t.store(5, chess(1));
         t.resize(Size::Mib(2)).expect("2 MiB");
-        assert_eq!((t.bytes(), t.probe(5)), (2 << 20, None));
+        assert_eq!((t.shape().bytes, t.probe(5)), (2 << 20, None));
         assert!(t.resize(Size::Mib(0)).is_err());
-        assert_eq!(t.bytes(), 2 << 20, "a failed resize keeps the table");
+        assert_eq!(t.shape().bytes, 2 << 20, "a failed resize keeps the table");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Persistence: round trips, and corrupted, truncated or mismatched files rejected with the
 //! table left untouched.
 
-use transpo::{Bound, ChessEntry, CompactEntry, Config, Error, ResearchEntry, Scheme, Size, Table};
+use transpo::{
+    Bound, ChessEntry, CompactEntry, Config, Error, ResearchEntry, Scheme, Size, Table, TableFile,
+};
 
 fn entry(k: u64) -> ChessEntry {
     ChessEntry {
@@ -45,7 +47,7 @@ fn save_and_load_round_trip() {
 }
 
 #[test]
-fn save_file_and_load_file_round_trip() {
+fn table_file_save_and_load_round_trip() {
     let dir = std::env::temp_dir().join(format!("transpo-persist-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("table.tthash");
@@ -68,16 +70,16 @@ fn save_file_and_load_file_round_trip() {
             },
         );
     }
-    table.save_file(&path).expect("save");
+    table.save(TableFile(&path)).expect("save");
     let mut loaded = Table::<ResearchEntry>::new(Size::Entries(1 << 12), config).expect("table");
-    loaded.load_file(&path).expect("load");
+    loaded.load(TableFile(&path)).expect("load");
     for k in 0..3000u64 {
         let key = k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         assert_eq!(loaded.probe(key), table.probe(key));
     }
     assert!(!dir.join("table.tthash.tmp").exists());
     assert!(matches!(
-        loaded.load_file(dir.join("missing")),
+        loaded.load(TableFile(dir.join("missing"))),
         Err(Error::Io(_))
     ));
     std::fs::remove_dir_all(&dir).expect("clean up");
@@ -324,7 +326,7 @@ fn dev_zero_and_dev_urandom_are_rejected_quickly() {
         let (mut table, keys) = filled(1, 1000, 3);
         let before = snapshot(&table, &keys);
         let start = std::time::Instant::now();
-        let err = table.load_file(device).expect_err(device);
+        let err = table.load(TableFile(device)).expect_err(device);
         assert!(matches!(err, Error::Corrupt(_)), "{device}: {err}");
         let err = table
             .load(std::fs::File::open(device).expect("open"))
@@ -395,13 +397,15 @@ fn a_file_of_the_wrong_length_or_a_directory_is_rejected_before_its_entries_are_
         ),
     ] {
         std::fs::write(&path, bytes).expect("write");
-        let err = loaded.load_file(&path).expect_err("wrong length");
+        let err = loaded.load(TableFile(&path)).expect_err("wrong length");
         assert!(err.to_string().contains(words), "{err}");
         assert!(err.to_string().contains("header needs"), "{err}");
     }
-    assert!(matches!(loaded.load_file(&dir), Err(Error::Corrupt(m)) if m.contains("directory")));
+    assert!(
+        matches!(loaded.load(TableFile(&dir)), Err(Error::Corrupt(m)) if m.contains("directory"))
+    );
     std::fs::write(&path, &file).expect("write");
-    loaded.load_file(&path).expect("the whole file");
+    loaded.load(TableFile(&path)).expect("the whole file");
     assert_eq!(snapshot(&loaded, &keys), snapshot(&table, &keys));
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
@@ -424,19 +428,21 @@ fn entries(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
-/// Issue 29, item 1: `save_file("x")` used to write `x.tmp` with `File::create`, which
-/// follows a link planted there (overwriting its target with table data, then renaming the
-/// link over `x`) and consumes a file of the user's under that name.
+/// Issue 29, item 1: saving to the file `x` (then `save_file("x")`) used to write `x.tmp`
+/// with `File::create`, which follows a link planted there (overwriting its target with table
+/// data, then renaming the link over `x`) and consumes a file of the user's under that name.
 #[cfg(unix)]
 #[test]
-fn save_file_never_writes_through_a_planted_link_or_consumes_a_tmp_file() {
+fn saving_a_table_file_never_writes_through_a_planted_link_or_consumes_a_tmp_file() {
     let dir = scratch("links");
     std::fs::write(dir.join("victim"), "precious").expect("write");
     std::os::unix::fs::symlink(dir.join("victim"), dir.join("x.tmp")).expect("symlink");
     std::fs::write(dir.join("notes.tmp"), "my notes").expect("write");
     let (table, keys) = filled(1, 2000, 7);
-    table.save_file(dir.join("x")).expect("save x");
-    table.save_file(dir.join("notes")).expect("save notes");
+    table.save(TableFile(dir.join("x"))).expect("save x");
+    table
+        .save(TableFile(dir.join("notes")))
+        .expect("save notes");
     assert_eq!(
         std::fs::read_to_string(dir.join("victim")).expect("read"),
         "precious"
@@ -457,7 +463,7 @@ fn save_file_never_writes_through_a_planted_link_or_consumes_a_tmp_file() {
             "{name}"
         );
         let mut loaded = Table::<ChessEntry>::with_mib(1).expect("table");
-        loaded.load_file(&path).expect("load");
+        loaded.load(TableFile(&path)).expect("load");
         assert_eq!(snapshot(&loaded, &keys), snapshot(&table, &keys));
     }
     assert_eq!(
@@ -474,11 +480,13 @@ fn a_failed_save_to_a_directory_leaves_no_temporary_file() {
     let dir = scratch("dir");
     std::fs::create_dir(dir.join("sub")).expect("mkdir");
     let (table, _) = filled(1, 100, 3);
-    let err = table.save_file(dir.join("sub")).expect_err("a directory");
+    let err = table
+        .save(TableFile(dir.join("sub")))
+        .expect_err("a directory");
     assert!(matches!(err, Error::Io(_)), "{err}");
     let mut slash = dir.join("sub").into_os_string();
     slash.push("/");
-    assert!(table.save_file(&slash).is_err());
+    assert!(table.save(TableFile(&slash)).is_err());
     assert_eq!(entries(&dir), ["sub"]);
     assert!(entries(&dir.join("sub")).is_empty());
     std::fs::remove_dir_all(&dir).expect("clean up");
@@ -502,18 +510,20 @@ fn a_fifo_is_neither_loaded_nor_replaced() {
     std::thread::spawn(move || {
         let (mut table, keys) = filled(1, 1000, 11);
         let before = snapshot(&table, &keys);
-        let result = table.load_file(&path).map_err(|e| e.to_string());
+        let result = table.load(TableFile(&path)).map_err(|e| e.to_string());
         let _ = sender.send((result, snapshot(&table, &keys) == before));
     });
     let (result, untouched) = receiver
         .recv_timeout(std::time::Duration::from_secs(5))
-        .expect("load_file of a FIFO must return at once, not wait for a writer");
+        .expect("loading a FIFO table file must return at once, not wait for a writer");
     let err = result.expect_err("a FIFO is not a table file");
     assert!(err.contains("FIFO"), "{err}");
     assert!(untouched);
     // Nor is a FIFO replaced by a save (a rename over it would make it a regular file).
     let (table, _) = filled(1, 100, 3);
-    let err = table.save_file(&fifo).expect_err("a FIFO is not replaced");
+    let err = table
+        .save(TableFile(&fifo))
+        .expect_err("a FIFO is not replaced");
     assert!(err.to_string().contains("FIFO"), "{err}");
     use std::os::unix::fs::FileTypeExt;
     assert!(

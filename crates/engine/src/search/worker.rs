@@ -141,12 +141,12 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         Worker {
             pos,
             table,
-            scheme: table.map(|t| t.config().scheme),
+            scheme: table.map(|t| t.shape().config.scheme),
             features: config.features,
             exact_depth_probing: config.exact_depth_probing,
             quiescence_in_subtree: config.quiescence_in_subtree,
             keep_move: config.features.keep_move
-                && table.is_some_and(|t| !Scheme::PAPER.contains(&t.config().scheme)),
+                && table.is_some_and(|t| !Scheme::PAPER.contains(&t.shape().config.scheme)),
             evaluator,
             shared,
             main,

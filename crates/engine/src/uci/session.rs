@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
-use transpo::{ChessEntry, Table};
+use transpo::{ChessEntry, Table, TableFile};
 use transpo_chess::{Book, Position, SplitMix64};
 
 use super::options::{
@@ -366,7 +366,7 @@ impl UciSession {
         self.thread.stop();
         let table = self.table.as_ref().ok_or("there is no table (Hash is 0)")?;
         table
-            .save_file(path)
+            .save(TableFile(path))
             .map_err(|e| format!("{what} {path}: {e}"))
     }
 
@@ -380,7 +380,7 @@ impl UciSession {
         let table = self.table.as_mut().ok_or("there is no table (Hash is 0)")?;
         let table = Arc::get_mut(table).ok_or("the table is still in use by a search")?;
         table
-            .load_file(path)
+            .load(TableFile(path))
             .map_err(|e| format!("{what} {path}: {e}"))
     }
 }

@@ -207,7 +207,8 @@ pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Fail
                 Stamping::Cleared => table.clear(),
                 Stamping::Stamped => table.new_search(),
             }
-            table.reset_stats();
+            // Zero the counters: the row counts this position alone.
+            table.take_stats();
         }
         let mut position = game_position.position.clone();
         let result = searcher.search(
@@ -216,7 +217,7 @@ pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Fail
             table.as_ref(),
             &mut |_| {},
         );
-        let stats = table.as_ref().map(Table::stats).unwrap_or_default();
+        let stats = table.as_ref().map(Table::take_stats).unwrap_or_default();
         rows.push(Row {
             cell: cell.key(),
             position: index,

@@ -35,7 +35,8 @@ impl BoundStore for ResearchBounds {
 
     fn clear(&mut self) {
         self.table.clear();
-        self.table.reset_stats();
+        // Zero the counters: they count from this clear.
+        self.table.take_stats();
     }
 
     fn prefetch(&self, pos: &Position) {
@@ -70,12 +71,17 @@ impl BoundStore for ResearchBounds {
     }
 
     fn capacity(&self) -> usize {
-        self.table.capacity()
+        self.table.shape().entries
     }
 
     fn hit_weight(&self, pos: &Position) -> u64 {
         self.table.probe(Self::key(pos)).map_or(1, |e| {
-            self.table.config().scheme.nodes_for_hit(e.nodes).max(1)
+            self.table
+                .shape()
+                .config
+                .scheme
+                .nodes_for_hit(e.nodes)
+                .max(1)
         })
     }
 }

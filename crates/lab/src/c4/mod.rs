@@ -131,7 +131,7 @@ fn observe(
                 problem.moves
             )));
         }
-        let stats = solver.table().table.stats();
+        let stats = solver.table().table.take_stats();
         rows.push(Row {
             scheme,
             size,

@@ -2,7 +2,7 @@
 //! research table a scheme is run with.
 //!
 //! How many ways a bucket has and how many entries a size holds in whole buckets is the
-//! table's to say ([`Table::ways_for`], [`Table::entries_for`]); the lab only asks.
+//! table's to say ([`Config::ways_for`], [`Config::entries_for`]); the lab only asks.
 
 use crate::failure::Failure;
 use std::{fmt, str::FromStr};
@@ -61,7 +61,7 @@ impl SchemeSpec {
 
     /// A counting table of [`ResearchEntry`] of this scheme with `entries` rounded down to
     /// whole buckets (a 3-way bucket cannot divide a power of two), as
-    /// [`Table::entries_for`] rounds them. A size the table refuses is bad input; memory
+    /// [`Config::entries_for`] rounds them. A size the table refuses is bad input; memory
     /// the system refuses is a failure while running ([`Failure::of_table`]).
     pub fn research_table(
         &self,
@@ -70,8 +70,9 @@ impl SchemeSpec {
     ) -> Result<Table<ResearchEntry>, Failure> {
         let config = self.config(stamping);
         let why = |e| Failure::of_table(format_args!("{self} with {entries} entries"), e);
-        let whole =
-            Table::<ResearchEntry>::entries_for(Size::Entries(entries), &config).map_err(why)?;
+        let whole = config
+            .entries_for::<ResearchEntry>(Size::Entries(entries))
+            .map_err(why)?;
         Table::new(Size::Entries(whole), config).map_err(why)
     }
 }
@@ -103,7 +104,8 @@ impl FromStr for SchemeSpec {
             .parse()
             .map_err(|e: transpo::scheme::UnknownScheme| e.to_string())?;
         let spec = SchemeSpec { scheme, ways };
-        Table::<ResearchEntry>::ways_for(&spec.config(false))
+        spec.config(false)
+            .ways_for::<ResearchEntry>()
             .map_err(|e| format!("bad ways in {s:?}: {e}"))?;
         Ok(spec)
     }
@@ -163,7 +165,8 @@ mod tests {
     fn tables_hold_whole_buckets_of_the_ways_the_table_chooses() {
         let capacity = |spec: &str, entries| {
             let spec: SchemeSpec = spec.parse().expect("a scheme");
-            spec.research_table(entries, false).map(|t| t.capacity())
+            spec.research_table(entries, false)
+                .map(|t| t.shape().entries)
         };
         // The paper's schemes fix their ways: 1 or 2, every power of two is whole.
         assert_eq!(capacity("deep", 8192), Ok(8192));

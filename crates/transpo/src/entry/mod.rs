@@ -112,8 +112,9 @@ pub trait Entry: Copy + PartialEq + std::fmt::Debug + Send + Sync + 'static {
         0
     }
     /// Bit `bit` of the key a slot was stored for, if the slot keeps it (`None` otherwise,
-    /// the default). [`crate::Table::grow`] uses it to move an entry when the table doubles
-    /// its buckets in use: an entry whose bit is unknown is dropped instead.
+    /// the default). [`crate::Table::use_buckets`] uses it to move an entry when the table
+    /// doubles its buckets in use ([`crate::Buckets::Doubled`]): an entry whose bit is
+    /// unknown is dropped instead.
     fn key_bit(bits: Bits<Self>, bit: u32) -> Option<bool> {
         let _ = (bits, bit);
         None

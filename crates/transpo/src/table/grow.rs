@@ -1,48 +1,66 @@
 //! The buckets in use: a prefix of the table's memory that can start small and grow.
 
 use super::{MAX_WAYS, Table};
-use crate::{Error, cell::Cell, entry::Entry};
+use crate::{cell::Cell, entry::Entry};
+
+/// Which buckets a table's probes and stores use from now on (see [`Table::use_buckets`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buckets {
+    /// The first `n` buckets (at least one, at most all), emptied: the table forgets
+    /// everything, at the cost of clearing `n` buckets rather than all of them.
+    First(usize),
+    /// Twice as many as now, or all of them, keeping the entries that can move.
+    Doubled,
+}
 
 impl<E: Entry> Table<E> {
-    /// Buckets that probes and stores use: all of them unless [`Table::use_buckets`] or
-    /// [`Table::grow`] said otherwise.
-    pub fn buckets_in_use(&self) -> usize {
-        self.in_use
-    }
-
-    /// Makes probes and stores use only the first `n` buckets, and empties those: the table
-    /// forgets everything, at the cost of clearing `n` buckets rather than all of them.
+    /// Makes probes and stores use the buckets `which` says, and returns how many that is
+    /// (also [`crate::Shape::buckets_in_use`]).
     ///
     /// Why: a small problem solved in a big table pays a cache miss for nearly every probe,
     /// because its few entries are spread over all the memory; kept in the first `n` buckets
-    /// they stay in the cache. Start small and [`Table::grow`] as the search explores more
-    /// positions. (A solver that needs exact keys, like [`crate::ExactEntry`], must keep `n`
-    /// at or above its minimum bucket count.)
+    /// they stay in the cache. Start small ([`Buckets::First`]) and grow
+    /// ([`Buckets::Doubled`]) as the search explores more positions. (A solver that needs
+    /// exact keys, like [`crate::ExactEntry`], must keep `n` at or above its minimum bucket
+    /// count.)
     ///
-    /// # Errors
+    /// [`Buckets::First`] asks for `n` buckets; a count of 0 uses one and a count above the
+    /// table's buckets ([`crate::Shape::buckets`]) uses all of them.
     ///
-    /// [`Error::InvalidSize`] unless `1 ≤ n ≤` [`Table::buckets`]; the table is then unchanged.
-    pub fn use_buckets(&mut self, n: usize) -> Result<(), Error> {
-        if !(1..=self.buckets).contains(&n) {
-            return Err(Error::InvalidSize(format!(
-                "{n} buckets in use, the table has 1 to {}",
-                self.buckets
-            )));
-        }
-        self.in_use = n;
-        Self::empty(&self.cells.cells()[..n * self.ways]);
-        Ok(())
-    }
-
-    /// Doubles the buckets in use, or goes up to all of them, and returns the new count.
-    ///
-    /// When the count was a power of two and doubles, every entry moves to its bucket under
-    /// the new count if the entry type knows the key bit that decides it
+    /// [`Buckets::Doubled`]: when the count was a power of two and doubles, every entry moves
+    /// to its bucket under the new count if the entry type knows the key bit that decides it
     /// ([`Entry::key_bit`]; [`crate::ExactEntry`] does), and is dropped otherwise: with
     /// `2^k` buckets in use a key's bucket is its top `k` bits, so bucket `i` splits into
     /// `2i` and `2i + 1` by key bit `63 − k`. Any other growth empties the buckets now in use.
     /// Costs one pass over the buckets that were in use.
-    pub fn grow(&mut self) -> usize {
+    ///
+    /// ```
+    /// use transpo::{Buckets, ExactEntry, Table};
+    ///
+    /// let mut table = Table::<ExactEntry>::with_mib(16)?; // 2^18 buckets of 8 entries
+    /// assert_eq!(table.use_buckets(Buckets::First(ExactEntry::MIN_BUCKETS)), 1 << 16);
+    /// assert_eq!(table.use_buckets(Buckets::Doubled), 1 << 17);
+    /// assert_eq!(table.use_buckets(Buckets::Doubled), 1 << 18);
+    /// assert_eq!(table.use_buckets(Buckets::Doubled), 1 << 18); // all of them already
+    /// assert_eq!(table.shape().buckets_in_use, 1 << 18);
+    /// # Ok::<(), transpo::Error>(())
+    /// ```
+    pub fn use_buckets(&mut self, which: Buckets) -> usize {
+        match which {
+            Buckets::First(n) => self.restart(n.clamp(1, self.buckets)),
+            Buckets::Doubled => self.grow(),
+        }
+        self.in_use
+    }
+
+    /// Uses the first `n` buckets, emptied.
+    fn restart(&mut self, n: usize) {
+        self.in_use = n;
+        Self::empty(&self.cells.cells()[..n * self.ways]);
+    }
+
+    /// Doubles the buckets in use, or goes up to all of them (see [`Table::use_buckets`]).
+    fn grow(&mut self) {
         let old = self.in_use;
         let new = old.saturating_mul(2).min(self.buckets);
         if new == 2 * old && old.is_power_of_two() {
@@ -55,7 +73,6 @@ impl<E: Entry> Table<E> {
             Self::empty(&self.cells.cells()[..new * self.ways]);
         }
         self.in_use = new;
-        new
     }
 
     /// Moves the entries of bucket `i` to buckets `2i` (key bit `bit` clear) and `2i + 1`
@@ -106,7 +123,7 @@ mod tests {
     fn growing_keeps_every_retrievable_exact_entry() {
         for ways in [1, 4] {
             let mut t = exact_table(ways);
-            t.use_buckets(crate::ExactEntry::MIN_BUCKETS).expect("fits");
+            t.use_buckets(Buckets::First(crate::ExactEntry::MIN_BUCKETS));
             let keys = random_keys(300_000, ways as u64);
             for &k in &keys {
                 t.store(k, exact(k));
@@ -120,11 +137,14 @@ mod tests {
             let before = found(&t);
             assert!(before.len() > 50_000, "{}", before.len());
             for doubling in 1..=4 {
-                assert_eq!(t.grow(), crate::ExactEntry::MIN_BUCKETS << doubling);
+                assert_eq!(
+                    t.use_buckets(Buckets::Doubled),
+                    crate::ExactEntry::MIN_BUCKETS << doubling
+                );
                 assert_eq!(found(&t), before, "ways {ways}, doubling {doubling}");
             }
             // All buckets are in use now: growing again changes nothing.
-            assert_eq!(t.grow(), t.buckets());
+            assert_eq!(t.use_buckets(Buckets::Doubled), t.shape().buckets);
             assert_eq!(found(&t), before);
             // The entries really sit where the new count sends them.
             for &k in &before {
@@ -141,7 +161,7 @@ mod tests {
     fn entries_without_key_bits_are_dropped_and_odd_growth_empties() {
         let mut t =
             Table::<CompactEntry>::new(Size::Entries(1 << 16), Config::default()).expect("512 KiB");
-        t.use_buckets(1 << 10).expect("fits");
+        t.use_buckets(Buckets::First(1 << 10));
         let keys = random_keys(500, 7);
         let entry = CompactEntry {
             mv: 1,
@@ -153,7 +173,7 @@ mod tests {
             t.store(k, entry);
         }
         assert!(keys.iter().any(|&k| t.probe(k).is_some()));
-        assert_eq!(t.grow(), 1 << 11);
+        assert_eq!(t.use_buckets(Buckets::Doubled), 1 << 11);
         assert!(keys.iter().all(|&k| t.probe(k).is_none()));
         assert!(keys.iter().all(|&k| t.bucket_index(k) < 1 << 11));
 
@@ -161,31 +181,34 @@ mod tests {
         let mut t = exact_table(1);
         let five = crate::ExactEntry::MIN_BUCKETS * 5;
         let mut small =
-            Table::<crate::ExactEntry>::new(Size::Entries(five as u64), t.config()).expect("small");
-        small.use_buckets(five * 3 / 5).expect("fits");
+            Table::<crate::ExactEntry>::new(Size::Entries(five as u64), t.shape().config)
+                .expect("small");
+        small.use_buckets(Buckets::First(five * 3 / 5));
         for &k in &keys {
             small.store(k, exact(k));
         }
-        assert_eq!(small.grow(), five);
+        assert_eq!(small.use_buckets(Buckets::Doubled), five);
         assert!(keys.iter().all(|&k| small.probe(k).is_none()));
-        // use_buckets empties what it keeps and refuses impossible counts.
+        // First(n) empties what it keeps and takes impossible counts to the nearest possible.
+        let all = t.shape().buckets;
         t.store(keys[0], exact(keys[0]));
-        t.use_buckets(t.buckets()).expect("all");
+        assert_eq!(t.use_buckets(Buckets::First(all)), all);
         assert_eq!(t.probe(keys[0]), None);
-        for bad in [0, t.buckets() + 1] {
-            let msg = t.use_buckets(bad).expect_err("out of range").to_string();
-            assert!(msg.contains("buckets in use"), "{msg}");
-        }
-        assert_eq!(t.buckets_in_use(), t.buckets());
+        t.store(keys[0], exact(keys[0]));
+        assert_eq!(t.use_buckets(Buckets::First(all + 1)), all);
+        assert_eq!(t.probe(keys[0]), None);
+        assert_eq!(t.use_buckets(Buckets::First(0)), 1);
+        assert_eq!(t.shape().buckets_in_use, 1);
+        assert_eq!(t.use_buckets(Buckets::First(usize::MAX)), all);
     }
 
     #[test]
     fn a_table_using_part_of_its_buckets_is_not_saved() {
         let mut t = exact_table(1);
-        t.use_buckets(crate::ExactEntry::MIN_BUCKETS).expect("fits");
+        t.use_buckets(Buckets::First(crate::ExactEntry::MIN_BUCKETS));
         let msg = t.save(Vec::new()).expect_err("part in use").to_string();
         assert!(msg.contains("grow it"), "{msg}");
-        while t.grow() < t.buckets() {}
+        while t.use_buckets(Buckets::Doubled) < t.shape().buckets {}
         t.save(Vec::new()).expect("all in use");
     }
 }

@@ -1,4 +1,6 @@
-//! Sizes: how many ways a bucket has and how many whole buckets a size holds.
+//! Sizes and shapes: how big a table is asked to be ([`Size`]), how many ways a bucket has
+//! and how many whole buckets that gives ([`Config::ways_for`], [`Config::entries_for`]),
+//! and what a made table is ([`Shape`]).
 
 use super::{MAX_WAYS, Table};
 use crate::{Config, Error, cell::Cell, entry::Entry, raw::CACHE_LINE};
@@ -9,8 +11,36 @@ pub enum Size {
     /// As many buckets as fit in this many MiB (at least 1).
     Mib(u64),
     /// Exactly this many entries (a multiple of the number of ways, which
-    /// [`Table::entries_for`] rounds a count to), as a lab needs.
+    /// [`Config::entries_for`] rounds a count to), as a lab needs.
     Entries(u64),
+}
+
+/// What a table is, as [`Table::shape`] reports it.
+///
+/// ```
+/// use transpo::{ChessEntry, Table};
+///
+/// let shape = Table::<ChessEntry>::with_mib(1)?.shape();
+/// assert_eq!((shape.ways, shape.buckets, shape.entries), (4, 16384, 65536));
+/// assert_eq!((shape.bytes, shape.buckets_in_use), (1 << 20, 16384));
+/// # Ok::<(), transpo::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Shape {
+    /// Entries the table's memory holds: `buckets × ways`.
+    pub entries: usize,
+    /// Buckets the table's memory holds.
+    pub buckets: usize,
+    /// Buckets probes and stores use: all of them unless [`Table::use_buckets`] said
+    /// otherwise.
+    pub buckets_in_use: usize,
+    /// Entries per bucket.
+    pub ways: usize,
+    /// Memory used by the entries, in bytes.
+    pub bytes: usize,
+    /// The configuration the table was made with.
+    pub config: Config,
 }
 
 impl<E: Entry> Table<E> {
@@ -27,84 +57,87 @@ impl<E: Entry> Table<E> {
             ways
         }
     };
+}
 
-    /// The entries per bucket of a table of `E` made with `config`: [`Config::ways`] if it
-    /// is set, else the number the scheme requires ([`crate::Scheme::required_ways`]), else
-    /// [`Table::DEFAULT_WAYS`].
+impl Config {
+    /// The entries per bucket of a table of `E` made with this configuration:
+    /// [`Config::ways`] if it is set, else the number the scheme requires
+    /// ([`crate::Scheme::required_ways`]), else [`Table::DEFAULT_WAYS`].
     ///
     /// # Errors
     ///
     /// [`Error::Config`] for ways outside 1 to [`MAX_WAYS`], or other than the scheme needs.
-    pub fn ways_for(config: &Config) -> Result<usize, Error> {
-        let ways = config
+    pub fn ways_for<E: Entry>(&self) -> Result<usize, Error> {
+        let ways = self
             .ways
-            .or(config.scheme.required_ways())
-            .unwrap_or(Self::DEFAULT_WAYS);
+            .or(self.scheme.required_ways())
+            .unwrap_or(Table::<E>::DEFAULT_WAYS);
         if !(1..=MAX_WAYS).contains(&ways) {
             return Err(Error::Config(format!(
                 "ways must be 1 to {MAX_WAYS}, not {ways}"
             )));
         }
-        if let Some(required) = config.scheme.required_ways()
+        if let Some(required) = self.scheme.required_ways()
             && required != ways
         {
             return Err(Error::Config(format!(
                 "scheme {} needs {required} way(s) per bucket, not {ways}",
-                config.scheme
+                self.scheme
             )));
         }
         Ok(ways)
     }
 
-    /// The entries a table of `E` made with `config` really holds for `size`, in whole
-    /// buckets of [`Table::ways_for`] entries: for [`Size::Mib`], every bucket that fits in
-    /// the memory; for [`Size::Entries`], the count rounded down to whole buckets (which is
-    /// what a table of `Size::Entries` must be given: [`Table::new`] does not round).
+    /// The entries a table of `E` made with this configuration really holds for `size`, in
+    /// whole buckets of [`Config::ways_for`] entries: for [`Size::Mib`], every bucket that
+    /// fits in the memory; for [`Size::Entries`], the count rounded down to whole buckets
+    /// (which is what a table of `Size::Entries` must be given: [`Table::new`] does not
+    /// round).
     ///
     /// ```
     /// use transpo::{Config, ResearchEntry, Scheme, Size, Table};
     ///
     /// let three = Config { ways: Some(3), scheme: Scheme::Priority, ..Config::default() };
-    /// let entries = Table::<ResearchEntry>::entries_for(Size::Entries(1000), &three)?;
+    /// let entries = three.entries_for::<ResearchEntry>(Size::Entries(1000))?;
     /// assert_eq!(entries, 999);
     /// let table = Table::<ResearchEntry>::new(Size::Entries(entries), three)?;
-    /// assert_eq!(table.capacity(), 999);
+    /// assert_eq!(table.shape().entries, 999);
     /// # Ok::<(), transpo::Error>(())
     /// ```
     ///
     /// # Errors
     ///
-    /// Those of [`Table::ways_for`], and [`Error::InvalidSize`] for a size of less than one
-    /// bucket.
-    pub fn entries_for(size: Size, config: &Config) -> Result<u64, Error> {
-        let ways = Self::ways_for(config)?;
-        match Self::whole_buckets(size, ways)? {
+    /// Those of [`Config::ways_for`], and [`Error::InvalidSize`] for a size of less than
+    /// one bucket.
+    pub fn entries_for<E: Entry>(&self, size: Size) -> Result<u64, Error> {
+        let ways = self.ways_for::<E>()?;
+        match whole_buckets::<E>(size, ways)? {
             0 => Err(Error::InvalidSize(format!(
                 "{size:?} is less than one bucket of {ways} entries"
             ))),
             buckets => Ok(buckets as u64 * ways as u64),
         }
     }
+}
 
-    /// The whole buckets of `ways` entries in `size`, rounded down.
-    pub(super) fn whole_buckets(size: Size, ways: usize) -> Result<usize, Error> {
-        let too_large = || Error::TooLarge {
-            bytes: u64::MAX,
-            limit: crate::raw::physical_memory(),
-        };
-        let bucket_bytes = (ways * <E::Cell as Cell>::BYTES) as u64;
-        let buckets = match size {
-            Size::Mib(0) => {
-                return Err(Error::InvalidSize("a table needs at least 1 MiB".into()));
-            }
-            Size::Mib(mib) => mib
-                .checked_mul(1 << 20)
-                .map(|bytes| bytes / bucket_bytes)
-                .ok_or_else(too_large)?,
-            Size::Entries(n) => n / ways as u64,
-        };
-        usize::try_from(buckets).map_err(|_| too_large())
-    }
+/// The whole buckets of `ways` entries of `E` in `size`, rounded down.
+pub(super) fn whole_buckets<E: Entry>(size: Size, ways: usize) -> Result<usize, Error> {
+    let too_large = || Error::TooLarge {
+        bytes: u64::MAX,
+        limit: crate::raw::physical_memory(),
+    };
+    let bucket_bytes = (ways * <E::Cell as Cell>::BYTES) as u64;
+    let buckets = match size {
+        Size::Mib(0) => {
+            return Err(Error::InvalidSize("a table needs at least 1 MiB".into()));
+        }
+        Size::Mib(mib) => mib
+            .checked_mul(1 << 20)
+            .map(|bytes| bytes / bucket_bytes)
+            .ok_or_else(too_large)?,
+        Size::Entries(n) => n / ways as u64,
+    };
+    usize::try_from(buckets).map_err(|_| too_large())
 }
 
 #[cfg(test)]
@@ -114,10 +147,10 @@ mod tests {
 
     #[test]
     fn sizes_in_mib_and_entries() {
-        let t = Table::<ChessEntry>::with_mib(1).expect("1 MiB");
-        assert_eq!((t.ways(), t.buckets(), t.bytes()), (4, 16384, 1 << 20));
-        let t = Table::<SolverEntry>::with_mib(3).expect("3 MiB");
-        assert_eq!((t.ways(), t.capacity(), t.bytes()), (16, 3 << 18, 3 << 20));
+        let t = Table::<ChessEntry>::with_mib(1).expect("1 MiB").shape();
+        assert_eq!((t.ways, t.buckets, t.bytes), (4, 16384, 1 << 20));
+        let t = Table::<SolverEntry>::with_mib(3).expect("3 MiB").shape();
+        assert_eq!((t.ways, t.entries, t.bytes), (16, 3 << 18, 3 << 20));
         let t = Table::<ResearchEntry>::new(
             Size::Entries(3000),
             Config {
@@ -125,8 +158,9 @@ mod tests {
                 ..Config::default()
             },
         )
-        .expect("3000 entries");
-        assert_eq!((t.ways(), t.buckets()), (1, 3000));
+        .expect("3000 entries")
+        .shape();
+        assert_eq!((t.ways, t.buckets, t.buckets_in_use), (1, 3000, 3000));
     }
 
     #[test]
@@ -136,35 +170,36 @@ mod tests {
         assert_eq!(Research::DEFAULT_WAYS, 2);
         assert_eq!(Table::<ChessEntry>::DEFAULT_WAYS, 4);
         assert_eq!(Table::<SolverEntry>::DEFAULT_WAYS, 16);
-        assert_eq!(Research::ways_for(&default).expect("valid"), 2);
+        assert_eq!(default.ways_for::<ResearchEntry>().expect("valid"), 2);
         let deep = Config {
             scheme: Scheme::Deep,
             ..default
         };
-        assert_eq!(Research::ways_for(&deep).expect("valid"), 1);
+        assert_eq!(deep.ways_for::<ResearchEntry>().expect("valid"), 1);
         for (size, config, entries) in [
             (Size::Entries(1001), default, 1000),
             (Size::Entries(1001), deep, 1001),
             (Size::Mib(1), default, (1 << 20) / 48 * 2),
             (Size::Mib(1), deep, (1 << 20) / 24),
         ] {
-            let rounded = Research::entries_for(size, &config).expect("fits");
+            let rounded = config.entries_for::<ResearchEntry>(size).expect("fits");
             assert_eq!(rounded, entries, "{size:?} {config:?}");
             let made = Research::new(Size::Entries(rounded), config).expect("whole buckets");
-            assert_eq!(made.capacity() as u64, rounded);
+            assert_eq!(made.shape().entries as u64, rounded);
             if let Size::Mib(_) = size {
                 let t = Research::new(size, config).expect("fits");
-                assert_eq!(t.capacity() as u64, rounded);
+                assert_eq!(t.shape().entries as u64, rounded);
             }
         }
         let err = |r: Result<u64, Error>| r.expect_err("must fail").to_string();
-        assert!(err(Research::entries_for(Size::Entries(1), &default)).contains("one bucket"));
-        assert!(err(Research::entries_for(Size::Mib(0), &default)).contains("1 MiB"));
+        let entries = |config: Config, size| config.entries_for::<ResearchEntry>(size);
+        assert!(err(entries(default, Size::Entries(1))).contains("one bucket"));
+        assert!(err(entries(default, Size::Mib(0))).contains("1 MiB"));
         let bad = Config {
             ways: Some(3),
             ..deep
         };
-        assert!(err(Research::entries_for(Size::Entries(9), &bad)).contains("needs 1 way"));
+        assert!(err(entries(bad, Size::Entries(9))).contains("needs 1 way"));
     }
 
     #[test]

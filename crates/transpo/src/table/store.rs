@@ -256,7 +256,7 @@ mod tests {
     fn counters_count_only_when_asked() {
         let quiet = Table::<crate::ChessEntry>::with_mib(1).expect("1 MiB");
         quiet.probe(1);
-        assert_eq!(quiet.stats(), Stats::default());
+        assert_eq!(quiet.take_stats(), Stats::default());
         let t = one_slot(Config {
             counting: true,
             ..one_slot_old()
@@ -266,13 +266,18 @@ mod tests {
         t.store(1, entry);
         t.probe(1);
         t.store(2, entry);
-        let s = t.stats();
+        let s = t.take_stats();
         assert_eq!(
             (s.probes, s.hits, s.stores, s.refused, s.overwrites),
             (2, 1, 1, 1, 0)
         );
-        t.reset_stats();
-        assert_eq!(t.stats(), Stats::default());
+        assert_eq!(
+            t.take_stats(),
+            Stats::default(),
+            "taking zeroes the counters"
+        );
+        t.probe(1);
+        assert_eq!(t.take_stats().probes, 1, "and they count on from zero");
     }
 
     /// OLD, the scheme that refuses every collision.
@@ -331,7 +336,7 @@ mod tests {
                     };
                     assert_eq!(cells(&quick), cells(&general), "{what:?}");
                 }
-                assert_eq!(quick.stats(), general.stats(), "{scheme:?}");
+                assert_eq!(quick.take_stats(), general.take_stats(), "{scheme:?}");
             }
         }
     }
