@@ -7,8 +7,8 @@
 //! stdin, stdout and stderr.
 
 use crate::position::{ParseError, Position};
-use crate::search::last_move;
-use crate::solver::{Solver, Strength};
+use crate::score::{Strength, finish, last_move};
+use crate::solver::Solver;
 use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
@@ -166,10 +166,7 @@ pub fn run<const W: usize, const H: usize>(
         }
         summary.solved += 1;
         if let (Some(expected), Some(score)) = (problem.expected, score) {
-            let expected = match options.strength {
-                Strength::Strong => expected,
-                Strength::Weak => expected.signum(),
-            };
+            let expected = finish(expected, options.strength);
             if expected != score {
                 writeln!(errors, "line {number}: expected {expected}, solved {score}")?;
                 summary.wrong += 1;

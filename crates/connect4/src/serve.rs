@@ -30,7 +30,7 @@ pub use listen::{
 
 use crate::pool::{Analysis, Request, SolverPool, Stop};
 use crate::position::Position;
-use crate::solver::Strength;
+use crate::score::Strength;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{ConnectInfo, Extension, Query, Request as HttpRequest, State};
 use axum::http::{StatusCode, header};

@@ -28,7 +28,7 @@
 use crate::board::Board;
 use crate::book::{Book, MAX_TREE_POSITIONS, Tree, fnv1a};
 use crate::position::Position;
-use crate::search::Strength;
+use crate::score::{Strength, finish, win_now_score};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, BufRead, Read};
@@ -406,7 +406,7 @@ impl Results {
         }
         // A position with `depth` stones scores at most a win with the next stone.
         let max_score = match strength {
-            Strength::Strong => crate::search::win_now_score(W * H, list.depth),
+            Strength::Strong => win_now_score(W * H, list.depth),
             Strength::Weak => 1,
         }
         .unsigned_abs();
@@ -565,7 +565,7 @@ pub fn merge<const W: usize, const H: usize>(
             shard.file_name()
         ))?;
         let max = match results.strength {
-            Strength::Strong => crate::search::win_now_score(W * H, 0),
+            Strength::Strong => win_now_score(W * H, 0),
             Strength::Weak => 1,
         }
         .unsigned_abs();
@@ -619,7 +619,7 @@ pub fn merge<const W: usize, const H: usize>(
     let strength = strength.unwrap_or(Strength::Strong);
     let score = book.get(&root).ok_or("the root is not in the tree")?;
     Ok(Merged {
-        score: crate::search::finish(score, strength),
+        score: finish(score, strength),
         strength,
         book: (strength == Strength::Strong).then_some(book),
         nodes,
@@ -693,7 +693,7 @@ mod tests {
     fn out_of_range_fields_are_corrupt_lines() {
         let (list, header) = list();
         let moves = list.moves[0].as_str();
-        let max = crate::search::win_now_score(16, 2);
+        let max = win_now_score(16, 2);
         let ok = read(&format!("{header}{}", line(moves, max, 5, 7))).expect("in range");
         assert_eq!(ok.expect("header").solved[0].score, max);
         for score in [max + 1, -max - 1, i32::MIN, i32::MAX] {
