@@ -15,8 +15,10 @@
 //! scores them) → [`search`] (one thread's negamax and score search) → [`parallel`] (threads
 //! on one solve) → [`solver`] (the solver) and [`pool`] (the server's solvers) → [`cli`] (the
 //! `transpo-c4` line protocol) → [`bench`](mod@bench) (Pons-style test-set runs, lines read
-//! with the protocol's parser), [`split`] (one solve over many machines), `serve` (the HTTP
-//! API, feature `serve`). [`board`] picks a board at run time, for the binary and [`split`].
+//! with the protocol's parser), [`split`] (one solve over many machines: the list, a shard's
+//! resumable run, the merge), `serve` (the HTTP API, feature `serve`). Beside them, for the
+//! binary: [`board`] picks a board at run time, [`exit`] says how a command ends (the exit
+//! convention), [`progress`] draws a progress bar.
 //!
 //! ```
 //! use transpo_connect4::{Position, Solver, Strength};
@@ -42,10 +44,12 @@ pub mod board;
 pub mod book;
 pub mod bounds;
 pub mod cli;
+pub mod exit;
 pub mod moves;
 pub mod parallel;
 pub mod pool;
 pub mod position;
+pub mod progress;
 pub mod score;
 pub mod search;
 #[cfg(feature = "serve")]
