@@ -7,7 +7,8 @@
 
 use crate::cli::parse_line;
 use crate::position::{Position, column_char};
-use crate::solver::{Solver, Strength};
+use crate::score::{Strength, finish};
+use crate::solver::Solver;
 use std::fmt::Write as _;
 use std::io::{self, BufRead};
 use std::path::Path;
@@ -150,10 +151,7 @@ pub fn run_lines<const W: usize, const H: usize>(
                 result.time += start.elapsed();
                 result.nodes = result.nodes.saturating_add(solver.nodes());
                 result.positions += 1;
-                let expected = problem.expected.map(|e| match strength {
-                    Strength::Strong => e,
-                    Strength::Weak => e.signum(),
-                });
+                let expected = problem.expected.map(|e| finish(e, strength));
                 match expected {
                     Some(e) if e == score => {}
                     Some(e) => fail(

@@ -156,7 +156,7 @@ impl<const W: usize, const H: usize> Book<W, H> {
     /// The board, as a header names it.
     const BOARD: (usize, usize) = (W, H);
     /// The largest score a position can have: a win with the first stone.
-    const MAX_SCORE: i8 = crate::search::win_now_score(W * H, 0) as i8;
+    const MAX_SCORE: i8 = crate::score::win_now_score(W * H, 0) as i8;
 
     /// The score of `pos` if the book holds it.
     #[inline]

@@ -7,8 +7,8 @@
 //! stdin, stdout and stderr.
 
 use crate::position::{ParseError, Position};
-use crate::search::last_move;
-use crate::solver::{Solver, Strength};
+use crate::score::{Strength, finish, last_move};
+use crate::solver::Solver;
 use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
@@ -114,6 +114,21 @@ pub struct Summary {
     pub wrong: usize,
 }
 
+impl Summary {
+    /// The failed check a run ends with, if some line was rejected or scored other than it
+    /// expected (exit status 1): `1 of 3 lines rejected, 0 scored other than expected`.
+    pub fn failed_check(&self) -> Option<String> {
+        (self.rejected > 0 || self.wrong > 0).then(|| {
+            format!(
+                "{} of {} lines rejected, {} scored other than expected",
+                self.rejected,
+                self.solved + self.rejected,
+                self.wrong
+            )
+        })
+    }
+}
+
 /// Runs the protocol over `input`. Bad lines go to `errors` as `line N: reason`; only I/O
 /// errors stop the run. A line longer than [`TEXT_LINE_MAX`] bytes (`line N: line too long`)
 /// or not UTF-8 (`line N: not UTF-8`) is one more bad line: it is counted as rejected and the
@@ -166,10 +181,7 @@ pub fn run<const W: usize, const H: usize>(
         }
         summary.solved += 1;
         if let (Some(expected), Some(score)) = (problem.expected, score) {
-            let expected = match options.strength {
-                Strength::Strong => expected,
-                Strength::Weak => expected.signum(),
-            };
+            let expected = finish(expected, options.strength);
             if expected != score {
                 writeln!(errors, "line {number}: expected {expected}, solved {score}")?;
                 summary.wrong += 1;

@@ -8,11 +8,17 @@
 //! `W·(H + 1)` bits fit in 64, as const parameters ([`position::Position`]`<W, H>`; [`board`]
 //! picks one at run time).
 //!
-//! The modules, in the order data flows:
+//! The modules, in the order data flows (each uses only modules before it):
 //! [`position`] (bitboards, move sequences, keys) → [`moves`] (ordering) →
-//! [`bounds`] (what the table remembers) → [`solver`] (the search) → [`book`] (opening books)
-//! → [`bench`](mod@bench) (Pons-style test-set runs), [`split`] (one solve over many
-//! machines) and [`cli`] (the `transpo-c4` line protocol).
+//! [`bounds`] (what the table remembers) → [`score`] (what a score is: strength, win, draw
+//! and loss bounds, windows) → [`book`] (opening books: stored scores, and the tree that
+//! scores them) → [`search`] (one thread's negamax and score search) → [`parallel`] (threads
+//! on one solve) → [`solver`] (the solver) and [`pool`] (the server's solvers) → [`cli`] (the
+//! `transpo-c4` line protocol) → [`bench`](mod@bench) (Pons-style test-set runs, lines read
+//! with the protocol's parser), [`split`] (one solve over many machines: the list, a shard's
+//! resumable run, the merge), `serve` (the HTTP API, feature `serve`). Beside them, for the
+//! binary: [`board`] picks a board at run time, [`exit`] says how a command ends (the exit
+//! convention), [`progress`] draws a progress bar.
 //!
 //! ```
 //! use transpo_connect4::{Position, Solver, Strength};
@@ -38,10 +44,13 @@ pub mod board;
 pub mod book;
 pub mod bounds;
 pub mod cli;
+pub mod exit;
 pub mod moves;
 pub mod parallel;
 pub mod pool;
 pub mod position;
+pub mod progress;
+pub mod score;
 pub mod search;
 #[cfg(feature = "serve")]
 pub mod serve;
@@ -50,7 +59,7 @@ pub mod split;
 
 pub use book::BookError;
 pub use position::ParseError;
-pub use solver::Strength;
+pub use score::Strength;
 
 /// A position of the standard 7×6 board ([`position::Position`] of any board).
 pub type Position = position::Position<7, 6>;

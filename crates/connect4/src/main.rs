@@ -11,8 +11,16 @@
 //! transpo-c4 merge DIR [RESULTS...] [--out BOOK]
 //! ```
 //!
-//! Exit status: 0 when every line was solved (and matched its expected score), 1 when some
-//! line was rejected or wrong, 2 on an unusable option, file or I/O error.
+//! This file only dispatches (as ripgrep's `main → try_main`): clap parses the command line,
+//! [`try_main`] picks the board, and each command is one function that wires the library to
+//! stdin, stdout and stderr. What a command decides — the line protocol ([`cli`]), a test
+//! set's run ([`bench`](mod@bench)), a shard's resume policy and a merge ([`split`]), the
+//! progress bar ([`progress`]) — lives in the library, where unit tests reach it.
+//!
+//! Exit status ([`exit`], stated in `--help`): 0 success; 1 a failed check (a line rejected
+//! or scored other than expected) or a failure while running (I/O, memory); 2 bad usage or
+//! bad input (an unreadable or malformed file included); 3 only for `merge` when another
+//! round is needed. Errors go to stderr as `error: …`.
 //!
 //! Files the user names are opened so that they cannot hang or flood the program: a book or
 //! a split's list only if it is a regular file (a FIFO or device is refused at once), a test
@@ -21,28 +29,28 @@
 //! file is locked while its `solve-list` runs.
 
 use clap::{Args, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
-use std::fs::{File, OpenOptions};
-use std::io::{BufReader, IsTerminal, Read, Seek, Write};
+use std::io::{self, BufReader, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use transpo_connect4::{
-    Strength, bench,
+    BookError, Strength, bench,
     board::Board,
-    book::Book,
-    book::Tree,
+    book::{Book, Tree},
     cli::{self, Options},
+    exit::{self, Failure},
     position::Position,
+    progress,
+    search::Step,
     solver::Solver,
-    split::{self, List, Results, Shard},
+    split::{self, List, Results, ResultsFile, Shard},
     with_board,
 };
-use transpo_files::{Line, Lines, TEXT_LINE_MAX};
+use transpo_files::{Lines, TEXT_LINE_MAX};
 
 /// A Connect Four strong and weak solver on the transpo table, for the 7×6 board and any
 /// other whose W·(H + 1) bits fit in 64.
 #[derive(Parser)]
-#[command(name = "transpo-c4", version, about)]
+#[command(name = "transpo-c4", version, about, after_help = exit::EXIT_STATUS)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -188,83 +196,164 @@ struct ServeArgs {
 }
 
 fn main() -> ExitCode {
-    let args = Cli::parse();
-    match run(args) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("transpo-c4: {e}");
-            ExitCode::from(2)
-        }
-    }
+    exit::exit_status(try_main(Cli::parse()))
 }
 
-/// What a command's run gives back: its exit status, or the error that stopped it.
-type Outcome = Result<ExitCode, Box<dyn std::error::Error>>;
-
-fn run(args: Cli) -> Outcome {
-    // A split's commands solve the board of its list, whose header is read here.
-    let mut list = None;
-    let board = match &args.command {
-        Some(Command::SolveList { dir, .. } | Command::Merge { dir, .. }) => {
-            let path = dir.join(split::LIST_FILE);
-            let header = list_header(&path)?;
-            let listed =
-                split::board_of(&header).map_err(|e| format!("{}: {e}", path.display()))?;
-            match args.solve.board {
-                Some(asked) if asked != listed => {
-                    return Err(format!(
-                        "--board {asked}, but {} is a {listed} split",
-                        path.display()
-                    )
-                    .into());
-                }
-                _ => {
-                    list = Some(path);
-                    listed
-                }
-            }
-        }
-        _ => args.solve.board.unwrap_or(Board::STANDARD),
-    };
+/// Picks the board and runs the command on it: `serve` on 7×6, every other command on the
+/// board compiled for it.
+fn try_main(args: Cli) -> Result<(), Failure> {
+    let board = board(&args)?;
     #[cfg(feature = "serve")]
     if let Some(Command::Serve(serve)) = &args.command {
-        if board != Board::STANDARD {
-            return Err(format!("serve knows the 7x6 board only, not {board}").into());
-        }
-        let book = match &args.solve.book {
-            Some(path) => Some(load_book(path)?),
-            None => None,
-        };
-        return run_server(serve, &args.solve, threads(&args.solve), book);
+        return serve_http(serve, &args.solve, board);
     }
-    with_board!(board, run_on(args, list), else Err(format!("no {board} board").into()))
-}
-
-/// The first line of the split list at `path` (a regular file; the line at most
-/// [`TEXT_LINE_MAX`] bytes), which names its board.
-fn list_header(path: &Path) -> Result<String, Box<dyn std::error::Error>> {
-    let file = transpo_files::open_regular(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(
-        match Lines::new(BufReader::new(file), TEXT_LINE_MAX).next() {
-            None => String::new(),
-            Some(Err(e)) => return Err(format!("{}: {e}", path.display()).into()),
-            Some(Ok(Line { text: Ok(text), .. })) => text,
-            Some(Ok(Line {
-                number,
-                text: Err(bad),
-            })) => return Err(format!("{}:{number}: {bad}", path.display()).into()),
-        },
+    with_board!(
+        board,
+        run_on(args),
+        else Err(Failure::usage(format!("no {board} board")))
     )
 }
 
-/// The split list at `path`, whose header [`list_header`] read, for the board `W`×`H`.
-fn parse_list<const W: usize, const H: usize>(
-    path: Option<PathBuf>,
-) -> Result<List<W, H>, Box<dyn std::error::Error>> {
-    let path = path.ok_or("no split list was read")?;
-    let named = |e: String| format!("{}: {e}", path.display());
-    let file = transpo_files::open_regular(&path).map_err(|e| named(e.to_string()))?;
-    Ok(List::read(BufReader::new(file)).map_err(named)?)
+/// The board to solve: `--board` (7×6 by default), or for `solve-list` and `merge` the board
+/// their split's list names, which a `--board` must not contradict.
+fn board(args: &Cli) -> Result<Board, Failure> {
+    let Some(Command::SolveList { dir, .. } | Command::Merge { dir, .. }) = &args.command else {
+        return Ok(args.solve.board.unwrap_or(Board::STANDARD));
+    };
+    let path = dir.join(split::LIST_FILE);
+    let listed = split::list_board(&path)?;
+    match args.solve.board {
+        Some(asked) if asked != listed => Err(Failure::usage(format!(
+            "--board {asked}, but {} is a {listed} split",
+            path.display()
+        ))),
+        _ => Ok(listed),
+    }
+}
+
+/// Every command but `serve`, on the board `W`×`H`.
+fn run_on<const W: usize, const H: usize>(args: Cli) -> Result<(), Failure> {
+    let solving = Solving::<W, H>::new(&args.solve)?;
+    match args.command {
+        None => solve_lines(solving, args.analyze),
+        Some(Command::Bench { files, limit }) => bench_sets(solving, &files, limit),
+        Some(Command::Sample { depth, count, seed }) => sample(solving, depth, count, seed),
+        Some(Command::Split(tree)) => split_tree::<W, H>(&tree),
+        Some(Command::SolveList { dir, shard }) => solve_list(solving, &dir, shard),
+        Some(Command::Merge { dir, results, out }) => merge::<W, H>(&dir, results, out),
+        Some(Command::Book(tree)) => book(solving, &tree),
+        // `try_main` serves before it picks a board, so this is never reached.
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(_)) => Err(Failure::usage("serve runs before a board is picked")),
+    }
+}
+
+/// What the commands that solve share, as the command line gives it: the strength, the
+/// threads, the table's size and the book.
+struct Solving<const W: usize, const H: usize> {
+    strength: Strength,
+    threads: usize,
+    hash_mib: u64,
+    book: Option<Book<W, H>>,
+}
+
+impl<const W: usize, const H: usize> Solving<W, H> {
+    /// The options of `solve`, with the book it names loaded (for every command, so that a
+    /// bad `--book` is an error whatever the command).
+    fn new(solve: &SolveArgs) -> Result<Self, Failure> {
+        Ok(Solving {
+            strength: if solve.weak {
+                Strength::Weak
+            } else {
+                Strength::Strong
+            },
+            threads: threads(solve),
+            hash_mib: solve.hash_mib,
+            book: solve.book.as_deref().map(load_book).transpose()?,
+        })
+    }
+
+    /// The solver they describe.
+    fn solver(self) -> Result<Solver<W, H>, Failure> {
+        let mut solver = Solver::new(self.hash_mib)?;
+        solver.set_threads(self.threads)?;
+        if let Some(book) = self.book {
+            solver.set_book(book);
+        }
+        Ok(solver)
+    }
+}
+
+/// The threads asked for, or all cores.
+fn threads(solve: &SolveArgs) -> usize {
+    match solve.threads {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
+/// The book at `path`, for the board `W`×`H`: a file that cannot be read or is no book of
+/// this board is bad input.
+fn load_book<const W: usize, const H: usize>(path: &Path) -> Result<Book<W, H>, Failure> {
+    Book::load(path).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))
+}
+
+/// Saves `book` to `path` (replacing it atomically).
+fn save_book<const W: usize, const H: usize>(
+    book: &Book<W, H>,
+    path: &Path,
+) -> Result<(), Failure> {
+    book.save(path).map_err(|e| {
+        let message = format!("{}: {e}", path.display());
+        match &e {
+            BookError::Io(io) => Failure::writing(message, io),
+            _ => Failure::run(message),
+        }
+    })
+}
+
+/// `transpo-c4` with no command: the line protocol ([`cli::run`]) from stdin to stdout,
+/// bad lines and a long solve's progress on stderr.
+fn solve_lines<const W: usize, const H: usize>(
+    solving: Solving<W, H>,
+    analyze: bool,
+) -> Result<(), Failure> {
+    check_stdin().map_err(Failure::usage)?;
+    let options = Options {
+        strength: solving.strength,
+        analyze,
+    };
+    let mut solver = solving.solver()?;
+    // A long solve says how its score search goes, so a user knows it is alive.
+    solver.set_progress(Box::new(report_step));
+    let summary = cli::run(
+        &mut solver,
+        io::stdin().lock(),
+        io::stdout().lock(),
+        io::stderr(),
+        options,
+    )
+    .map_err(|e| Failure::run(format!("standard input or output: {e}")))?;
+    summary
+        .failed_check()
+        .map_or(Ok(()), |e| Err(Failure::run(e)))
+}
+
+/// Tells stderr of a step of a long solve's score search: a window still searched, or one
+/// answered after the first second.
+fn report_step(step: &Step) {
+    let (what, seconds) = (step.window, step.elapsed.as_secs_f64());
+    if !step.answered {
+        eprintln!(
+            "  window {what:+}: searching, score in {}..={}, {seconds:.1} s, {} positions",
+            step.min, step.max, step.nodes
+        );
+    } else if step.elapsed >= std::time::Duration::from_secs(1) {
+        eprintln!(
+            "  window {what:+}: score in {}..={}, {seconds:.1} s, {} positions",
+            step.min, step.max, step.nodes
+        );
+    }
 }
 
 /// Refuses a standard input that is a device other than a terminal or `/dev/null` (such as
@@ -272,9 +361,11 @@ fn parse_list<const W: usize, const H: usize>(
 /// named on the command line.
 #[cfg(unix)]
 fn check_stdin() -> Result<(), String> {
+    use std::fs::File;
+    use std::io::IsTerminal;
     use std::os::fd::AsFd;
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let stdin = std::io::stdin();
+    let stdin = io::stdin();
     // A closed standard input reads as empty; nothing to refuse.
     let Ok(fd) = stdin.as_fd().try_clone_to_owned() else {
         return Ok(());
@@ -300,307 +391,277 @@ fn check_stdin() -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `file` (a regular file) holds exactly `bytes`: it is read only when its length is
-/// theirs, and no further.
-fn holds(file: &File, bytes: &[u8]) -> std::io::Result<bool> {
-    if file.metadata()?.len() != bytes.len() as u64 {
-        return Ok(false);
+/// `transpo-c4 bench`: every test set solved ([`bench::run_lines`]), bad lines named on
+/// stderr, the table on stdout; a failed check if some line failed.
+fn bench_sets<const W: usize, const H: usize>(
+    solving: Solving<W, H>,
+    files: &[PathBuf],
+    limit: Option<usize>,
+) -> Result<(), Failure> {
+    let (strength, hash_mib) = (solving.strength, solving.hash_mib);
+    let with_book = solving.book.is_some();
+    let mut solver = solving.solver()?;
+    let mut results = Vec::new();
+    for path in files {
+        results.push(bench_set(&mut solver, path, strength, limit)?);
     }
-    let mut text = Vec::with_capacity(bytes.len());
-    file.take(bytes.len() as u64 + 1).read_to_end(&mut text)?;
-    Ok(text == bytes)
-}
-
-/// The threads asked for, or all cores.
-fn threads(solve: &SolveArgs) -> usize {
-    match solve.threads {
-        Some(n) => usize::from(n),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    let kind = match strength {
+        Strength::Strong => "strong",
+        Strength::Weak => "weak",
+    };
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "{kind} solve of {W}x{H}, {} thread{}, {hash_mib} MiB table + {} MiB near table ({} entries){}\n",
+        solver.threads(),
+        if solver.threads() == 1 { "" } else { "s" },
+        transpo_connect4::bounds::NEAR_TABLE_MIB,
+        solver.table_capacity(),
+        if with_book {
+            ", with book"
+        } else {
+            ", no book"
+        }
+    )?;
+    write!(out, "{}", bench::format_table(&results))?;
+    out.flush()?;
+    let failed: usize = results.iter().map(|r| r.failed).sum();
+    match failed {
+        0 => Ok(()),
+        1 => Err(Failure::run("1 line of the test sets failed")),
+        n => Err(Failure::run(format!("{n} lines of the test sets failed"))),
     }
 }
 
-/// The book at `path`, for the board `W`×`H`.
-fn load_book<const W: usize, const H: usize>(
-    path: &std::path::Path,
-) -> Result<Book<W, H>, Box<dyn std::error::Error>> {
-    Ok(Book::load(path).map_err(|e| format!("{}: {e}", path.display()))?)
-}
-
-/// Every command but `serve`, on the board `W`×`H`; `list` is the path of the split list of
-/// `solve-list` and `merge`.
-fn run_on<const W: usize, const H: usize>(args: Cli, list: Option<PathBuf>) -> Outcome {
-    let strength = if args.solve.weak {
-        Strength::Weak
+/// One test set of `bench`, with its progress bar; its bad lines named on stderr. A file
+/// that cannot be read is bad input.
+fn bench_set<const W: usize, const H: usize>(
+    solver: &mut Solver<W, H>,
+    path: &Path,
+    strength: Strength,
+    limit: Option<usize>,
+) -> Result<bench::SetResult, Failure> {
+    let named = |e: io::Error| Failure::usage(format!("{}: {e}", path.display()));
+    let mut file = transpo_files::open_text(path).map_err(named)?;
+    let name = bench::set_name(path);
+    // A regular file is counted first, for the progress bar; a pipe cannot be.
+    let total = if file.metadata().map_err(named)?.is_file() {
+        let lines = Lines::new(BufReader::new(&file), TEXT_LINE_MAX).count();
+        file.rewind().map_err(named)?;
+        lines.min(limit.unwrap_or(usize::MAX))
     } else {
-        Strength::Strong
+        limit.unwrap_or(0)
     };
-    let threads = threads(&args.solve);
-    let book = match &args.solve.book {
-        Some(path) => Some(load_book::<W, H>(path)?),
-        None => None,
+    let bar = progress::bar(total as u64, &name);
+    let input = BufReader::new(file);
+    let result = bench::run_lines(solver, &name, input, strength, limit, |done| {
+        bar.set_position(done as u64)
+    })
+    .map_err(named)?;
+    bar.finish_and_clear();
+    for f in &result.failures {
+        eprintln!("{}:{}: {}", path.display(), f.line, f.reason);
+    }
+    if result.failed > result.failures.len() {
+        eprintln!(
+            "{}: {} more failing lines not shown",
+            path.display(),
+            result.failed - result.failures.len()
+        );
+    }
+    Ok(result)
+}
+
+/// `transpo-c4 sample`: a test set of `count` positions with `depth` stones from random play
+/// ([`bench::sample`]), each with its strong score, on stdout.
+fn sample<const W: usize, const H: usize>(
+    solving: Solving<W, H>,
+    depth: u32,
+    count: usize,
+    seed: u64,
+) -> Result<(), Failure> {
+    let mut solver = solving.solver()?;
+    let bar = progress::bar(count as u64, "sample");
+    let set = bench::sample::<W, H>(depth, count, seed, |pos| {
+        solver.reset();
+        bar.inc(1);
+        solver.solve(pos, Strength::Strong)
+    });
+    bar.finish_and_clear();
+    let mut out = io::stdout().lock();
+    for (moves, score) in &set {
+        writeln!(out, "{moves} {score}")?;
+    }
+    out.flush()?;
+    if set.len() < count {
+        eprintln!(
+            "only {} distinct positions with {depth} stones found",
+            set.len()
+        );
+    }
+    Ok(())
+}
+
+/// `transpo-c4 split`: the leaves of the tree below `--from` down to `--depth` stones,
+/// written as the split's list ([`List::write_in`]).
+fn split_tree<const W: usize, const H: usize>(tree: &TreeArgs) -> Result<(), Failure> {
+    let TreeArgs { depth, out, from } = tree;
+    let root =
+        Position::<W, H>::from_moves(from).map_err(|e| Failure::usage(format!("--from: {e}")))?;
+    let tree = Tree::new(&root, from, *depth).map_err(Failure::usage)?;
+    let list = List::of(&tree, if from.is_empty() { "-" } else { from });
+    let path = list.write_in(out)?;
+    eprintln!(
+        "{}: {} positions of {W}x{H} with {} stones, the leaves of a tree of {}",
+        path.display(),
+        list.moves.len(),
+        list.depth,
+        tree.len()
+    );
+    Ok(())
+}
+
+/// `transpo-c4 solve-list`: the positions of `shard` of the split in `dir` that its results
+/// file lacks, solved and appended ([`ResultsFile`], [`split::solve_shard`]).
+fn solve_list<const W: usize, const H: usize>(
+    solving: Solving<W, H>,
+    dir: &Path,
+    shard: Shard,
+) -> Result<(), Failure> {
+    let list = List::<W, H>::load(&dir.join(split::LIST_FILE))?;
+    let strength = solving.strength;
+    let mut solver = solving.solver()?;
+    let path = dir.join(shard.file_name());
+    let mut results = ResultsFile::open(&path, &list, shard, strength)?;
+    for note in results.notes() {
+        eprintln!("{note}");
+    }
+    let bar = progress::bar(results.todo(&list).len() as u64, &format!("shard {shard}"));
+    let run = split::solve_shard(&mut solver, &list, &mut results, || bar.inc(1))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "{}: shard {shard}: {} positions solved now, {} before, {:.1} s, {} positions explored",
+        path.display(),
+        run.solved_now,
+        run.solved_before,
+        run.elapsed.as_secs_f64(),
+        run.nodes
+    );
+    Ok(())
+}
+
+/// `transpo-c4 merge`: every shard's results united ([`split::merge`]): the root's line on
+/// stdout, the book of the whole tree written (strong results). A shard missing or
+/// unfinished means another round ([`Failure::Unfinished`]).
+fn merge<const W: usize, const H: usize>(
+    dir: &Path,
+    results: Vec<PathBuf>,
+    out: Option<PathBuf>,
+) -> Result<(), Failure> {
+    let list = List::<W, H>::load(&dir.join(split::LIST_FILE))?;
+    let files = if results.is_empty() {
+        split::results_files(dir)?
+    } else {
+        results
     };
-    let make_solver =
-        |book: Option<Book<W, H>>| -> Result<Solver<W, H>, Box<dyn std::error::Error>> {
-            let mut solver = Solver::new(args.solve.hash_mib)?;
-            solver.set_threads(threads)?;
-            if let Some(book) = book {
-                solver.set_book(book);
-            }
-            Ok(solver)
-        };
-    let ok = match args.command {
-        #[cfg(feature = "serve")]
-        // `run` serves before it picks a board, so this is never reached.
-        Some(Command::Serve(_)) => return Err("serve runs before a board is picked".into()),
-        None => {
-            check_stdin()?;
-            let mut solver = make_solver(book)?;
-            // A long solve says how its score search goes, so a user knows it is alive.
-            solver.set_progress(Box::new(|step| {
-                let (what, seconds) = (step.window, step.elapsed.as_secs_f64());
-                if !step.answered {
-                    eprintln!(
-                        "  window {what:+}: searching, score in {}..={}, {seconds:.1} s, {} positions",
-                        step.min, step.max, step.nodes
-                    );
-                } else if step.elapsed >= std::time::Duration::from_secs(1) {
-                    eprintln!(
-                        "  window {what:+}: score in {}..={}, {seconds:.1} s, {} positions",
-                        step.min, step.max, step.nodes
-                    );
-                }
-            }));
-            let options = Options {
-                strength,
-                analyze: args.analyze,
-            };
-            let summary = cli::run(
-                &mut solver,
-                std::io::stdin().lock(),
-                std::io::stdout().lock(),
-                std::io::stderr(),
-                options,
-            )?;
-            summary.rejected == 0 && summary.wrong == 0
-        }
-        Some(Command::Bench { files, limit }) => {
-            let mut solver = make_solver(book)?;
-            let mut results = Vec::new();
-            for path in &files {
-                let named = |e: std::io::Error| format!("{}: {e}", path.display());
-                let mut file = transpo_files::open_text(path).map_err(named)?;
-                let name = bench::set_name(path);
-                // A regular file is counted first, for the progress bar; a pipe cannot be.
-                let total = if file.metadata().map_err(named)?.is_file() {
-                    let lines = Lines::new(BufReader::new(&file), TEXT_LINE_MAX).count();
-                    file.rewind().map_err(named)?;
-                    lines.min(limit.unwrap_or(usize::MAX))
-                } else {
-                    limit.unwrap_or(0)
-                };
-                let bar = progress_bar(total as u64, &name);
-                let input = BufReader::new(file);
-                let result = bench::run_lines(&mut solver, &name, input, strength, limit, |d| {
-                    bar.set_position(d as u64)
-                })
-                .map_err(named)?;
-                bar.finish_and_clear();
-                for f in &result.failures {
-                    eprintln!("{}:{}: {}", path.display(), f.line, f.reason);
-                }
-                if result.failed > result.failures.len() {
-                    eprintln!(
-                        "{}: {} more failing lines not shown",
-                        path.display(),
-                        result.failed - result.failures.len()
-                    );
-                }
-                results.push(result);
-            }
-            let kind = match strength {
-                Strength::Strong => "strong",
-                Strength::Weak => "weak",
-            };
-            println!(
-                "{kind} solve of {W}x{H}, {} thread{}, {} MiB table + {} MiB near table ({} entries){}\n",
-                solver.threads(),
-                if solver.threads() == 1 { "" } else { "s" },
-                args.solve.hash_mib,
-                transpo_connect4::bounds::NEAR_TABLE_MIB,
-                solver.table_capacity(),
-                if args.solve.book.is_some() {
-                    ", with book"
-                } else {
-                    ", no book"
-                }
-            );
-            print!("{}", bench::format_table(&results));
-            results.iter().all(|r| r.failures.is_empty())
-        }
-        Some(Command::Sample { depth, count, seed }) => {
-            let mut solver = make_solver(book)?;
-            let bar = progress_bar(count as u64, "sample");
-            let set = bench::sample::<W, H>(depth, count, seed, |pos| {
-                solver.reset();
-                bar.inc(1);
-                solver.solve(pos, Strength::Strong)
-            });
-            bar.finish_and_clear();
-            for (moves, score) in &set {
-                println!("{moves} {score}");
-            }
-            if set.len() < count {
-                eprintln!(
-                    "only {} distinct positions with {depth} stones found",
-                    set.len()
-                );
-            }
-            true
-        }
-        Some(Command::Split(TreeArgs { depth, out, from })) => {
-            let root = Position::<W, H>::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
-            let tree = Tree::new(&root, &from, depth)?;
-            let list = List::of(&tree, if from.is_empty() { "-" } else { &from });
-            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-            let path = out.join(split::LIST_FILE);
-            let named = |e: std::io::Error| format!("{}: {e}", path.display());
-            let text = list.to_text();
-            match transpo_files::open_regular(&path) {
-                // The same split again: the list is already there.
-                Ok(file) if holds(&file, text.as_bytes()).map_err(named)? => {}
-                Ok(_) => {
-                    return Err(format!(
-                        "{} holds another split: remove it or choose another --out",
-                        path.display()
-                    )
-                    .into());
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    transpo_files::write_atomic(&path, |file| {
-                        let mut writer = std::io::BufWriter::new(file);
-                        writer.write_all(text.as_bytes())?;
-                        writer.flush()
-                    })
-                    .map_err(named)?;
-                }
-                Err(e) => return Err(named(e).into()),
-            }
-            eprintln!(
-                "{}: {} positions of {W}x{H} with {} stones, the leaves of a tree of {}",
-                path.display(),
-                list.moves.len(),
-                list.depth,
-                tree.len()
-            );
-            true
-        }
-        Some(Command::SolveList { dir, shard }) => {
-            let list = parse_list::<W, H>(list)?;
-            let mut solver = make_solver(book)?;
-            solve_list(
-                &mut solver,
-                &list,
-                shard,
-                strength,
-                &dir.join(shard.file_name()),
-            )?
-        }
-        Some(Command::Merge { dir, results, out }) => {
-            let list = parse_list::<W, H>(list)?;
-            let files = if results.is_empty() {
-                results_files(&dir)?
-            } else {
-                results
-            };
-            let mut shards = Vec::with_capacity(files.len());
-            for path in &files {
-                let name = path.display().to_string();
-                let file = transpo_files::open_text(path).map_err(|e| format!("{name}: {e}"))?;
-                let results = Results::read(BufReader::new(file), &list)
-                    .map_err(|e| format!("{name}: {e}"))?
-                    .ok_or_else(|| {
-                        format!(
-                            "{name}: no complete header: its shard stopped before it solved \
-                             anything; run it again"
-                        )
-                    })?;
-                shards.push((name, results));
-            }
-            let merged = split::merge(&list, &shards)?;
-            let score = merged.score;
-            println!("{} {score} {} {}", list.root, merged.nodes, merged.micros);
-            if list.root == "-" {
-                eprintln!("{}", cli::ending(W * H, merged.strength, score));
-            }
-            let book = match &merged.book {
-                Some(book) => {
-                    let out = out.unwrap_or_else(|| dir.join("book.bin"));
-                    book.save(&out)
-                        .map_err(|e| format!("{}: {e}", out.display()))?;
-                    format!(
-                        "{}: {} positions up to {} stones",
-                        out.display(),
-                        book.len(),
-                        book.depth()
-                    )
-                }
-                None => "weak results: no book".to_string(),
-            };
-            eprintln!(
-                "{} shards, {} positions, {:.1} s of solving in all; {book}",
-                shards.len(),
-                list.moves.len(),
-                merged.micros as f64 / 1e6,
-            );
-            true
-        }
-        Some(Command::Book(TreeArgs { depth, out, from })) => {
-            let mut solver = make_solver(book)?;
-            let root = Position::<W, H>::from_moves(&from).map_err(|e| format!("--from: {e}"))?;
-            let bar = progress_bar(0, "book");
-            let solve = |pos: &Position<W, H>| solver.solve(pos, Strength::Strong);
-            let book = Book::generate(&root, depth, solve, |done, total| {
-                bar.set_length(total as u64);
-                bar.set_position(done as u64);
+    let mut shards = Vec::with_capacity(files.len());
+    for path in &files {
+        let name = path.display().to_string();
+        let file =
+            transpo_files::open_text(path).map_err(|e| Failure::usage(format!("{name}: {e}")))?;
+        let results = Results::read(BufReader::new(file), &list)
+            .map_err(|e| Failure::usage(format!("{name}: {e}")))?
+            .ok_or_else(|| {
+                Failure::unfinished(format!(
+                    "{name}: no complete header: its shard stopped before it solved anything; \
+                     run it again"
+                ))
             })?;
-            bar.finish_and_clear();
-            book.save(&out)
-                .map_err(|e| format!("{}: {e}", out.display()))?;
-            eprintln!(
+        shards.push((name, results));
+    }
+    let merged = split::merge(&list, &shards)?;
+    let mut stdout = io::stdout().lock();
+    writeln!(
+        stdout,
+        "{} {} {} {}",
+        list.root, merged.score, merged.nodes, merged.micros
+    )?;
+    stdout.flush()?;
+    if list.root == "-" {
+        eprintln!("{}", cli::ending(W * H, merged.strength, merged.score));
+    }
+    let book = match &merged.book {
+        Some(book) => {
+            let out = out.unwrap_or_else(|| dir.join("book.bin"));
+            save_book(book, &out)?;
+            format!(
                 "{}: {} positions up to {} stones",
                 out.display(),
                 book.len(),
                 book.depth()
-            );
-            true
+            )
         }
+        None => "weak results: no book".to_string(),
     };
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    eprintln!(
+        "{} shards, {} positions, {:.1} s of solving in all; {book}",
+        shards.len(),
+        list.moves.len(),
+        merged.micros as f64 / 1e6,
+    );
+    Ok(())
 }
 
-/// `transpo-c4 serve`: serves until SIGINT (Ctrl-C) or SIGTERM, then stops within a few
-/// seconds (a second signal: at once).
+/// `transpo-c4 book`: every position below `--from` down to `--depth` stones, solved
+/// ([`Book::generate`]), written to `--out`.
+fn book<const W: usize, const H: usize>(
+    solving: Solving<W, H>,
+    tree: &TreeArgs,
+) -> Result<(), Failure> {
+    let TreeArgs { depth, out, from } = tree;
+    let mut solver = solving.solver()?;
+    let root =
+        Position::<W, H>::from_moves(from).map_err(|e| Failure::usage(format!("--from: {e}")))?;
+    let bar = progress::bar(0, "book");
+    let solve = |pos: &Position<W, H>| solver.solve(pos, Strength::Strong);
+    let book = Book::generate(&root, *depth, solve, |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })
+    .map_err(Failure::usage)?;
+    bar.finish_and_clear();
+    save_book(&book, out)?;
+    eprintln!(
+        "{}: {} positions up to {} stones",
+        out.display(),
+        book.len(),
+        book.depth()
+    );
+    Ok(())
+}
+
+/// `transpo-c4 serve` (7×6 only): serves until SIGINT (Ctrl-C) or SIGTERM, then stops within
+/// a few seconds (a second signal: at once). An address that cannot be listened on is bad
+/// usage.
 #[cfg(feature = "serve")]
-fn run_server(
-    serve: &ServeArgs,
-    solve: &SolveArgs,
-    threads: usize,
-    book: Option<Book>,
-) -> Result<ExitCode, Box<dyn std::error::Error>> {
+fn serve_http(serve: &ServeArgs, solve: &SolveArgs, board: Board) -> Result<(), Failure> {
     use std::sync::Arc;
     use std::time::Duration;
     use transpo_connect4::pool::SolverPool;
     use transpo_connect4::serve::{Limits, ServeOptions, router, serve as serve_on};
+    if board != Board::STANDARD {
+        return Err(Failure::usage(format!(
+            "serve knows the 7x6 board only, not {board}"
+        )));
+    }
+    let book = solve.book.as_deref().map(load_book::<7, 6>).transpose()?;
+    let threads = threads(solve);
     let mut pool = SolverPool::new(solve.hash_mib, threads)?;
     if let Some(book) = book.or_else(|| (!serve.no_book).then(Book::built_in)) {
         pool.set_book(book);
     }
     let options = ServeOptions {
-        max_time: std::time::Duration::from_millis(serve.max_ms),
+        max_time: Duration::from_millis(serve.max_ms),
         fresh_table: serve.fresh_table,
         hash_mib: solve.hash_mib,
     };
@@ -618,13 +679,16 @@ fn run_server(
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .build()?;
+        .build()
+        .map_err(|e| Failure::run(format!("cannot start the server: {e}")))?;
     let served = runtime.block_on(async {
         let address = std::net::SocketAddr::new(serve.bind, serve.port);
         let listener = tokio::net::TcpListener::bind(address)
             .await
-            .map_err(|e| format!("cannot listen on {address}: {e}"))?;
-        let local = listener.local_addr()?;
+            .map_err(|e| Failure::usage(format!("cannot listen on {address}: {e}")))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| Failure::run(format!("the server's address: {e}")))?;
         // Watched before the announcement: a signal sent on seeing it is never missed.
         let stop = transpo_connect4::serve::stop_signal();
         eprintln!(
@@ -640,195 +704,11 @@ fn run_server(
             let signal = stop.await;
             eprintln!("{signal}: stopping (a second one exits at once)");
         };
-        serve_on(listener, router(Arc::new(pool), options), limits, shutdown).await?;
-        Ok::<_, Box<dyn std::error::Error>>(ExitCode::SUCCESS)
+        serve_on(listener, router(Arc::new(pool), options), limits, shutdown)
+            .await
+            .map_err(|e| Failure::run(format!("serving: {e}")))
     });
     // Cancelled solves end within a fraction of a millisecond; never wait on one for long.
     runtime.shutdown_timeout(Duration::from_millis(500));
     served
-}
-
-/// Solves the positions of `shard` of `list` that `out` (a results file, made if missing)
-/// does not hold yet, appending a line for each as soon as it is solved, in one write. Holds
-/// an advisory lock on `out` for the whole run, so that a second run of the shard is refused
-/// rather than interleave its lines with this one's. A file without a complete header (empty,
-/// or a header cut short by a kill) is started over. Returns `true` once every position of
-/// the shard is solved (a run that stops early is an error).
-fn solve_list<const W: usize, const H: usize>(
-    solver: &mut Solver<W, H>,
-    list: &List<W, H>,
-    shard: Shard,
-    strength: Strength,
-    out: &Path,
-) -> Result<bool, Box<dyn std::error::Error>> {
-    let name = out.display();
-    let named = |e: std::io::Error| format!("{name}: {e}");
-    let mut file = open_results(out).map_err(named)?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(format!("{name}: another solve-list holds it (lock); not started").into());
-        }
-        // A file system without locks (some NFS setups): go on, as before locks existed.
-        Err(std::fs::TryLockError::Error(e)) => eprintln!(
-            "{name}: cannot lock it ({e}); going on: make sure no other solve-list runs shard \
-             {shard}"
-        ),
-    }
-    let length = file.metadata().map_err(named)?.len();
-    let read = Results::read(BufReader::new(&file), list).map_err(|e| format!("{name}: {e}"))?;
-    let done: std::collections::HashSet<String> = match read {
-        Some(results) => {
-            if results.shard != shard {
-                return Err(format!("{name} holds shard {}, not {shard}", results.shard).into());
-            }
-            if results.strength != strength {
-                return Err(format!(
-                    "{name} holds {:?} results: run with{} --weak",
-                    results.strength,
-                    if results.strength == Strength::Weak {
-                        ""
-                    } else {
-                        "out"
-                    }
-                )
-                .into());
-            }
-            if (results.complete_bytes as u64) < length {
-                // A shard killed while writing a line: cut the part off and go on.
-                file.set_len(results.complete_bytes as u64).map_err(named)?;
-                eprintln!("{name}: cut off an unfinished last line");
-            }
-            results.solved.into_iter().map(|s| s.moves).collect()
-        }
-        None => {
-            // Empty (new), or a header cut short by a kill before its newline: start over.
-            if length > 0 {
-                eprintln!(
-                    "{name}: an unfinished header ({length} bytes, a run stopped as it \
-                     started): starting over"
-                );
-                file.set_len(0).map_err(named)?;
-            }
-            // One write; the file is opened to append, so it lands at the (new) end.
-            file.write_all(Results::header(list, shard, strength).as_bytes())
-                .map_err(named)?;
-            std::collections::HashSet::new()
-        }
-    };
-    let todo: Vec<&String> = shard
-        .select(list.moves.iter().collect())
-        .into_iter()
-        .filter(|m| !done.contains(*m))
-        .collect();
-    let bar = progress_bar(todo.len() as u64, &format!("shard {shard}"));
-    let started = std::time::Instant::now();
-    let mut nodes = 0u64;
-    for moves in &todo {
-        // Every line of a list that parsed is a position of the board.
-        let pos = Position::<W, H>::from_moves(moves).map_err(|e| e.to_string())?;
-        let before = solver.nodes();
-        let start = std::time::Instant::now();
-        let score = solver.solve(&pos, strength);
-        let solved = split::Solved {
-            moves: moves.to_string(),
-            score,
-            nodes: solver.nodes().saturating_sub(before),
-            micros: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
-        };
-        nodes = nodes.saturating_add(solved.nodes);
-        // The line and its newline in one write on the unbuffered file: a kill leaves at
-        // most one partial line, at the end, which the next run cuts off.
-        let line = format!("{}\n", solved.line());
-        file.write_all(line.as_bytes()).map_err(named)?;
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    eprintln!(
-        "{name}: shard {shard}: {} positions solved now, {} before, {:.1} s, {nodes} positions explored",
-        todo.len(),
-        done.len(),
-        started.elapsed().as_secs_f64()
-    );
-    Ok(true)
-}
-
-/// Opens a shard's results file `path` to read it and append to it, made if missing. Only a
-/// regular file is accepted: a symbolic link at `path` is refused (so that results, and the
-/// cut a restart may make, never land in another file), and so is a FIFO or device, at once.
-fn open_results(path: &Path) -> std::io::Result<File> {
-    use std::io::{Error, ErrorKind};
-    let mut options = OpenOptions::new();
-    options.read(true).append(true).create(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // O_NONBLOCK: a FIFO is not waited on (it is refused below); it changes nothing for
-        // a regular file.
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    let file = options.open(path).map_err(|e| {
-        #[cfg(unix)]
-        if e.raw_os_error() == Some(libc::ELOOP) {
-            return Error::new(
-                ErrorKind::InvalidInput,
-                "a symbolic link: solve-list writes results only into a file of its own",
-            );
-        }
-        e
-    })?;
-    let kind = file.metadata()?.file_type();
-    if !kind.is_file() {
-        #[cfg(unix)]
-        let what = {
-            use std::os::unix::fs::FileTypeExt;
-            if kind.is_fifo() {
-                "a FIFO (named pipe)"
-            } else if kind.is_char_device() || kind.is_block_device() {
-                "a device"
-            } else if kind.is_socket() {
-                "a socket"
-            } else {
-                "not a regular file"
-            }
-        };
-        #[cfg(not(unix))]
-        let what = "not a regular file";
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!("{what}: a results file must be a regular file"),
-        ));
-    }
-    Ok(file)
-}
-
-/// Every `results-*-of-*.txt` in `dir`, sorted.
-fn results_files(dir: &Path) -> Result<Vec<PathBuf>, Box<dyn std::error::Error>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with("results-") && n.contains("-of-") && n.ends_with(".txt")
-            })
-        })
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-/// A progress bar on stderr, hidden when stderr is not a terminal.
-fn progress_bar(len: u64, name: &str) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len);
-    let style = ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} {elapsed} eta {eta}")
-        // The template is a constant that parses.
-        .expect("valid progress template")
-        .progress_chars("=> ");
-    bar.set_style(style);
-    bar.set_prefix(name.to_string());
-    bar
 }

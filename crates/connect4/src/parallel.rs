@@ -38,9 +38,8 @@
 use crate::book::Book;
 use crate::bounds::{BoundTable, ScoreBound, ThreadView};
 use crate::position::Position;
-use crate::search::{
-    Access, Busy, HEARTBEAT_FIRST, Heartbeat, Search, Step, Strength, initial_window, next_window,
-};
+use crate::score::{Strength, initial_window, next_window};
+use crate::search::{Access, Busy, HEARTBEAT_FIRST, Heartbeat, Search, Step};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -265,23 +264,17 @@ fn work<'a, const W: usize, const H: usize>(
     round: &'a Round<'a, W, H>,
     heartbeat: Option<Heartbeat<'a>>,
 ) -> Option<Duration> {
-    let mut search = Search {
-        table: Shared {
+    let mut search = Search::new(
+        Shared {
             table,
             round,
             far_stores: 0,
             reported_nodes: 0,
         },
         book,
-        nodes: 0,
-        weight: 0,
-        signal: &round.signal,
-        seen: 0,
-        aborted: false,
-        busy: round.busy,
-        defer_until: round.defer_until,
-        heartbeat,
-    };
+    )
+    .shared(&round.signal, round.busy, round.defer_until)
+    .reporting(heartbeat);
     let pos = round.pos;
     let threats = pos.opponent_winning();
     loop {

@@ -20,7 +20,8 @@ use crate::position::Position;
 
 /// Columns of the board the pool solves (7×6).
 const WIDTH: usize = Position::<7, 6>::WIDTH;
-use crate::search::{Access, NO_BUSY, Search, Strength, column_scores, finish, win_now_score};
+use crate::score::{Strength, column_scores, finish, win_now_score};
+use crate::search::{Access, NO_BUSY, Search};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -278,22 +279,15 @@ impl PooledSolve<'_> {
             ));
         }
         let signal = AtomicU32::new(0);
-        let mut search = Search {
-            table: Pooled {
+        let mut search = Search::new(
+            Pooled {
                 view: &self.view,
                 stop: self.stop,
                 signal: &signal,
             },
-            book: self.book,
-            nodes: 0,
-            weight: 0,
-            signal: &signal,
-            seen: 0,
-            aborted: false,
-            busy: &NO_BUSY,
-            defer_until: 0,
-            heartbeat: None,
-        };
+            self.book,
+        )
+        .shared(&signal, &NO_BUSY, 0);
         let score = search.score(pos, strength, |_, _, _, _| {});
         self.positions += search.nodes;
         score.map(|s| finish(s, strength))

@@ -1,12 +1,16 @@
 //! One thread's search: negamax alpha-beta over non-losing moves with the table's bounds,
-//! static claimeven bounds and enhanced transposition cutoffs, and what the score search
-//! around it needs (strength, windows, progress steps). [`crate::solver`] runs it alone,
-//! [`crate::parallel`] on many threads at once.
+//! static claimeven bounds and enhanced transposition cutoffs, the binary search on the
+//! score over it, and the progress steps a long solve reports. [`crate::solver`] runs it
+//! alone, [`crate::parallel`] on many threads at once, [`crate::pool`] for the server. What
+//! a score is (strength, bounds, windows) is [`crate::score`]'s.
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, ScoreBound};
 use crate::moves::MoveSorter;
 use crate::position::Position;
+use crate::score::{
+    DRAW, Strength, initial_window, loss_later_min, loss_next_score, next_window, win_later_max,
+};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
@@ -16,15 +20,6 @@ const ETC_MIN_EMPTY: i32 = 20;
 /// ... and only once a solve has explored this many positions: before that the table holds
 /// too little for the extra probes to find anything (they slowed Begin-Easy down).
 const ETC_AFTER_NODES: u64 = 100_000;
-
-/// Strong (exact score) or weak (sign of the score) solving.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strength {
-    /// The exact score.
-    Strong,
-    /// Only win (1), draw (0) or loss (−1).
-    Weak,
-}
 
 /// A callback told of each step of the score search (see [`crate::Solver::set_progress`]).
 pub type Progress = Box<dyn Fn(&Step) + Send + Sync>;
@@ -83,99 +78,6 @@ impl Heartbeat<'_> {
             ..self.step
         });
     }
-}
-
-/// The score of a win with the side to move's next stone, when `moves` stones are down on a
-/// board of `squares` squares: `⌊(squares + 1 − moves) / 2⌋` (Pons' convention, 22 − k for a
-/// win with one's k-th stone on 7×6).
-#[inline]
-pub const fn win_now_score(squares: usize, moves: u32) -> i32 {
-    (squares as i32 + 1 - moves as i32) / 2
-}
-
-/// The move (the number of the stone, counted from the first one on the empty board) on which
-/// the game ends with perfect play from a position with `moves` stones whose exact score is
-/// `score`, on a board of `squares` squares: the inverse of [`win_now_score`]. A win's score
-/// `s` is `⌊(squares + 2 − m) / 2⌋` for the winning stone `m`, so `m` is `squares + 2 − 2s` or
-/// one less, whichever the winner plays (the side to move plays stones `moves + 1`,
-/// `moves + 3`, …); a draw fills the board. (A score larger than any win's saturates at 0.)
-pub const fn last_move(squares: usize, moves: u32, score: i32) -> u32 {
-    if score == 0 {
-        return squares as u32;
-    }
-    let latest = (squares as u32 + 2).saturating_sub(2 * score.unsigned_abs());
-    let winner_plays_odd = moves.is_multiple_of(2) == (score > 0);
-    if (latest % 2 == 1) == winner_plays_odd {
-        latest
-    } else {
-        latest.saturating_sub(1)
-    }
-}
-
-/// The reported score: as is when strong, its sign when weak.
-#[inline]
-pub fn finish(score: i32, strength: Strength) -> i32 {
-    match strength {
-        Strength::Strong => score,
-        Strength::Weak => score.signum(),
-    }
-}
-
-/// The score of every column of `pos` (not over) from the side to move's view, `None` for a
-/// full column: a winning move scores the win, a move that fills the board 0, any other
-/// minus `solve`'s score of the position after it (as [`finish`]ed for `strength`). `None`
-/// if `solve` gave up.
-pub(crate) fn column_scores<const W: usize, const H: usize>(
-    pos: &Position<W, H>,
-    strength: Strength,
-    mut solve: impl FnMut(&Position<W, H>) -> Option<i32>,
-) -> Option<[Option<i32>; W]> {
-    let mut scores = [None; W];
-    for (col, score) in scores.iter_mut().enumerate() {
-        if !pos.can_play(col) {
-            continue;
-        }
-        *score = Some(if pos.is_winning_move(col) {
-            finish(win_now_score(W * H, pos.moves()), strength)
-        } else {
-            let mut next = *pos;
-            next.play_column(col);
-            if next.moves() as usize == W * H {
-                0
-            } else {
-                -solve(&next)?
-            }
-        });
-    }
-    Some(scores)
-}
-
-/// The score window of a position the side to move cannot win at once: `(min, max)` with the
-/// score in `min..=max` (strong), or `(-1, 1)` (weak: only the sign is sought).
-pub(crate) fn initial_window<const W: usize, const H: usize>(
-    pos: &Position<W, H>,
-    strength: Strength,
-) -> (i32, i32) {
-    match strength {
-        Strength::Strong => (
-            -((W * H) as i32 - pos.moves() as i32) / 2,
-            win_now_score(W * H, pos.moves()),
-        ),
-        Strength::Weak => (-1, 1),
-    }
-}
-
-/// The next null window of the binary search on the score, within `min < max`: the middle,
-/// pulled towards 0 where most scores lie (Pons, Part 9).
-#[inline]
-pub(crate) fn next_window(min: i32, max: i32) -> i32 {
-    let mut med = min + (max - min) / 2;
-    if med <= 0 && min / 2 < med {
-        med = min / 2;
-    } else if med >= 0 && max / 2 > med {
-        med = max / 2;
-    }
-    med
 }
 
 /// The busy nodes of a search alone: never any.
@@ -303,6 +205,42 @@ impl Busy {
     fn is_busy<const W: usize, const H: usize>(&self, pos: &Position<W, H>) -> bool {
         let key = pos.symmetric_key();
         self.slot(key).load(Relaxed) == key
+    }
+}
+
+impl<'a, A: Access<W, H>, const W: usize, const H: usize> Search<'a, A, W, H> {
+    /// A search on `table` (and `book`, if any) with nothing counted yet, as a search alone
+    /// has it: never signalled, marking no node busy, reporting to no one.
+    pub(crate) fn new(table: A, book: Option<&'a Book<W, H>>) -> Self {
+        Search {
+            table,
+            book,
+            nodes: 0,
+            weight: 0,
+            signal: &NEVER,
+            seen: 0,
+            aborted: false,
+            busy: &NO_BUSY,
+            defer_until: 0,
+            heartbeat: None,
+        }
+    }
+
+    /// The search as one of several on a table: it abandons its window when `signal` is
+    /// raised, and nodes with fewer than `defer_until` stones mark themselves in `busy` and
+    /// leave busy children for last.
+    pub(crate) fn shared(self, signal: &'a AtomicU32, busy: &'a Busy, defer_until: u32) -> Self {
+        Search {
+            signal,
+            busy,
+            defer_until,
+            ..self
+        }
+    }
+
+    /// The search reporting through `heartbeat` while a window is searched.
+    pub(crate) fn reporting(self, heartbeat: Option<Heartbeat<'a>>) -> Self {
+        Search { heartbeat, ..self }
     }
 }
 
@@ -439,18 +377,18 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
             self.weight += 1;
         }
         let first = self.weight;
-        let moves = pos.moves() as i32;
+        let moves = pos.moves();
         let candidates = pos.non_losing_moves_against(threats);
         if candidates == 0 {
             // Every move lets the opponent win with their next stone.
-            return -(Self::SQUARES - moves) / 2;
+            return loss_next_score(W * H, moves);
         }
-        if moves >= Self::SQUARES - 2 {
+        if moves as i32 >= Self::SQUARES - 2 {
             // Two squares left and no one can win with them.
-            return 0;
+            return DRAW;
         }
         // The opponent cannot win with their next stone, so we lose at the earliest later.
-        let min = -(Self::SQUARES - 2 - moves) / 2;
+        let min = loss_later_min(W * H, moves);
         if alpha < min {
             alpha = min;
             if alpha >= beta {
@@ -458,7 +396,7 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
             }
         }
         // We cannot win with this stone, so at best with the next one.
-        let mut max = (Self::SQUARES - 1 - moves) / 2;
+        let mut max = win_later_max(W * H, moves);
         if let Some(bound) = pos.claimeven_bound() {
             max = max.min(bound);
         }

@@ -19,18 +19,21 @@
 //! deadline, or as soon as its client goes away (the request's future is dropped, which
 //! cancels its [`Stop`]). A semaphore with one permit per slot makes requests wait for a slot
 //! without holding a thread. The connections themselves (time limits, a cap, a bounded
-//! shutdown that cancels the running solves) are [`serve`]'s, in `serve/listen.rs`.
+//! shutdown that cancels the running solves) are [`serve`]'s, in `serve/listen.rs`; the
+//! signals that stop the server and the open-file limit are `serve/os.rs`'s.
 
 mod listen;
+mod os;
 
 pub use listen::{
     DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, Ended, Limits,
-    fit_open_file_limit, serve, serve_connection, stop_signal,
+    serve, serve_connection,
 };
+pub use os::{fit_open_file_limit, stop_signal};
 
 use crate::pool::{Analysis, Request, SolverPool, Stop};
 use crate::position::Position;
-use crate::solver::Strength;
+use crate::score::Strength;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{ConnectInfo, Extension, Query, Request as HttpRequest, State};
 use axum::http::{StatusCode, header};

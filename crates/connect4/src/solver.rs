@@ -8,18 +8,15 @@
 //! starting near 0 where most scores lie, needs a handful of such searches for the exact
 //! score; the weak solver asks only about `[-1, 1]`.
 //!
-//! Scores are from the side to move: on 7×6 a win with the player's `k`-th stone is `22 − k`,
-//! a loss to the opponent's `k`-th stone `−(22 − k)`, a draw 0; in general, on a board of
-//! `W·H` squares, a win at move `n + 1` (when `n` stones are down) is worth
-//! `⌊(W·H + 1 − n) / 2⌋` ([`win_now_score`]).
+//! Scores are from the side to move, as [`crate::score`] defines them: on 7×6 a win with the
+//! player's `k`-th stone is `22 − k`, a loss to the opponent's `k`-th stone `−(22 − k)`, a
+//! draw 0.
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, TableError};
 use crate::position::Position;
-use crate::search::{Busy, Heartbeat, NEVER, NO_BUSY, Search, column_scores, finish};
-pub use crate::search::{
-    HEARTBEAT_EVERY, HEARTBEAT_FIRST, Progress, Step, Strength, last_move, win_now_score,
-};
+use crate::score::{Strength, column_scores, finish, win_now_score};
+use crate::search::{Busy, HEARTBEAT_FIRST, Heartbeat, Progress, Search, Step};
 use std::time::{Duration, Instant};
 
 /// A solver for the board of `W` columns and `H` rows (7×6 unless said otherwise): a bound
@@ -106,7 +103,8 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
     }
 
     /// Calls `progress` after each null-window search of every solve from now on, and while
-    /// one is searched, after [`HEARTBEAT_FIRST`] and then every [`HEARTBEAT_EVERY`].
+    /// one is searched, after [`HEARTBEAT_FIRST`] and then every
+    /// [`HEARTBEAT_EVERY`](crate::search::HEARTBEAT_EVERY).
     pub fn set_progress(&mut self, progress: Progress) {
         self.progress = Some(progress);
     }
@@ -157,32 +155,25 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
     /// The binary search on the score, on this thread with the table to itself.
     fn solve_alone(&mut self, pos: &Position<W, H>, strength: Strength) -> i32 {
         let started = Instant::now();
-        let mut search = Search {
-            table: &mut self.table,
-            book: self.book.as_ref(),
-            nodes: self.nodes,
-            weight: self.weight,
-            signal: &NEVER,
-            seen: 0,
-            aborted: false,
-            busy: &NO_BUSY,
-            defer_until: 0,
-            heartbeat: self.progress.as_deref().map(|progress| Heartbeat {
-                progress,
-                started,
-                due: HEARTBEAT_FIRST,
-                // Reports count this solve's positions: the search's count minus those before.
-                step: Step {
-                    window: 0,
-                    answered: false,
-                    min: 0,
-                    max: 0,
-                    nodes: self.nodes.wrapping_neg(),
-                    elapsed: Duration::ZERO,
-                },
-                published: None,
-            }),
-        };
+        let heartbeat = self.progress.as_deref().map(|progress| Heartbeat {
+            progress,
+            started,
+            due: HEARTBEAT_FIRST,
+            // Reports count this solve's positions: the search's count minus those before.
+            step: Step {
+                window: 0,
+                answered: false,
+                min: 0,
+                max: 0,
+                nodes: self.nodes.wrapping_neg(),
+                elapsed: Duration::ZERO,
+            },
+            published: None,
+        });
+        let mut search = Search::new(&mut self.table, self.book.as_ref()).reporting(heartbeat);
+        // The counts go on from the solver's.
+        search.nodes = self.nodes;
+        search.weight = self.weight;
         let before = search.nodes;
         let progress = self.progress.as_deref();
         let score = search.score(pos, strength, |window, min, max, nodes| {

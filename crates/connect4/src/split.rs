@@ -13,7 +13,12 @@
 //! 3. `transpo-c4 merge DIR` reads the list and every shard's results and scores the whole
 //!    tree by minimax ([`Tree::into_book`]): the root's score and a book of every position
 //!    up to `D` stones. A shard missing, incomplete, or with a corrupt line is named, and the
-//!    merge stops.
+//!    merge stops (exit status 3 for a shard missing or incomplete: another round of
+//!    `solve-list` is needed; 2 for a corrupt or foreign file).
+//!
+//! The files on disk (the list read and written, the results files of a directory) are
+//! `split/files.rs`'s; a shard's run, its resume policy and its lock, is [`ResultsFile`] and
+//! [`solve_shard`] (`split/solve_list.rs`).
 //!
 //! With `--weak`, `solve-list` solves the positions weakly (1, 0, −1) and `merge` gives the
 //! root's weak score, the outcome, and no book: the question of the published outcome tables,
@@ -27,13 +32,20 @@
 
 use crate::board::Board;
 use crate::book::{Book, MAX_TREE_POSITIONS, Tree, fnv1a};
+use crate::exit::Failure;
 use crate::position::Position;
-use crate::search::Strength;
+use crate::score::{Strength, finish, win_now_score};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::str::FromStr;
 use transpo_files::{Lines, TEXT_LINE_MAX};
+
+mod files;
+mod solve_list;
+
+pub use files::{list_board, results_files};
+pub use solve_list::{ResultsFile, ShardRun, solve_shard};
 
 /// The list's file in a split directory.
 pub const LIST_FILE: &str = "positions.txt";
@@ -406,7 +418,7 @@ impl Results {
         }
         // A position with `depth` stones scores at most a win with the next stone.
         let max_score = match strength {
-            Strength::Strong => crate::search::win_now_score(W * H, list.depth),
+            Strength::Strong => win_now_score(W * H, list.depth),
             Strength::Weak => 1,
         }
         .unsigned_abs();
@@ -519,37 +531,41 @@ pub struct Merged<const W: usize, const H: usize> {
 /// error naming the shard if one is missing or given twice, if a file is for another list, if
 /// a shard has not solved all its positions, if a result is for a position the shard does not
 /// hold or out of the board's range, or if the counts of positions explored or microseconds
-/// add up past `u64`.
+/// add up past `u64`. A shard missing or unfinished (and no results at all) is
+/// [`Failure::Unfinished`]: another round of `solve-list` gives what is lacking; every other
+/// error is bad input, [`Failure::Usage`].
 pub fn merge<const W: usize, const H: usize>(
     list: &List<W, H>,
     files: &[(String, Results)],
-) -> Result<Merged<W, H>, String> {
+) -> Result<Merged<W, H>, Failure> {
     let mut shards: HashMap<usize, (&str, &Results)> = HashMap::new();
     let mut count = None;
     let mut strength = None;
     for (name, results) in files {
         let shard = results.shard;
         if *strength.get_or_insert(results.strength) != results.strength {
-            return Err(format!(
+            return Err(Failure::usage(format!(
                 "{name}: shard {shard} solved {}, another file the other way",
                 if results.strength == Strength::Weak {
                     "weakly"
                 } else {
                     "strongly"
                 }
-            ));
+            )));
         }
         if *count.get_or_insert(shard.count) != shard.count {
-            return Err(format!(
+            return Err(Failure::usage(format!(
                 "{name}: shard {shard}, but another file is a shard of {}",
                 count.unwrap_or_default()
-            ));
+            )));
         }
         if let Some((other, _)) = shards.insert(shard.index, (name, results)) {
-            return Err(format!("{name}: shard {shard} again (also {other})"));
+            return Err(Failure::usage(format!(
+                "{name}: shard {shard} again (also {other})"
+            )));
         }
     }
-    let count = count.ok_or("no results files")?;
+    let count = count.ok_or_else(|| Failure::unfinished("no results files"))?;
     let index: HashMap<&str, usize> = list
         .moves
         .iter()
@@ -560,12 +576,14 @@ pub fn merge<const W: usize, const H: usize>(
     let (mut nodes, mut micros) = (0u64, 0u64);
     for i in 1..=count {
         let shard = Shard { index: i, count };
-        let (name, results) = shards.get(&i).ok_or(format!(
-            "shard {shard}: no results file ({})",
-            shard.file_name()
-        ))?;
+        let (name, results) = shards.get(&i).ok_or_else(|| {
+            Failure::unfinished(format!(
+                "shard {shard}: no results file ({})",
+                shard.file_name()
+            ))
+        })?;
         let max = match results.strength {
-            Strength::Strong => crate::search::win_now_score(W * H, 0),
+            Strength::Strong => win_now_score(W * H, 0),
             Strength::Weak => 1,
         }
         .unsigned_abs();
@@ -574,20 +592,22 @@ pub fn merge<const W: usize, const H: usize>(
                 .get(s.moves.as_str())
                 .is_some_and(|&j| shard.contains(j));
             if !owned || s.score.unsigned_abs() > max {
-                return Err(format!(
+                return Err(Failure::usage(format!(
                     "{name}: {:?} scored {} is not a position of shard {shard}",
                     s.moves, s.score
-                ));
+                )));
             }
             // The list's lines are positions of the board (checked when it was read).
-            let pos = Position::<W, H>::from_moves(&s.moves).map_err(|e| e.to_string())?;
+            let pos = Position::<W, H>::from_moves(&s.moves).map_err(Failure::usage)?;
             scores.insert(pos.symmetric_key(), s.score);
             nodes = nodes.checked_add(s.nodes).ok_or_else(|| {
-                format!("{name}: the positions explored add up past 2^64: corrupt")
+                Failure::usage(format!(
+                    "{name}: the positions explored add up past 2^64: corrupt"
+                ))
             })?;
-            micros = micros
-                .checked_add(s.micros)
-                .ok_or_else(|| format!("{name}: the times add up past 2^64 µs: corrupt"))?;
+            micros = micros.checked_add(s.micros).ok_or_else(|| {
+                Failure::usage(format!("{name}: the times add up past 2^64 µs: corrupt"))
+            })?;
         }
         let expected = shard.units(list.moves.len());
         let solved = results
@@ -597,29 +617,31 @@ pub fn merge<const W: usize, const H: usize>(
             .collect::<std::collections::HashSet<_>>()
             .len();
         if solved < expected {
-            return Err(format!(
+            return Err(Failure::unfinished(format!(
                 "shard {shard} ({name}): {solved} of its {expected} positions solved: \
                  incomplete, run it again to finish"
-            ));
+            )));
         }
     }
-    let tree = list.tree()?;
+    let tree = list.tree().map_err(Failure::usage)?;
     if let Some((_, moves)) = tree
         .leaves()
         .find(|(pos, _)| !scores.contains_key(&pos.symmetric_key()))
     {
-        return Err(format!(
+        return Err(Failure::usage(format!(
             "{moves:?} is a position of the tree without a result: the list is not this tree's"
-        ));
+        )));
     }
-    let root = list.root_position()?;
+    let root = list.root_position().map_err(Failure::usage)?;
     // Every leaf has its score (checked above). From signs, the minimax gives the signs of
     // the true scores: the sign of a best child depends only on the children's signs.
     let book = tree.into_book(|pos| scores.get(&pos.symmetric_key()).copied().unwrap_or(0));
     let strength = strength.unwrap_or(Strength::Strong);
-    let score = book.get(&root).ok_or("the root is not in the tree")?;
+    let score = book
+        .get(&root)
+        .ok_or_else(|| Failure::usage("the root is not in the tree"))?;
     Ok(Merged {
-        score: crate::search::finish(score, strength),
+        score: finish(score, strength),
         strength,
         book: (strength == Strength::Strong).then_some(book),
         nodes,
@@ -693,7 +715,7 @@ mod tests {
     fn out_of_range_fields_are_corrupt_lines() {
         let (list, header) = list();
         let moves = list.moves[0].as_str();
-        let max = crate::search::win_now_score(16, 2);
+        let max = win_now_score(16, 2);
         let ok = read(&format!("{header}{}", line(moves, max, 5, 7))).expect("in range");
         assert_eq!(ok.expect("header").solved[0].score, max);
         for score in [max + 1, -max - 1, i32::MIN, i32::MAX] {
@@ -734,7 +756,8 @@ mod tests {
             })
             .collect();
         let e = merge(&list, &shards).expect_err("nodes past u64");
-        assert!(e.contains("add up past 2^64"), "{e}");
+        assert!(e.to_string().contains("add up past 2^64"), "{e}");
+        assert_eq!(e.exit_code(), 2);
     }
 
     /// An endless input of one line repeated costs one result; a line again with another

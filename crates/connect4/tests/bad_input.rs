@@ -109,6 +109,10 @@ fn the_binary_survives_bad_input_and_fails_with_status_1() {
         err.contains("line 1: move 1: 'x'") && err.contains("line 2: empty line"),
         "{err}"
     );
+    assert!(
+        err.ends_with("error: 2 of 3 lines rejected, 0 scored other than expected\n"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use transpo_connect4::Strength;
 use transpo_connect4::board::Board;
 use transpo_connect4::position::Position;
-use transpo_connect4::solver::{Solver, last_move};
+use transpo_connect4::score::last_move;
+use transpo_connect4::solver::Solver;
 use transpo_connect4::with_board;
 
 /// Published outcomes, width × height: `+` the first player wins, `-` the second, `=` a draw,

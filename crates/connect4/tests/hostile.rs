@@ -201,7 +201,10 @@ fn a_line_not_utf8_is_rejected_and_the_run_goes_on() {
     let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert!(lines[0].starts_with("1 0 ") && lines[1].starts_with("11 0 "));
-    assert_eq!(stderr(&out).trim(), "line 2: not UTF-8");
+    assert_eq!(
+        stderr(&out).trim(),
+        "line 2: not UTF-8\nerror: 1 of 3 lines rejected, 0 scored other than expected"
+    );
 }
 
 /// Items 3 and 4 for `bench`: a bad line lost the whole file; now each is named

@@ -35,11 +35,15 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The merge's error, which must fail with exit status 2.
-fn merge_error(dir: &Path) -> String {
+/// The merge's error, which must fail with exit status `code`: 3 when another round of
+/// solve-list is needed (a shard missing or unfinished), 2 for bad input. The message is on
+/// stderr as `error: …`.
+fn merge_error(dir: &Path, code: i32) -> String {
     let out = c4(&["merge", &dir.display().to_string()]);
-    assert_eq!(out.status.code(), Some(2), "the merge should have failed");
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    stderr
 }
 
 /// Splits `board` at `depth` into `dir` and solves its `shards` shards, each with `flags`.
@@ -154,7 +158,7 @@ fn bad_shards_stop_the_merge_with_their_name() {
     let original = std::fs::read_to_string(file(2)).expect("shard 2");
     // Missing.
     std::fs::remove_file(file(2)).expect("remove");
-    assert!(merge_error(&dir).contains("shard 2/3: no results file"));
+    assert!(merge_error(&dir, 3).contains("shard 2/3: no results file"));
     // A score changed by hand: its line's check fails.
     let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
     let fields: Vec<&str> = lines[3].split(' ').collect();
@@ -166,18 +170,18 @@ fn bad_shards_stop_the_merge_with_their_name() {
     );
     lines[3] = changed;
     std::fs::write(file(2), lines.join("\n") + "\n").expect("write");
-    let e = merge_error(&dir);
+    let e = merge_error(&dir, 2);
     assert!(e.contains("results-2-of-3.txt: line 4: corrupt"), "{e}");
     // Unfinished: its last lines gone.
     let kept: Vec<&str> = original.lines().take(5).collect();
     std::fs::write(file(2), kept.join("\n") + "\n").expect("write");
-    let e = merge_error(&dir);
+    let e = merge_error(&dir, 3);
     assert!(e.contains("shard 2/3") && e.contains("incomplete"), "{e}");
     // Another split's results.
     let other = scratch("other");
     split_and_solve(&other, "5x5", 2, 3, &[]);
     std::fs::copy(other.join("results-2-of-3.txt"), file(2)).expect("copy");
-    let e = merge_error(&dir);
+    let e = merge_error(&dir, 2);
     assert!(
         e.contains("results-2-of-3.txt") && e.contains("not for this list"),
         "{e}"
@@ -197,7 +201,7 @@ fn bad_shards_stop_the_merge_with_their_name() {
     let list = dir.join("positions.txt");
     let text = std::fs::read_to_string(&list).expect("list");
     std::fs::write(&list, text.replacen("\n1", "\n2", 1)).expect("write");
-    assert!(merge_error(&dir).contains("checksum mismatch"));
+    assert!(merge_error(&dir, 2).contains("checksum mismatch"));
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&other);
 }
@@ -258,6 +262,6 @@ fn weak_shards_give_the_outcome() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("--weak"));
     std::fs::remove_file(dir.join("results-2-of-2.txt")).expect("remove");
     ok(&["solve-list", &d, "--shard", "2/2", "--threads", "1"]);
-    assert!(merge_error(&dir).contains("the other way"));
+    assert!(merge_error(&dir, 2).contains("the other way"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,7 +6,7 @@
 
 use super::{Book, BookError};
 use crate::position::{Position, column_char};
-use crate::search::{Strength, column_scores};
+use crate::score::{Strength, column_scores};
 use std::collections::{HashMap, HashSet};
 
 /// Every position reachable from a root with at most [`Tree::depth`] stones whose game is not

@@ -1,0 +1,172 @@
+//! What a score is: strong or weak, the win, draw and loss scores and the bounds they put on a
+//! position, the windows of the binary search on the score, and the scores of a position's
+//! columns.
+//!
+//! Why a module of its own, below the search: the opening book, the search, the tree of a
+//! split and the line protocol all speak of scores, and each must mean the same by them
+//! without depending on the others; every rule of the convention is stated here once.
+//!
+//! Scores are from the side to move (Pons' convention): on 7×6 a win with the player's
+//! `k`-th stone is `22 − k`, a loss to the opponent's `k`-th stone `−(22 − k)`, a draw 0; in
+//! general, on a board of `squares` squares, a win with the stone played when `n` stones are
+//! down is worth `⌊(squares + 1 − n) / 2⌋` ([`win_now_score`]).
+
+use crate::position::Position;
+
+/// Strong (exact score) or weak (sign of the score) solving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strength {
+    /// The exact score.
+    Strong,
+    /// Only win (1), draw (0) or loss (−1).
+    Weak,
+}
+
+/// The score of a draw: the board fills up and no one wins.
+pub const DRAW: i32 = 0;
+
+/// The score of a win with the side to move's next stone, when `moves` stones are down on a
+/// board of `squares` squares: `⌊(squares + 1 − moves) / 2⌋` (Pons' convention, 22 − k for a
+/// win with one's k-th stone on 7×6).
+#[inline]
+pub const fn win_now_score(squares: usize, moves: u32) -> i32 {
+    (squares as i32 + 1 - moves as i32) / 2
+}
+
+/// The score of a loss to the opponent's next stone, when `moves` stones are down: the
+/// opponent's [`win_now_score`] one stone later, negated. The lowest score a position with
+/// `moves` stones can have.
+#[inline]
+pub const fn loss_next_score(squares: usize, moves: u32) -> i32 {
+    -win_now_score(squares, moves + 1)
+}
+
+/// The most a position with `moves` stones can score when its side to move cannot win with
+/// this stone: a win with their next one, [`win_now_score`] two stones later.
+#[inline]
+pub const fn win_later_max(squares: usize, moves: u32) -> i32 {
+    win_now_score(squares, moves + 2)
+}
+
+/// The least a position with `moves` stones can score when the opponent cannot win with
+/// their next stone: a loss to the one after, [`loss_next_score`] two stones later.
+#[inline]
+pub const fn loss_later_min(squares: usize, moves: u32) -> i32 {
+    loss_next_score(squares, moves + 2)
+}
+
+/// The move (the number of the stone, counted from the first one on the empty board) on which
+/// the game ends with perfect play from a position with `moves` stones whose exact score is
+/// `score`, on a board of `squares` squares: the inverse of [`win_now_score`]. A win's score
+/// `s` is `⌊(squares + 2 − m) / 2⌋` for the winning stone `m`, so `m` is `squares + 2 − 2s` or
+/// one less, whichever the winner plays (the side to move plays stones `moves + 1`,
+/// `moves + 3`, …); a draw fills the board. (A score larger than any win's saturates at 0.)
+pub const fn last_move(squares: usize, moves: u32, score: i32) -> u32 {
+    if score == DRAW {
+        return squares as u32;
+    }
+    let latest = (squares as u32 + 2).saturating_sub(2 * score.unsigned_abs());
+    let winner_plays_odd = moves.is_multiple_of(2) == (score > 0);
+    if (latest % 2 == 1) == winner_plays_odd {
+        latest
+    } else {
+        latest.saturating_sub(1)
+    }
+}
+
+/// The reported score: as is when strong, its sign when weak. Also what an expected score
+/// from a test set is compared against a weak solve as.
+#[inline]
+pub fn finish(score: i32, strength: Strength) -> i32 {
+    match strength {
+        Strength::Strong => score,
+        Strength::Weak => score.signum(),
+    }
+}
+
+/// The score of every column of `pos` (not over) from the side to move's view, `None` for a
+/// full column: a winning move scores the win, a move that fills the board a [`DRAW`], any
+/// other minus `solve`'s score of the position after it (as [`finish`]ed for `strength`).
+/// `None` if `solve` gave up.
+pub(crate) fn column_scores<const W: usize, const H: usize>(
+    pos: &Position<W, H>,
+    strength: Strength,
+    mut solve: impl FnMut(&Position<W, H>) -> Option<i32>,
+) -> Option<[Option<i32>; W]> {
+    let mut scores = [None; W];
+    for (col, score) in scores.iter_mut().enumerate() {
+        if !pos.can_play(col) {
+            continue;
+        }
+        *score = Some(if pos.is_winning_move(col) {
+            finish(win_now_score(W * H, pos.moves()), strength)
+        } else {
+            let mut next = *pos;
+            next.play_column(col);
+            if next.moves() as usize == W * H {
+                DRAW
+            } else {
+                -solve(&next)?
+            }
+        });
+    }
+    Some(scores)
+}
+
+/// The score window of a position the side to move cannot win at once: `(min, max)` with the
+/// score in `min..=max` (strong), or `(-1, 1)` (weak: only the sign is sought).
+pub(crate) fn initial_window<const W: usize, const H: usize>(
+    pos: &Position<W, H>,
+    strength: Strength,
+) -> (i32, i32) {
+    match strength {
+        Strength::Strong => (
+            loss_next_score(W * H, pos.moves()),
+            win_now_score(W * H, pos.moves()),
+        ),
+        Strength::Weak => (-1, 1),
+    }
+}
+
+/// The next null window of the binary search on the score, within `min < max`: the middle,
+/// pulled towards 0 where most scores lie (Pons, Part 9).
+#[inline]
+pub(crate) fn next_window(min: i32, max: i32) -> i32 {
+    let mut med = min + (max - min) / 2;
+    if med <= 0 && min / 2 < med {
+        med = min / 2;
+    } else if med >= 0 && max / 2 > med {
+        med = max / 2;
+    }
+    med
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The named bounds are the arithmetic they replace in the search, on every board size
+    /// and stone count a board can have.
+    #[test]
+    fn named_bounds_are_the_plain_arithmetic() {
+        for squares in 16..=64usize {
+            let sq = squares as i32;
+            for moves in 0..=squares as u32 {
+                let m = moves as i32;
+                assert_eq!(loss_next_score(squares, moves), -(sq - m) / 2);
+                assert_eq!(win_later_max(squares, moves), (sq - 1 - m) / 2);
+                assert_eq!(loss_later_min(squares, moves), -(sq - 2 - m) / 2);
+            }
+        }
+        assert_eq!(win_now_score(42, 0), 21);
+        assert_eq!(loss_next_score(42, 0), -21);
+    }
+
+    #[test]
+    fn finish_keeps_a_strong_score_and_signs_a_weak_one() {
+        assert_eq!(finish(-7, Strength::Strong), -7);
+        assert_eq!(finish(-7, Strength::Weak), -1);
+        assert_eq!(finish(DRAW, Strength::Weak), 0);
+        assert_eq!(finish(3, Strength::Weak), 1);
+    }
+}

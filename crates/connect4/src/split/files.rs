@@ -1,0 +1,152 @@
+//! The split's files on disk, taken as a hostile user may hand them over: the list, read
+//! only from a regular file (a FIFO or device is refused at once) and written atomically,
+//! never over another split's; a shard's results file, only a regular file of its own (no
+//! link, FIFO or device); and the results files of a directory.
+
+use super::{LIST_FILE, List, board_of};
+use crate::board::Board;
+use crate::exit::Failure;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use transpo_files::{Line, Lines, TEXT_LINE_MAX};
+
+/// The board of the split list at `path`, as its header names it (the commands that read a
+/// split solve its board). Bad input if the file cannot be read or its header names none.
+pub fn list_board(path: &Path) -> Result<Board, Failure> {
+    let named = |e: &dyn std::fmt::Display| Failure::usage(format!("{}: {e}", path.display()));
+    let file = transpo_files::open_regular(path).map_err(|e| named(&e))?;
+    let header = match Lines::new(BufReader::new(file), TEXT_LINE_MAX).next() {
+        None => String::new(),
+        Some(Err(e)) => return Err(named(&e)),
+        Some(Ok(Line { text: Ok(text), .. })) => text,
+        Some(Ok(Line {
+            number,
+            text: Err(bad),
+        })) => {
+            return Err(Failure::usage(format!(
+                "{}:{number}: {bad}",
+                path.display()
+            )));
+        }
+    };
+    board_of(&header).map_err(|e| named(&e))
+}
+
+impl<const W: usize, const H: usize> List<W, H> {
+    /// The split list at `path` (a regular file), for the board `W`×`H`. Bad input if it
+    /// cannot be read or is not a list of this board.
+    pub fn load(path: &Path) -> Result<Self, Failure> {
+        let named = |e: &dyn std::fmt::Display| Failure::usage(format!("{}: {e}", path.display()));
+        let file = transpo_files::open_regular(path).map_err(|e| named(&e))?;
+        List::read(BufReader::new(file)).map_err(|e| named(&e))
+    }
+
+    /// Writes the list to `dir`/[`LIST_FILE`], `dir` made if missing, atomically (a link at
+    /// the name is replaced, not written through); returns the file's path. The same list
+    /// there already is left as it is (the same split run again); another split's is
+    /// refused, as bad usage.
+    pub fn write_in(&self, dir: &Path) -> Result<PathBuf, Failure> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::writing(format!("{}: {e}", dir.display()), &e))?;
+        let path = dir.join(LIST_FILE);
+        let named = |e: io::Error| Failure::usage(format!("{}: {e}", path.display()));
+        let text = self.to_text();
+        match transpo_files::open_regular(&path) {
+            Ok(file) if holds(&file, text.as_bytes()).map_err(named)? => {}
+            Ok(_) => {
+                return Err(Failure::usage(format!(
+                    "{} holds another split: remove it or choose another --out",
+                    path.display()
+                )));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                transpo_files::write_atomic(&path, |file| {
+                    let mut writer = io::BufWriter::new(file);
+                    writer.write_all(text.as_bytes())?;
+                    writer.flush()
+                })
+                .map_err(|e| Failure::writing(format!("{}: {e}", path.display()), &e))?;
+            }
+            Err(e) => return Err(named(e)),
+        }
+        Ok(path)
+    }
+}
+
+/// Whether `file` (a regular file) holds exactly `bytes`: it is read only when its length is
+/// theirs, and no further.
+fn holds(file: &File, bytes: &[u8]) -> io::Result<bool> {
+    if file.metadata()?.len() != bytes.len() as u64 {
+        return Ok(false);
+    }
+    let mut text = Vec::with_capacity(bytes.len());
+    file.take(bytes.len() as u64 + 1).read_to_end(&mut text)?;
+    Ok(text == bytes)
+}
+
+/// Every `results-*-of-*.txt` in `dir`, sorted: the files `merge` unites when given none.
+pub fn results_files(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Failure::usage(format!("{}: {e}", dir.display())))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with("results-") && n.contains("-of-") && n.ends_with(".txt")
+            })
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Opens a shard's results file `path` to read it and append to it, made if missing. Only a
+/// regular file is accepted: a symbolic link at `path` is refused (so that results, and the
+/// cut a restart may make, never land in another file), and so is a FIFO or device, at once
+/// (all with [`io::ErrorKind::InvalidInput`]).
+pub(super) fn open_results(path: &Path) -> io::Result<File> {
+    use std::io::{Error, ErrorKind};
+    let mut options = OpenOptions::new();
+    options.read(true).append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK: a FIFO is not waited on (it is refused below); it changes nothing for
+        // a regular file.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return Error::new(
+                ErrorKind::InvalidInput,
+                "a symbolic link: solve-list writes results only into a file of its own",
+            );
+        }
+        e
+    })?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        #[cfg(unix)]
+        let what = {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_fifo() {
+                "a FIFO (named pipe)"
+            } else if kind.is_char_device() || kind.is_block_device() {
+                "a device"
+            } else if kind.is_socket() {
+                "a socket"
+            } else {
+                "not a regular file"
+            }
+        };
+        #[cfg(not(unix))]
+        let what = "not a regular file";
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("{what}: a results file must be a regular file"),
+        ));
+    }
+    Ok(file)
+}

@@ -1,0 +1,378 @@
+//! `solve-list`'s run of one shard: its results file opened, locked and resumed, and the loop
+//! that solves what the file lacks, one line a position.
+//!
+//! Why this policy: a shard is a batch job that a scheduler may kill at any moment and start
+//! again, so every run must go on from what the file holds, and never lose or damage what an
+//! earlier run (or a person) left there:
+//!
+//! - a file with no complete header (empty, or a header cut short by a kill) is started over;
+//! - a last line without its newline (a kill mid-write) is cut off, and its position solved
+//!   again;
+//! - a line that does not read before it (edited, or written by something else) is refused
+//!   with its number, and so is a header of another list, shard or strength: the file is left
+//!   as it is;
+//! - the file is locked for the whole run, so a second run of the shard is refused instead of
+//!   interleaving its lines with the first's (where the file system has no locks, the run
+//!   goes on and says so).
+
+use super::files::open_results;
+use super::{List, Results, Shard, Solved};
+use crate::exit::Failure;
+use crate::position::Position;
+use crate::score::Strength;
+use crate::solver::Solver;
+use std::collections::HashSet;
+use std::fs::{File, TryLockError};
+use std::io::{BufReader, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A shard's results file, open, locked and resumed: what it holds is known, and it takes
+/// the shard's next results.
+#[derive(Debug)]
+pub struct ResultsFile {
+    file: File,
+    /// The path, for messages.
+    name: String,
+    shard: Shard,
+    strength: Strength,
+    /// The positions the file holds results for.
+    done: HashSet<String>,
+    /// What opening it did or could not do, for the user: a line cut off, a header started
+    /// over, no lock.
+    notes: Vec<String>,
+}
+
+impl ResultsFile {
+    /// Opens `path`, `shard`'s results file of `list` solved with `strength` (made if
+    /// missing), locks it and resumes it as the module says. The file then ends with its
+    /// header or a complete line.
+    ///
+    /// # Errors
+    ///
+    /// Bad usage or input ([`Failure::Usage`]) when the path is not a regular file of its
+    /// own, another run holds the lock, or the file is malformed or another solve's (nothing
+    /// is changed then); a failure while running ([`Failure::Run`]) when it cannot be cut or
+    /// written.
+    pub fn open<const W: usize, const H: usize>(
+        path: &Path,
+        list: &List<W, H>,
+        shard: Shard,
+        strength: Strength,
+    ) -> Result<Self, Failure> {
+        let name = path.display().to_string();
+        let file = open_results(path).map_err(|e| Failure::usage(format!("{name}: {e}")))?;
+        let mut notes = Vec::new();
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(Failure::usage(format!(
+                    "{name}: another solve-list holds it (lock); not started"
+                )));
+            }
+            // A file system without locks (some NFS setups): go on, as before locks existed.
+            Err(TryLockError::Error(e)) => notes.push(format!(
+                "{name}: cannot lock it ({e}); going on: make sure no other solve-list runs \
+                 shard {shard}"
+            )),
+        }
+        let mut results = ResultsFile {
+            file,
+            name,
+            shard,
+            strength,
+            done: HashSet::new(),
+            notes,
+        };
+        results.resume(list)?;
+        Ok(results)
+    }
+
+    /// Reads what the file holds and makes it end with a complete line: cuts a torn last
+    /// line off, or writes the header into a file without one.
+    fn resume<const W: usize, const H: usize>(&mut self, list: &List<W, H>) -> Result<(), Failure> {
+        let (name, shard, strength) = (&self.name, self.shard, self.strength);
+        let running = |e: std::io::Error| Failure::run(format!("{name}: {e}"));
+        let length = self.file.metadata().map_err(running)?.len();
+        let read = Results::read(BufReader::new(&self.file), list)
+            .map_err(|e| Failure::usage(format!("{name}: {e}")))?;
+        match read {
+            Some(results) => {
+                if results.shard != shard {
+                    return Err(Failure::usage(format!(
+                        "{name} holds shard {}, not {shard}",
+                        results.shard
+                    )));
+                }
+                if results.strength != strength {
+                    return Err(Failure::usage(format!(
+                        "{name} holds {:?} results: run with{} --weak",
+                        results.strength,
+                        if results.strength == Strength::Weak {
+                            ""
+                        } else {
+                            "out"
+                        }
+                    )));
+                }
+                if (results.complete_bytes as u64) < length {
+                    // A shard killed while writing a line: cut the part off and go on.
+                    self.file
+                        .set_len(results.complete_bytes as u64)
+                        .map_err(running)?;
+                    self.notes
+                        .push(format!("{name}: cut off an unfinished last line"));
+                }
+                self.done = results.solved.into_iter().map(|s| s.moves).collect();
+            }
+            None => {
+                // Empty (new), or a header cut short by a kill before its newline: start over.
+                if length > 0 {
+                    self.notes.push(format!(
+                        "{name}: an unfinished header ({length} bytes, a run stopped as it \
+                         started): starting over"
+                    ));
+                    self.file.set_len(0).map_err(running)?;
+                }
+                // One write; the file is opened to append, so it lands at the (new) end.
+                self.file
+                    .write_all(Results::header(list, shard, strength).as_bytes())
+                    .map_err(running)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What opening the file did or could not do, one message each, for the user: a line
+    /// cut off, a header started over, no lock to be had.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The positions the file held results for when it was opened, or has taken since.
+    pub fn solved(&self) -> usize {
+        self.done.len()
+    }
+
+    /// The positions of the shard of `list` the file holds no result for, in the list's
+    /// order.
+    pub fn todo<'l, const W: usize, const H: usize>(&self, list: &'l List<W, H>) -> Vec<&'l str> {
+        self.shard
+            .select(list.moves.iter().collect())
+            .into_iter()
+            .filter(|m| !self.done.contains(*m))
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// Appends `solved`'s line, with its newline, in one write on the unbuffered file: a
+    /// kill leaves at most one partial line, at the end, which the next run cuts off.
+    pub fn append(&mut self, solved: &Solved) -> Result<(), Failure> {
+        let line = format!("{}\n", solved.line());
+        self.file
+            .write_all(line.as_bytes())
+            .map_err(|e| Failure::run(format!("{}: {e}", self.name)))?;
+        self.done.insert(solved.moves.clone());
+        Ok(())
+    }
+}
+
+/// What a run of [`solve_shard`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShardRun {
+    /// Positions solved by this run.
+    pub solved_now: usize,
+    /// Positions the file held before it.
+    pub solved_before: usize,
+    /// Positions explored by this run.
+    pub nodes: u64,
+    /// Time this run took.
+    pub elapsed: Duration,
+}
+
+/// Solves every position of the shard of `list` that `results` lacks with `solver`, in the
+/// list's order, appending each result to `results` as soon as it is solved, with the
+/// strength `results` was opened with; `on_solved` is told after each. Done when it returns
+/// `Ok`: every position of the shard has its line.
+pub fn solve_shard<const W: usize, const H: usize>(
+    solver: &mut Solver<W, H>,
+    list: &List<W, H>,
+    results: &mut ResultsFile,
+    mut on_solved: impl FnMut(),
+) -> Result<ShardRun, Failure> {
+    let todo = results.todo(list);
+    let solved_before = results.solved();
+    let started = Instant::now();
+    let mut nodes = 0u64;
+    for moves in &todo {
+        // Every line of a list that parsed is a position of the board.
+        let pos = Position::<W, H>::from_moves(moves).map_err(Failure::run)?;
+        let before = solver.nodes();
+        let start = Instant::now();
+        let score = solver.solve(&pos, results.strength);
+        let solved = Solved {
+            moves: moves.to_string(),
+            score,
+            nodes: solver.nodes().saturating_sub(before),
+            micros: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
+        };
+        nodes = nodes.saturating_add(solved.nodes);
+        results.append(&solved)?;
+        on_solved();
+    }
+    Ok(ShardRun {
+        solved_now: todo.len(),
+        solved_before,
+        nodes,
+        elapsed: started.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::book::Tree;
+    use std::path::PathBuf;
+
+    const SHARD: Shard = Shard { index: 1, count: 1 };
+
+    /// The 4×4 list of the positions with 2 stones.
+    fn list() -> List<4, 4> {
+        let tree = Tree::new(&Position::<4, 4>::new(), "", 2).expect("a small tree");
+        List::of(&tree, "-")
+    }
+
+    /// A results file's path in a fresh scratch directory of its own.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "transpo-c4-solve-list-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        dir.join(SHARD.file_name())
+    }
+
+    /// Opens `path` and solves what it lacks; returns the notes and the run.
+    fn open_and_solve(path: &Path, list: &List<4, 4>) -> Result<(Vec<String>, ShardRun), Failure> {
+        let mut results = ResultsFile::open(path, list, SHARD, Strength::Strong)?;
+        let mut solver = Solver::<4, 4>::new(1).expect("1 MiB");
+        let run = solve_shard(&mut solver, list, &mut results, || {})?;
+        Ok((results.notes().to_vec(), run))
+    }
+
+    /// The header and the `moves score` of each line (counts and times vary).
+    fn scores(text: &str) -> Vec<String> {
+        text.lines()
+            .map(|l| l.split(' ').take(if l.starts_with('#') { 99 } else { 2 }))
+            .map(|fields| fields.collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).expect("the results file")
+    }
+
+    #[test]
+    fn a_new_file_gets_its_header_and_every_position() {
+        let (list, path) = (list(), scratch("new"));
+        let (notes, run) = open_and_solve(&path, &list).expect("solved");
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!((run.solved_now, run.solved_before), (list.moves.len(), 0));
+        let text = read(&path);
+        let results = Results::parse(&text, &list).expect("a results file");
+        assert_eq!(results.solved.len(), list.moves.len());
+        // Run again: nothing left to do, nothing changed.
+        let (_, again) = open_and_solve(&path, &list).expect("done");
+        assert_eq!(
+            (again.solved_now, again.solved_before),
+            (0, list.moves.len())
+        );
+        assert_eq!(read(&path), text);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_and_solved_again() {
+        let (list, path) = (list(), scratch("torn"));
+        open_and_solve(&path, &list).expect("solved");
+        let whole = read(&path);
+        // The last line without its last 3 bytes and newline, as a kill mid-write leaves it.
+        std::fs::write(&path, &whole[..whole.len() - 4]).expect("write");
+        let (notes, run) = open_and_solve(&path, &list).expect("resumed");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("cut off an unfinished last line")),
+            "{notes:?}"
+        );
+        assert_eq!(
+            (run.solved_now, run.solved_before),
+            (1, list.moves.len() - 1)
+        );
+        assert_eq!(scores(&read(&path)), scores(&whole));
+    }
+
+    #[test]
+    fn a_malformed_middle_line_is_refused_with_its_number() {
+        let (list, path) = (list(), scratch("malformed"));
+        open_and_solve(&path, &list).expect("solved");
+        let whole = read(&path);
+        let mut lines: Vec<&str> = whole.lines().collect();
+        lines[2] = "12 x";
+        let damaged = lines.join("\n") + "\n";
+        std::fs::write(&path, &damaged).expect("write");
+        let e = open_and_solve(&path, &list).expect_err("a corrupt line");
+        assert_eq!(e.exit_code(), 2, "{e}");
+        assert!(e.to_string().contains("line 3: corrupt"), "{e}");
+        assert_eq!(read(&path), damaged, "the file is left as it was");
+    }
+
+    #[test]
+    fn a_file_without_a_complete_header_starts_over() {
+        let (list, path) = (list(), scratch("header"));
+        open_and_solve(&path, &list).expect("solved");
+        let whole = read(&path);
+        let header_end = whole.find('\n').expect("a header");
+        for start in ["", &whole[..header_end], &whole[..10]] {
+            std::fs::write(&path, start).expect("write");
+            let (notes, run) = open_and_solve(&path, &list).expect("started over");
+            assert_eq!(notes.is_empty(), start.is_empty(), "{start:?}: {notes:?}");
+            assert!(
+                notes.iter().all(|n| n.contains("starting over")),
+                "{notes:?}"
+            );
+            assert_eq!((run.solved_now, run.solved_before), (list.moves.len(), 0));
+            assert_eq!(scores(&read(&path)), scores(&whole), "{start:?}");
+        }
+    }
+
+    #[test]
+    fn a_second_holder_of_the_lock_is_refused() {
+        let (list, path) = (list(), scratch("lock"));
+        let first = ResultsFile::open(&path, &list, SHARD, Strength::Strong).expect("opened");
+        let e = ResultsFile::open(&path, &list, SHARD, Strength::Strong).expect_err("held");
+        assert_eq!(e.exit_code(), 2, "{e}");
+        assert!(
+            e.to_string()
+                .contains("another solve-list holds it (lock); not started"),
+            "{e}"
+        );
+        drop(first);
+        ResultsFile::open(&path, &list, SHARD, Strength::Strong).expect("free again");
+    }
+
+    #[test]
+    fn another_shard_or_strength_is_refused() {
+        let (list, path) = (list(), scratch("other"));
+        open_and_solve(&path, &list).expect("solved");
+        let weak = ResultsFile::open(&path, &list, SHARD, Strength::Weak).expect_err("weak");
+        assert!(
+            weak.to_string()
+                .contains("Strong results: run without --weak"),
+            "{weak}"
+        );
+        let other = Shard { index: 1, count: 2 };
+        let e = ResultsFile::open(&path, &list, other, Strength::Strong).expect_err("shard");
+        assert!(e.to_string().contains("holds shard 1/1, not 1/2"), "{e}");
+    }
+}

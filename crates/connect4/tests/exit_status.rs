@@ -1,0 +1,129 @@
+//! The exit convention, one for every binary of the project, through `transpo-c4`: `error: …`
+//! on stderr; 0 success; 1 a failed check or a failure while running (I/O, memory); 2 bad
+//! usage or bad input; 3 only for `merge` when another round is needed. `--help` states it.
+//! (The cases the other tests meet — bad lines, devices, FIFOs, locks, corrupt or missing
+//! shards — assert their status where they are.)
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_transpo-c4");
+
+fn c4(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("transpo-c4 runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("transpo-c4-exit-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+#[test]
+fn help_states_the_convention() {
+    let out = c4(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for words in [
+        "Exit status:",
+        "0  success",
+        "1  a failed check",
+        "2  bad usage or bad input",
+        "3  merge only: another round is needed",
+        "error: ...",
+    ] {
+        assert!(help.contains(words), "{words:?} not in:\n{help}");
+    }
+}
+
+/// Bad usage: clap's own errors, a table size that is no table, a `--from` that is no
+/// position, a book that is not there, a board a split contradicts.
+#[test]
+fn bad_usage_is_2() {
+    for args in [
+        &["--no-such-option"][..],
+        &["--threads", "0"],
+        &["--hash-mib", "0"],
+        &[
+            "book", "--board", "4x4", "--depth", "2", "--from", "9", "--out", "x",
+        ],
+        &["--book", "/no/such/book"],
+        &["merge", "/no/such/split"],
+    ] {
+        let out = c4(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("error"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = c4(&["--hash-mib", "0"]);
+    assert!(
+        stderr(&out).starts_with("error: table: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A failure while running: the output cannot be written (the reader of stdout went away).
+#[test]
+fn an_output_that_cannot_be_written_is_1() {
+    let mut child = Command::new(BIN)
+        .args(["--board", "4x4", "--hash-mib", "4", "--threads", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("transpo-c4 runs");
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().expect("piped");
+    // Ignored: the child may have ended already.
+    let _ = stdin.write_all(b"1\n11\n");
+    drop(stdin);
+    let out = child.wait_with_output().expect("transpo-c4 ends");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("error: standard input or output: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `merge` of a split no shard has run yet, or whose shard stopped before its header was
+/// whole: another round is needed, 3. Once the shard ran, 0.
+#[test]
+fn a_merge_that_needs_another_round_is_3() {
+    let dir = scratch("round");
+    let d = dir.display().to_string();
+    let ok = |args: &[&str]| {
+        let out = c4(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    };
+    ok(&["split", "--board", "4x4", "--depth", "2", "--out", &d]);
+    let out = c4(&["merge", &d]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "error: no results files\n");
+    std::fs::write(dir.join("results-1-of-1.txt"), "# transpo-c4 solve-list").expect("write");
+    let out = c4(&["merge", &d]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no complete header"),
+        "{}",
+        stderr(&out)
+    );
+    ok(&["solve-list", &d, "--threads", "1", "--hash-mib", "4"]);
+    ok(&["merge", &d]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
