@@ -26,13 +26,13 @@ use crate::experiment::{
 };
 use crate::failure::Failure::{self, Input, Run};
 use bounds::ResearchBounds;
-use indicatif::ProgressBar;
 use record::Row;
 use std::{
     path::{Path, PathBuf},
     time::Instant,
 };
 use transpo::Scheme;
+use transpo_connect4::progress::ProgressBar;
 use transpo_connect4::{Position, Solver, Strength};
 
 /// Arguments of `c4`.

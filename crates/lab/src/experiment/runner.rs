@@ -3,9 +3,9 @@
 //! started it, for the report's first line.
 
 use crate::failure::Failure;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::path::PathBuf;
+use transpo_connect4::progress::{self, ProgressBar};
 
 /// `I/N`: run the units of work (cells, pairs) whose index modulo `N` is `I - 1` (1-based,
 /// like Slurm array ids); the same shards as `transpo-c4 solve-list`.
@@ -37,14 +37,10 @@ pub struct RunArgs {
     pub report_only: bool,
 }
 
-/// A progress bar of `len` steps, each one `unit` (`cells`, `solves`), with time and ETA.
+/// A progress bar of `len` steps, each one `unit` (`cells`, `solves`), with time and ETA:
+/// the project's one bar ([`progress::bar`]), on stderr only when it is a terminal.
 pub fn progress_bar(len: usize, unit: &str) -> ProgressBar {
-    ProgressBar::new(len as u64).with_style(
-        ProgressStyle::with_template(&format!(
-            "{{bar:40}} {{pos}}/{{len}} {unit}, {{elapsed}} elapsed, ETA {{eta}}"
-        ))
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    )
+    progress::bar(len as u64, unit)
 }
 
 /// Runs `work` on every cell on `threads` worker threads (all cores if `None`), one cell per
