@@ -131,9 +131,9 @@ fn a_second_run_into_a_directory_in_use_is_refused() {
     // The first run, as far as the lock can tell: this test holds the directory's lock.
     let held = File::open(&run).expect("open the directory");
     held.lock().expect("lock");
-    // Not bad input: the directory is busy while running, status 1.
+    // Bad usage, as transpo-c4 solve-list says of a held results file: status 2.
     let (status, err) = breuker(&run, &positions(&dir));
-    assert!(status == 1 && err.contains("another run"), "{err}");
+    assert!(status == 2 && err.contains("another run"), "{err}");
     assert!(!run.join("observations.csv").exists());
     drop(held);
     let (status, err) = breuker(&run, &positions(&dir));

@@ -93,7 +93,7 @@ impl Args {
 /// Runs (or resumes) the experiment and writes the report.
 pub fn run(args: &Args) -> Result<(), Failure> {
     let positions = positions::load(args.positions.as_deref()).map_err(Input)?;
-    let _lock = files::lock_run(&args.run.out).map_err(Run)?;
+    let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
     let done = record::complete_cells(csv::read(&csv_path).map_err(Input)?, positions.len());
     csv::write_all(&csv_path, done.values().flatten()).map_err(Run)?;
@@ -156,7 +156,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     }
     // Node counts are deterministic: runs that disagree on one fail the merge's check.
     let merged = record::merge(runs).map_err(Run)?;
-    let _lock = files::lock_run(out).map_err(Run)?;
+    let _lock = files::lock_run(out)?;
     let positions = merged.iter().map(|r| r.position + 1).max().unwrap_or(0);
     csv::write_all(&out.join(CSV), &merged).map_err(Run)?;
     write_report(out, positions, &ReportFile::new(out, None), None)

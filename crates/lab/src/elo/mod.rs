@@ -149,7 +149,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             args.reference
         )));
     }
-    let _lock = files::lock_run(&args.run.out).map_err(Run)?;
+    let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
     let done = record::unite(csv::read(&csv_path).map_err(Input)?).map_err(Run)?;
     csv::write_all(&csv_path, done.values()).map_err(Run)?;
@@ -289,7 +289,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     }
     // Games are deterministic: runs that disagree on one fail the merge's check.
     let merged = record::unite(rows).map_err(Run)?;
-    let _lock = files::lock_run(out).map_err(Run)?;
+    let _lock = files::lock_run(out)?;
     csv::write_all(&out.join(CSV), merged.values()).map_err(Run)?;
     let settings = ReportSettings {
         sprt: None,

@@ -5,6 +5,7 @@
 //! The rules themselves are `transpo_files`'s; this module only turns them into the lab's
 //! messages (`FILE:N: why`).
 
+use crate::failure::Failure;
 use std::{
     fs::File,
     io::{self, BufReader, BufWriter, Read, Write},
@@ -73,18 +74,22 @@ pub fn write_whole(path: &Path, text: &str) -> Result<(), String> {
 /// Creates a run directory if it is missing and takes its lock (an advisory `flock` on the
 /// directory itself, released when the returned handle is dropped or the process dies), so
 /// that a second run into the same directory — which would rewrite the CSV under the first —
-/// stops with a message. NFS may not honour the lock.
-pub fn lock_run(dir: &Path) -> Result<File, String> {
+/// stops with a message. NFS may not honour the lock. A directory another run holds is bad
+/// usage (status 2, as `transpo-c4 solve-list` says of its results file: choose another
+/// `--out` or wait); a directory that cannot be made or locked is a failure while running.
+pub fn lock_run(dir: &Path) -> Result<File, Failure> {
     let name = dir.display();
-    std::fs::create_dir_all(dir).map_err(|e| format!("{name}: {e}"))?;
-    let handle = File::open(dir).map_err(|e| format!("{name}: {e}"))?;
+    std::fs::create_dir_all(dir).map_err(|e| Failure::Run(format!("{name}: {e}")))?;
+    let handle = File::open(dir).map_err(|e| Failure::Run(format!("{name}: {e}")))?;
     match handle.try_lock() {
         Ok(()) => Ok(handle),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+        Err(std::fs::TryLockError::WouldBlock) => Err(Failure::Input(format!(
             "{name}: another run is writing into this directory (it holds its lock); wait \
              for it, or use another --out"
-        )),
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("{name}: cannot lock: {e}")),
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(Failure::Run(format!("{name}: cannot lock: {e}")))
+        }
     }
 }
 
@@ -137,6 +142,7 @@ mod tests {
         assert!(
             lock_run(&dir)
                 .expect_err("the second is refused")
+                .to_string()
                 .contains("another run")
         );
         drop(first);
