@@ -47,14 +47,16 @@ impl Failure {
     }
 
     /// A table that could not be made, for `what` (e.g. `twobig1 with 8 entries`): a size or
-    /// configuration the table refuses is the user's; memory refused is the machine's.
+    /// configuration the table refuses is the user's; a size beyond the machine's memory, or
+    /// memory refused, is the machine's.
     pub fn of_table(what: impl fmt::Display, error: transpo::Error) -> Failure {
         let message = format!("{what}: {error}");
         match error {
-            transpo::Error::Alloc { .. } | transpo::Error::Io(_) => Failure::Run(message),
-            // A size or configuration the table refuses (and any kind added later, until it
-            // is sorted here).
-            _ => Failure::Input(message),
+            // A size or configuration the table refuses.
+            transpo::Error::InvalidSize(_) | transpo::Error::Config(_) => Failure::Input(message),
+            // More than the machine has, memory refused, I/O: the machine's, as transpo-c4
+            // and transpo-chess say of a table they cannot get.
+            _ => Failure::Run(message),
         }
     }
 

@@ -156,6 +156,27 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
         "{err}"
     );
 
+    // A shard killed while writing a row is unfinished: merge refuses it (bad input, 2)
+    // rather than report the run as whole.
+    let shard2 = shards[1].join("observations.csv");
+    let text = std::fs::read_to_string(&shard2).expect("csv");
+    let torn = format!("{text}{}", &text.lines().nth(1).expect("a row")[..20]);
+    std::fs::write(&shard2, torn).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
+        .args([
+            "merge",
+            "--out",
+            dir.join("merged2").to_str().expect("utf-8"),
+        ])
+        .args(&shards)
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2) && err.contains("torn last line"),
+        "{err}"
+    );
+
     // The baseline does not depend on the schemes and sizes it ran beside.
     let other = dir.join("other");
     let elsewhere: &[&str] = &[

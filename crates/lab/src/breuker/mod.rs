@@ -152,7 +152,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut runs = Vec::new();
     for input in inputs {
         let path = csv::of_run(input, CSV).map_err(Input)?;
-        runs.push(csv::read(&path).map_err(Input)?);
+        runs.push(csv::read_finished(&path).map_err(Input)?);
     }
     // Node counts are deterministic: runs that disagree on one fail the merge's check.
     let merged = record::merge(runs).map_err(Run)?;

@@ -278,7 +278,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut rows = Vec::new();
     for input in inputs {
         let path = csv::of_run(input, CSV).map_err(Input)?;
-        let run = csv::read(&path).map_err(Input)?;
+        let run = csv::read_finished(&path).map_err(Input)?;
         if run.is_empty() {
             return Err(Input(format!(
                 "{}: no pairs (an empty or unfinished shard?)",

@@ -43,11 +43,29 @@ pub trait ParseRow: CsvRow + Sized {
 /// note on standard error naming it; a wrong header or a line before the last that does not
 /// parse is an error naming the file and the line (see the [module](self)).
 pub fn read<R: ParseRow>(path: &Path) -> Result<Vec<R>, String> {
+    read_rows(path, false)
+}
+
+/// Reads a shard's CSV for `merge`, as [`read`] does, except that a torn last line is an
+/// error: the shard was killed while writing, so it is unfinished (run it again to resume
+/// it), and a merge must not report it as whole.
+pub fn read_finished<R: ParseRow>(path: &Path) -> Result<Vec<R>, String> {
+    read_rows(path, true)
+}
+
+fn read_rows<R: ParseRow>(path: &Path, refuse_torn: bool) -> Result<Vec<R>, String> {
     let name = path.display();
     let Some(bytes) = files::read_run_file(path)? else {
         return Ok(Vec::new());
     };
     let split = split_torn(&bytes);
+    if split.is_torn() && refuse_torn {
+        return Err(format!(
+            "{name}: line {}: a torn last line (a run killed while writing it): run that \
+             shard again to finish it before merging",
+            split.line
+        ));
+    }
     if split.is_torn() {
         eprintln!(
             "{name}: line {}: a torn last line (a run killed while writing it): left out",
@@ -93,7 +111,12 @@ pub fn holds<R: CsvRow>(path: &Path) -> bool {
     files::read_run_file(path)
         .ok()
         .flatten()
-        .is_some_and(|bytes| bytes.split(|&b| b == b'\n').next() == Some(R::HEADER.as_bytes()))
+        .is_some_and(|bytes| {
+            bytes
+                .split(|&b| b == b'\n')
+                .next()
+                .is_some_and(|first| first.trim_ascii_end() == R::HEADER.as_bytes())
+        })
 }
 
 /// The rows as lines, each with its newline.
