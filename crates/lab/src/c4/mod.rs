@@ -121,10 +121,7 @@ fn observe(
         let started = Instant::now();
         let score = solver.solve(&problem.position, strength);
         let micros = started.elapsed().as_micros() as u64;
-        let expected = match strength {
-            Strength::Strong => problem.expected,
-            Strength::Weak => problem.expected.signum(),
-        };
+        let expected = transpo_connect4::score::finish(problem.expected, strength);
         if score != expected {
             return Err(Run(format!(
                 "{scheme} at {size} entries: {} scored {score}, the set says {expected}",
