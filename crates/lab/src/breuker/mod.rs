@@ -34,6 +34,7 @@ use std::{
     time::Instant,
 };
 use transpo::Table;
+use transpo_connect4::progress;
 use transpo_engine::search::{Limits, Profile, Score, SearchConfig, Searcher};
 
 /// The name of a run's CSV in its output directory.
@@ -117,7 +118,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         .open(&csv_path)
         .map_err(|e| Run(format!("{}: {e}", csv_path.display())))?;
     let out = Mutex::new(file);
-    let bar = runner::progress_bar(pending.len(), "cells");
+    let bar = progress::bar(pending.len() as u64, "cells");
     let started = Instant::now();
     runner::run_cells(args.run.threads, &pending, |cell| {
         let rows = observe(cell, &positions)?;

@@ -32,6 +32,7 @@ use std::{
     time::Instant,
 };
 use transpo::Scheme;
+use transpo_connect4::progress;
 use transpo_connect4::progress::ProgressBar;
 use transpo_connect4::{Position, Solver, Strength};
 
@@ -177,7 +178,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         schemes.len(),
         sizes.len()
     );
-    let bar = runner::progress_bar(cells.len() * problems.len(), "solves");
+    let bar = progress::bar((cells.len() * problems.len()) as u64, "solves");
     let started = Instant::now();
     let rows: Vec<Row> = runner::run_cells(args.threads, &cells, |&(scheme, size)| {
         observe(scheme, size, &problems, strength, &bar)

@@ -16,7 +16,7 @@ pub mod stats;
 use crate::experiment::{
     List, csv, files,
     report_file::ReportFile,
-    runner::{self, RunArgs},
+    runner::RunArgs,
     schemes::{self, SchemeSpec},
 };
 use crate::failure::{
@@ -37,6 +37,7 @@ use std::{
     time::Instant,
 };
 use transpo_chess::Position;
+use transpo_connect4::progress;
 use transpo_engine::search::{Profile, SearchConfig};
 use transpo_engine::selfplay::{self, Match};
 
@@ -346,7 +347,7 @@ impl Work<'_> {
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
             |t| t as usize,
         );
-        let bar = runner::progress_bar(items.len(), "pairs");
+        let bar = progress::bar(items.len() as u64, "pairs");
         let next = AtomicUsize::new(0);
         let played = AtomicUsize::new(0);
         let skipped = AtomicUsize::new(0);

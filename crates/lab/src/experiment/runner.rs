@@ -1,11 +1,11 @@
 //! Running a study: the options every resumable run shares ([`RunArgs`]), its work in
-//! parallel on a pool of worker threads with a progress bar, and the command line that
-//! started it, for the report's first line.
+//! parallel on a pool of worker threads (each study shows its progress with the project's
+//! one bar, `transpo_connect4::progress::bar`), and the command line that started it, for
+//! the report's first line.
 
 use crate::failure::Failure;
 use rayon::prelude::*;
 use std::path::PathBuf;
-use transpo_connect4::progress::{self, ProgressBar};
 
 /// `I/N`: run the units of work (cells, pairs) whose index modulo `N` is `I - 1` (1-based,
 /// like Slurm array ids); the same shards as `transpo-c4 solve-list`.
@@ -35,12 +35,6 @@ pub struct RunArgs {
     /// Only write the report from the rows already in the output directory.
     #[arg(long)]
     pub report_only: bool,
-}
-
-/// A progress bar of `len` steps, each one `unit` (`cells`, `solves`), with time and ETA:
-/// the project's one bar ([`progress::bar`]), on stderr only when it is a terminal.
-pub fn progress_bar(len: usize, unit: &str) -> ProgressBar {
-    progress::bar(len as u64, unit)
 }
 
 /// Runs `work` on every cell on `threads` worker threads (all cores if `None`), one cell per
