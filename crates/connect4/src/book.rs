@@ -168,6 +168,18 @@ impl<const W: usize, const H: usize> Book<W, H> {
         Some(i32::from(self.scores[i]))
     }
 
+    /// The book of `scores`, exact scores by symmetric key of positions with at most `depth`
+    /// stones (scores lie in −30..=30 on every board).
+    pub(crate) fn of_scores(depth: u32, scores: impl IntoIterator<Item = (u64, i32)>) -> Self {
+        let mut entries: Vec<(u64, i8)> = scores.into_iter().map(|(k, s)| (k, s as i8)).collect();
+        entries.sort_unstable();
+        Book {
+            depth,
+            keys: entries.iter().map(|e| e.0).collect(),
+            scores: entries.iter().map(|e| e.1).collect(),
+        }
+    }
+
     /// Positions in the book.
     pub fn len(&self) -> usize {
         self.keys.len()

@@ -10,7 +10,7 @@
 //! | 0 | success |
 //! | 1 | a failed check (a line rejected or scored other than expected) or a failure while running (I/O, memory) |
 //! | 2 | bad usage or bad input: a malformed command line, a file that cannot be read or is malformed, a path that cannot be written to, a shard another run holds |
-//! | 3 | `merge` only: another round is needed (a shard missing or unfinished) |
+//! | 3 | `merge` only: more work — the next round's list written, or a shard of the current round missing or unfinished |
 //!
 //! The message goes to stderr as `error: …` ([`exit_status`]).
 
@@ -27,8 +27,8 @@ pub const EXIT_STATUS: &str = concat!(
     "     while running (I/O, memory)\n",
     "  2  bad usage or bad input: a malformed command line, a file that cannot be read or\n",
     "     is malformed, a path that cannot be written to, a shard another run holds\n",
-    "  3  merge only: another round is needed (a shard missing or unfinished: run its\n",
-    "     solve-list again, then merge)\n",
+    "  3  merge only: another round is needed (the next round's list written, or a shard\n",
+    "     of this round missing or unfinished): run solve-list on every shard, then merge\n",
     "Errors go to stderr as `error: ...`.",
 );
 
@@ -42,6 +42,9 @@ pub enum Failure {
     Run(String),
     /// `merge` lacks results that another round of `solve-list` would give (exit status 3).
     Unfinished(String),
+    /// `merge` wrote the next round's list: more work, not an error (exit status 3, the
+    /// message on stderr as it is).
+    NextRound(String),
 }
 
 impl Failure {
@@ -77,12 +80,12 @@ impl Failure {
     }
 
     /// The exit status: 2 for [`Failure::Usage`], 1 for [`Failure::Run`], 3 for
-    /// [`Failure::Unfinished`].
+    /// [`Failure::Unfinished`] and [`Failure::NextRound`].
     pub fn exit_code(&self) -> u8 {
         match self {
             Failure::Run(_) => 1,
             Failure::Usage(_) => 2,
-            Failure::Unfinished(_) => 3,
+            Failure::Unfinished(_) | Failure::NextRound(_) => 3,
         }
     }
 
@@ -92,6 +95,7 @@ impl Failure {
             Failure::Usage(m) => Failure::Usage(format!("{context}: {m}")),
             Failure::Run(m) => Failure::Run(format!("{context}: {m}")),
             Failure::Unfinished(m) => Failure::Unfinished(format!("{context}: {m}")),
+            Failure::NextRound(m) => Failure::NextRound(format!("{context}: {m}")),
         }
     }
 }
@@ -99,7 +103,10 @@ impl Failure {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Failure::Usage(m) | Failure::Run(m) | Failure::Unfinished(m) => f.write_str(m),
+            Failure::Usage(m)
+            | Failure::Run(m)
+            | Failure::Unfinished(m)
+            | Failure::NextRound(m) => f.write_str(m),
         }
     }
 }
@@ -129,10 +136,14 @@ impl From<TableError> for Failure {
 }
 
 /// How the process ends after a command: success, or `error: MESSAGE` on stderr and the
-/// failure's status.
+/// failure's status (the next round's message without `error: `: it is none).
 pub fn exit_status(result: Result<(), Failure>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::NextRound(message)) => {
+            eprintln!("{message}");
+            ExitCode::from(3)
+        }
         Err(failure) => {
             eprintln!("error: {failure}");
             ExitCode::from(failure.exit_code())

@@ -6,7 +6,7 @@
 //! transpo-c4 book --depth N --out FILE [--board WxH] [--from MOVES] [--hash-mib N]
 //! transpo-c4 serve [--port 8080] [--bind 127.0.0.1] [--max-ms N] [--book FILE] [--threads N]
 //! transpo-c4 sample --depth D --count N [--seed S] [--board WxH]   > lines "moves score"
-//! transpo-c4 split --depth D --out DIR [--board WxH] [--from MOVES]
+//! transpo-c4 split --depth D --out DIR [--board WxH] [--from MOVES] [--weak | --full-book]
 //! transpo-c4 solve-list DIR --shard I/N [--threads N] [--hash-mib N]
 //! transpo-c4 merge DIR [RESULTS...] [--out BOOK]
 //! ```
@@ -20,7 +20,8 @@
 //! Exit status ([`exit`], stated in `--help`): 0 success; 1 a failed check (a line rejected
 //! or scored other than expected) or a failure while running (I/O, memory); 2 bad usage or
 //! bad input (an unreadable or malformed file included); 3 only for `merge` when another
-//! round is needed. Errors go to stderr as `error: …`.
+//! round is needed (its list written, or a shard of this round lacking). Errors go to stderr
+//! as `error: …`.
 //!
 //! Files the user names are opened so that they cannot hang or flood the program: a book or
 //! a split's list only if it is a regular file (a FIFO or device is refused at once), a test
@@ -42,7 +43,7 @@ use transpo_connect4::{
     progress,
     search::Step,
     solver::Solver,
-    split::{self, List, Results, ResultsFile, Shard},
+    split::{self, Outcome, Results, ResultsFile, Round, Shard, Split},
     with_board,
 };
 use transpo_files::{Lines, TEXT_LINE_MAX};
@@ -112,11 +113,21 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Write the positions with DEPTH stones (one of each mirror pair) to OUT/positions.txt,
-    /// for solve-list to solve in shards and merge to unite.
-    Split(TreeArgs),
-    /// Solve every N-th position of a split, from the I-th, appending the results to
-    /// DIR/results-I-of-N.txt (a shard started again goes on where it stopped).
+    /// Write the split (the positions with DEPTH stones, one of each mirror pair) to
+    /// OUT/positions.txt, and round 1's list, the positions the root needs searched first, to
+    /// OUT/round-1.txt, for solve-list to search in shards and merge to unite, round after
+    /// round. --weak proves only the root's outcome.
+    Split {
+        #[command(flatten)]
+        tree: TreeArgs,
+        /// Solve every leaf exactly, in one round, for a book of the whole tree (instead of
+        /// only what the root needs).
+        #[arg(long, conflicts_with = "weak")]
+        full_book: bool,
+    },
+    /// Search every N-th position of the split's current round, from the I-th, each with its
+    /// window, appending the results to DIR/round-K-results-I-of-N.txt (a shard started again
+    /// goes on where it stopped).
     SolveList {
         /// The directory split wrote.
         dir: PathBuf,
@@ -124,12 +135,13 @@ enum Command {
         #[arg(long, default_value = "1/1")]
         shard: transpo_connect4::split::Shard,
     },
-    /// Unite every shard's results: print the root's score and write a book of every
-    /// position of the split's tree. Stops, naming it, at a missing or corrupt shard.
+    /// Unite every round's results: print the root's score and write a book of the positions
+    /// they proved, or write the next round's list and exit 3. Stops, naming it, at a missing
+    /// or corrupt shard.
     Merge {
         /// The directory split wrote.
         dir: PathBuf,
-        /// Results files (default: every DIR/results-*-of-*.txt).
+        /// Results files (default: every DIR/round-*-results-*-of-*.txt).
         results: Vec<PathBuf>,
         /// Where to write the book (default DIR/book.bin).
         #[arg(long)]
@@ -238,7 +250,7 @@ fn run_on<const W: usize, const H: usize>(args: Cli) -> Result<(), Failure> {
         None => solve_lines(solving, args.analyze),
         Some(Command::Bench { files, limit }) => bench_sets(solving, &files, limit),
         Some(Command::Sample { depth, count, seed }) => sample(solving, depth, count, seed),
-        Some(Command::Split(tree)) => split_tree::<W, H>(&tree),
+        Some(Command::Split { tree, full_book }) => split_tree(solving, &tree, full_book),
         Some(Command::SolveList { dir, shard }) => solve_list(solving, &dir, shard),
         Some(Command::Merge { dir, results, out }) => merge::<W, H>(&dir, results, out),
         Some(Command::Book(tree)) => book(solving, &tree),
@@ -503,44 +515,77 @@ fn sample<const W: usize, const H: usize>(
 }
 
 /// `transpo-c4 split`: the leaves of the tree below `--from` down to `--depth` stones,
-/// written as the split's list ([`List::write_in`]).
-fn split_tree<const W: usize, const H: usize>(tree: &TreeArgs) -> Result<(), Failure> {
+/// written as the split ([`Split::write_in`]), and round 1's list: what the root's plan asks
+/// first ([`split::Plan`]), or with `--full-book` every leaf.
+fn split_tree<const W: usize, const H: usize>(
+    solving: Solving<W, H>,
+    tree: &TreeArgs,
+    full_book: bool,
+) -> Result<(), Failure> {
     let TreeArgs { depth, out, from } = tree;
     let root =
         Position::<W, H>::from_moves(from).map_err(|e| Failure::usage(format!("--from: {e}")))?;
     let tree = Tree::new(&root, from, *depth).map_err(Failure::usage)?;
-    let list = List::of(&tree, if from.is_empty() { "-" } else { from });
-    let path = list.write_in(out)?;
+    let root_name = if from.is_empty() { "-" } else { from };
+    let split = Split::of(&tree, root_name, solving.strength, full_book);
+    let round = if full_book {
+        split.full_round()
+    } else {
+        // Nothing known yet: the first merge's plan, from no results.
+        match split::merge(&split, &[], &[])?.outcome {
+            Outcome::Next(round) => round,
+            Outcome::Solved { .. } => split.round(1, Vec::new()),
+        }
+    };
+    let path = split.write_in(out)?;
+    let round_path = round.write_in(out)?;
     eprintln!(
         "{}: {} positions of {W}x{H} with {} stones, the leaves of a tree of {}",
         path.display(),
-        list.moves.len(),
-        list.depth,
+        split.moves.len(),
+        split.depth,
         tree.len()
+    );
+    eprintln!(
+        "{}: round 1: {} positions to search",
+        round_path.display(),
+        round.moves.len()
     );
     Ok(())
 }
 
-/// `transpo-c4 solve-list`: the positions of `shard` of the split in `dir` that its results
-/// file lacks, solved and appended ([`ResultsFile`], [`split::solve_shard`]).
+/// `transpo-c4 solve-list`: the positions of `shard` of the split's current round in `dir`
+/// that its results file lacks, searched and appended ([`ResultsFile`],
+/// [`split::solve_shard`]).
 fn solve_list<const W: usize, const H: usize>(
     solving: Solving<W, H>,
     dir: &Path,
     shard: Shard,
 ) -> Result<(), Failure> {
-    let list = List::<W, H>::load(&dir.join(split::LIST_FILE))?;
-    let strength = solving.strength;
+    let split = Split::<W, H>::load(dir)?;
+    if solving.strength == Strength::Weak && split.strength == Strength::Strong {
+        return Err(Failure::usage(format!(
+            "--weak, but {} is a strong split: its strength is set by split",
+            dir.display()
+        )));
+    }
+    let number = split::current_round(dir)?;
+    let round = Round::load(dir, number, &split)?;
     let mut solver = solving.solver()?;
-    let path = dir.join(shard.file_name());
-    let mut results = ResultsFile::open(&path, &list, shard, strength)?;
+    let path = dir.join(shard.file_name(number));
+    let mut results = ResultsFile::open(&path, &round, shard, split.strength)?;
     for note in results.notes() {
         eprintln!("{note}");
     }
-    let bar = progress::bar(results.todo(&list).len() as u64, &format!("shard {shard}"));
-    let run = split::solve_shard(&mut solver, &list, &mut results, || bar.inc(1))?;
+    let bar = progress::bar(
+        results.todo(&round).len() as u64,
+        &format!("round {number}, shard {shard}"),
+    );
+    let run = split::solve_shard(&mut solver, &round, &mut results, || bar.inc(1))?;
     bar.finish_and_clear();
     eprintln!(
-        "{}: shard {shard}: {} positions solved now, {} before, {:.1} s, {} positions explored",
+        "{}: round {number}, shard {shard}: {} positions searched now, {} before, {:.1} s, {} \
+         positions explored",
         path.display(),
         run.solved_now,
         run.solved_before,
@@ -550,15 +595,20 @@ fn solve_list<const W: usize, const H: usize>(
     Ok(())
 }
 
-/// `transpo-c4 merge`: every shard's results united ([`split::merge`]): the root's line on
-/// stdout, the book of the whole tree written (strong results). A shard missing or
-/// unfinished means another round ([`Failure::Unfinished`]).
+/// `transpo-c4 merge`: every round's results united ([`split::merge`]): the root's line on
+/// stdout and the book of what the rounds proved (strong splits), or the next round's list
+/// written and exit status 3 ([`Failure::NextRound`]). A shard of the current round missing
+/// or unfinished is more work too ([`Failure::Unfinished`]).
 fn merge<const W: usize, const H: usize>(
     dir: &Path,
     results: Vec<PathBuf>,
     out: Option<PathBuf>,
 ) -> Result<(), Failure> {
-    let list = List::<W, H>::load(&dir.join(split::LIST_FILE))?;
+    let split = Split::<W, H>::load(dir)?;
+    let current = split::current_round(dir)?;
+    let rounds = (1..=current)
+        .map(|number| Round::load(dir, number, &split))
+        .collect::<Result<Vec<_>, _>>()?;
     let files = if results.is_empty() {
         split::results_files(dir)?
     } else {
@@ -569,28 +619,44 @@ fn merge<const W: usize, const H: usize>(
         let name = path.display().to_string();
         let file =
             transpo_files::open_text(path).map_err(|e| Failure::usage(format!("{name}: {e}")))?;
-        let results = Results::read(BufReader::new(file), &list)
+        let results = Results::read_of_rounds(BufReader::new(file), &rounds)
             .map_err(|e| Failure::usage(format!("{name}: {e}")))?
             .ok_or_else(|| {
                 Failure::unfinished(format!(
-                    "{name}: no complete header: its shard stopped before it solved anything; \
-                     run it again"
+                    "{name}: no complete header: its shard stopped before it searched \
+                     anything; run it again"
                 ))
             })?;
         shards.push((name, results));
     }
-    let merged = split::merge(&list, &shards)?;
-    let mut stdout = io::stdout().lock();
-    writeln!(
-        stdout,
-        "{} {} {} {}",
-        list.root, merged.score, merged.nodes, merged.micros
-    )?;
-    stdout.flush()?;
-    if list.root == "-" {
-        eprintln!("{}", cli::ending(W * H, merged.strength, merged.score));
-    }
-    let book = match &merged.book {
+    let merged = split::merge(&split, &rounds, &shards)?;
+    let book = match merged.outcome {
+        Outcome::Next(round) => {
+            let path = round.write_in(dir)?;
+            return Err(Failure::NextRound(format!(
+                "round {}: {} positions to search ({}); {} positions searched in {current} \
+                 rounds so far",
+                round.number,
+                round.moves.len(),
+                path.display(),
+                merged.searched
+            )));
+        }
+        Outcome::Solved { score, book } => {
+            let mut stdout = io::stdout().lock();
+            writeln!(
+                stdout,
+                "{} {score} {} {}",
+                split.root, merged.nodes, merged.micros
+            )?;
+            stdout.flush()?;
+            if split.root == "-" {
+                eprintln!("{}", cli::ending(W * H, split.strength, score));
+            }
+            book
+        }
+    };
+    let book = match &book {
         Some(book) => {
             let out = out.unwrap_or_else(|| dir.join("book.bin"));
             save_book(book, &out)?;
@@ -604,9 +670,10 @@ fn merge<const W: usize, const H: usize>(
         None => "weak results: no book".to_string(),
     };
     eprintln!(
-        "{} shards, {} positions, {:.1} s of solving in all; {book}",
-        shards.len(),
-        list.moves.len(),
+        "{current} rounds, {} positions searched, {} positions explored, {:.1} s of solving in \
+         all; {book}",
+        merged.searched,
+        merged.nodes,
         merged.micros as f64 / 1e6,
     );
     Ok(())

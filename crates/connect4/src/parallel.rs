@@ -38,7 +38,8 @@
 use crate::book::Book;
 use crate::bounds::{BoundTable, ScoreBound, ThreadView};
 use crate::position::Position;
-use crate::score::{Strength, initial_window, next_window};
+use crate::score::{Window, initial_window};
+use std::ops::RangeInclusive;
 use crate::search::{Access, Busy, HEARTBEAT_FIRST, Heartbeat, Search, Step};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -57,8 +58,8 @@ const DEFER_PLIES: u32 = 12;
 
 /// The outcome of a parallel solve.
 pub(crate) struct Solved {
-    /// The score (exact, or its sign for a weak solve).
-    pub(crate) score: i32,
+    /// The range the score lies in: one score, or a range the window asked no more of.
+    pub(crate) score: RangeInclusive<i32>,
     /// Positions explored by all threads.
     pub(crate) nodes: u64,
 }
@@ -66,6 +67,8 @@ pub(crate) struct Solved {
 /// What the threads of one round share.
 struct Round<'a, const W: usize, const H: usize> {
     pos: &'a Position<W, H>,
+    /// What the solve must find out.
+    window: Window,
     /// Changed whenever the window being searched stops mattering: the range narrowed, or the
     /// round pauses.
     signal: AtomicU32,
@@ -181,13 +184,13 @@ pub(crate) struct Team<'a, const W: usize, const H: usize> {
     pub(crate) progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
 }
 
-/// Solves `pos` (which the side to move cannot win at once) with `team` on `table`, which a
-/// caller cleared or not as it wishes, and made ready for the team's helpers
+/// Solves `pos` (which the side to move cannot win at once) until `window` is decided, with
+/// `team` on `table`, which a caller cleared or not as it wishes, and made ready for the team's helpers
 /// ([`BoundTable::set_helpers`]).
 pub(crate) fn solve<const W: usize, const H: usize>(
     table: &mut BoundTable<W, H>,
     pos: &Position<W, H>,
-    strength: Strength,
+    window: Window,
     team: Team<'_, W, H>,
 ) -> Solved {
     let Team {
@@ -197,14 +200,15 @@ pub(crate) fn solve<const W: usize, const H: usize>(
         parallel_after,
         progress,
     } = team;
-    let (mut min, mut max) = initial_window(pos, strength);
+    let (mut min, mut max) = initial_window(pos);
     let mut nodes = 0;
     let started = Instant::now();
     let mut alone = parallel_after > 0;
     let mut heartbeat_due = HEARTBEAT_FIRST;
-    while min < max {
+    while !window.decided(min, max) {
         let round = Round {
             pos,
+            window,
             signal: AtomicU32::new(0),
             min: AtomicI32::new(min),
             max: AtomicI32::new(max),
@@ -251,7 +255,10 @@ pub(crate) fn solve<const W: usize, const H: usize>(
         table.credit_stores(round.far_stores.load(Ordering::Relaxed));
         alone = false;
     }
-    Solved { score: min, nodes }
+    Solved {
+        score: min..=max,
+        nodes,
+    }
 }
 
 /// One thread of a round: answers windows until the score is known or the round pauses, then
@@ -284,10 +291,10 @@ fn work<'a, const W: usize, const H: usize>(
             round.min.load(Ordering::Relaxed),
             round.max.load(Ordering::Relaxed),
         );
-        if min >= max || round.paused.load(Ordering::Relaxed) {
+        if round.window.decided(min, max) || round.paused.load(Ordering::Relaxed) {
             break;
         }
-        let med = next_window(min, max);
+        let med = round.window.next(min, max);
         search.searching(med, min, max);
         search.aborted = false;
         let r = search.negamax(pos, med, med + 1, threats);

@@ -20,7 +20,7 @@ use crate::position::Position;
 
 /// Columns of the board the pool solves (7×6).
 const WIDTH: usize = Position::<7, 6>::WIDTH;
-use crate::score::{Strength, column_scores, finish, win_now_score};
+use crate::score::{Strength, Window, column_scores, finish, win_now_score};
 use crate::search::{Access, NO_BUSY, Search};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -288,9 +288,9 @@ impl PooledSolve<'_> {
             self.book,
         )
         .shared(&signal, &NO_BUSY, 0);
-        let score = search.score(pos, strength, |_, _, _, _| {});
+        let score = search.score(pos, Window::of(strength), |_, _, _, _| {});
         self.positions += search.nodes;
-        score.map(|s| finish(s, strength))
+        score.map(|s| finish(*s.start(), strength))
     }
 }
 

@@ -113,18 +113,59 @@ pub(crate) fn column_scores<const W: usize, const H: usize>(
     Some(scores)
 }
 
-/// The score window of a position the side to move cannot win at once: `(min, max)` with the
-/// score in `min..=max` (strong), or `(-1, 1)` (weak: only the sign is sought).
-pub(crate) fn initial_window<const W: usize, const H: usize>(
-    pos: &Position<W, H>,
-    strength: Strength,
-) -> (i32, i32) {
-    match strength {
-        Strength::Strong => (
-            loss_next_score(W * H, pos.moves()),
-            win_now_score(W * H, pos.moves()),
-        ),
-        Strength::Weak => (-1, 1),
+/// The score range of a position the side to move cannot win at once: `(min, max)` with the
+/// score in `min..=max`, the range a solve's binary search starts from.
+pub(crate) fn initial_window<const W: usize, const H: usize>(pos: &Position<W, H>) -> (i32, i32) {
+    (
+        loss_next_score(W * H, pos.moves()),
+        win_now_score(W * H, pos.moves()),
+    )
+}
+
+/// What a solve must find out about a score `s`: `s` itself when `alpha < s < beta`, else only
+/// that `s ≤ alpha` or that `s ≥ beta` — alpha-beta's window, which the binary search on the
+/// score narrows with null windows `[t, t + 1]` ("is `s` above `t`?") only for the thresholds
+/// `alpha ≤ t < beta` that are still open. A strong solve asks everything ([`Window::EXACT`]),
+/// a weak one only about the thresholds −1 and 0 ([`Window::WEAK`]); one leaf of a split
+/// solved in rounds (`crate::split`) asks what the root's minimax needs of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Window {
+    /// Below the scores asked about: `s ≤ alpha` is all a solve must show of a score there.
+    pub alpha: i32,
+    /// Above them: `s ≥ beta` is all a solve must show of a score there.
+    pub beta: i32,
+}
+
+impl Window {
+    /// Everything: the exact score.
+    pub const EXACT: Window = Window {
+        alpha: i32::MIN / 2,
+        beta: i32::MAX / 2,
+    };
+    /// Win, draw or loss: whether the score is above 0, and above −1.
+    pub const WEAK: Window = Window { alpha: -1, beta: 1 };
+
+    /// The window of a solve of `strength`.
+    pub const fn of(strength: Strength) -> Window {
+        match strength {
+            Strength::Strong => Window::EXACT,
+            Strength::Weak => Window::WEAK,
+        }
+    }
+
+    /// Whether a score known to lie in `min..=max` is decided: no threshold `t` with
+    /// `alpha ≤ t < beta` is left for which the range holds scores on both sides of `t + ½`.
+    #[inline]
+    pub fn decided(&self, min: i32, max: i32) -> bool {
+        min.max(self.alpha) >= max.min(self.beta)
+    }
+
+    /// The next null window `[t, t + 1]` of the binary search, for a score in `min..=max`
+    /// not yet [`decided`](Window::decided): an open threshold, the middle of the open ones
+    /// pulled towards 0 ([`next_window`]).
+    #[inline]
+    pub(crate) fn next(&self, min: i32, max: i32) -> i32 {
+        next_window(min.max(self.alpha), max.min(self.beta))
     }
 }
 

@@ -9,8 +9,9 @@ use crate::bounds::{BoundStore, ScoreBound};
 use crate::moves::MoveSorter;
 use crate::position::Position;
 use crate::score::{
-    DRAW, Strength, initial_window, loss_later_min, loss_next_score, next_window, win_later_max,
+    DRAW, Window, initial_window, loss_later_min, loss_next_score, win_later_max,
 };
+use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
@@ -262,20 +263,20 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
     }
 
     /// The binary search on the score of `pos`, which the side to move cannot win at once:
-    /// null window after null window until the score's range closes. After each answer,
-    /// tells `answered` the window, the new range and the positions explored so far. Returns
-    /// the score (exact, or its sign for [`Strength::Weak`]), or `None` if a shared search
-    /// was told to stop.
+    /// null window after null window until `window` is [decided](Window::decided). After
+    /// each answer, tells `answered` the window, the new range and the positions explored so
+    /// far. Returns the range the score is known to lie in (one score when exact), or `None`
+    /// if a shared search was told to stop.
     pub(crate) fn score(
         &mut self,
         pos: &Position<W, H>,
-        strength: Strength,
+        window: Window,
         mut answered: impl FnMut(i32, i32, i32, u64),
-    ) -> Option<i32> {
-        let (mut min, mut max) = initial_window(pos, strength);
+    ) -> Option<RangeInclusive<i32>> {
+        let (mut min, mut max) = initial_window(pos);
         let threats = pos.opponent_winning();
-        while min < max {
-            let med = next_window(min, max);
+        while !window.decided(min, max) {
+            let med = window.next(min, max);
             self.searching(med, min, max);
             let r = self.negamax(pos, med, med + 1, threats);
             if A::SHARED && self.aborted {
@@ -288,7 +289,7 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
             }
             answered(med, min, max, self.nodes);
         }
-        Some(min)
+        Some(min..=max)
     }
 
     /// Negamax with alpha-beta in `[alpha, beta]`, for a position where the side to move

@@ -15,7 +15,8 @@
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, TableError};
 use crate::position::Position;
-use crate::score::{Strength, column_scores, finish, win_now_score};
+use crate::score::{Strength, Window, column_scores, finish, win_now_score};
+use std::ops::RangeInclusive;
 use crate::search::{Busy, HEARTBEAT_FIRST, Heartbeat, Progress, Search, Step};
 use std::time::{Duration, Instant};
 
@@ -129,10 +130,22 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
 
     /// The score of `pos`: exact for [`Strength::Strong`], its sign for [`Strength::Weak`].
     pub fn solve(&mut self, pos: &Position<W, H>, strength: Strength) -> i32 {
+        finish(
+            *self.solve_window(pos, Window::of(strength)).start(),
+            strength,
+        )
+    }
+
+    /// What `window` asks of the score of `pos` (any position not over): the range it lies
+    /// in, one score if it lies strictly inside the window, else a range wholly at or below
+    /// `alpha`, or at or above `beta` (often narrower than the window needs: fail-soft).
+    /// [`Solver::solve`] is this with [`Window::of`] its strength.
+    pub fn solve_window(&mut self, pos: &Position<W, H>, window: Window) -> RangeInclusive<i32> {
         if pos.can_win_next() {
-            return finish(win_now_score(W * H, pos.moves()), strength);
+            let win = win_now_score(W * H, pos.moves());
+            return win..=win;
         }
-        let score = if self.threads > 1
+        if self.threads > 1
             && let Some(busy) = &self.busy
             && let Some(table) = self.table.as_shared()
         {
@@ -143,17 +156,16 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
                 parallel_after: self.parallel_after,
                 progress: self.progress.as_deref(),
             };
-            let solved = crate::parallel::solve(table, pos, strength, team);
+            let solved = crate::parallel::solve(table, pos, window, team);
             self.nodes += solved.nodes;
             solved.score
         } else {
-            self.solve_alone(pos, strength)
-        };
-        finish(score, strength)
+            self.solve_alone(pos, window)
+        }
     }
 
     /// The binary search on the score, on this thread with the table to itself.
-    fn solve_alone(&mut self, pos: &Position<W, H>, strength: Strength) -> i32 {
+    fn solve_alone(&mut self, pos: &Position<W, H>, window: Window) -> RangeInclusive<i32> {
         let started = Instant::now();
         let heartbeat = self.progress.as_deref().map(|progress| Heartbeat {
             progress,
@@ -176,10 +188,10 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
         search.weight = self.weight;
         let before = search.nodes;
         let progress = self.progress.as_deref();
-        let score = search.score(pos, strength, |window, min, max, nodes| {
+        let score = search.score(pos, window, |med, min, max, nodes| {
             if let Some(progress) = progress {
                 progress(&Step {
-                    window,
+                    window: med,
                     answered: true,
                     min,
                     max,
@@ -191,7 +203,7 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
         self.nodes = search.nodes;
         self.weight = search.weight;
         // A search that has the table to itself is never told to stop.
-        score.unwrap_or_default()
+        score.unwrap_or(0..=0)
     }
 
     /// The score of every column of `pos` from the side to move's view (`None` for a full

@@ -97,6 +97,12 @@ impl<const W: usize, const H: usize> Tree<W, H> {
         pos.moves() >= self.depth
     }
 
+    /// Every position and its move sequence, deepest first: each position's children in
+    /// the tree come before it.
+    pub fn positions(&self) -> impl Iterator<Item = &(Position<W, H>, String)> {
+        self.nodes.iter()
+    }
+
     /// The leaves and their move sequences, deepest first (all have `depth` stones).
     pub fn leaves(&self) -> impl Iterator<Item = &(Position<W, H>, String)> {
         self.nodes.iter().filter(|(pos, _)| self.is_leaf(pos))
@@ -129,12 +135,9 @@ impl<const W: usize, const H: usize> Tree<W, H> {
             // Scores lie in −30..=30 on every board.
             scores.insert(pos.symmetric_key(), score as i8);
         }
-        let mut entries: Vec<(u64, i8)> = scores.into_iter().collect();
-        entries.sort_unstable();
-        Book {
-            depth: self.depth,
-            keys: entries.iter().map(|e| e.0).collect(),
-            scores: entries.iter().map(|e| e.1).collect(),
-        }
+        Book::of_scores(
+            self.depth,
+            scores.into_iter().map(|(key, s)| (key, i32::from(s))),
+        )
     }
 }

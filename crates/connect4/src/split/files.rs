@@ -1,9 +1,10 @@
-//! The split's files on disk, taken as a hostile user may hand them over: the list, read
-//! only from a regular file (a FIFO or device is refused at once) and written atomically,
-//! never over another split's; a shard's results file, only a regular file of its own (no
-//! link, FIFO or device); and the results files of a directory.
+//! The split's files on disk, taken as a hostile user may hand them over: the split and the
+//! rounds' lists, read only from a regular file (a FIFO or device is refused at once) and
+//! written atomically, never over another split's or another round's; a shard's results
+//! file, only a regular file of its own (no link, FIFO or device); and the rounds and
+//! results files of a directory.
 
-use super::{LIST_FILE, List, board_of};
+use super::{LIST_FILE, Round, Split, board_of};
 use crate::board::Board;
 use crate::exit::Failure;
 use std::fs::{File, OpenOptions};
@@ -33,45 +34,115 @@ pub fn list_board(path: &Path) -> Result<Board, Failure> {
     board_of(&header).map_err(|e| named(&e))
 }
 
-impl<const W: usize, const H: usize> List<W, H> {
-    /// The split list at `path` (a regular file), for the board `W`×`H`. Bad input if it
-    /// cannot be read or is not a list of this board.
-    pub fn load(path: &Path) -> Result<Self, Failure> {
-        let named = |e: &dyn std::fmt::Display| Failure::usage(format!("{}: {e}", path.display()));
-        let file = transpo_files::open_regular(path).map_err(|e| named(&e))?;
-        List::read(BufReader::new(file)).map_err(|e| named(&e))
+impl<const W: usize, const H: usize> Split<W, H> {
+    /// The split in `dir` ([`LIST_FILE`], a regular file), for the board `W`×`H`. Bad input
+    /// if it cannot be read or is not a split of this board.
+    pub fn load(dir: &Path) -> Result<Self, Failure> {
+        load(&dir.join(LIST_FILE), Split::read)
     }
 
-    /// Writes the list to `dir`/[`LIST_FILE`], `dir` made if missing, atomically (a link at
-    /// the name is replaced, not written through); returns the file's path. The same list
+    /// Writes the split to `dir`/[`LIST_FILE`], `dir` made if missing, atomically (a link at
+    /// the name is replaced, not written through); returns the file's path. The same split
     /// there already is left as it is (the same split run again); another split's is
     /// refused, as bad usage.
     pub fn write_in(&self, dir: &Path) -> Result<PathBuf, Failure> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Failure::writing(format!("{}: {e}", dir.display()), &e))?;
         let path = dir.join(LIST_FILE);
-        let named = |e: io::Error| Failure::usage(format!("{}: {e}", path.display()));
-        let text = self.to_text();
-        match transpo_files::open_regular(&path) {
-            Ok(file) if holds(&file, text.as_bytes()).map_err(named)? => {}
-            Ok(_) => {
-                return Err(Failure::usage(format!(
-                    "{} holds another split: remove it or choose another --out",
-                    path.display()
-                )));
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                transpo_files::write_atomic(&path, |file| {
-                    let mut writer = io::BufWriter::new(file);
-                    writer.write_all(text.as_bytes())?;
-                    writer.flush()
-                })
-                .map_err(|e| Failure::writing(format!("{}: {e}", path.display()), &e))?;
-            }
-            Err(e) => return Err(named(e)),
-        }
+        write_once(&path, &self.to_text(), "holds another split: remove it or choose another --out")?;
         Ok(path)
     }
+}
+
+impl<const W: usize, const H: usize> Round<W, H> {
+    /// The file of round `number` in a split directory: `round-K.txt`.
+    pub fn file_name(number: u32) -> String {
+        format!("round-{number}.txt")
+    }
+
+    /// Round `number`'s list in `dir`, which must belong to `split`. Bad input if it cannot
+    /// be read, is not a round of this board, or belongs to another split.
+    pub fn load(dir: &Path, number: u32, split: &Split<W, H>) -> Result<Self, Failure> {
+        let path = dir.join(Round::<W, H>::file_name(number));
+        let round = load(&path, Round::read)?;
+        if round.number != number || round.split != split.checksum() {
+            return Err(Failure::usage(format!(
+                "{}: round {} of split {:016x}, not round {number} of this split ({:016x})",
+                path.display(),
+                round.number,
+                round.split,
+                split.checksum()
+            )));
+        }
+        Ok(round)
+    }
+
+    /// Writes the round's list into `dir` atomically; returns its path. The same list there
+    /// already is left as it is (a merge run again); another is refused, as bad usage.
+    pub fn write_in(&self, dir: &Path) -> Result<PathBuf, Failure> {
+        let path = dir.join(Round::<W, H>::file_name(self.number));
+        write_once(
+            &path,
+            &self.to_text(),
+            "holds another list of this round: the directory was changed by hand",
+        )?;
+        Ok(path)
+    }
+}
+
+/// Reads the listing at `path` (a regular file) with `read`; bad input if it cannot.
+fn load<T>(path: &Path, read: impl FnOnce(BufReader<File>) -> Result<T, String>) -> Result<T, Failure> {
+    let named = |e: &dyn std::fmt::Display| Failure::usage(format!("{}: {e}", path.display()));
+    let file = transpo_files::open_regular(path).map_err(|e| named(&e))?;
+    read(BufReader::new(file)).map_err(|e| named(&e))
+}
+
+/// Writes `text` to `path` atomically unless the file there holds it already; a file there
+/// with other contents is refused (bad usage) with `other`.
+fn write_once(path: &Path, text: &str, other: &str) -> Result<(), Failure> {
+    let named = |e: io::Error| Failure::usage(format!("{}: {e}", path.display()));
+    match transpo_files::open_regular(path) {
+        Ok(file) if holds(&file, text.as_bytes()).map_err(named)? => Ok(()),
+        Ok(_) => Err(Failure::usage(format!("{} {other}", path.display()))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => transpo_files::write_atomic(path, |file| {
+            let mut writer = io::BufWriter::new(file);
+            writer.write_all(text.as_bytes())?;
+            writer.flush()
+        })
+        .map_err(|e| Failure::writing(format!("{}: {e}", path.display()), &e)),
+        Err(e) => Err(named(e)),
+    }
+}
+
+/// The number of the last round whose list is in `dir` (`round-K.txt`, every round from 1 to
+/// K there), or bad input if there is none or one is missing.
+pub fn current_round(dir: &Path) -> Result<u32, Failure> {
+    let mut numbers: Vec<u32> = std::fs::read_dir(dir)
+        .map_err(|e| Failure::usage(format!("{}: {e}", dir.display())))?
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let name = name.to_str()?;
+            name.strip_prefix("round-")?.strip_suffix(".txt")?.parse().ok()
+        })
+        .collect();
+    numbers.sort_unstable();
+    if numbers.is_empty() {
+        return Err(Failure::usage(format!(
+            "{}: no round-1.txt: not a split directory, or split stopped before it wrote round 1",
+            dir.display()
+        )));
+    }
+    for (i, &n) in numbers.iter().enumerate() {
+        if n as usize != i + 1 {
+            return Err(Failure::usage(format!(
+                "{}: round-{}.txt is missing (round {n} is there)",
+                dir.display(),
+                i + 1
+            )));
+        }
+    }
+    Ok(numbers.len() as u32)
 }
 
 /// Whether `file` (a regular file) holds exactly `bytes`: it is read only when its length is
@@ -85,7 +156,8 @@ fn holds(file: &File, bytes: &[u8]) -> io::Result<bool> {
     Ok(text == bytes)
 }
 
-/// Every `results-*-of-*.txt` in `dir`, sorted: the files `merge` unites when given none.
+/// Every `round-*-results-*-of-*.txt` in `dir`, sorted: the files `merge` unites when given
+/// none.
 pub fn results_files(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Failure::usage(format!("{}: {e}", dir.display())))?
@@ -93,7 +165,10 @@ pub fn results_files(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
         .map(|entry| entry.path())
         .filter(|path| {
             path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with("results-") && n.contains("-of-") && n.ends_with(".txt")
+                n.starts_with("round-")
+                    && n.contains("-results-")
+                    && n.contains("-of-")
+                    && n.ends_with(".txt")
             })
         })
         .collect();

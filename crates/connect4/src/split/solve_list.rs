@@ -16,10 +16,10 @@
 //!   goes on and says so).
 
 use super::files::open_results;
-use super::{List, Results, Shard, Solved};
+use super::{Results, Round, Shard, Solved};
 use crate::exit::Failure;
 use crate::position::Position;
-use crate::score::Strength;
+use crate::score::{Strength, Window};
 use crate::solver::Solver;
 use std::collections::HashSet;
 use std::fs::{File, TryLockError};
@@ -56,7 +56,7 @@ impl ResultsFile {
     /// written.
     pub fn open<const W: usize, const H: usize>(
         path: &Path,
-        list: &List<W, H>,
+        list: &Round<W, H>,
         shard: Shard,
         strength: Strength,
     ) -> Result<Self, Failure> {
@@ -90,7 +90,7 @@ impl ResultsFile {
 
     /// Reads what the file holds and makes it end with a complete line: cuts a torn last
     /// line off, or writes the header into a file without one.
-    fn resume<const W: usize, const H: usize>(&mut self, list: &List<W, H>) -> Result<(), Failure> {
+    fn resume<const W: usize, const H: usize>(&mut self, list: &Round<W, H>) -> Result<(), Failure> {
         let (name, shard, strength) = (&self.name, self.shard, self.strength);
         let running = |e: std::io::Error| Failure::run(format!("{name}: {e}"));
         let length = self.file.metadata().map_err(running)?.len();
@@ -154,14 +154,17 @@ impl ResultsFile {
         self.done.len()
     }
 
-    /// The positions of the shard of `list` the file holds no result for, in the list's
-    /// order.
-    pub fn todo<'l, const W: usize, const H: usize>(&self, list: &'l List<W, H>) -> Vec<&'l str> {
+    /// The positions of the shard of `list` the file holds no result for, with their
+    /// windows, in the list's order.
+    pub fn todo<'l, const W: usize, const H: usize>(
+        &self,
+        list: &'l Round<W, H>,
+    ) -> Vec<(&'l str, Window)> {
         self.shard
-            .select(list.moves.iter().collect())
+            .select(list.moves.iter().zip(&list.windows).collect())
             .into_iter()
-            .filter(|m| !self.done.contains(*m))
-            .map(String::as_str)
+            .filter(|(m, _)| !self.done.contains(*m))
+            .map(|(m, w)| (m.as_str(), *w))
             .collect()
     }
 
@@ -196,7 +199,7 @@ pub struct ShardRun {
 /// `Ok`: every position of the shard has its line.
 pub fn solve_shard<const W: usize, const H: usize>(
     solver: &mut Solver<W, H>,
-    list: &List<W, H>,
+    list: &Round<W, H>,
     results: &mut ResultsFile,
     mut on_solved: impl FnMut(),
 ) -> Result<ShardRun, Failure> {
@@ -204,15 +207,15 @@ pub fn solve_shard<const W: usize, const H: usize>(
     let solved_before = results.solved();
     let started = Instant::now();
     let mut nodes = 0u64;
-    for moves in &todo {
+    for &(moves, window) in &todo {
         // Every line of a list that parsed is a position of the board.
         let pos = Position::<W, H>::from_moves(moves).map_err(Failure::run)?;
         let before = solver.nodes();
         let start = Instant::now();
-        let score = solver.solve(&pos, results.strength);
+        let range = solver.solve_window(&pos, window);
         let solved = Solved {
             moves: moves.to_string(),
-            score,
+            range,
             nodes: solver.nodes().saturating_sub(before),
             micros: u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
         };
@@ -232,14 +235,15 @@ pub fn solve_shard<const W: usize, const H: usize>(
 mod tests {
     use super::*;
     use crate::book::Tree;
+    use crate::split::Split;
     use std::path::PathBuf;
 
     const SHARD: Shard = Shard { index: 1, count: 1 };
 
     /// The 4×4 list of the positions with 2 stones.
-    fn list() -> List<4, 4> {
+    fn list() -> Round<4, 4> {
         let tree = Tree::new(&Position::<4, 4>::new(), "", 2).expect("a small tree");
-        List::of(&tree, "-")
+        Split::of(&tree, "-", Strength::Strong, true).full_round()
     }
 
     /// A results file's path in a fresh scratch directory of its own.
@@ -250,11 +254,11 @@ mod tests {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("scratch directory");
-        dir.join(SHARD.file_name())
+        dir.join(SHARD.file_name(1))
     }
 
     /// Opens `path` and solves what it lacks; returns the notes and the run.
-    fn open_and_solve(path: &Path, list: &List<4, 4>) -> Result<(Vec<String>, ShardRun), Failure> {
+    fn open_and_solve(path: &Path, list: &Round<4, 4>) -> Result<(Vec<String>, ShardRun), Failure> {
         let mut results = ResultsFile::open(path, list, SHARD, Strength::Strong)?;
         let mut solver = Solver::<4, 4>::new(1).expect("1 MiB");
         let run = solve_shard(&mut solver, list, &mut results, || {})?;

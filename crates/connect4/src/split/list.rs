@@ -1,0 +1,334 @@
+//! The two lists of a split directory: the split itself ([`Split`], `positions.txt`: the
+//! root, the depth, the strength and every leaf of the tree) and each round's positions to
+//! search with their windows ([`Round`], `round-K.txt`). Both are a header naming what they
+//! are and a checksum of their lines, then one line a position, read within bounds
+//! ([`read_listing`]).
+
+use super::{
+    OLD_FORMAT, ROUND_MAGIC, SPLIT_MAGIC, SPLIT_MAGIC_V1, header_field, line_text,
+};
+use crate::book::{MAX_TREE_POSITIONS, Tree, fnv1a};
+use crate::position::Position;
+use crate::score::{Strength, Window, win_now_score};
+use std::io::BufRead;
+use transpo_files::{Lines, TEXT_LINE_MAX};
+
+/// A split: the tree of a root down to some stones, its leaves in the order the rounds refer
+/// to them, and what the rounds must find out of the root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split<const W: usize = 7, const H: usize = 6> {
+    /// The root's move sequence (`-` for the empty board).
+    pub root: String,
+    /// Stones of the leaves.
+    pub depth: u32,
+    /// Whether the root's exact score or only its outcome is sought.
+    pub strength: Strength,
+    /// Whether every leaf is solved exactly in one round, for a book of the whole tree
+    /// (`split --full-book`), rather than only what the root needs.
+    pub full_book: bool,
+    /// The leaves' move sequences, sorted.
+    pub moves: Vec<String>,
+}
+
+/// One round's positions to search: a subset of a split's leaves, each with its window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Round<const W: usize = 7, const H: usize = 6> {
+    /// The round's number, from 1.
+    pub number: u32,
+    /// The checksum of the split it belongs to ([`Split::checksum`]).
+    pub split: u64,
+    /// Stones of its positions (the split's depth).
+    pub depth: u32,
+    /// The positions' move sequences, in the order the shards number them.
+    pub moves: Vec<String>,
+    /// The window each position is searched with.
+    pub windows: Vec<Window>,
+}
+
+impl<const W: usize, const H: usize> Split<W, H> {
+    /// The split of `tree`, whose root `root` names (as given: `-` for the empty board).
+    pub fn of(tree: &Tree<W, H>, root: &str, strength: Strength, full_book: bool) -> Self {
+        let mut moves: Vec<String> = tree.leaves().map(|(_, m)| m.clone()).collect();
+        moves.sort_unstable();
+        Split {
+            root: root.to_string(),
+            depth: tree.depth(),
+            strength,
+            full_book,
+            moves,
+        }
+    }
+
+    /// The checksum of the split: its header's fields and its positions, which its rounds
+    /// name.
+    pub fn checksum(&self) -> u64 {
+        fnv1a(format!("{}\n{}", self.describe(), self.moves.join("\n")).as_bytes())
+    }
+
+    /// The header's fields but the count and the checksum.
+    fn describe(&self) -> String {
+        let strength = match (self.strength, self.full_book) {
+            (Strength::Weak, _) => "weak",
+            (Strength::Strong, false) => "strong",
+            (Strength::Strong, true) => "full-book",
+        };
+        format!(
+            "board {W}x{H} depth {} root {} solve {strength}",
+            self.depth, self.root
+        )
+    }
+
+    /// The file's text: a header, then one move sequence a line.
+    pub fn to_text(&self) -> String {
+        let mut text = format!(
+            "{SPLIT_MAGIC} {} positions {} checksum {:016x}\n",
+            self.describe(),
+            self.moves.len(),
+            self.checksum()
+        );
+        for m in &self.moves {
+            text.push_str(m);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Reads a split written by [`Split::to_text`]: its header, its length and its checksum,
+    /// and that every line is a position of this board with `depth` stones.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        Split::read(text.as_bytes())
+    }
+
+    /// [`Split::parse`] from a reader, within the bounds of [`read_listing`].
+    pub fn read(input: impl BufRead) -> Result<Self, String> {
+        let (header, lines) = read_listing::<W, H>(input, SPLIT_MAGIC)?;
+        let field = |key: &str| header_field(&header, key).ok_or(format!("header: no {key}"));
+        let depth = number(&header, "depth")?;
+        let (strength, full_book) = match field("solve")? {
+            "strong" => (Strength::Strong, false),
+            "weak" => (Strength::Weak, false),
+            "full-book" => (Strength::Strong, true),
+            other => return Err(format!("header: unknown solve {other:?}")),
+        };
+        let mut moves = Vec::with_capacity(lines.len());
+        for (number, line) in lines {
+            leaf::<W, H>(&line, depth).map_err(|e| format!("line {number}: {e}"))?;
+            moves.push(line);
+        }
+        let split = Split {
+            root: field("root")?.to_string(),
+            depth,
+            strength,
+            full_book,
+            moves,
+        };
+        if field("checksum")? != format!("{:016x}", split.checksum()) {
+            return Err("checksum mismatch: the split is corrupt".into());
+        }
+        Ok(split)
+    }
+
+    /// The root position.
+    pub fn root_position(&self) -> Result<Position<W, H>, String> {
+        Position::from_moves(self.root_moves()).map_err(|e| format!("root: {e}"))
+    }
+
+    /// The root's move sequence, empty for the empty board: what every position's starts
+    /// with.
+    pub fn root_moves(&self) -> &str {
+        if self.root == "-" { "" } else { &self.root }
+    }
+
+    /// The tree whose leaves the split holds.
+    pub fn tree(&self) -> Result<Tree<W, H>, String> {
+        Tree::new(&self.root_position()?, self.root_moves(), self.depth).map_err(|e| e.to_string())
+    }
+
+    /// The window the root's solve must decide: [`Window::of`] the strength.
+    pub fn window(&self) -> Window {
+        Window::of(self.strength)
+    }
+
+    /// Round `number`'s list of this split: `asked`, the positions the plan asks for and
+    /// their windows.
+    pub fn round(&self, number: u32, asked: Vec<(String, Window)>) -> Round<W, H> {
+        let (moves, windows) = asked.into_iter().unzip();
+        Round {
+            number,
+            split: self.checksum(),
+            depth: self.depth,
+            moves,
+            windows,
+        }
+    }
+
+    /// Round 1 of `split --full-book`: every leaf, each with a window wider than any score it
+    /// can have, so that every one is solved exactly.
+    pub fn full_round(&self) -> Round<W, H> {
+        let most = win_now_score(W * H, self.depth);
+        let exact = Window {
+            alpha: -most - 1,
+            beta: most + 1,
+        };
+        self.round(1, self.moves.iter().map(|m| (m.clone(), exact)).collect())
+    }
+}
+
+impl<const W: usize, const H: usize> Round<W, H> {
+    /// The checksum of the round's positions and windows, which its results files name.
+    pub fn checksum(&self) -> u64 {
+        fnv1a(self.lines().collect::<Vec<_>>().join("\n").as_bytes())
+    }
+
+    /// The lines: `moves alpha beta`.
+    fn lines(&self) -> impl Iterator<Item = String> + '_ {
+        self.moves
+            .iter()
+            .zip(&self.windows)
+            .map(|(m, w)| format!("{m} {} {}", w.alpha, w.beta))
+    }
+
+    /// The file's text: a header, then one `moves alpha beta` line a position.
+    pub fn to_text(&self) -> String {
+        let mut text = format!(
+            "{ROUND_MAGIC} board {W}x{H} split {:016x} round {} depth {} positions {} \
+             checksum {:016x}\n",
+            self.split,
+            self.number,
+            self.depth,
+            self.moves.len(),
+            self.checksum()
+        );
+        for line in self.lines() {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Reads a round written by [`Round::to_text`], checking its header, its length, its
+    /// checksum, and that every line is a position of this board with the round's stones and
+    /// a window within the scores it can have.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        Round::read(text.as_bytes())
+    }
+
+    /// [`Round::parse`] from a reader, within the bounds of [`read_listing`].
+    pub fn read(input: impl BufRead) -> Result<Self, String> {
+        let (header, lines) = read_listing::<W, H>(input, ROUND_MAGIC)?;
+        let field = |key: &str| header_field(&header, key).ok_or(format!("header: no {key}"));
+        let depth = number(&header, "depth")?;
+        let split = u64::from_str_radix(field("split")?, 16).map_err(|_| "header: bad split")?;
+        let round_number = number(&header, "round")?;
+        if round_number == 0 {
+            return Err("header: round 0".into());
+        }
+        let most = win_now_score(W * H, depth);
+        let (mut moves, mut windows) = (Vec::new(), Vec::new());
+        for (number, line) in lines {
+            let bad = |why: &str| format!("line {number}: {line:?}: {why}");
+            let mut fields = line.split(' ');
+            let (Some(m), Some(alpha), Some(beta), None) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
+            else {
+                return Err(bad("not `moves alpha beta`"));
+            };
+            leaf::<W, H>(m, depth).map_err(|e| bad(&e))?;
+            let bound = |text: &str| {
+                text.parse::<i32>()
+                    .ok()
+                    .filter(|v| v.unsigned_abs() <= most.unsigned_abs() + 1)
+                    .ok_or_else(|| bad("a window bound out of range"))
+            };
+            let window = Window {
+                alpha: bound(alpha)?,
+                beta: bound(beta)?,
+            };
+            if window.alpha >= window.beta {
+                return Err(bad("an empty window"));
+            }
+            moves.push(m.to_string());
+            windows.push(window);
+        }
+        let round = Round {
+            number: round_number,
+            split,
+            depth,
+            moves,
+            windows,
+        };
+        if field("checksum")? != format!("{:016x}", round.checksum()) {
+            return Err("checksum mismatch: the round's list is corrupt".into());
+        }
+        Ok(round)
+    }
+}
+
+/// A header's number `key`, which must fit a `u32`.
+fn number(header: &str, key: &str) -> Result<u32, String> {
+    header_field(header, key)
+        .ok_or(format!("header: no {key}"))?
+        .parse::<u32>()
+        .map_err(|_| format!("header: bad {key}"))
+}
+
+/// Checks that `moves` is a position of the board with `depth` stones.
+fn leaf<const W: usize, const H: usize>(moves: &str, depth: u32) -> Result<(), String> {
+    let pos = Position::<W, H>::from_moves(moves).map_err(|e| format!("{moves:?}: {e}"))?;
+    if pos.moves() != depth {
+        return Err(format!("{moves:?} has not {depth} stones"));
+    }
+    Ok(())
+}
+
+/// Reads a listing: a header starting with `magic`, for this board, naming how many lines
+/// follow (`positions`, at most [`MAX_TREE_POSITIONS`]), then exactly that many lines, each
+/// capped at [`TEXT_LINE_MAX`] bytes and checked for UTF-8, so an endless or garbled input
+/// costs bounded memory and is a clear error. Returns the header and the numbered lines.
+fn read_listing<const W: usize, const H: usize>(
+    input: impl BufRead,
+    magic: &str,
+) -> Result<(String, Vec<(usize, String)>), String> {
+    let mut lines = Lines::new(input, TEXT_LINE_MAX);
+    let header = match lines.next() {
+        Some(line) => line_text(line)?,
+        None => String::new(),
+    };
+    if header.starts_with(SPLIT_MAGIC_V1) {
+        return Err(OLD_FORMAT.into());
+    }
+    if !header.starts_with(magic) {
+        return Err(format!("no header {magic:?}: not this kind of file"));
+    }
+    let board = header_field(&header, "board").ok_or("header: no board")?;
+    if board != format!("{W}x{H}") {
+        return Err(format!("header: board {board}, expected {W}x{H}"));
+    }
+    let count = header_field(&header, "positions")
+        .ok_or("header: no positions")?
+        .parse::<u64>()
+        .map_err(|_| "header: bad positions")?;
+    if count > MAX_TREE_POSITIONS as u64 {
+        return Err(format!(
+            "header: {count} positions, more than a split holds ({MAX_TREE_POSITIONS})"
+        ));
+    }
+    let mut read = Vec::new();
+    for line in lines {
+        let number = line.as_ref().map_or(0, |l| l.number);
+        let text = line_text(line)?;
+        if read.len() as u64 == count {
+            return Err(format!(
+                "the header says {count} positions, the file has more: it is corrupt"
+            ));
+        }
+        read.push((number, text));
+    }
+    if (read.len() as u64) < count {
+        return Err(format!(
+            "the header says {count} positions, the file has {}: it is incomplete",
+            read.len()
+        ));
+    }
+    Ok((header, read))
+}

@@ -1,0 +1,235 @@
+//! The merge of a split's rounds: every shard's results of every round checked and united
+//! into the top tree's [`Plan`], which then gives the root's score or the next round.
+
+use super::{Next, Plan, Results, Round, Shard, Split};
+use crate::book::{Book, Tree};
+use crate::exit::Failure;
+use crate::position::Position;
+use crate::score::{Strength, finish};
+use std::collections::{HashMap, HashSet};
+
+/// The outcome of a merge.
+#[derive(Clone, Debug)]
+pub struct Merged<const W: usize, const H: usize> {
+    /// The root's score and book, or the next round to search.
+    pub outcome: Outcome<W, H>,
+    /// Positions explored by all shards of all rounds, summed.
+    pub nodes: u64,
+    /// Time the shards of all rounds took, summed, in microseconds.
+    pub micros: u64,
+    /// Positions searched in all rounds.
+    pub searched: usize,
+}
+
+/// What a merge found.
+#[derive(Clone, Debug)]
+pub enum Outcome<const W: usize, const H: usize> {
+    /// The root is solved.
+    Solved {
+        /// Its score: exact, or its sign for a weak split.
+        score: i32,
+        /// The positions of the tree whose exact scores the rounds proved (strong splits;
+        /// with `--full-book`, every position of the tree).
+        book: Option<Book<W, H>>,
+    },
+    /// Another round is needed: this one.
+    Next(Round<W, H>),
+}
+
+/// Unites the results of every shard of every round of `split` (`rounds` its lists, round 1
+/// first; `files` the results as `(name, results)`, in any order, each read by
+/// [`Results::read`] against its round's list) and replays the root's search over them.
+///
+/// Stops with an error naming the file or shard if one is given twice, if files of one round
+/// disagree on the number of shards or on the strength (or with the split's), if a result is
+/// for a position its shard does not hold, if two results of a position contradict each
+/// other, or if the counts add up past `u64`. A shard of the last round missing or
+/// unfinished (and no results at all) is [`Failure::Unfinished`]: `solve-list` gives what is
+/// lacking; every other error is bad input, [`Failure::Usage`].
+pub fn merge<const W: usize, const H: usize>(
+    split: &Split<W, H>,
+    rounds: &[Round<W, H>],
+    files: &[(String, Results)],
+) -> Result<Merged<W, H>, Failure> {
+    let root = split.root_position().map_err(Failure::usage)?;
+    let tree = split.tree().map_err(Failure::usage)?;
+    let mut plan = Plan::new(&root, split.depth, split.window());
+    let (mut nodes, mut micros, mut searched) = (0u64, 0u64, 0usize);
+    for round in rounds {
+        let last = round.number as usize == rounds.len();
+        let of_round: Vec<&(String, Results)> = files
+            .iter()
+            .filter(|(_, results)| results.round == round.number)
+            .collect();
+        for (name, results) in &of_round {
+            if results.strength != split.strength {
+                return Err(Failure::usage(format!(
+                    "{name}: solved {}, but the split is {}",
+                    strength_word(results.strength),
+                    strength_word(split.strength)
+                )));
+            }
+        }
+        for (moves, range, n, m) in unite(round, &of_round, last)? {
+            // The list's lines are positions of the board (checked when it was read).
+            let pos = Position::<W, H>::from_moves(moves).map_err(Failure::usage)?;
+            if !plan.learn(&pos, range.clone()) {
+                return Err(Failure::usage(format!(
+                    "round {}: {moves:?} scored {range:?}, which contradicts an earlier \
+                     round's result: a results file is corrupt",
+                    round.number
+                )));
+            }
+            nodes = nodes.checked_add(n).ok_or_else(|| {
+                Failure::usage("the positions explored add up past 2^64: corrupt")
+            })?;
+            micros = micros
+                .checked_add(m)
+                .ok_or_else(|| Failure::usage("the times add up past 2^64 µs: corrupt"))?;
+            searched += 1;
+        }
+    }
+    if let Some((name, results)) = files
+        .iter()
+        .find(|(_, results)| results.round as usize > rounds.len() || results.round == 0)
+    {
+        return Err(Failure::usage(format!(
+            "{name}: results of round {}, which has no list",
+            results.round
+        )));
+    }
+    let outcome = match plan.next() {
+        Next::Solved(range) => Outcome::Solved {
+            score: finish(*range.start(), split.strength),
+            book: (split.strength == Strength::Strong).then(|| proved_book(&plan, tree)),
+        },
+        Next::Search(asked) => {
+            let moves: HashMap<u64, &String> = tree
+                .leaves()
+                .map(|(pos, moves)| (pos.symmetric_key(), moves))
+                .collect();
+            let asked = asked
+                .into_iter()
+                .map(|(key, window)| {
+                    // The plan asks only for leaves of the tree.
+                    let moves = moves.get(&key).ok_or_else(|| {
+                        Failure::run("the plan asked for a position outside the tree")
+                    })?;
+                    Ok(((*moves).clone(), window))
+                })
+                .collect::<Result<Vec<_>, Failure>>()?;
+            Outcome::Next(split.round(rounds.len() as u32 + 1, asked))
+        }
+    };
+    Ok(Merged {
+        outcome,
+        nodes,
+        micros,
+        searched,
+    })
+}
+
+/// "strongly" or "weakly".
+fn strength_word(strength: Strength) -> &'static str {
+    match strength {
+        Strength::Strong => "strongly",
+        Strength::Weak => "weakly",
+    }
+}
+
+/// The results of one round's shards, checked: one file a shard, every position of each
+/// shard searched (else, for the `last` round, more work; for an earlier one, whose results
+/// the next round's list was made from, bad input), every result a position of its shard.
+/// Returns `(moves, range, nodes, micros)` of each.
+fn unite<'a, const W: usize, const H: usize>(
+    round: &Round<W, H>,
+    files: &[&'a (String, Results)],
+    last: bool,
+) -> Result<Vec<(&'a str, std::ops::RangeInclusive<i32>, u64, u64)>, Failure> {
+    let number = round.number;
+    let lacking = |message: String| {
+        if last {
+            Failure::unfinished(message)
+        } else {
+            Failure::usage(format!(
+                "{message}; round {number}'s results made the next round and are needed by \
+                 every merge: put them back"
+            ))
+        }
+    };
+    let mut shards: HashMap<usize, (&str, &Results)> = HashMap::new();
+    let mut count = None;
+    for (name, results) in files {
+        let shard = results.shard;
+        if *count.get_or_insert(shard.count) != shard.count {
+            return Err(Failure::usage(format!(
+                "{name}: shard {shard} of round {number}, but another file is a shard of {}",
+                count.unwrap_or_default()
+            )));
+        }
+        if let Some((other, _)) = shards.insert(shard.index, (name, results)) {
+            return Err(Failure::usage(format!(
+                "{name}: shard {shard} of round {number} again (also {other})"
+            )));
+        }
+    }
+    if round.moves.is_empty() {
+        return Ok(Vec::new());
+    }
+    let count = count.ok_or_else(|| lacking(format!("round {number}: no results files")))?;
+    let index: HashMap<&str, usize> = round
+        .moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.as_str(), i))
+        .collect();
+    let mut united = Vec::with_capacity(round.moves.len());
+    for i in 1..=count {
+        let shard = Shard { index: i, count };
+        let (name, results) = shards.get(&i).ok_or_else(|| {
+            lacking(format!(
+                "round {number}, shard {shard}: no results file ({})",
+                shard.file_name(number)
+            ))
+        })?;
+        for s in &results.solved {
+            let owned = index
+                .get(s.moves.as_str())
+                .is_some_and(|&j| shard.contains(j));
+            if !owned {
+                return Err(Failure::usage(format!(
+                    "{name}: {:?} is not a position of round {number}'s shard {shard}",
+                    s.moves
+                )));
+            }
+            united.push((s.moves.as_str(), s.range.clone(), s.nodes, s.micros));
+        }
+        let expected = shard.units(round.moves.len());
+        let solved = results
+            .solved
+            .iter()
+            .map(|s| s.moves.as_str())
+            .collect::<HashSet<_>>()
+            .len();
+        if solved < expected {
+            return Err(lacking(format!(
+                "round {number}, shard {shard} ({name}): {solved} of its {expected} positions \
+                 searched: incomplete, run it again to finish"
+            )));
+        }
+    }
+    Ok(united)
+}
+
+/// The book of what the rounds proved: every position of `tree` whose score the known
+/// bounds fix, by minimax.
+fn proved_book<const W: usize, const H: usize>(plan: &Plan<W, H>, tree: Tree<W, H>) -> Book<W, H> {
+    let ranges = plan.ranges(&tree);
+    Book::of_scores(
+        tree.depth(),
+        ranges
+            .into_iter()
+            .filter(|(_, (lo, hi))| lo == hi)
+            .map(|(key, (score, _))| (key, score)),
+    )
+}

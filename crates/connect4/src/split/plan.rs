@@ -1,0 +1,249 @@
+//! The top tree of a split solved in rounds: what the root's minimax knows from the bounds
+//! the shards found on the leaves, and which leaves it still needs, each with the window it
+//! needs searched.
+//!
+//! Why this shape: one solve of the root is a binary search of null windows, each an
+//! alpha-beta search that needs of most leaves of the top tree nothing at all, and of the
+//! rest only on which side of one threshold their score lies. So the plan *replays* that
+//! search over the top tree: the same binary search at the root, the same move order at each
+//! node (the solver's [`MoveSorter`], the best move of an earlier window first), and at each
+//! leaf the bound the shards proved, if it answers the window there. Where no bound answers,
+//! the leaf is asked for (with every window the replay needed of it), and the replay goes on
+//! as if the leaf scored a guess, so that one round asks for every leaf the search is likely
+//! to need, not one at a time. The guess is the draw (0), within what is known of the leaf:
+//! most scores near the root of these boards are small. A later round replays with what the
+//! earlier ones proved (a bound proved in round 1 still holds in round 3), and asks again
+//! where a guess was wrong; the root is solved when a replay needs no guess. Alpha-beta's
+//! answer from proved bounds alone is exact, so the root's answer is.
+//!
+//! This is MTD(f)'s and the checkers proof's division of labour (Schaeffer et al., "Checkers
+//! is solved", Science 2007: a manager picks positions, many solvers prove them): the top
+//! tree is small and replayed in memory at each merge; the leaves' searches are the work.
+
+use crate::book::Tree;
+use crate::moves::MoveSorter;
+use crate::position::Position;
+use crate::score::{DRAW, Window, loss_later_min, loss_next_score, win_later_max, win_now_score};
+use std::collections::HashMap;
+use std::ops::RangeInclusive;
+
+/// What the top tree of a split knows, and what it asks next.
+#[derive(Clone, Debug)]
+pub struct Plan<const W: usize, const H: usize> {
+    root: Position<W, H>,
+    depth: u32,
+    /// What the root's solve must find out.
+    window: Window,
+    /// The range each leaf's score is known to lie in, by its symmetric key.
+    known: HashMap<u64, (i32, i32)>,
+}
+
+/// What a [`Plan`] needs next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// The root's score lies in this range, proved from the leaves' bounds: one score, or
+    /// (for a weak solve) a range on one side of the draw.
+    Solved(RangeInclusive<i32>),
+    /// These leaves (by symmetric key) searched with these windows, then another replay.
+    Search(Vec<(u64, Window)>),
+}
+
+impl<const W: usize, const H: usize> Plan<W, H> {
+    /// The plan of the tree below `root` down to `depth` stones, whose root's solve must
+    /// find out what `window` asks ([`Window::of`] the split's strength), knowing nothing of
+    /// its leaves yet.
+    pub fn new(root: &Position<W, H>, depth: u32, window: Window) -> Self {
+        Plan {
+            root: *root,
+            depth,
+            window,
+            known: HashMap::new(),
+        }
+    }
+
+    /// Takes in that the score of the leaf `pos` lies in `range` (a shard's result): the
+    /// range known of it narrows to the overlap. Returns `false`, taking nothing in, if the
+    /// two do not overlap: some result is wrong.
+    pub fn learn(&mut self, pos: &Position<W, H>, range: RangeInclusive<i32>) -> bool {
+        let key = pos.symmetric_key();
+        let (lo, hi) = self
+            .known
+            .get(&key)
+            .copied()
+            .unwrap_or_else(|| trivial(pos));
+        let (lo, hi) = (lo.max(*range.start()), hi.min(*range.end()));
+        if lo > hi {
+            return false;
+        }
+        self.known.insert(key, (lo, hi));
+        true
+    }
+
+    /// The range known of the leaf `pos`'s score.
+    pub fn known(&self, pos: &Position<W, H>) -> RangeInclusive<i32> {
+        let (lo, hi) = self
+            .known
+            .get(&pos.symmetric_key())
+            .copied()
+            .unwrap_or_else(|| trivial(pos));
+        lo..=hi
+    }
+
+    /// Replays the root's solve over the top tree with what is known: the root's range if
+    /// that decides its window, else the leaves to search and their windows.
+    pub fn next(&self) -> Next {
+        let mut replay = Replay {
+            plan: self,
+            asked: Vec::new(),
+            index: HashMap::new(),
+            best: HashMap::new(),
+        };
+        let range = replay.solve_root();
+        if replay.asked.is_empty() {
+            Next::Solved(range)
+        } else {
+            Next::Search(replay.asked)
+        }
+    }
+
+    /// The range of every position of `tree` (the tree of this plan), from the leaves' known
+    /// ranges by minimax: for the book of what the rounds proved (a position whose range is
+    /// one score).
+    pub fn ranges(&self, tree: &Tree<W, H>) -> HashMap<u64, (i32, i32)> {
+        let mut ranges: HashMap<u64, (i32, i32)> = HashMap::with_capacity(tree.len());
+        // Deepest first: every child's range is there before its parent's.
+        for (pos, _) in tree.positions() {
+            let range = if let Some(exact) = settled(pos) {
+                (exact, exact)
+            } else if tree.is_leaf(pos) {
+                let known = self.known(pos);
+                (*known.start(), *known.end())
+            } else {
+                let (mut lo, mut hi) = (i32::MIN, i32::MIN);
+                let mut rest = pos.non_losing_moves();
+                while rest != 0 {
+                    let square = rest & rest.wrapping_neg();
+                    rest &= rest - 1;
+                    let child = pos.after(square);
+                    let (clo, chi) = match settled(&child) {
+                        Some(exact) => (exact, exact),
+                        None => ranges.get(&child.symmetric_key()).copied().unwrap_or_else(
+                            // Every child of a position of the tree that is not a leaf is in
+                            // the tree; a position outside it is only bounded.
+                            || trivial(&child),
+                        ),
+                    };
+                    lo = lo.max(-chi);
+                    hi = hi.max(-clo);
+                }
+                (lo, hi)
+            };
+            ranges.insert(pos.symmetric_key(), range);
+        }
+        ranges
+    }
+}
+
+/// The exact score of a position the search settles without looking at its children: a win
+/// with the next stone, a loss when every move hands the opponent one, a draw when two
+/// squares are left and no one can win with them (the solver's own first steps).
+fn settled<const W: usize, const H: usize>(pos: &Position<W, H>) -> Option<i32> {
+    let moves = pos.moves();
+    if pos.can_win_next() {
+        return Some(win_now_score(W * H, moves));
+    }
+    if pos.non_losing_moves() == 0 {
+        return Some(loss_next_score(W * H, moves));
+    }
+    if moves as usize >= W * H - 2 {
+        return Some(DRAW);
+    }
+    None
+}
+
+/// What every position the side to move cannot win at once, whose opponent cannot win with
+/// their next stone, is known to score before any search.
+fn trivial<const W: usize, const H: usize>(pos: &Position<W, H>) -> (i32, i32) {
+    match settled(pos) {
+        Some(exact) => (exact, exact),
+        None => (
+            loss_later_min(W * H, pos.moves()),
+            win_later_max(W * H, pos.moves()).min(pos.claimeven_bound().unwrap_or(i32::MAX)),
+        ),
+    }
+}
+
+/// One replay of the root's solve over the top tree.
+struct Replay<'p, const W: usize, const H: usize> {
+    plan: &'p Plan<W, H>,
+    /// The leaves without a bound that answers, and every window asked of each, united, in
+    /// the order the replay met them (a search's order: neighbours in the tree, whose
+    /// subtrees share positions, come together).
+    asked: Vec<(u64, Window)>,
+    /// Each asked leaf's place in `asked`.
+    index: HashMap<u64, usize>,
+    /// Each node's best move in an earlier window (the solver's table keeps it too).
+    best: HashMap<u64, usize>,
+}
+
+
+impl<const W: usize, const H: usize> Replay<'_, W, H> {
+    /// The binary search on the root's score, as [`crate::solver::Solver`] runs it.
+    fn solve_root(&mut self) -> RangeInclusive<i32> {
+        let root = self.plan.root;
+        if let Some(exact) = settled(&root) {
+            return exact..=exact;
+        }
+        let window = self.plan.window;
+        let (mut min, mut max) = trivial(&root);
+        while !window.decided(min, max) {
+            let med = window.next(min, max);
+            let r = self.negamax(&root, med, med + 1);
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+        }
+        min..=max
+    }
+
+    /// Fail-soft negamax in `[alpha, beta]` over the top tree, the leaves answered by their
+    /// known ranges or, where those do not answer, asked for and guessed to score a draw.
+    fn negamax(&mut self, pos: &Position<W, H>, alpha: i32, beta: i32) -> i32 {
+        if let Some(exact) = settled(pos) {
+            return exact;
+        }
+        let key = pos.symmetric_key();
+        if pos.moves() >= self.plan.depth {
+            let known = self.plan.known(pos);
+            let (lo, hi) = (*known.start(), *known.end());
+            if hi <= alpha || lo >= beta || lo == hi {
+                return if hi <= alpha { hi } else { lo };
+            }
+            // Thresholds outside what is known are decided already: the window asked need
+            // not reach past the known range.
+            let (alpha, beta) = (alpha.max(lo - 1), beta.min(hi + 1));
+            let i = *self.index.entry(key).or_insert_with(|| {
+                self.asked.push((key, Window { alpha, beta }));
+                self.asked.len() - 1
+            });
+            let asked = &mut self.asked[i].1;
+            asked.alpha = asked.alpha.min(alpha);
+            asked.beta = asked.beta.max(beta);
+            return DRAW.clamp(lo, hi);
+        }
+        let mut sorter = MoveSorter::<W, H>::EMPTY;
+        sorter.start(pos.non_losing_moves(), self.best.get(&key).copied());
+        let mut best = i32::MIN;
+        while let Some((square, _)) = sorter.next(pos) {
+            let score = -self.negamax(&pos.after(square), -beta, -alpha.max(best));
+            if score >= beta {
+                self.best.insert(key, Position::<W, H>::column_of(square));
+                return score;
+            }
+            best = best.max(score);
+        }
+        best
+    }
+}

@@ -1,0 +1,295 @@
+//! A shard's results file of one round: a header naming the board, the round, its list and
+//! the shard, then one [`Solved`] line per position, read as a hostile user may hand it over.
+
+use super::{RESULTS_MAGIC, RESULTS_MAGIC_V1, Round, Shard, header_field};
+use crate::book::fnv1a;
+use crate::position::Position;
+use crate::score::{Strength, win_now_score};
+use std::collections::HashMap;
+use std::io::{BufRead, Read};
+use std::ops::RangeInclusive;
+use transpo_files::TEXT_LINE_MAX;
+
+/// One searched position of a shard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solved {
+    /// Its move sequence.
+    pub moves: String,
+    /// The range its score lies in, as its window asked: one score, or a bound.
+    pub range: RangeInclusive<i32>,
+    /// Positions explored to solve it.
+    pub nodes: u64,
+    /// Time taken, in microseconds.
+    pub micros: u64,
+}
+
+impl Solved {
+    /// The line of a results file: `moves lo..hi nodes micros check` (the score lies in
+    /// `lo..=hi`), the check the low 32 bits of FNV-1a over `moves lo..hi`.
+    pub fn line(&self) -> String {
+        let head = format!(
+            "{} {}..{}",
+            self.moves,
+            self.range.start(),
+            self.range.end()
+        );
+        let check = fnv1a(head.as_bytes()) as u32;
+        format!("{head} {} {} {check:08x}", self.nodes, self.micros)
+    }
+
+    /// Reads a line written by [`Solved::line`]: each number must fit its type and be
+    /// written as [`Solved::line`] writes it (no sign, no leading zeros), and the check must
+    /// match. Whether the range is one the board allows is [`Results::read`]'s to check.
+    fn parse(line: &str) -> Option<Solved> {
+        let mut fields = line.split(' ');
+        let (Some(moves), Some(range), Some(nodes), Some(micros), Some(_check), None) = (
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+        ) else {
+            return None;
+        };
+        let (lo, hi) = range.split_once("..")?;
+        let solved = Solved {
+            moves: moves.to_string(),
+            range: lo.parse().ok()?..=hi.parse().ok()?,
+            nodes: nodes.parse().ok()?,
+            micros: micros.parse().ok()?,
+        };
+        // The line as it would be written, check included: this checks the check and that
+        // every field is in the one form the writer uses.
+        (solved.line() == line).then_some(solved)
+    }
+}
+
+/// A shard's results file: a header naming the board, the round, its list and the shard,
+/// then one [`Solved`] line per position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Results {
+    /// The round.
+    pub round: u32,
+    /// The shard.
+    pub shard: Shard,
+    /// Whether its scores are exact or only signs.
+    pub strength: Strength,
+    /// The solved positions, in the order they were solved.
+    pub solved: Vec<Solved>,
+    /// Bytes of the text up to the end of its last complete line (a shard killed while
+    /// writing leaves part of a line after it, which a restart cuts off).
+    pub complete_bytes: usize,
+}
+
+impl Results {
+    /// The header of `shard`'s results file for the round `list`, solved with `strength`.
+    pub fn header<const W: usize, const H: usize>(
+        list: &Round<W, H>,
+        shard: Shard,
+        strength: Strength,
+    ) -> String {
+        let strength = match strength {
+            Strength::Strong => "strong",
+            Strength::Weak => "weak",
+        };
+        format!(
+            "{RESULTS_MAGIC} board {W}x{H} round {} list {:016x} shard {shard} {strength}\n",
+            list.number,
+            list.checksum()
+        )
+    }
+
+    /// Reads a results file of `list` held in memory; see [`Results::read`]. A text without a
+    /// complete header line is an error here.
+    pub fn parse<const W: usize, const H: usize>(
+        text: &str,
+        list: &Round<W, H>,
+    ) -> Result<Results, String> {
+        Results::read(text.as_bytes(), list)?.ok_or_else(|| "no header line".to_string())
+    }
+
+    /// Reads a results file of any of a split's `rounds` (round 1 first): the round its
+    /// header names, then [`Results::read`] against that round's list. `Ok(None)` without a
+    /// complete header, as there.
+    pub fn read_of_rounds<const W: usize, const H: usize>(
+        mut input: impl BufRead,
+        rounds: &[Round<W, H>],
+    ) -> Result<Option<Results>, String> {
+        let mut header = Vec::new();
+        match next_line(&mut input, &mut header)? {
+            End::Eof | End::Partial => return Ok(None),
+            End::TooLong => {
+                return Err(format!(
+                    "line 1: longer than {TEXT_LINE_MAX} bytes: not a results file"
+                ));
+            }
+            End::Newline => header.push(b'\n'),
+        }
+        let text = std::str::from_utf8(&header)
+            .map_err(|_| "line 1: not UTF-8: not a results file".to_string())?;
+        if text.starts_with(RESULTS_MAGIC_V1) {
+            return Err(super::OLD_FORMAT.into());
+        }
+        if !text.starts_with(RESULTS_MAGIC) {
+            return Err("not a transpo-c4 results file (no header)".into());
+        }
+        let number: usize = header_field(text, "round")
+            .and_then(|r| r.parse().ok())
+            .ok_or("header: no round")?;
+        let round = number
+            .checked_sub(1)
+            .and_then(|i| rounds.get(i))
+            .ok_or_else(|| format!("results of round {number}, which has no list"))?;
+        Results::read(header.as_slice().chain(input), round)
+    }
+
+    /// Reads a results file of `list`: the header must name the board and the list; every
+    /// line must be complete and check, but a last line without its newline, which a
+    /// shard killed mid-write leaves (see [`Results::complete_bytes`]). Every field is
+    /// range-checked: a range of scores within what a position of the list's stones allows
+    /// on the board (a win with its next stone), counts within `u64`; each position must
+    /// have the list's stones. A header of another round, or of the format before rounds, is
+    /// refused as such. Errors name the line.
+    ///
+    /// `Ok(None)` when there is no complete header line: the input is empty, or holds a
+    /// header cut short before its newline (a shard killed while it started), so nothing is
+    /// solved yet.
+    ///
+    /// Memory stays bounded whatever the input: lines are read at most [`TEXT_LINE_MAX`]
+    /// bytes at a time, a line seen before with the same score is skipped (with another
+    /// score it is an error), and a file with more positions than its shard has is an error.
+    pub fn read<const W: usize, const H: usize>(
+        mut input: impl BufRead,
+        list: &Round<W, H>,
+    ) -> Result<Option<Results>, String> {
+        let mut buf = Vec::new();
+        let header = match next_line(&mut input, &mut buf)? {
+            End::Eof | End::Partial => return Ok(None),
+            End::TooLong => {
+                return Err(format!(
+                    "line 1: longer than {TEXT_LINE_MAX} bytes: not a results file"
+                ));
+            }
+            End::Newline => std::str::from_utf8(&buf)
+                .map_err(|_| "line 1: not UTF-8: not a results file".to_string())?
+                .to_string(),
+        };
+        if header.starts_with(RESULTS_MAGIC_V1) {
+            return Err(super::OLD_FORMAT.into());
+        }
+        if let Some(round) = header_field(&header, "round")
+            && header.starts_with(RESULTS_MAGIC)
+            && round != list.number.to_string()
+        {
+            return Err(format!(
+                "results of round {round}, not of round {}: a shard of another round",
+                list.number
+            ));
+        }
+        let shard: Shard = header_field(&header, "shard")
+            .ok_or("header: no shard")?
+            .parse()?;
+        let strength = if header.ends_with(" weak") {
+            Strength::Weak
+        } else {
+            Strength::Strong
+        };
+        if format!("{header}\n") != Results::header(list, shard, strength) {
+            return Err(format!(
+                "header {header:?} is not for this list (board {W}x{H}, list {:016x})",
+                list.checksum()
+            ));
+        }
+        // A position with `depth` stones scores at most a win with the next stone.
+        let max_score = win_now_score(W * H, list.depth);
+        let most = shard.units(list.moves.len());
+        let mut solved: Vec<Solved> = Vec::new();
+        // Each position's index in `solved`.
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut complete_bytes = header.len() + 1;
+        for number in 2.. {
+            let corrupt = |why: &str| format!("line {number}: corrupt: {why}");
+            match next_line(&mut input, &mut buf)? {
+                End::Eof | End::Partial => break,
+                End::TooLong => return Err(corrupt(&format!("over {TEXT_LINE_MAX} bytes"))),
+                End::Newline => {}
+            }
+            let line = std::str::from_utf8(&buf).map_err(|_| corrupt("not UTF-8"))?;
+            let parsed = Solved::parse(line).ok_or_else(|| corrupt(&format!("{line:?}")))?;
+            let (lo, hi) = (*parsed.range.start(), *parsed.range.end());
+            if lo > hi || lo < -max_score || hi > max_score {
+                return Err(corrupt(&format!(
+                    "scores {lo}..{hi} out of range -{max_score}..{max_score}"
+                )));
+            }
+            let pos = Position::<W, H>::from_moves(&parsed.moves)
+                .map_err(|e| corrupt(&format!("{:?}: {e}", parsed.moves)))?;
+            if pos.moves() != list.depth {
+                return Err(corrupt(&format!(
+                    "{:?} has not {} stones",
+                    parsed.moves, list.depth
+                )));
+            }
+            complete_bytes += line.len() + 1;
+            match seen.get(&parsed.moves) {
+                Some(&i) if solved[i].range == parsed.range => continue,
+                Some(&i) => {
+                    return Err(format!(
+                        "line {number}: {:?} scored {:?}, but {:?} before",
+                        parsed.moves, parsed.range, solved[i].range
+                    ));
+                }
+                None => {}
+            }
+            if solved.len() == most {
+                return Err(format!(
+                    "line {number}: more positions than shard {shard}'s {most}: not a results \
+                     file of this list"
+                ));
+            }
+            seen.insert(parsed.moves.clone(), solved.len());
+            solved.push(parsed);
+        }
+        Ok(Some(Results {
+            round: list.number,
+            shard,
+            strength,
+            solved,
+            complete_bytes,
+        }))
+    }
+}
+
+/// How [`next_line`] found a line to end.
+enum End {
+    /// With its newline (not kept in the buffer).
+    Newline,
+    /// At the end of the input, without a newline: a line cut short.
+    Partial,
+    /// The input ended before the line began.
+    Eof,
+    /// Longer than [`TEXT_LINE_MAX`] bytes; the rest of it is left unread.
+    TooLong,
+}
+
+/// Reads one line of a results file into `buf`, at most [`TEXT_LINE_MAX`] bytes and its
+/// newline, telling how it ended: unlike [`transpo_files::Lines`], this knows whether the last line had its
+/// newline, which is how a line cut short by a kill is told from a whole one.
+fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> Result<End, String> {
+    buf.clear();
+    let read = Read::take(&mut *input, TEXT_LINE_MAX as u64 + 1)
+        .read_until(b'\n', buf)
+        .map_err(|e| format!("read error: {e}"))?;
+    Ok(if read == 0 {
+        End::Eof
+    } else if buf.last() == Some(&b'\n') {
+        buf.pop();
+        End::Newline
+    } else if buf.len() > TEXT_LINE_MAX {
+        End::TooLong
+    } else {
+        End::Partial
+    })
+}
+
