@@ -39,8 +39,8 @@ use crate::book::Book;
 use crate::bounds::{BoundTable, ScoreBound, ThreadView};
 use crate::position::Position;
 use crate::score::{Window, initial_window};
-use std::ops::RangeInclusive;
 use crate::search::{Access, Busy, HEARTBEAT_FIRST, Heartbeat, Search, Step};
+use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 

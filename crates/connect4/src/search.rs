@@ -8,9 +8,7 @@ use crate::book::Book;
 use crate::bounds::{BoundStore, ScoreBound};
 use crate::moves::MoveSorter;
 use crate::position::Position;
-use crate::score::{
-    DRAW, Window, initial_window, loss_later_min, loss_next_score, win_later_max,
-};
+use crate::score::{DRAW, Window, initial_window, loss_later_min, loss_next_score, win_later_max};
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};

@@ -16,8 +16,8 @@ use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, TableError};
 use crate::position::Position;
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
-use std::ops::RangeInclusive;
 use crate::search::{Busy, HEARTBEAT_FIRST, Heartbeat, Progress, Search, Step};
+use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
 /// A solver for the board of `W` columns and `H` rows (7×6 unless said otherwise): a bound

@@ -176,4 +176,3 @@ pub fn board_of(text: &str) -> Result<Board, String> {
         .parse()
         .map_err(|e| format!("header: {e}"))
 }
-

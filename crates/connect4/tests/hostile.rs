@@ -256,11 +256,21 @@ fn bench_names_bad_lines_and_solves_the_rest() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A 4×4 split of the positions with 2 stones in `dir`, solved in `shards` shards.
+/// A 4×4 split of the positions with 2 stones in `dir`, every leaf solved in round 1
+/// (`--full-book`) in `shards` shards.
 fn solved_split(dir: &Path, shards: usize) {
     let d = s(dir);
     let out = run(
-        &["split", "--board", "4x4", "--depth", "2", "--out", &d],
+        &[
+            "split",
+            "--board",
+            "4x4",
+            "--depth",
+            "2",
+            "--full-book",
+            "--out",
+            &d,
+        ],
         Stdio::null(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -287,7 +297,7 @@ fn merge_and_solve_list_refuse_devices_and_fifos() {
         stderr(&out)
     );
     // A shard's results file that is a FIFO.
-    let results = dir.join("results-1-of-2.txt");
+    let results = dir.join("round-1-results-1-of-2.txt");
     mkfifo(&results);
     let out = run(
         &["solve-list", &d, "--shard", "1/2", "--hash-mib", "4"],
@@ -413,7 +423,7 @@ fn a_second_solve_list_of_a_shard_is_refused() {
     let dir = scratch("lock");
     solved_split(&dir, 1);
     let d = s(&dir);
-    let results = dir.join("results-1-of-1.txt");
+    let results = dir.join("round-1-results-1-of-1.txt");
     // Take the last lines off, so that there is work left.
     let text = std::fs::read_to_string(&results).expect("results");
     let lines: Vec<&str> = text.lines().collect();
@@ -449,7 +459,7 @@ fn a_shard_killed_before_its_header_was_whole_starts_over() {
     let dir = scratch("header");
     solved_split(&dir, 1);
     let d = s(&dir);
-    let results = dir.join("results-1-of-1.txt");
+    let results = dir.join("round-1-results-1-of-1.txt");
     let whole = std::fs::read_to_string(&results).expect("results");
     let header_end = whole.find('\n').expect("a header");
     let args = ["solve-list", &d, "--threads", "1", "--hash-mib", "4"];
@@ -481,7 +491,7 @@ fn a_link_as_results_file_is_refused() {
     let dir = scratch("results-link");
     solved_split(&dir, 1);
     let victim = dir.join("victim");
-    let results = dir.join("results-1-of-2.txt");
+    let results = dir.join("round-1-results-1-of-2.txt");
     std::os::unix::fs::symlink(&victim, &results).expect("symlink");
     let out = run(
         &["solve-list", &s(&dir), "--shard", "1/2", "--hash-mib", "4"],
@@ -506,18 +516,18 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 fn merge_refuses_a_score_out_of_range() {
     let dir = scratch("score");
     solved_split(&dir, 1);
-    let results = dir.join("results-1-of-1.txt");
+    let results = dir.join("round-1-results-1-of-1.txt");
     let text = std::fs::read_to_string(&results).expect("results");
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let moves = lines[1].split(' ').next().expect("moves").to_owned();
     for score in [i32::MIN, 17, -17] {
-        let check = fnv1a(format!("{moves} {score}").as_bytes()) as u32;
-        lines[1] = format!("{moves} {score} 1 1 {check:08x}");
+        let check = fnv1a(format!("{moves} {score}..{score}").as_bytes()) as u32;
+        lines[1] = format!("{moves} {score}..{score} 1 1 {check:08x}");
         std::fs::write(&results, lines.join("\n") + "\n").expect("write");
         let out = run(&["merge", &s(&dir)], Stdio::null());
         assert_eq!(out.status.code(), Some(2), "{score}: {}", stderr(&out));
         assert!(
-            stderr(&out).contains("line 2: corrupt: score")
+            stderr(&out).contains("line 2: corrupt: scores")
                 && stderr(&out).contains("out of range"),
             "{score}: {}",
             stderr(&out)

@@ -1,13 +1,15 @@
-//! One solve spread over shards (`transpo-c4 split`, `solve-list`, `merge`), run as a user
-//! runs it: through the binary, in a scratch directory. The merged root and book must equal
-//! one solve's; a shard killed mid-run and started again must finish what it began; a
+//! One solve spread over shards in rounds (`transpo-c4 split`, `solve-list`, `merge`), run as
+//! a user runs it: through the binary, in a scratch directory, merging while merge exits 3.
+//! The root must be one solve's on several boards, strong and weak, and the book's scores
+//! true (with `--full-book`, the book of one solve); a shard killed mid-run and started
+//! again must finish what it began, in round 1 or later; a shard of a past round, and a
 //! missing, corrupt, foreign or unfinished shard must stop the merge with its name.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 use transpo_connect4::Strength;
-use transpo_connect4::book::Book;
+use transpo_connect4::book::{Book, Tree};
 use transpo_connect4::position::Position;
 use transpo_connect4::solver::Solver;
 
@@ -46,23 +48,108 @@ fn merge_error(dir: &Path, code: i32) -> String {
     stderr
 }
 
-/// Splits `board` at `depth` into `dir` and solves its `shards` shards, each with `flags`.
-fn split_and_solve(dir: &Path, board: &str, depth: u32, shards: usize, flags: &[&str]) {
+/// Splits `board` at `depth` into `dir` with `split_flags` and solves round 1's `shards`
+/// shards, each with `flags`.
+fn split_and_solve(dir: &Path, board: &str, depth: u32, shards: usize, split_flags: &[&str]) {
     let d = dir.display().to_string();
     let depth = depth.to_string();
-    ok(&["split", "--board", board, "--depth", &depth, "--out", &d]);
+    let mut args = vec!["split", "--board", board, "--depth", &depth, "--out", &d];
+    args.extend_from_slice(split_flags);
+    ok(&args);
+    solve_round(dir, shards);
+}
+
+/// Runs every shard of the current round, one after the other, on one thread each.
+fn solve_round(dir: &Path, shards: usize) {
+    let d = dir.display().to_string();
     for i in 1..=shards {
         let shard = format!("{i}/{shards}");
-        let mut args = vec!["solve-list", &d, "--shard", &shard, "--threads", "1"];
-        args.extend_from_slice(flags);
-        ok(&args);
+        ok(&["solve-list", &d, "--shard", &shard, "--threads", "1"]);
     }
 }
 
+/// Merges, and while merge says another round is needed (3), solves it in `shards` shards
+/// and merges again, as the README's loop does; returns the root's line and the rounds.
+fn rounds(dir: &Path, shards: usize) -> (String, usize) {
+    let d = dir.display().to_string();
+    for round in 1..=30 {
+        let out = c4(&["merge", &d]);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        match out.status.code() {
+            Some(0) => return (String::from_utf8_lossy(&out.stdout).into_owned(), round),
+            Some(3) => {
+                assert!(
+                    stderr.starts_with("round ") && stderr.contains("positions to search"),
+                    "{stderr}"
+                );
+                solve_round(dir, shards);
+            }
+            other => panic!("merge exited {other:?}: {stderr}"),
+        }
+    }
+    panic!("more than 30 rounds");
+}
+
+/// Rounds give the root's score of one solve, strong and weak, on several boards and roots,
+/// with a book whose every position has its true score.
 #[test]
-fn three_shards_give_the_root_and_book_of_one_solve() {
+fn rounds_give_the_root_of_one_solve() {
+    fn check<const W: usize, const H: usize>(from: &str, depth: u32, shards: usize) {
+        let board = format!("{W}x{H}");
+        let root = Position::<W, H>::from_moves(from).expect("a root");
+        let mut solver = Solver::<W, H>::new(16).expect("16 MiB");
+        for weak in [false, true] {
+            let dir = scratch(&format!("rounds-{board}-{from}-{weak}"));
+            let d = dir.display().to_string();
+            let depth = depth.to_string();
+            let mut args = vec!["split", "--board", &board, "--depth", &depth, "--out", &d];
+            if !from.is_empty() {
+                args.extend_from_slice(&["--from", from]);
+            }
+            if weak {
+                args.push("--weak");
+            }
+            ok(&args);
+            solve_round(&dir, shards);
+            let (line, rounds) = rounds(&dir, shards);
+            let strength = if weak {
+                Strength::Weak
+            } else {
+                Strength::Strong
+            };
+            let expected = solver.solve(&root, strength);
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(
+                fields[1],
+                expected.to_string(),
+                "{board} {from:?} weak {weak}: {line} after {rounds} rounds"
+            );
+            if weak {
+                assert!(!dir.join("book.bin").exists());
+            } else {
+                let book = Book::<W, H>::load(&dir.join("book.bin")).expect("the book");
+                assert!(book.get(&root).is_some(), "the root is proved");
+                let tree = Tree::new(&root, from, depth.parse().expect("depth")).expect("tree");
+                for (pos, moves) in tree.positions() {
+                    if let Some(score) = book.get(pos) {
+                        assert_eq!(score, solver.solve(pos, Strength::Strong), "{moves}");
+                    }
+                }
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+    check::<6, 5>("", 4, 2);
+    check::<5, 5>("", 4, 3);
+    check::<6, 4>("", 4, 2);
+    check::<7, 4>("4", 4, 2);
+    check::<5, 6>("33", 5, 2);
+}
+
+#[test]
+fn full_book_gives_the_root_and_book_of_one_solve() {
     let dir = scratch("same");
-    split_and_solve(&dir, "6x5", 4, 3, &[]);
+    split_and_solve(&dir, "6x5", 4, 3, &["--full-book"]);
     let d = dir.display().to_string();
     let line = ok(&["merge", &d]);
     let fields: Vec<&str> = line.split_whitespace().collect();
@@ -83,12 +170,23 @@ fn three_shards_give_the_root_and_book_of_one_solve() {
         merged.get(&root),
         Some(solver.solve(&root, Strength::Strong))
     );
-    // solve-list and merge take the board from the list; another one is refused.
+    // solve-list and merge take the board from the split; another one is refused.
     let out = c4(&["merge", &d, "--board", "7x6"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("is a 6x5 split"));
     // Splitting again into the same directory is fine; another split there is not.
-    ok(&["split", "--board", "6x5", "--depth", "4", "--out", &d]);
+    ok(&[
+        "split",
+        "--board",
+        "6x5",
+        "--depth",
+        "4",
+        "--full-book",
+        "--out",
+        &d,
+    ]);
     let out = c4(&["split", "--board", "6x5", "--depth", "3", "--out", &d]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds another split"));
+    let out = c4(&["split", "--board", "6x5", "--depth", "4", "--out", &d]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds another split"));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -97,8 +195,17 @@ fn three_shards_give_the_root_and_book_of_one_solve() {
 fn a_killed_shard_goes_on_where_it_stopped() {
     let dir = scratch("killed");
     let d = dir.display().to_string();
-    ok(&["split", "--board", "6x5", "--depth", "5", "--out", &d]);
-    let results = dir.join("results-1-of-2.txt");
+    ok(&[
+        "split",
+        "--board",
+        "6x5",
+        "--depth",
+        "5",
+        "--full-book",
+        "--out",
+        &d,
+    ]);
+    let results = dir.join("round-1-results-1-of-2.txt");
     let mut child = Command::new(BIN)
         .args(["solve-list", &d, "--shard", "1/2", "--threads", "1"])
         .spawn()
@@ -112,7 +219,7 @@ fn a_killed_shard_goes_on_where_it_stopped() {
     child.kill().expect("kill");
     child.wait().expect("wait");
     let before = lines();
-    let total = std::fs::read_to_string(dir.join("positions.txt"))
+    let total = std::fs::read_to_string(dir.join("round-1.txt"))
         .expect("list")
         .lines()
         .count()
@@ -123,7 +230,7 @@ fn a_killed_shard_goes_on_where_it_stopped() {
     );
     // A line cut off mid-write, as a kill at the wrong moment leaves it.
     let mut text = std::fs::read_to_string(&results).expect("results");
-    text.push_str("4444 1 12");
+    text.push_str("4444 1..1 12");
     std::fs::write(&results, &text).expect("write");
     let out = c4(&["solve-list", &d, "--shard", "1/2", "--threads", "1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -150,11 +257,59 @@ fn a_killed_shard_goes_on_where_it_stopped() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A shard killed in a later round resumes too, and a results file of a past round under
+/// the current round's name is refused by solve-list and merge.
+#[test]
+fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
+    let dir = scratch("later");
+    let d = dir.display().to_string();
+    split_and_solve(&dir, "6x5", 4, 2, &[]);
+    let out = c4(&["merge", &d]);
+    assert_eq!(out.status.code(), Some(3), "6x5 takes more than one round");
+    assert!(dir.join("round-2.txt").exists());
+    // A past round's shard where round 2's belongs.
+    let past = dir.join("round-1-results-1-of-2.txt");
+    let here = dir.join("round-2-results-1-of-2.txt");
+    std::fs::copy(&past, &here).expect("copy");
+    let out = c4(&["solve-list", &d, "--shard", "1/2", "--threads", "1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("results of round 1, not of round 2"),
+        "{stderr}"
+    );
+    // Given to merge by hand, it counts as round 1's shard, given twice.
+    let out = c4(&[
+        "merge",
+        &d,
+        &past.display().to_string(),
+        &here.display().to_string(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("again"), "{stderr}");
+    // Round 2's shard cut short mid-line, then resumed: the rounds still end in the root.
+    std::fs::remove_file(&here).expect("remove");
+    ok(&["solve-list", &d, "--shard", "1/2", "--threads", "1"]);
+    let text = std::fs::read_to_string(&here).expect("round 2's results");
+    std::fs::write(&here, &text[..text.len() - 3]).expect("cut");
+    let out = c4(&["merge", &d]);
+    assert_eq!(out.status.code(), Some(3), "a shard lacking is more work");
+    let (line, _) = {
+        solve_round(&dir, 2);
+        rounds(&dir, 2)
+    };
+    assert!(line.starts_with("- 0 "), "{line}");
+    // Merged again: the same answer, nothing written anew.
+    assert_eq!(ok(&["merge", &d]), line);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_shards_stop_the_merge_with_their_name() {
     let dir = scratch("bad");
-    split_and_solve(&dir, "5x5", 3, 3, &[]);
-    let file = |i: usize| dir.join(format!("results-{i}-of-3.txt"));
+    split_and_solve(&dir, "5x5", 3, 3, &["--full-book"]);
+    let file = |i: usize| dir.join(format!("round-1-results-{i}-of-3.txt"));
     let original = std::fs::read_to_string(file(2)).expect("shard 2");
     // Missing.
     std::fs::remove_file(file(2)).expect("remove");
@@ -162,16 +317,22 @@ fn bad_shards_stop_the_merge_with_their_name() {
     // A score changed by hand: its line's check fails.
     let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
     let fields: Vec<&str> = lines[3].split(' ').collect();
+    let (lo, _) = fields[1].split_once("..").expect("a range");
+    let lo: i32 = lo.parse().expect("a score");
     let changed = format!(
-        "{} {} {}",
+        "{} {}..{} {}",
         fields[0],
-        fields[1].parse::<i32>().unwrap_or(0) + 1,
+        lo + 1,
+        lo + 1,
         fields[2..].join(" ")
     );
     lines[3] = changed;
     std::fs::write(file(2), lines.join("\n") + "\n").expect("write");
     let e = merge_error(&dir, 2);
-    assert!(e.contains("results-2-of-3.txt: line 4: corrupt"), "{e}");
+    assert!(
+        e.contains("round-1-results-2-of-3.txt: line 4: corrupt"),
+        "{e}"
+    );
     // Unfinished: its last lines gone.
     let kept: Vec<&str> = original.lines().take(5).collect();
     std::fs::write(file(2), kept.join("\n") + "\n").expect("write");
@@ -179,11 +340,11 @@ fn bad_shards_stop_the_merge_with_their_name() {
     assert!(e.contains("shard 2/3") && e.contains("incomplete"), "{e}");
     // Another split's results.
     let other = scratch("other");
-    split_and_solve(&other, "5x5", 2, 3, &[]);
-    std::fs::copy(other.join("results-2-of-3.txt"), file(2)).expect("copy");
+    split_and_solve(&other, "5x5", 2, 3, &["--full-book"]);
+    std::fs::copy(other.join("round-1-results-2-of-3.txt"), file(2)).expect("copy");
     let e = merge_error(&dir, 2);
     assert!(
-        e.contains("results-2-of-3.txt") && e.contains("not for this list"),
+        e.contains("round-1-results-2-of-3.txt") && e.contains("not for this list"),
         "{e}"
     );
     // Given twice; and whole again, it merges (5×5 is a draw).
@@ -195,13 +356,33 @@ fn bad_shards_stop_the_merge_with_their_name() {
         &file(1).display().to_string(),
         &file(1).display().to_string(),
     ]);
-    assert!(String::from_utf8_lossy(&twice.stderr).contains("shard 1/3 again"));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("shard 1/3 of round 1 again"));
     assert!(ok(&["merge", &d]).starts_with("- 0 "));
-    // A damaged list is refused by every step.
+    // A damaged list is refused by every step, and so is a damaged round.
     let list = dir.join("positions.txt");
     let text = std::fs::read_to_string(&list).expect("list");
     std::fs::write(&list, text.replacen("\n1", "\n2", 1)).expect("write");
     assert!(merge_error(&dir, 2).contains("checksum mismatch"));
+    std::fs::write(&list, &text).expect("write");
+    let round = dir.join("round-1.txt");
+    let listed = std::fs::read_to_string(&round).expect("round 1");
+    std::fs::write(&round, listed.replacen(" -", " -1", 1)).expect("write");
+    assert!(merge_error(&dir, 2).contains("round-1.txt"));
+    // A split of the format before rounds is refused with what to do.
+    std::fs::write(
+        &list,
+        "# transpo-c4 split v1 board 5x5 depth 3 root - positions 0 checksum 0\n",
+    )
+    .expect("write");
+    for args in [vec!["merge", d.as_str()], vec!["solve-list", d.as_str()]] {
+        let out = c4(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("before rounds") && stderr.contains("split again"),
+            "{stderr}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&other);
 }
@@ -240,28 +421,43 @@ fn an_impossible_depth_is_a_clear_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Weak shards give the root's weak score (the outcome) and no book; weak and strong results
-/// do not mix, in a shard or in a merge.
+/// A weak split gives the root's weak score (the outcome) and no book; its strength is the
+/// split's: `solve-list --weak` on a strong split is refused.
 #[test]
-fn weak_shards_give_the_outcome() {
+fn weak_splits_give_the_outcome() {
     let dir = scratch("weak");
     let d = dir.display().to_string();
     // 6×4: the second player wins (Tromp).
     split_and_solve(&dir, "6x4", 3, 2, &["--weak"]);
+    let (line, _) = rounds(&dir, 2);
+    assert!(line.starts_with("- -1 "), "{line}");
     let out = c4(&["merge", &d]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("- -1 "));
     assert!(
         stderr.contains("second player wins") && stderr.contains("no book"),
         "{stderr}"
     );
     assert!(!dir.join("book.bin").exists());
-    // A weak shard run again strongly is refused; a strong shard beside weak ones too.
-    let again = c4(&["solve-list", &d, "--shard", "1/2", "--threads", "1"]);
-    assert!(String::from_utf8_lossy(&again.stderr).contains("--weak"));
-    std::fs::remove_file(dir.join("results-2-of-2.txt")).expect("remove");
-    ok(&["solve-list", &d, "--shard", "2/2", "--threads", "1"]);
-    assert!(merge_error(&dir, 2).contains("the other way"));
+    let strong = scratch("strong");
+    let s = strong.display().to_string();
+    ok(&["split", "--board", "6x4", "--depth", "3", "--out", &s]);
+    let out = c4(&["solve-list", &s, "--weak", "--threads", "1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is a strong split"), "{stderr}");
+    // --weak and --full-book do not go together.
+    let out = c4(&[
+        "split",
+        "--board",
+        "6x4",
+        "--depth",
+        "3",
+        "--weak",
+        "--full-book",
+        "--out",
+        &s,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&strong);
 }

@@ -49,7 +49,11 @@ impl<const W: usize, const H: usize> Split<W, H> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Failure::writing(format!("{}: {e}", dir.display()), &e))?;
         let path = dir.join(LIST_FILE);
-        write_once(&path, &self.to_text(), "holds another split: remove it or choose another --out")?;
+        write_once(
+            &path,
+            &self.to_text(),
+            "holds another split: remove it or choose another --out",
+        )?;
         Ok(path)
     }
 }
@@ -91,7 +95,10 @@ impl<const W: usize, const H: usize> Round<W, H> {
 }
 
 /// Reads the listing at `path` (a regular file) with `read`; bad input if it cannot.
-fn load<T>(path: &Path, read: impl FnOnce(BufReader<File>) -> Result<T, String>) -> Result<T, Failure> {
+fn load<T>(
+    path: &Path,
+    read: impl FnOnce(BufReader<File>) -> Result<T, String>,
+) -> Result<T, Failure> {
     let named = |e: &dyn std::fmt::Display| Failure::usage(format!("{}: {e}", path.display()));
     let file = transpo_files::open_regular(path).map_err(|e| named(&e))?;
     read(BufReader::new(file)).map_err(|e| named(&e))
@@ -104,12 +111,14 @@ fn write_once(path: &Path, text: &str, other: &str) -> Result<(), Failure> {
     match transpo_files::open_regular(path) {
         Ok(file) if holds(&file, text.as_bytes()).map_err(named)? => Ok(()),
         Ok(_) => Err(Failure::usage(format!("{} {other}", path.display()))),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => transpo_files::write_atomic(path, |file| {
-            let mut writer = io::BufWriter::new(file);
-            writer.write_all(text.as_bytes())?;
-            writer.flush()
-        })
-        .map_err(|e| Failure::writing(format!("{}: {e}", path.display()), &e)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            transpo_files::write_atomic(path, |file| {
+                let mut writer = io::BufWriter::new(file);
+                writer.write_all(text.as_bytes())?;
+                writer.flush()
+            })
+            .map_err(|e| Failure::writing(format!("{}: {e}", path.display()), &e))
+        }
         Err(e) => Err(named(e)),
     }
 }
@@ -123,7 +132,10 @@ pub fn current_round(dir: &Path) -> Result<u32, Failure> {
         .filter_map(|entry| {
             let name = entry.file_name();
             let name = name.to_str()?;
-            name.strip_prefix("round-")?.strip_suffix(".txt")?.parse().ok()
+            name.strip_prefix("round-")?
+                .strip_suffix(".txt")?
+                .parse()
+                .ok()
         })
         .collect();
     numbers.sort_unstable();

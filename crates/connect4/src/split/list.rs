@@ -4,9 +4,7 @@
 //! are and a checksum of their lines, then one line a position, read within bounds
 //! ([`read_listing`]).
 
-use super::{
-    OLD_FORMAT, ROUND_MAGIC, SPLIT_MAGIC, SPLIT_MAGIC_V1, header_field, line_text,
-};
+use super::{OLD_FORMAT, ROUND_MAGIC, SPLIT_MAGIC, SPLIT_MAGIC_V1, header_field, line_text};
 use crate::book::{MAX_TREE_POSITIONS, Tree, fnv1a};
 use crate::position::Position;
 use crate::score::{Strength, Window, win_now_score};
@@ -99,7 +97,9 @@ impl<const W: usize, const H: usize> Split<W, H> {
         Split::read(text.as_bytes())
     }
 
-    /// [`Split::parse`] from a reader, within the bounds of [`read_listing`].
+    /// [`Split::parse`] from a reader, line by line: each line is capped at [`TEXT_LINE_MAX`]
+    /// bytes and checked for UTF-8, and no more lines are read than the header promises (at
+    /// most [`MAX_TREE_POSITIONS`]), so an endless or garbled input costs bounded memory.
     pub fn read(input: impl BufRead) -> Result<Self, String> {
         let (header, lines) = read_listing::<W, H>(input, SPLIT_MAGIC)?;
         let field = |key: &str| header_field(&header, key).ok_or(format!("header: no {key}"));
@@ -213,7 +213,7 @@ impl<const W: usize, const H: usize> Round<W, H> {
         Round::read(text.as_bytes())
     }
 
-    /// [`Round::parse`] from a reader, within the bounds of [`read_listing`].
+    /// [`Round::parse`] from a reader, within the same bounds as [`Split::read`].
     pub fn read(input: impl BufRead) -> Result<Self, String> {
         let (header, lines) = read_listing::<W, H>(input, ROUND_MAGIC)?;
         let field = |key: &str| header_field(&header, key).ok_or(format!("header: no {key}"));
@@ -331,4 +331,83 @@ fn read_listing<const W: usize, const H: usize>(
         ));
     }
     Ok((header, read))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 4×4 split of the positions with 2 stones (strong).
+    fn split() -> Split<4, 4> {
+        let tree = Tree::new(&Position::<4, 4>::new(), "", 2).expect("a small tree");
+        Split::of(&tree, "-", Strength::Strong, false)
+    }
+
+    /// A split and a round read back as they were written; the split names its strength and
+    /// the round its split, so that a round of another split (or strength) is not taken.
+    #[test]
+    fn splits_and_rounds_read_back() {
+        let split = split();
+        assert_eq!(Split::<4, 4>::parse(&split.to_text()), Ok(split.clone()));
+        let weak = Split {
+            strength: Strength::Weak,
+            ..split.clone()
+        };
+        assert_ne!(weak.checksum(), split.checksum());
+        assert_eq!(Split::<4, 4>::parse(&weak.to_text()), Ok(weak));
+        let round = split.round(
+            3,
+            vec![(split.moves[1].clone(), Window { alpha: -1, beta: 0 })],
+        );
+        assert_eq!(Round::<4, 4>::parse(&round.to_text()), Ok(round.clone()));
+        assert_eq!(round.split, split.checksum());
+        // A window changed by hand fails the checksum; an empty one is refused.
+        let text = round.to_text();
+        let changed = text.replacen(" -1 0\n", " -2 0\n", 1);
+        assert!(
+            Round::<4, 4>::parse(&changed)
+                .expect_err("changed")
+                .contains("checksum")
+        );
+        let empty = text.replacen(" -1 0\n", " 0 0\n", 1);
+        assert!(
+            Round::<4, 4>::parse(&empty)
+                .expect_err("empty")
+                .contains("empty window")
+        );
+        // The format before rounds is named as such.
+        let old = "# transpo-c4 split v1 board 4x4 depth 2 root - positions 0 checksum 0\n";
+        assert!(
+            Split::<4, 4>::parse(old)
+                .expect_err("v1")
+                .contains("before rounds")
+        );
+    }
+
+    /// A list is read no further than its header promises, each line capped.
+    #[test]
+    fn a_list_longer_than_its_header_is_refused() {
+        let list = split().full_round();
+        let text = list.to_text();
+        assert_eq!(Round::<4, 4>::parse(&text), Ok(list.clone()));
+        let longer = format!("{text}{} -9 9\n", list.moves[0]);
+        assert!(
+            Round::<4, 4>::parse(&longer)
+                .expect_err("longer")
+                .contains("the file has more")
+        );
+        let long_line = format!("{text}{}\n", "1".repeat(TEXT_LINE_MAX + 1));
+        let e = Round::<4, 4>::parse(&long_line).expect_err("long line");
+        assert!(e.contains("line too long") || e.contains("has more"), "{e}");
+        let huge = text.replacen(
+            &format!("positions {}", list.moves.len()),
+            "positions 99999999999",
+            1,
+        );
+        assert!(
+            Round::<4, 4>::parse(&huge)
+                .expect_err("huge")
+                .contains("more than a split holds")
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! The merge of a split's rounds: every shard's results of every round checked and united
 //! into the top tree's [`Plan`], which then gives the root's score or the next round.
 
-use super::{Next, Plan, Results, Round, Shard, Split};
+use super::{Next, Plan, Results, Round, Shard, Solved, Split};
 use crate::book::{Book, Tree};
 use crate::exit::Failure;
 use crate::position::Position;
@@ -70,7 +70,13 @@ pub fn merge<const W: usize, const H: usize>(
                 )));
             }
         }
-        for (moves, range, n, m) in unite(round, &of_round, last)? {
+        for solved in unite(round, &of_round, last)? {
+            let Solved {
+                moves,
+                range,
+                nodes: n,
+                micros: m,
+            } = solved;
             // The list's lines are positions of the board (checked when it was read).
             let pos = Position::<W, H>::from_moves(moves).map_err(Failure::usage)?;
             if !plan.learn(&pos, range.clone()) {
@@ -80,11 +86,11 @@ pub fn merge<const W: usize, const H: usize>(
                     round.number
                 )));
             }
-            nodes = nodes.checked_add(n).ok_or_else(|| {
+            nodes = nodes.checked_add(*n).ok_or_else(|| {
                 Failure::usage("the positions explored add up past 2^64: corrupt")
             })?;
             micros = micros
-                .checked_add(m)
+                .checked_add(*m)
                 .ok_or_else(|| Failure::usage("the times add up past 2^64 µs: corrupt"))?;
             searched += 1;
         }
@@ -140,12 +146,12 @@ fn strength_word(strength: Strength) -> &'static str {
 /// The results of one round's shards, checked: one file a shard, every position of each
 /// shard searched (else, for the `last` round, more work; for an earlier one, whose results
 /// the next round's list was made from, bad input), every result a position of its shard.
-/// Returns `(moves, range, nodes, micros)` of each.
+/// Returns every result.
 fn unite<'a, const W: usize, const H: usize>(
     round: &Round<W, H>,
     files: &[&'a (String, Results)],
     last: bool,
-) -> Result<Vec<(&'a str, std::ops::RangeInclusive<i32>, u64, u64)>, Failure> {
+) -> Result<Vec<&'a Solved>, Failure> {
     let number = round.number;
     let lacking = |message: String| {
         if last {
@@ -202,7 +208,7 @@ fn unite<'a, const W: usize, const H: usize>(
                     s.moves
                 )));
             }
-            united.push((s.moves.as_str(), s.range.clone(), s.nodes, s.micros));
+            united.push(s);
         }
         let expected = shard.units(round.moves.len());
         let solved = results
@@ -232,4 +238,68 @@ fn proved_book<const W: usize, const H: usize>(plan: &Plan<W, H>, tree: Tree<W, 
             .filter(|(_, (lo, hi))| lo == hi)
             .map(|(key, (score, _))| (key, score)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 4×4 split of the positions with 2 stones, solved in full (one round).
+    fn split() -> (Split<4, 4>, Round<4, 4>) {
+        let tree = Tree::new(&Position::<4, 4>::new(), "", 2).expect("a small tree");
+        let split = Split::of(&tree, "-", Strength::Strong, true);
+        let round = split.full_round();
+        (split, round)
+    }
+
+    /// Round 1's results in `count` shards, every position scored `score` with `nodes`.
+    fn shards(round: &Round<4, 4>, count: usize, score: i32, nodes: u64) -> Vec<(String, Results)> {
+        (1..=count)
+            .map(|index| {
+                let shard = Shard { index, count };
+                let mut text = Results::header(round, shard, Strength::Strong);
+                for moves in shard.select(round.moves.iter().collect()) {
+                    let solved = Solved {
+                        moves: moves.clone(),
+                        range: score..=score,
+                        nodes,
+                        micros: 1,
+                    };
+                    text.push_str(&format!("{}\n", solved.line()));
+                }
+                let results = Results::parse(&text, round).expect("valid");
+                (format!("shard {index}"), results)
+            })
+            .collect()
+    }
+
+    /// A merge whose counts add up past u64 is an error, not a wrapped total.
+    #[test]
+    fn totals_past_u64_are_errors() {
+        let (split, round) = split();
+        let e = merge(
+            &split,
+            std::slice::from_ref(&round),
+            &shards(&round, 2, 0, u64::MAX),
+        )
+        .expect_err("nodes past u64");
+        assert!(e.to_string().contains("add up past 2^64"), "{e}");
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    /// Results of a round that contradict an earlier round's are corrupt input; results of a
+    /// round without a list are refused.
+    #[test]
+    fn contradicting_rounds_are_refused() {
+        let (split, first) = split();
+        let mut second = first.clone();
+        second.number = 2;
+        let mut files = shards(&first, 1, 0, 1);
+        files.extend(shards(&second, 1, 1, 1));
+        let e = merge(&split, &[first.clone(), second], &files).expect_err("0 then 1");
+        assert!(e.to_string().contains("contradicts"), "{e}");
+        assert_eq!(e.exit_code(), 2);
+        let e = merge(&split, &[], &shards(&first, 1, 0, 1)).expect_err("no list");
+        assert!(e.to_string().contains("which has no list"), "{e}");
+    }
 }

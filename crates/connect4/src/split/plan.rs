@@ -186,7 +186,6 @@ struct Replay<'p, const W: usize, const H: usize> {
     best: HashMap<u64, usize>,
 }
 
-
 impl<const W: usize, const H: usize> Replay<'_, W, H> {
     /// The binary search on the root's score, as [`crate::solver::Solver`] runs it.
     fn solve_root(&mut self) -> RangeInclusive<i32> {
@@ -245,5 +244,86 @@ impl<const W: usize, const H: usize> Replay<'_, W, H> {
             best = best.max(score);
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::{Strength, finish};
+    use crate::solver::Solver;
+
+    /// Solves `root` in rounds over the tree down to `depth` stones, every asked leaf searched
+    /// with its window by a fresh solver each round; returns the root's range and the rounds.
+    fn in_rounds<const W: usize, const H: usize>(
+        root: &Position<W, H>,
+        depth: u32,
+        strength: Strength,
+    ) -> (RangeInclusive<i32>, usize) {
+        let tree = Tree::new(root, "", depth).expect("a small tree");
+        let leaves: HashMap<u64, Position<W, H>> = tree
+            .leaves()
+            .map(|(pos, _)| (pos.symmetric_key(), *pos))
+            .collect();
+        let mut plan = Plan::new(root, tree.depth(), Window::of(strength));
+        for round in 0.. {
+            match plan.next() {
+                Next::Solved(range) => return (range, round),
+                Next::Search(asked) => {
+                    let mut solver = Solver::<W, H>::new(4).expect("4 MiB");
+                    for (key, window) in asked {
+                        let leaf = leaves[&key];
+                        let range = solver.solve_window(&leaf, window);
+                        assert!(window.decided(*range.start(), *range.end()));
+                        assert!(plan.learn(&leaf, range));
+                    }
+                }
+            }
+        }
+        unreachable!("the loop returns")
+    }
+
+    /// The root's answer in rounds is one solve's, strong and weak, on roots of several
+    /// boards and depths (including roots whose game a move ends, and a root that is its own
+    /// only leaf), and the book of what the rounds proved holds only true scores.
+    #[test]
+    fn rounds_give_one_solves_answer() {
+        fn check<const W: usize, const H: usize>(moves: &str, depth: u32) {
+            let root = Position::<W, H>::from_moves(moves).expect("a position");
+            let mut solver = Solver::<W, H>::new(4).expect("4 MiB");
+            for strength in [Strength::Strong, Strength::Weak] {
+                let (range, rounds) = in_rounds(&root, depth, strength);
+                assert!(Window::of(strength).decided(*range.start(), *range.end()));
+                assert_eq!(
+                    finish(*range.start(), strength),
+                    solver.solve(&root, strength),
+                    "{W}x{H} {moves:?} depth {depth} {strength:?} in {rounds} rounds"
+                );
+            }
+        }
+        check::<4, 4>("", 3);
+        check::<4, 4>("", 0);
+        check::<5, 4>("", 4);
+        check::<5, 5>("", 4);
+        check::<5, 5>("33", 5);
+        check::<6, 4>("", 4);
+        check::<6, 5>("3", 4);
+        check::<7, 4>("44", 5);
+        check::<4, 5>("1122", 6);
+    }
+
+    /// What a plan learns narrows, and a result that contradicts what it knows is refused.
+    #[test]
+    fn learning_narrows_and_refuses_contradictions() {
+        let root = Position::<4, 4>::new();
+        let leaf = Position::<4, 4>::from_moves("12").expect("a position");
+        let mut plan = Plan::new(&root, 2, Window::EXACT);
+        let (lo, hi) = trivial(&leaf);
+        assert_eq!(plan.known(&leaf), lo..=hi);
+        assert!(plan.learn(&leaf, -3..=2));
+        assert!(plan.learn(&leaf, 0..=5));
+        assert_eq!(plan.known(&leaf), 0.max(lo)..=2.min(hi));
+        assert!(!plan.learn(&leaf, 3..=4));
+        assert_eq!(plan.known(&leaf), 0.max(lo)..=2.min(hi));
     }
 }

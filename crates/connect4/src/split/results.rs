@@ -293,3 +293,161 @@ fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> Result<End, String>
     })
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::book::Tree;
+    use crate::split::Split;
+
+    /// Round 1 of the 4×4 split of the positions with 2 stones, every leaf asked, and its
+    /// strong results file's header.
+    fn list() -> (Round<4, 4>, String) {
+        let root = Position::<4, 4>::new();
+        let tree = Tree::new(&root, "", 2).expect("a small tree");
+        let list = Split::of(&tree, "-", Strength::Strong, true).full_round();
+        let header = Results::header(&list, Shard { index: 1, count: 1 }, Strength::Strong);
+        (list, header)
+    }
+
+    /// The results line of `moves` scored exactly `score`, with its check.
+    fn line(moves: &str, score: i32, nodes: u64, micros: u64) -> String {
+        let solved = Solved {
+            moves: moves.into(),
+            range: score..=score,
+            nodes,
+            micros,
+        };
+        format!("{}\n", solved.line())
+    }
+
+    fn read(text: &str) -> Result<Option<Results>, String> {
+        let (list, _) = list();
+        Results::read(text.as_bytes(), &list)
+    }
+
+    #[test]
+    fn shards_count_their_units() {
+        for total in 0..20 {
+            for count in 1..6 {
+                for index in 1..=count {
+                    let shard = Shard { index, count };
+                    let by_filter = (0..total).filter(|&i| shard.contains(i)).count();
+                    assert_eq!(shard.units(total), by_filter, "{shard} of {total}");
+                }
+            }
+        }
+    }
+
+    /// A file without a complete header is "nothing solved yet", never an error: empty, or
+    /// any part of a header without its newline. A complete header of another solve is an
+    /// error, as is a first line too long to be a header.
+    #[test]
+    fn no_complete_header_is_nothing_solved() {
+        let (_, header) = list();
+        for cut in 0..header.len() {
+            assert_eq!(read(&header[..cut]), Ok(None), "{cut} bytes");
+        }
+        assert_eq!(read("\0\0\0\0\0\0"), Ok(None));
+        let results = read(&header).expect("a header").expect("complete");
+        assert!(results.solved.is_empty());
+        assert_eq!(results.complete_bytes, header.len());
+        let other = header.replace("board 4x4", "board 5x4");
+        assert!(read(&other).is_err());
+        assert!(read(&"x".repeat(TEXT_LINE_MAX + 1)).is_err());
+    }
+
+    /// Every field is range-checked: a score the board cannot have (with a valid check, as a
+    /// hand-made line would have it) or written another way, a count past u64.
+    #[test]
+    fn out_of_range_fields_are_corrupt_lines() {
+        let (list, header) = list();
+        let moves = list.moves[0].as_str();
+        let max = win_now_score(16, 2);
+        let ok = read(&format!("{header}{}", line(moves, max, 5, 7))).expect("in range");
+        assert_eq!(ok.expect("header").solved[0].range, max..=max);
+        for score in [max + 1, -max - 1, i32::MIN, i32::MAX] {
+            let text = format!("{header}{}", line(moves, score, 5, 7));
+            let e = read(&text).expect_err("out of range");
+            assert!(e.contains("line 2: corrupt: scores"), "{e}");
+        }
+        let good = line(moves, 1, 5, 7);
+        for bad in [
+            good.replacen(" 1..1 ", " +1..1 ", 1),
+            good.replacen(" 1..1 ", " 1..01 ", 1),
+            good.replacen(" 1..1 ", " 1 ", 1),
+            good.replacen(" 5 ", " 05 ", 1),
+            good.replacen(" 5 ", " 18446744073709551616 ", 1),
+            good.replacen(" 5 ", " -5 ", 1),
+            good.replace('\n', " \n"),
+            good.replace('\n', "\r\n"),
+        ] {
+            let e = read(&format!("{header}{bad}")).expect_err(&bad);
+            assert!(e.contains("line 2: corrupt"), "{bad}: {e}");
+        }
+        // A range upside down is corrupt too.
+        let upside = Solved {
+            moves: moves.into(),
+            #[allow(clippy::reversed_empty_ranges)]
+            range: 2..=1,
+            nodes: 1,
+            micros: 1,
+        };
+        let e = read(&format!("{header}{}\n", upside.line())).expect_err("2..1");
+        assert!(e.contains("out of range"), "{e}");
+    }
+
+    /// A results file of another round, or of the format before rounds, is refused as such.
+    #[test]
+    fn another_round_or_the_old_format_is_refused() {
+        let (list, header) = list();
+        let other = header.replacen("round 1 ", "round 2 ", 1);
+        let e = read(&other).expect_err("round 2");
+        assert!(e.contains("results of round 2, not of round 1"), "{e}");
+        let old = "# transpo-c4 solve-list v1 board 4x4 list 0 shard 1/1 strong\n";
+        assert!(read(old).expect_err("v1").contains("before rounds"));
+        // Read by the round its header names.
+        let mut second = list.clone();
+        second.number = 2;
+        let text = format!("{header}{}", line(&list.moves[0], 0, 1, 1));
+        let results = Results::read_of_rounds(text.as_bytes(), &[list, second])
+            .expect("round 1")
+            .expect("a header");
+        assert_eq!(results.round, 1);
+    }
+
+    /// An endless input of one line repeated costs one result; a line again with another
+    /// score, or more positions than the shard has, is an error.
+    #[test]
+    fn repeated_lines_cost_nothing_and_too_many_are_refused() {
+        let (list, header) = list();
+        let first = line(&list.moves[0], 0, 1, 1);
+        let text = format!("{header}{}", first.repeat(100_000));
+        let results = read(&text).expect("valid").expect("header");
+        assert_eq!(results.solved.len(), 1);
+        assert_eq!(results.complete_bytes, text.len());
+        let again = format!("{header}{first}{}", line(&list.moves[0], 1, 1, 1));
+        assert!(read(&again).expect_err("two scores").contains("line 3:"));
+        // Every position of the list once, then one of another list of the same depth.
+        let mut all = header.clone();
+        for moves in &list.moves {
+            all.push_str(&line(moves, 0, 1, 1));
+        }
+        assert_eq!(
+            read(&all).expect("valid").expect("header").solved.len(),
+            list.moves.len()
+        );
+        // The list holds one of each mirror pair: a sequence it does not hold is one more.
+        let extra = ["11", "44", "12", "21", "43", "34"]
+            .into_iter()
+            .find(|m| !list.moves.iter().any(|l| l == m))
+            .expect("a 2-stone sequence the list lacks");
+        all.push_str(&line(extra, 0, 1, 1));
+        let e = read(&all).expect_err("too many");
+        assert!(e.contains("more positions than shard 1/1"), "{e}");
+        // A line cut short at the end is left out, as a kill leaves it.
+        let cut = format!("{header}{}", &first[..first.len() - 3]);
+        let results = read(&cut).expect("valid").expect("header");
+        assert!(results.solved.is_empty());
+        assert_eq!(results.complete_bytes, header.len());
+    }
+}

@@ -90,7 +90,10 @@ impl ResultsFile {
 
     /// Reads what the file holds and makes it end with a complete line: cuts a torn last
     /// line off, or writes the header into a file without one.
-    fn resume<const W: usize, const H: usize>(&mut self, list: &Round<W, H>) -> Result<(), Failure> {
+    fn resume<const W: usize, const H: usize>(
+        &mut self,
+        list: &Round<W, H>,
+    ) -> Result<(), Failure> {
         let (name, shard, strength) = (&self.name, self.shard, self.strength);
         let running = |e: std::io::Error| Failure::run(format!("{name}: {e}"));
         let length = self.file.metadata().map_err(running)?.len();
