@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One solve against the same solve split into rounds: the positions both explore, the rounds,
+# and the wall time of each, for the README's many-machines section (issue 33).
+#
+#   scripts/rounds.sh BIN BOARD DEPTH SHARDS [--weak] [--hash-mib N]
+#
+# BIN is a built transpo-c4. One solve: `echo - | BIN --board BOARD --threads 1`. The split:
+# `split --depth DEPTH`, then every round's SHARDS shards run side by side (one thread each)
+# and merged, while merge exits 3 (any other failure stops the script). Prints one line:
+# board strength one_positions one_s split_positions rounds split_wall_s ratio.
+set -euo pipefail
+bin=$1 board=$2 depth=$3 shards=$4
+shift 4
+flags=("$@")
+strength=strong
+for f in "${flags[@]}"; do [ "$f" = --weak ] && strength=weak; done
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+now() { date +%s.%N; }
+t0=$(now)
+one=$(echo - | "$bin" --board "$board" --threads 1 "${flags[@]}" 2>/dev/null)
+t1=$(now)
+"$bin" split --board "$board" --depth "$depth" --out "$dir/run" "${flags[@]}" 2>/dev/null
+rounds=0
+while :; do
+  rounds=$((rounds + 1))
+  pids=()
+  for i in $(seq 1 "$shards"); do
+    "$bin" solve-list "$dir/run" --shard "$i/$shards" --threads 1 "${flags[@]}" 2>/dev/null &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  set +e
+  line=$("$bin" merge "$dir/run" 2>/dev/null)
+  rc=$?
+  set -e
+  [ "$rc" = 3 ] && continue
+  [ "$rc" = 0 ] || { echo "merge failed: $rc" >&2; exit 1; }
+  break
+done
+t2=$(now)
+one_nodes=$(echo "$one" | awk '{print $3}')
+split_nodes=$(echo "$line" | awk '{print $3}')
+[ "$(echo "$one" | awk '{print $2}')" = "$(echo "$line" | awk '{print $2}')" ] \
+  || { echo "scores differ: $one / $line" >&2; exit 1; }
+awk -v b="$board" -v s="$strength" -v on="$one_nodes" -v ot="$(echo "$t1 - $t0" | bc)" \
+  -v sn="$split_nodes" -v r="$rounds" -v st="$(echo "$t2 - $t1" | bc)" \
+  'BEGIN { printf "%s %s %.0f %.1f %.0f %d %.1f %.2f\n", b, s, on, ot, sn, r, st, sn / on }'
