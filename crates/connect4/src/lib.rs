@@ -15,10 +15,11 @@
 //! scores them) → [`search`] (one thread's negamax and score search) → [`parallel`] (threads
 //! on one solve) → [`solver`] (the solver) and [`pool`] (the server's solvers) → [`cli`] (the
 //! `transpo-c4` line protocol) → [`bench`](mod@bench) (Pons-style test-set runs, lines read
-//! with the protocol's parser), [`split`] (one solve over many machines: the list, a shard's
-//! resumable run, the merge), `serve` (the HTTP API, feature `serve`). Beside them, for the
-//! binary: [`board`] picks a board at run time, [`exit`] says how a command ends (the exit
-//! convention), [`progress`] draws a progress bar.
+//! with the protocol's parser), [`split`] (one solve over many machines in rounds: the split
+//! and its rounds' lists, a shard's resumable run, the top tree's plan, the merge), `serve`
+//! (the HTTP API, feature `serve`). Beside them, for the binary: [`board`] picks a board at
+//! run time, [`exit`] says how a command ends (the exit convention), [`progress`] draws a
+//! progress bar.
 //!
 //! ```
 //! use transpo_connect4::{Position, Solver, Strength};

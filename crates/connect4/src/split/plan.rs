@@ -10,15 +10,22 @@
 //! leaf the bound the shards proved, if it answers the window there. Where no bound answers,
 //! the leaf is asked for (with every window the replay needed of it), and the replay goes on
 //! as if the leaf scored a guess, so that one round asks for every leaf the search is likely
-//! to need, not one at a time. The guess is the draw (0), within what is known of the leaf:
-//! most scores near the root of these boards are small. A later round replays with what the
-//! earlier ones proved (a bound proved in round 1 still holds in round 3), and asks again
-//! where a guess was wrong; the root is solved when a replay needs no guess. Alpha-beta's
-//! answer from proved bounds alone is exact, so the root's answer is.
+//! to need, not one at a time. The guess is a score for the root (a draw, a loss or a win:
+//! most scores near the root are small), each unknown leaf taken to score it from the root's
+//! side, within what is known of the leaf; of the three, the plan takes the one whose replay
+//! asks for the fewest leaves, the one the known bounds support best ([`GUESSES`]). A move
+//! whose known bounds already prove it good enough ends its node with nothing asked,
+//! whatever the move order puts first (the top tree's enhanced transposition cutoff). A
+//! later round replays with what the earlier ones proved (a bound proved in round 1 still
+//! holds in round 3), and asks again where a guess was wrong; the root is solved when a
+//! replay needs no guess. Alpha-beta's answer from proved bounds alone is exact, so the
+//! root's answer is.
 //!
 //! This is MTD(f)'s and the checkers proof's division of labour (Schaeffer et al., "Checkers
-//! is solved", Science 2007: a manager picks positions, many solvers prove them): the top
-//! tree is small and replayed in memory at each merge; the leaves' searches are the work.
+//! is solved", Science 2007: a manager picks positions, many solvers prove them), with
+//! APHID's guessed leaves (Brockington and Schaeffer, 1997): the top tree is small and
+//! replayed in memory at each merge; the leaves' searches are the work. What it costs, and
+//! what else was tried, is in the crate README.
 
 use crate::book::Tree;
 use crate::moves::MoveSorter;
