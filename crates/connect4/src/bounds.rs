@@ -432,6 +432,37 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
         self.far.restart();
     }
 
+    /// Writes the big table and its epoch to `out`, for a later run to go on from
+    /// ([`BoundTable::load_far`]): the bounds it holds are facts about positions of this
+    /// board, true whatever search stored them. The whole table must be in use
+    /// ([`BoundTable::use_whole_table`]); the near table, cheap to fill again, is not saved.
+    pub fn save_far(&self, mut out: impl std::io::Write) -> Result<(), TableError> {
+        out.write_all(&self.epoch.to_le_bytes())
+            .map_err(|e| TableError::Table(transpo::Error::Io(e)))?;
+        self.far.table.save(out).map_err(TableError::Table)
+    }
+
+    /// Replaces the big table and the epoch by those [`BoundTable::save_far`] wrote, of a
+    /// table of this board and size with the whole table in use; on any error (another size,
+    /// a corrupt or cut file) the table is left as it was. The caller makes sure the file is
+    /// of this board: the table file's header does not say.
+    pub fn load_far(&mut self, mut input: impl std::io::Read) -> Result<(), TableError> {
+        let mut epoch = [0; 8];
+        input
+            .read_exact(&mut epoch)
+            .map_err(|e| TableError::Table(transpo::Error::Io(e)))?;
+        let epoch = u64::from_le_bytes(epoch);
+        if epoch >= Self::EPOCHS.max(1) {
+            return Err(TableError::Table(transpo::Error::Corrupt(format!(
+                "epoch {epoch}, but this board has {}",
+                Self::EPOCHS
+            ))));
+        }
+        self.far.table.load(input).map_err(TableError::Table)?;
+        self.epoch = epoch;
+        Ok(())
+    }
+
     /// Buckets of the big table in use now: `START_BUCKETS` after a clear, doubling as the
     /// solve goes on.
     pub fn buckets_in_use(&self) -> usize {

@@ -572,6 +572,17 @@ fn solve_list<const W: usize, const H: usize>(
     let number = split::current_round(dir)?;
     let round = Round::load(dir, number, &split)?;
     let mut solver = solving.solver()?;
+    // The table goes on from the shard's last round: the whole of it in use, to be saved.
+    solver.table_mut().use_whole_table();
+    let table = dir.join(split::table_file(shard));
+    match split::load_table(&mut solver, &table, split.checksum()) {
+        Ok(true) => eprintln!("{}: the table of an earlier round loaded", table.display()),
+        Ok(false) => {}
+        Err(e) => eprintln!(
+            "{}: not loaded ({e}); starting on an empty table",
+            table.display()
+        ),
+    }
     let path = dir.join(shard.file_name(number));
     let mut results = ResultsFile::open(&path, &round, shard, split.strength)?;
     for note in results.notes() {
@@ -583,6 +594,12 @@ fn solve_list<const W: usize, const H: usize>(
     );
     let run = split::solve_shard(&mut solver, &round, &mut results, || bar.inc(1))?;
     bar.finish_and_clear();
+    if run.solved_now > 0
+        && let Err(e) = split::save_table(&solver, &table, split.checksum())
+    {
+        // Only a later round's speed depends on it: the results are saved.
+        eprintln!("{}: table not saved ({e})", table.display());
+    }
     eprintln!(
         "{}: round {number}, shard {shard}: {} positions searched now, {} before, {:.1} s, {} \
          positions explored",
@@ -643,6 +660,7 @@ fn merge<const W: usize, const H: usize>(
             )));
         }
         Outcome::Solved { score, book } => {
+            remove_tables(dir);
             let mut stdout = io::stdout().lock();
             writeln!(
                 stdout,
@@ -677,6 +695,27 @@ fn merge<const W: usize, const H: usize>(
         merged.micros as f64 / 1e6,
     );
     Ok(())
+}
+
+/// Removes the shards' table files of a solved split (`table-I-of-N.bin`, each as big as
+/// `--hash-mib`), which only later rounds would have read; says what it removed.
+fn remove_tables(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut removed = 0;
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let is_table = name
+            .to_str()
+            .is_some_and(|n| n.starts_with("table-") && n.contains("-of-") && n.ends_with(".bin"));
+        if is_table && entry.file_type().is_ok_and(|t| t.is_file()) {
+            removed += usize::from(std::fs::remove_file(entry.path()).is_ok());
+        }
+    }
+    if removed > 0 {
+        eprintln!("{}: {removed} shard table files removed", dir.display());
+    }
 }
 
 /// `transpo-c4 book`: every position below `--from` down to `--depth` stones, solved

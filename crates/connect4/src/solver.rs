@@ -43,6 +43,11 @@ impl<const W: usize, const H: usize> Solver<W, H> {
     pub fn new(hash_mib: u64) -> Result<Self, TableError> {
         Ok(Solver::with_table(BoundTable::new(hash_mib)?))
     }
+
+    /// The table, to save or load it ([`BoundTable::save_far`], [`BoundTable::load_far`]).
+    pub fn table_mut(&mut self) -> &mut BoundTable<W, H> {
+        &mut self.table
+    }
 }
 
 impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {

@@ -267,6 +267,20 @@ fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
     let out = c4(&["merge", &d]);
     assert_eq!(out.status.code(), Some(3), "6x5 takes more than one round");
     assert!(dir.join("round-2.txt").exists());
+    // Each shard kept its table for the next round; a damaged one is only not loaded.
+    assert!(dir.join("table-1-of-2.bin").is_file());
+    std::fs::write(dir.join("table-2-of-2.bin"), "not a table").expect("write");
+    let out = c4(&["solve-list", &d, "--shard", "2/2", "--threads", "1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("table-2-of-2.bin: not loaded"), "{stderr}");
+    let out = c4(&["solve-list", &d, "--shard", "1/2", "--threads", "1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the table of an earlier round loaded"),
+        "{stderr}"
+    );
+    std::fs::remove_file(dir.join("round-2-results-1-of-2.txt")).expect("remove");
     // A past round's shard where round 2's belongs.
     let past = dir.join("round-1-results-1-of-2.txt");
     let here = dir.join("round-2-results-1-of-2.txt");
@@ -300,6 +314,10 @@ fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
         rounds(&dir, 2)
     };
     assert!(line.starts_with("- 0 "), "{line}");
+    assert!(
+        !dir.join("table-1-of-2.bin").exists(),
+        "tables removed once solved"
+    );
     // Merged again: the same answer, nothing written anew.
     assert_eq!(ok(&["merge", &d]), line);
     let _ = std::fs::remove_dir_all(&dir);

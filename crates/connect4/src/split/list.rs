@@ -175,6 +175,16 @@ impl<const W: usize, const H: usize> Split<W, H> {
 }
 
 impl<const W: usize, const H: usize> Round<W, H> {
+    /// The indices of the positions of `shard`, in the list's order. A position belongs to
+    /// the shard its move sequence's hash picks, not to one by its place in the list: so a
+    /// position asked again in a later round with as many shards goes to the shard that
+    /// searched it before, whose table file holds its subtree.
+    pub fn of_shard(&self, shard: super::Shard) -> Vec<usize> {
+        (0..self.moves.len())
+            .filter(|&i| shard.contains(fnv1a(self.moves[i].as_bytes()) as usize % shard.count))
+            .collect()
+    }
+
     /// The checksum of the round's positions and windows, which its results files name.
     pub fn checksum(&self) -> u64 {
         fnv1a(self.lines().collect::<Vec<_>>().join("\n").as_bytes())

@@ -183,15 +183,14 @@ fn unite<'a, const W: usize, const H: usize>(
         return Ok(Vec::new());
     }
     let count = count.ok_or_else(|| lacking(format!("round {number}: no results files")))?;
-    let index: HashMap<&str, usize> = round
-        .moves
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.as_str(), i))
-        .collect();
     let mut united = Vec::with_capacity(round.moves.len());
     for i in 1..=count {
         let shard = Shard { index: i, count };
+        let owned: HashSet<&str> = round
+            .of_shard(shard)
+            .into_iter()
+            .map(|j| round.moves[j].as_str())
+            .collect();
         let (name, results) = shards.get(&i).ok_or_else(|| {
             lacking(format!(
                 "round {number}, shard {shard}: no results file ({})",
@@ -199,10 +198,7 @@ fn unite<'a, const W: usize, const H: usize>(
             ))
         })?;
         for s in &results.solved {
-            let owned = index
-                .get(s.moves.as_str())
-                .is_some_and(|&j| shard.contains(j));
-            if !owned {
+            if !owned.contains(s.moves.as_str()) {
                 return Err(Failure::usage(format!(
                     "{name}: {:?} is not a position of round {number}'s shard {shard}",
                     s.moves
@@ -210,7 +206,7 @@ fn unite<'a, const W: usize, const H: usize>(
             }
             united.push(s);
         }
-        let expected = shard.units(round.moves.len());
+        let expected = owned.len();
         let solved = results
             .solved
             .iter()
@@ -258,9 +254,9 @@ mod tests {
             .map(|index| {
                 let shard = Shard { index, count };
                 let mut text = Results::header(round, shard, Strength::Strong);
-                for moves in shard.select(round.moves.iter().collect()) {
+                for i in round.of_shard(shard) {
                     let solved = Solved {
-                        moves: moves.clone(),
+                        moves: round.moves[i].clone(),
                         range: score..=score,
                         nodes,
                         micros: 1,

@@ -203,7 +203,7 @@ impl Results {
         }
         // A position with `depth` stones scores at most a win with the next stone.
         let max_score = win_now_score(W * H, list.depth);
-        let most = shard.units(list.moves.len());
+        let most = list.of_shard(shard).len();
         let mut solved: Vec<Solved> = Vec::new();
         // Each position's index in `solved`.
         let mut seen: HashMap<String, usize> = HashMap::new();

@@ -23,7 +23,7 @@ use crate::score::{Strength, Window};
 use crate::solver::Solver;
 use std::collections::HashSet;
 use std::fs::{File, TryLockError};
-use std::io::{BufReader, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -163,11 +163,10 @@ impl ResultsFile {
         &self,
         list: &'l Round<W, H>,
     ) -> Vec<(&'l str, Window)> {
-        self.shard
-            .select(list.moves.iter().zip(&list.windows).collect())
+        list.of_shard(self.shard)
             .into_iter()
+            .map(|i| (list.moves[i].as_str(), list.windows[i]))
             .filter(|(m, _)| !self.done.contains(*m))
-            .map(|(m, w)| (m.as_str(), *w))
             .collect()
     }
 
@@ -181,6 +180,72 @@ impl ResultsFile {
         self.done.insert(solved.moves.clone());
         Ok(())
     }
+}
+
+/// The first line of a shard's table file ([`save_table`]): the board and the split it
+/// belongs to, since the table's own header does not name the board.
+fn table_header(board: (usize, usize), split: u64) -> String {
+    format!(
+        "# transpo-c4 table v1 board {}x{} split {split:016x}\n",
+        board.0, board.1
+    )
+}
+
+/// The table file of `shard` in a split directory: `table-I-of-N.bin`.
+pub fn table_file(shard: Shard) -> String {
+    format!("table-{}-of-{}.bin", shard.index, shard.count)
+}
+
+/// Loads into `solver`'s table the table file at `path` that an earlier round's run of the
+/// shard saved ([`save_table`]) for the split of checksum `split`: `Ok(true)` if it did,
+/// `Ok(false)` if there is no file, an error (the table left as it was) if the file is not
+/// a regular file, belongs to another board or split, or does not load (another
+/// `--hash-mib`, damaged). The bounds it holds are true of the positions whatever search
+/// stored them, so a round goes on from them: a position asked again is searched on a warm
+/// table.
+pub fn load_table<const W: usize, const H: usize>(
+    solver: &mut Solver<W, H>,
+    path: &Path,
+    split: u64,
+) -> Result<bool, String> {
+    let file = match transpo_files::open_regular(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e.to_string()),
+    };
+    let mut input = BufReader::new(file);
+    let expected = table_header((W, H), split);
+    let mut header = Vec::new();
+    std::io::Read::take(&mut input, expected.len() as u64)
+        .read_until(b'\n', &mut header)
+        .map_err(|e| e.to_string())?;
+    if header != expected.as_bytes() {
+        return Err("not a table file of this split and board".into());
+    }
+    solver
+        .table_mut()
+        .load_far(input)
+        .map_err(|e| e.to_string())?;
+    Ok(true)
+}
+
+/// Saves `solver`'s table to `path` atomically, for the next round's run of the shard
+/// ([`load_table`]).
+pub fn save_table<const W: usize, const H: usize>(
+    solver: &Solver<W, H>,
+    path: &Path,
+    split: u64,
+) -> Result<(), String> {
+    transpo_files::write_atomic(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        out.write_all(table_header((W, H), split).as_bytes())?;
+        solver
+            .table()
+            .save_far(&mut out)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        out.flush()
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// What a run of [`solve_shard`] did.
@@ -381,5 +446,38 @@ mod tests {
         let other = Shard { index: 1, count: 2 };
         let e = ResultsFile::open(&path, &list, other, Strength::Strong).expect_err("shard");
         assert!(e.to_string().contains("holds shard 1/1, not 1/2"), "{e}");
+    }
+
+    /// A table saved after a shard's round loads into the next run's solver and holds what
+    /// the first learned (a 6×5 position, so that most of it is in the big table, the one
+    /// saved) (the same position is then searched in fewer positions); a file of
+    /// another split, or damaged, is refused and leaves the table as it was.
+    #[test]
+    fn a_table_file_carries_bounds_to_the_next_round() {
+        let path = scratch("table").with_file_name(table_file(SHARD));
+        let pos = Position::<6, 5>::from_moves("3434").expect("a position");
+        let mut first = Solver::<6, 5>::new(4).expect("4 MiB");
+        first.table_mut().use_whole_table();
+        let score = first.solve(&pos, Strength::Strong);
+        let cold = first.nodes();
+        save_table(&first, &path, 7).expect("saved");
+        let mut second = Solver::<6, 5>::new(4).expect("4 MiB");
+        second.table_mut().use_whole_table();
+        assert_eq!(load_table(&mut second, &path, 7), Ok(true));
+        assert_eq!(second.solve(&pos, Strength::Strong), score);
+        assert!(second.nodes() < cold, "{} vs {cold}", second.nodes());
+        let mut third = Solver::<6, 5>::new(4).expect("4 MiB");
+        third.table_mut().use_whole_table();
+        let e = load_table(&mut third, &path, 8).expect_err("another split");
+        assert!(e.contains("not a table file of this split"), "{e}");
+        let mut bytes = std::fs::read(&path).expect("the file");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&path, &bytes).expect("write");
+        assert!(load_table(&mut third, &path, 7).is_err(), "a damaged file");
+        assert_eq!(third.solve(&pos, Strength::Strong), score);
+        assert_eq!(third.nodes(), cold, "the table was left empty");
+        let missing = path.with_file_name("absent.bin");
+        assert_eq!(load_table(&mut third, &missing, 7), Ok(false));
     }
 }
