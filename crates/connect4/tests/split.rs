@@ -64,7 +64,16 @@ fn solve_round(dir: &Path, shards: usize) {
     let d = dir.display().to_string();
     for i in 1..=shards {
         let shard = format!("{i}/{shards}");
-        ok(&["solve-list", &d, "--shard", &shard, "--threads", "1"]);
+        ok(&[
+            "solve-list",
+            &d,
+            "--shard",
+            &shard,
+            "--threads",
+            "1",
+            "--hash-mib",
+            "16",
+        ]);
     }
 }
 
@@ -270,11 +279,29 @@ fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
     // Each shard kept its table for the next round; a damaged one is only not loaded.
     assert!(dir.join("table-1-of-2.bin").is_file());
     std::fs::write(dir.join("table-2-of-2.bin"), "not a table").expect("write");
-    let out = c4(&["solve-list", &d, "--shard", "2/2", "--threads", "1"]);
+    let out = c4(&[
+        "solve-list",
+        &d,
+        "--shard",
+        "2/2",
+        "--threads",
+        "1",
+        "--hash-mib",
+        "16",
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("table-2-of-2.bin: not loaded"), "{stderr}");
-    let out = c4(&["solve-list", &d, "--shard", "1/2", "--threads", "1"]);
+    let out = c4(&[
+        "solve-list",
+        &d,
+        "--shard",
+        "1/2",
+        "--threads",
+        "1",
+        "--hash-mib",
+        "16",
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("the table of an earlier round loaded"),
@@ -285,7 +312,16 @@ fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
     let past = dir.join("round-1-results-1-of-2.txt");
     let here = dir.join("round-2-results-1-of-2.txt");
     std::fs::copy(&past, &here).expect("copy");
-    let out = c4(&["solve-list", &d, "--shard", "1/2", "--threads", "1"]);
+    let out = c4(&[
+        "solve-list",
+        &d,
+        "--shard",
+        "1/2",
+        "--threads",
+        "1",
+        "--hash-mib",
+        "16",
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -304,7 +340,16 @@ fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
     assert!(stderr.contains("again"), "{stderr}");
     // Round 2's shard cut short mid-line, then resumed: the rounds still end in the root.
     std::fs::remove_file(&here).expect("remove");
-    ok(&["solve-list", &d, "--shard", "1/2", "--threads", "1"]);
+    ok(&[
+        "solve-list",
+        &d,
+        "--shard",
+        "1/2",
+        "--threads",
+        "1",
+        "--hash-mib",
+        "16",
+    ]);
     let text = std::fs::read_to_string(&here).expect("round 2's results");
     std::fs::write(&here, &text[..text.len() - 3]).expect("cut");
     let out = c4(&["merge", &d]);
