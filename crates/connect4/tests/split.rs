@@ -59,21 +59,31 @@ fn split_and_solve(dir: &Path, board: &str, depth: u32, shards: usize, split_fla
     solve_round(dir, shards);
 }
 
-/// Runs every shard of the current round, one after the other, on one thread each.
-fn solve_round(dir: &Path, shards: usize) {
+/// Runs `shard` of the current round on one thread and a 16 MiB table (which its table
+/// file keeps from round to round).
+fn solve_list(dir: &Path, shard: &str) -> Output {
     let d = dir.display().to_string();
+    c4(&[
+        "solve-list",
+        &d,
+        "--shard",
+        shard,
+        "--threads",
+        "1",
+        "--hash-mib",
+        "16",
+    ])
+}
+
+/// Runs every shard of the current round, one after the other.
+fn solve_round(dir: &Path, shards: usize) {
     for i in 1..=shards {
-        let shard = format!("{i}/{shards}");
-        ok(&[
-            "solve-list",
-            &d,
-            "--shard",
-            &shard,
-            "--threads",
-            "1",
-            "--hash-mib",
-            "16",
-        ]);
+        let out = solve_list(dir, &format!("{i}/{shards}"));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -279,29 +289,11 @@ fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
     // Each shard kept its table for the next round; a damaged one is only not loaded.
     assert!(dir.join("table-1-of-2.bin").is_file());
     std::fs::write(dir.join("table-2-of-2.bin"), "not a table").expect("write");
-    let out = c4(&[
-        "solve-list",
-        &d,
-        "--shard",
-        "2/2",
-        "--threads",
-        "1",
-        "--hash-mib",
-        "16",
-    ]);
+    let out = solve_list(&dir, "2/2");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("table-2-of-2.bin: not loaded"), "{stderr}");
-    let out = c4(&[
-        "solve-list",
-        &d,
-        "--shard",
-        "1/2",
-        "--threads",
-        "1",
-        "--hash-mib",
-        "16",
-    ]);
+    let out = solve_list(&dir, "1/2");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("the table of an earlier round loaded"),
@@ -312,16 +304,7 @@ fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
     let past = dir.join("round-1-results-1-of-2.txt");
     let here = dir.join("round-2-results-1-of-2.txt");
     std::fs::copy(&past, &here).expect("copy");
-    let out = c4(&[
-        "solve-list",
-        &d,
-        "--shard",
-        "1/2",
-        "--threads",
-        "1",
-        "--hash-mib",
-        "16",
-    ]);
+    let out = solve_list(&dir, "1/2");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -340,16 +323,12 @@ fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
     assert!(stderr.contains("again"), "{stderr}");
     // Round 2's shard cut short mid-line, then resumed: the rounds still end in the root.
     std::fs::remove_file(&here).expect("remove");
-    ok(&[
-        "solve-list",
-        &d,
-        "--shard",
-        "1/2",
-        "--threads",
-        "1",
-        "--hash-mib",
-        "16",
-    ]);
+    let out = solve_list(&dir, "1/2");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&here).expect("round 2's results");
     std::fs::write(&here, &text[..text.len() - 3]).expect("cut");
     let out = c4(&["merge", &d]);
