@@ -528,11 +528,12 @@ fn split_tree<const W: usize, const H: usize>(
     let tree = Tree::new(&root, from, *depth).map_err(Failure::usage)?;
     let root_name = if from.is_empty() { "-" } else { from };
     let split = Split::of(&tree, root_name, solving.strength, full_book);
+    let tree_len = tree.len();
     let round = if full_book {
         split.full_round()
     } else {
         // Nothing known yet: the first merge's plan, from no results.
-        match split::merge(&split, &[], &[])?.outcome {
+        match split::merge(&split, tree, &[], &[])?.outcome {
             Outcome::Next(round) => round,
             Outcome::Solved { .. } => split.round(1, Vec::new()),
         }
@@ -544,7 +545,7 @@ fn split_tree<const W: usize, const H: usize>(
         path.display(),
         split.moves.len(),
         split.depth,
-        tree.len()
+        tree_len
     );
     eprintln!(
         "{}: round 1: {} positions to search",
@@ -646,7 +647,8 @@ fn merge<const W: usize, const H: usize>(
             })?;
         shards.push((name, results));
     }
-    let merged = split::merge(&split, &rounds, &shards)?;
+    let tree = split.tree().map_err(Failure::usage)?;
+    let merged = split::merge(&split, tree, &rounds, &shards)?;
     let book = match merged.outcome {
         Outcome::Next(round) => {
             let path = round.write_in(dir)?;

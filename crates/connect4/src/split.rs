@@ -74,8 +74,10 @@ const RESULTS_MAGIC: &str = "# transpo-c4 solve-list v2";
 /// The first words of a results file's header before rounds.
 const RESULTS_MAGIC_V1: &str = "# transpo-c4 solve-list v1";
 
-/// `I/N`: the units of work (positions of a list, cells of a lab matrix) whose 0-based index
-/// modulo `N` is `I − 1` (1-based, like Slurm array ids).
+/// `I/N`: the units of work (cells of a lab matrix) whose 0-based index modulo `N` is `I − 1`
+/// (1-based, like Slurm array ids). A split's round gives its positions to shards by a hash
+/// of their moves instead ([`Round::of_shard`]), so that a position keeps its shard from one
+/// round to the next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shard {
     /// This shard, 1 to `count`.

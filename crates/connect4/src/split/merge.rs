@@ -36,8 +36,9 @@ pub enum Outcome<const W: usize, const H: usize> {
     Next(Round<W, H>),
 }
 
-/// Unites the results of every shard of every round of `split` (`rounds` its lists, round 1
-/// first; `files` the results as `(name, results)`, in any order, each read by
+/// Unites the results of every shard of every round of `split` (`tree` its tree, as
+/// [`Split::tree`] makes it, taken rather than made again: the caller often has it;
+/// `rounds` its lists, round 1 first; `files` the results as `(name, results)`, in any order, each read by
 /// [`Results::read`] against its round's list) and replays the root's search over them.
 ///
 /// Stops with an error naming the file or shard if one is given twice, if files of one round
@@ -48,11 +49,11 @@ pub enum Outcome<const W: usize, const H: usize> {
 /// lacking; every other error is bad input, [`Failure::Usage`].
 pub fn merge<const W: usize, const H: usize>(
     split: &Split<W, H>,
+    tree: Tree<W, H>,
     rounds: &[Round<W, H>],
     files: &[(String, Results)],
 ) -> Result<Merged<W, H>, Failure> {
     let root = split.root_position().map_err(Failure::usage)?;
-    let tree = split.tree().map_err(Failure::usage)?;
     let mut plan = Plan::new(&root, split.depth, split.window());
     let (mut nodes, mut micros, mut searched) = (0u64, 0u64, 0usize);
     for round in rounds {
@@ -248,6 +249,11 @@ mod tests {
         (split, round)
     }
 
+    /// The split's tree.
+    fn tree(split: &Split<4, 4>) -> Tree<4, 4> {
+        split.tree().expect("a small tree")
+    }
+
     /// Round 1's results in `count` shards, every position scored `score` with `nodes`.
     fn shards(round: &Round<4, 4>, count: usize, score: i32, nodes: u64) -> Vec<(String, Results)> {
         (1..=count)
@@ -275,6 +281,7 @@ mod tests {
         let (split, round) = split();
         let e = merge(
             &split,
+            tree(&split),
             std::slice::from_ref(&round),
             &shards(&round, 2, 0, u64::MAX),
         )
@@ -292,10 +299,11 @@ mod tests {
         second.number = 2;
         let mut files = shards(&first, 1, 0, 1);
         files.extend(shards(&second, 1, 1, 1));
-        let e = merge(&split, &[first.clone(), second], &files).expect_err("0 then 1");
+        let e =
+            merge(&split, tree(&split), &[first.clone(), second], &files).expect_err("0 then 1");
         assert!(e.to_string().contains("contradicts"), "{e}");
         assert_eq!(e.exit_code(), 2);
-        let e = merge(&split, &[], &shards(&first, 1, 0, 1)).expect_err("no list");
+        let e = merge(&split, tree(&split), &[], &shards(&first, 1, 0, 1)).expect_err("no list");
         assert!(e.to_string().contains("which has no list"), "{e}");
     }
 }
