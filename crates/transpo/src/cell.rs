@@ -1,15 +1,30 @@
 //! Cells: the atomic words one entry lives in.
 //!
 //! A table is an array of cells shared by every search thread through `&self`, so a cell is
-//! always made of atomics and every access is a relaxed load or store. Three shapes cover
+//! always made of atomics and every access is a relaxed load or store. Four shapes cover
 //! the users we know: a 32-bit word (a solver's partial key and one byte), a 64-bit word (a
-//! compact chess entry with a 16-bit key check), and a run of 64-bit words verified with
-//! Hyatt's lockless XOR (a full 64-bit key and 64 or 128 bits of payload).
+//! compact chess entry with a 16-bit key check), a 128-bit word (an exact solver entry for
+//! position codes wider than 64 bits), and a run of 64-bit words verified with Hyatt's
+//! lockless XOR (a full 64-bit key and 64 or 128 bits of payload).
 //!
 //! A single-word cell cannot tear: the key check and the payload are written by one store.
 //! A multi-word cell can, when two threads write it at once; [`XorCell`] stores the key
 //! XOR-ed with every data word, so a reader that sees words from two different writes
 //! computes a key that is not the one it asked for, and the torn cell reads as a miss.
+//!
+//! The 128-bit word is [`portable_atomic::AtomicU128`], not an `XorCell<2>`, because the XOR
+//! rejects a torn read only *almost surely*: the first word a torn read computes is the
+//! key word XOR-ed with two writes' data words, which passes the key check whenever those
+//! data words agree in the checked bits. For random data that is a 2⁻⁴⁸ chance with a
+//! 48-bit check, but an exact entry's data is not random: two writes for the same table key
+//! whose second words differ only above the checked bits (the same position in another
+//! epoch, when the epoch does not change the key) would pass every time, and the reader
+//! would take a value that was never stored beside the code it reads. An entry that must never be wrong needs a cell that cannot tear
+//! at all, so one 16-byte atomic it is: portable-atomic loads and stores it with a single
+//! instruction where the CPU has one (on x86-64, chosen at run time: `VMOVDQA` with AVX,
+//! which Intel and AMD guarantee atomic when aligned, else `CMPXCHG16B`; on AArch64
+//! `LDP`/`STP` with LSE2, else an exclusive pair or `CASP`), and falls back
+//! to its own lock-based implementation elsewhere, which is slower but never tears either.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -41,8 +56,9 @@ pub trait Cell: sealed::Sealed + Send + Sync + 'static {
 
 /// A single atomic word as a cell: one relaxed load or store, which cannot tear.
 macro_rules! word_cell {
-    ($atomic:ty, $word:ty) => {
+    ($(#[$doc:meta])* $atomic:ty, $word:ty) => {
         impl sealed::Sealed for $atomic {}
+        $(#[$doc])*
         impl Cell for $atomic {
             type Bits = $word;
             const EMPTY: $word = 0;
@@ -69,6 +85,23 @@ macro_rules! word_cell {
 
 word_cell!(AtomicU32, u32);
 word_cell!(AtomicU64, u64);
+word_cell!(
+    /// One 16-byte atomic, for [`crate::WideExactEntry`]: a relaxed load or store that
+    /// cannot tear (see the [module docs](self) for why not an [`XorCell<2>`]).
+    ///
+    /// What the raw memory layer relies on holds: portable-atomic documents that
+    /// `AtomicU128` has the same in-memory representation as `u128`, so sixteen zero bytes
+    /// are a valid cell holding 0, [`Cell::EMPTY`]; its alignment, 16, divides a cache line,
+    /// so a cell never straddles two. Whether the CPU does it without a lock is
+    /// [`portable_atomic::AtomicU128::is_lock_free`] (on x86-64, whether it has
+    /// `CMPXCHG16B`; every x86-64 CPU of the last fifteen years has).
+    ///
+    /// Cost: unless the build enables those instructions (`-C target-cpu=native` on such a
+    /// CPU), each load and store goes through a function pointer set at the first use; and
+    /// without AVX a load is a locked `CMPXCHG16B`, which writes the cache line.
+    portable_atomic::AtomicU128,
+    u128
+);
 
 /// `N` 64-bit words with lockless XOR verification (Hyatt & Mann 2002).
 ///
@@ -188,6 +221,30 @@ mod tests {
         assert_eq!(Cell::load(&zeroed::<AtomicU32>()), AtomicU32::EMPTY);
         assert_eq!(Cell::load(&zeroed::<AtomicU64>()), AtomicU64::EMPTY);
         assert_eq!(zeroed::<XorCell<3>>().load(), XorCell::<3>::EMPTY);
+        let wide = zeroed::<portable_atomic::AtomicU128>();
+        assert_eq!(Cell::load(&wide), portable_atomic::AtomicU128::EMPTY);
+        Cell::store(&wide, u128::MAX - 1);
+        assert_eq!(Cell::load(&wide), u128::MAX - 1);
+    }
+
+    /// The 128-bit cell is one 16-byte word, aligned so that a cache line holds whole
+    /// cells, and on a CPU with a 16-byte atomic instruction it takes no lock.
+    #[test]
+    fn wide_cell_is_sixteen_aligned_bytes_and_lock_free_where_the_cpu_can() {
+        use portable_atomic::AtomicU128;
+        assert_eq!(size_of::<AtomicU128>(), 16);
+        assert_eq!(<AtomicU128 as Cell>::BYTES, 16);
+        assert_eq!(align_of::<AtomicU128>(), 16);
+        assert_eq!(crate::raw::CACHE_LINE % align_of::<AtomicU128>(), 0);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("cmpxchg16b") {
+            assert!(AtomicU128::is_lock_free(), "cmpxchg16b is there");
+        }
+        #[cfg(target_arch = "aarch64")]
+        assert!(
+            AtomicU128::is_lock_free(),
+            "every AArch64 CPU has 16-byte atomics"
+        );
     }
 
     #[test]
@@ -217,5 +274,11 @@ mod tests {
         AtomicU32::write_le(0xa1b2c3d4, &mut buf);
         assert_eq!(buf, [0xd4, 0xc3, 0xb2, 0xa1]);
         assert_eq!(AtomicU32::read_le(&buf), 0xa1b2c3d4);
+        type Wide = portable_atomic::AtomicU128;
+        let bits = 0x0f0e_0d0c_0b0a_0908_0706_0504_0302_0100;
+        let mut buf = [0u8; 16];
+        Wide::write_le(bits, &mut buf);
+        assert_eq!(buf, std::array::from_fn(|i| i as u8));
+        assert_eq!(Wide::read_le(&buf), bits);
     }
 }

@@ -82,6 +82,7 @@ mod table;
 
 pub use entry::{
     Bound, ChessEntry, CompactEntry, Depth, Entry, ExactEntry, ResearchEntry, SolverEntry,
+    WideExactEntry,
 };
 pub use error::Error;
 pub use persist::{FORMAT_VERSION, LoadFrom, SaveTo, TableFile};

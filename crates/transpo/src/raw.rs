@@ -33,6 +33,13 @@ unsafe impl<C: Cell> Sync for RawCells<C> {}
 impl<C: Cell> RawCells<C> {
     /// Allocates `len` zeroed cells.
     pub(crate) fn zeroed(len: usize) -> Result<Self, Error> {
+        // The memory is aligned to a cache line, so no cell may ask for more.
+        const {
+            assert!(
+                CACHE_LINE.is_multiple_of(align_of::<C>()),
+                "a cell's alignment must divide a cache line"
+            );
+        }
         if len == 0 {
             return Err(Error::InvalidSize(
                 "a table needs at least one entry".into(),

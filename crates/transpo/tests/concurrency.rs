@@ -13,7 +13,7 @@
 use std::num::NonZeroU8;
 use transpo::{
     Bound, ChessEntry, CompactEntry, Config, Entry, ExactEntry, ResearchEntry, Scheme, Size,
-    SolverEntry, Table, key::mix,
+    SolverEntry, Table, WideExactEntry, key::mix,
 };
 
 /// Threads and operations per thread: 4 × 300,000 unless the environment says otherwise
@@ -153,6 +153,26 @@ fn exact_entries_never_tear() {
         ExactEntry {
             value: NonZeroU8::new((h % 255 + 1) as u8).expect("1..=255"),
             depth: (h >> 8) as u8,
+        }
+    });
+    assert!(hits > 1000, "saw {hits}");
+}
+
+#[test]
+fn wide_exact_entries_never_tear() {
+    // As for `ExactEntry`: low 48 bits distinct. Every field, the 64-bit rest included, is a
+    // function of the key, so a hit that mixed two writes fails.
+    let keys = keys_with_distinct_low_bits(4096, 48);
+    let config = Config {
+        scheme: Scheme::DepthAge { k: 0 },
+        ..Config::default()
+    };
+    let hits = hammer(config, &keys, |k| {
+        let h = mix(k);
+        WideExactEntry {
+            value: NonZeroU8::new((h % 255 + 1) as u8).expect("1..=255"),
+            depth: (h >> 8) as u8,
+            rest: k.rotate_left(7) ^ 0x5a5a_0f0f_3c3c_9696,
         }
     });
     assert!(hits > 1000, "saw {hits}");

@@ -125,7 +125,7 @@ mod tests {
     fn keys_sharing_the_check_never_share_a_bucket() {
         for ways in [1, 8] {
             for buckets in [ExactEntry::MIN_BUCKETS, ExactEntry::MIN_BUCKETS + 7] {
-                let table = exact_table(buckets, ways);
+                let table = exact_table::<ExactEntry>(buckets, ways);
                 for low in [0, 1, 0x1234_5678_9abc, CHECK_MASK] {
                     let mut last = None;
                     for high in (0..1u64 << 16).step_by(97).chain([(1 << 16) - 1]) {

@@ -3,7 +3,7 @@
 //! The table knows nothing about games. It asks an entry type four things: which cell it
 //! lives in, how to pack and unpack it with the key's verification bits and the generation,
 //! whether packed bits belong to a given key, and the three facts replacement schemes weigh
-//! (depth, bound, subtree size). Five layouts ship with the crate:
+//! (depth, bound, subtree size). Six layouts ship with the crate:
 //!
 //! | type | cell | per 64-byte line | key check | payload |
 //! |---|---|---|---|---|
@@ -12,6 +12,7 @@
 //! | [`ResearchEntry`] | 3 × u64, XOR-verified | 2 (48 bytes) | full 64 bits | move, score, depth, bound, generation, subtree nodes |
 //! | [`SolverEntry`] | u32 | 16 | 24 low bits | one non-zero byte |
 //! | [`ExactEntry`] | u64 | 8 | 48 low bits, exact with the bucket index | depth, one non-zero byte |
+//! | [`WideExactEntry`] | u128, one atomic | 4 | 48 low bits, exact with the bucket index and the caller's check of `rest` | depth, one non-zero byte, 64 more bits of the code (`rest`) |
 //!
 //! The index takes the *high* bits of the key (see [`crate::Table`]), so partial key checks
 //! take the *low* bits, which the index barely uses.
@@ -22,12 +23,14 @@ mod exact;
 mod research;
 mod search_word;
 mod solver;
+mod wide;
 
 pub use chess::ChessEntry;
 pub use compact::CompactEntry;
 pub use exact::ExactEntry;
 pub use research::ResearchEntry;
 pub use solver::SolverEntry;
+pub use wide::WideExactEntry;
 
 use crate::cell::Cell;
 
@@ -125,9 +128,9 @@ pub trait Entry: Copy + PartialEq + std::fmt::Debug + Send + Sync + 'static {
 pub(crate) mod tests {
     use super::*;
 
-    /// A table of [`ExactEntry`] with `buckets` buckets of `ways` slots: always-replace when
-    /// one-way, depth-and-age otherwise.
-    pub(crate) fn exact_table(buckets: usize, ways: usize) -> crate::Table<ExactEntry> {
+    /// A table of `E` ([`ExactEntry`] or [`WideExactEntry`]) with `buckets` buckets of `ways`
+    /// slots: always-replace when one-way, depth-and-age otherwise.
+    pub(crate) fn exact_table<E: Entry>(buckets: usize, ways: usize) -> crate::Table<E> {
         let config = crate::Config {
             scheme: if ways == 1 {
                 crate::Scheme::New
