@@ -6,6 +6,7 @@
 //! covers the solve only, as in Pons' runs; clearing is O(1) anyway (see [`crate::bounds`]).
 
 use crate::cli::parse_line;
+use crate::position::Bitboard;
 use crate::position::{Position, column_char};
 use crate::score::{Strength, finish};
 use crate::solver::Solver;
@@ -94,8 +95,8 @@ pub const FAILURES_KEPT: usize = 1000;
 
 /// Solves the first `limit` lines of the test-set text `text` (all if `None`), calling
 /// `progress(done, total)` after each. See [`run_lines`].
-pub fn run_set<const W: usize, const H: usize>(
-    solver: &mut Solver<W, H>,
+pub fn run_set<const W: usize, const H: usize, B: Bitboard>(
+    solver: &mut Solver<W, H, B>,
     name: &str,
     text: &str,
     strength: Strength,
@@ -119,8 +120,8 @@ pub fn run_set<const W: usize, const H: usize>(
 /// # Errors
 ///
 /// An I/O error of `input`, which ends the set.
-pub fn run_lines<const W: usize, const H: usize>(
-    solver: &mut Solver<W, H>,
+pub fn run_lines<const W: usize, const H: usize, B: Bitboard>(
+    solver: &mut Solver<W, H, B>,
     name: &str,
     input: impl BufRead,
     strength: Strength,
@@ -139,7 +140,7 @@ pub fn run_lines<const W: usize, const H: usize>(
         let line = line?;
         let line_number = line.number;
         let parsed = match &line.text {
-            Ok(text) => parse_line::<W, H>(text).map_err(|e| e.to_string()),
+            Ok(text) => parse_line::<W, H, B>(text).map_err(|e| e.to_string()),
             Err(bad) => Err(bad.to_string()),
         };
         match parsed {
@@ -174,11 +175,11 @@ pub fn run_lines<const W: usize, const H: usize>(
 /// each with its score by `solve`: test sets like Pons' for any board, as `(moves, score)`.
 /// Fewer than `count` if random play keeps finding the same positions (a small depth) or
 /// cannot reach `depth` (a board that fills up).
-pub fn sample<const W: usize, const H: usize>(
+pub fn sample<const W: usize, const H: usize, B: Bitboard>(
     depth: u32,
     count: usize,
     seed: u64,
-    mut solve: impl FnMut(&Position<W, H>) -> i32,
+    mut solve: impl FnMut(&Position<W, H, B>) -> i32,
 ) -> Vec<(String, i32)> {
     let mut rng = transpo::key::SplitMix64::new(seed);
     let mut seen = std::collections::HashSet::new();
@@ -190,11 +191,13 @@ pub fn sample<const W: usize, const H: usize>(
         return out;
     }
     while out.len() < count && misses < give_up {
-        let mut pos = Position::<W, H>::new();
+        let mut pos = Position::<W, H, B>::new();
         let mut moves = String::new();
         while pos.moves() < depth {
             let open: Vec<usize> = (0..W)
-                .filter(|&c| pos.non_losing_moves() & Position::<W, H>::column_mask(c) != 0)
+                .filter(|&c| {
+                    pos.non_losing_moves() & Position::<W, H, B>::column_mask(c) != B::ZERO
+                })
                 .filter(|&c| !pos.is_winning_move(c))
                 .collect();
             let Some(&col) = open.get(rng.below(open.len().max(1) as u64) as usize) else {
@@ -274,7 +277,7 @@ mod tests {
     fn samples_are_distinct_positions_with_their_scores() {
         let mut solver = Solver::<5, 4>::new(1).expect("1 MiB");
         let mut solve = |pos: &Position<5, 4>| solver.solve(pos, Strength::Strong);
-        let set = sample::<5, 4>(6, 40, 1, &mut solve);
+        let set = sample::<5, 4, u64>(6, 40, 1, &mut solve);
         assert_eq!(set.len(), 40);
         let mut keys = std::collections::HashSet::new();
         for (moves, score) in &set {
@@ -285,8 +288,8 @@ mod tests {
         }
         // The same seed, the same set; two stones on 5×4 make only 13 positions but mirrors
         // (25 sequences: 12 pairs of mirrors and 33).
-        assert_eq!(sample::<5, 4>(6, 40, 1, &mut solve), set);
-        assert_eq!(sample::<5, 4>(2, 40, 1, &mut solve).len(), 13);
+        assert_eq!(sample::<5, 4, u64>(6, 40, 1, &mut solve), set);
+        assert_eq!(sample::<5, 4, u64>(2, 40, 1, &mut solve).len(), 13);
     }
 
     #[test]

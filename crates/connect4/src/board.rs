@@ -4,13 +4,18 @@
 //! Why every board is compiled in: the solver takes its board as const parameters
 //! ([`crate::position::Position`]), so that every mask and shift is a constant and the 7×6
 //! solver is as fast as one written for 7×6 alone. A board read at run time then has to pick
-//! one of those compiled solvers; there are [`Board::ALL`]`.len()` = 42 of them.
+//! one of those compiled solvers; there are [`Board::ALL`]`.len()` = 52 of them: the 42
+//! whose `W·(H + 1)` bits fit in a `u64`, and 10 wide ones on `u128` words ([`Board::WIDE`]:
+//! every board with `W + H = 16` that does not fit 64 bits, 9×8, 9×9, 13×4 and 4×16).
+//! Each compiled board costs build time, so the wide ones are the boards people ask for,
+//! not every board below 128 bits.
 
 use std::fmt;
 use std::str::FromStr;
 
-/// A board size: `width` columns of `height` rows, one whose `width·(height + 1)` bits fit in
-/// a `u64`, with both at least 4 (the boards [`with_board!`](crate::with_board) knows).
+/// A board size: `width` columns of `height` rows, both at least 4, whose
+/// `width·(height + 1)` bits fit in a `u64`, or one of the [`Board::WIDE`] boards (the boards
+/// [`with_board!`](crate::with_board) knows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Board {
     width: usize,
@@ -37,11 +42,18 @@ impl fmt::Display for BoardError {
             BoardError::Syntax(text) => {
                 write!(f, "{text:?} is not a board: write WIDTHxHEIGHT, e.g. 7x6")
             }
-            BoardError::Unsupported { width, height } => write!(
-                f,
-                "no {width}x{height} board: width and height must be at least 4 and \
-                 width x (height + 1) at most 64 (e.g. 12x4, 9x6, 8x7, 4x15)"
-            ),
+            BoardError::Unsupported { width, height } => {
+                write!(
+                    f,
+                    "no {width}x{height} board: width and height must be at least 4 and \
+                     width x (height + 1) at most 64 (e.g. 12x4, 9x6, 8x7, 4x15), or the \
+                     board one of"
+                )?;
+                for board in Board::WIDE {
+                    write!(f, " {board}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -55,31 +67,75 @@ impl Board {
         height: 6,
     };
 
+    /// The boards beyond 64 bits, on `u128` words, by width, then height: every board with
+    /// `W + H = 16` whose bits do not fit 64 (Steininger solved them all), 9×8 and 9×9
+    /// (asked for by his users), 13×4 and 4×16.
+    pub const WIDE: [Board; 10] = [
+        Board::wide(4, 16),
+        Board::wide(6, 10),
+        Board::wide(7, 9),
+        Board::wide(8, 8),
+        Board::wide(9, 7),
+        Board::wide(9, 8),
+        Board::wide(9, 9),
+        Board::wide(10, 6),
+        Board::wide(11, 5),
+        Board::wide(13, 4),
+    ];
+
+    /// A board of [`Board::WIDE`], checked to need more than 64 bits and fit in 128.
+    const fn wide(width: usize, height: usize) -> Board {
+        assert!(width * (height + 1) > 64 && width * (height + 1) <= 128);
+        Board { width, height }
+    }
+
     /// Every board there is, by width, then height.
-    pub const ALL: [Board; 42] = {
-        let mut all = [Board::STANDARD; 42];
+    pub const ALL: [Board; 52] = {
+        let mut all = [Board::STANDARD; 52];
         let mut n = 0;
         let mut width = 4;
-        while width <= 12 {
+        while width <= 13 {
             let mut height = 4;
-            while width * (height + 1) <= 64 {
-                all[n] = Board { width, height };
-                n += 1;
+            while height <= 16 {
+                if Board::exists(width, height) {
+                    all[n] = Board { width, height };
+                    n += 1;
+                }
                 height += 1;
             }
             width += 1;
         }
-        assert!(n == 42);
+        assert!(n == 52);
         all
     };
 
     /// The `width`×`height` board, if the solver has it.
     pub const fn new(width: usize, height: usize) -> Result<Board, BoardError> {
-        if width >= 4 && height >= 4 && width <= 12 && height <= 15 && width * (height + 1) <= 64 {
+        if Board::exists(width, height) {
             Ok(Board { width, height })
         } else {
             Err(BoardError::Unsupported { width, height })
         }
+    }
+
+    /// Whether the solver has the `width`×`height` board.
+    const fn exists(width: usize, height: usize) -> bool {
+        if width >= 4 && height >= 4 && width <= 12 && height <= 15 && width * (height + 1) <= 64 {
+            return true;
+        }
+        let mut i = 0;
+        while i < Board::WIDE.len() {
+            if Board::WIDE[i].width == width && Board::WIDE[i].height == height {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether the board takes `u128` words ([`Board::WIDE`]).
+    pub const fn is_wide(self) -> bool {
+        self.width * (self.height + 1) > 64
     }
 
     /// Columns.
@@ -122,18 +178,21 @@ impl FromStr for Board {
     }
 }
 
-/// Calls `f::<W, H>(args…)` for the board `$board` (a [`Board`]), or evaluates `$otherwise`
-/// if it is none of [`Board::ALL`] (which a [`Board`] always is).
+/// Calls `f::<W, H, B>(args…)` for the board `$board` (a [`Board`]), with `B` its word
+/// (`u64`, or `u128` for the [`Board::WIDE`] ones), or evaluates `$otherwise` if it is none of
+/// [`Board::ALL`] (which a [`Board`] always is).
 ///
 /// ```
-/// use transpo_connect4::{board::Board, with_board};
+/// use transpo_connect4::{board::Board, position::Bitboard, with_board};
 ///
-/// fn squares<const W: usize, const H: usize>(extra: usize) -> usize {
-///     transpo_connect4::position::Position::<W, H>::SQUARES + extra
+/// fn squares<const W: usize, const H: usize, B: Bitboard>(extra: usize) -> usize {
+///     transpo_connect4::position::Position::<W, H, B>::SQUARES + extra
 /// }
 ///
 /// let board: Board = "9x5".parse()?;
 /// assert_eq!(with_board!(board, squares(1), else 0), 46);
+/// let wide: Board = "7x9".parse()?;
+/// assert_eq!(with_board!(wide, squares(0), else 0), 63);
 /// # Ok::<(), transpo_connect4::board::BoardError>(())
 /// ```
 #[macro_export]
@@ -148,13 +207,23 @@ macro_rules! with_board {
             9: 4 5 6;
             10: 4 5;
             11: 4;
-            12: 4)
+            12: 4;
+            wide 4: 16;
+            wide 6: 10;
+            wide 7: 9;
+            wide 8: 8;
+            wide 9: 7 8 9;
+            wide 10: 6;
+            wide 11: 5;
+            wide 13: 4)
     };
     (@match $board:expr, $f:ident, $args:tt, $otherwise:expr;
-        $($w:literal : $($h:literal)*);*) => {{
+        $($w:literal : $($h:literal)*;)*
+        $(wide $ww:literal : $($wh:literal)*);*) => {{
         let board: $crate::board::Board = $board;
         match (board.width(), board.height()) {
-            $($( ($w, $h) => $f::<$w, $h> $args, )*)*
+            $($( ($w, $h) => $f::<$w, $h, u64> $args, )*)*
+            $($( ($ww, $wh) => $f::<$ww, $wh, u128> $args, )*)*
             _ => $otherwise,
         }
     }};
@@ -163,9 +232,10 @@ macro_rules! with_board {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::position::Bitboard;
 
-    fn key_bits<const W: usize, const H: usize>() -> u32 {
-        crate::position::Position::<W, H>::KEY_BITS
+    fn key_bits<const W: usize, const H: usize, B: Bitboard>() -> (u32, u32) {
+        (crate::position::Position::<W, H, B>::KEY_BITS, B::BITS)
     }
 
     #[test]
@@ -194,7 +264,7 @@ mod tests {
                 "{bad}"
             );
         }
-        for (w, h) in [(3, 6), (7, 3), (13, 4), (9, 7), (4, 16), (8, 8), (0, 0)] {
+        for (w, h) in [(3, 6), (7, 3), (13, 5), (9, 10), (4, 17), (10, 7), (0, 0)] {
             let e = format!("{w}x{h}").parse::<Board>().unwrap_err();
             assert_eq!(
                 e,
@@ -204,6 +274,8 @@ mod tests {
                 }
             );
             assert!(e.to_string().contains("at most 64"), "{e}");
+            let wide = "or the board one of 4x16 6x10 7x9 8x8 9x7 9x8 9x9 10x6 11x5 13x4";
+            assert!(e.to_string().ends_with(wide), "{e}");
         }
         let huge = "99999999999999999999x6".parse::<Board>().unwrap_err();
         assert!(matches!(huge, BoardError::Syntax(_)), "{huge:?}");
@@ -220,8 +292,9 @@ mod tests {
                 };
                 count += 1;
                 assert!(Board::ALL.contains(&board));
-                let bits = with_board!(board, key_bits(), else 0);
+                let (bits, word) = with_board!(board, key_bits(), else (0, 0));
                 assert_eq!(bits as usize, width * (height + 1), "{board}");
+                assert_eq!(word, if board.is_wide() { 128 } else { 64 }, "{board}");
             }
         }
         assert_eq!(count, Board::ALL.len());

@@ -14,19 +14,20 @@
 //! | 1 | depth: the most stones of a position in the book |
 //! | 1 | reserved, 0 |
 //! | 8 | `n`, the number of positions |
-//! | 8·n | symmetric keys ([`Position::symmetric_key`]), strictly increasing |
+//! | 8·n | symmetric keys ([`Position::symmetric_key`]), strictly increasing (16·n on a wide board, whose keys are `u128`s) |
 //! | n | scores, as `i8` |
 //! | 8 | FNV-1a 64 checksum of every byte before it |
 //!
 //! A book holds at most [`MAX_POSITIONS`] positions, so a file is at most
-//! [`MAX_FILE_BYTES`] long. Reading checks the header (magic, version, board, `n` within the
+//! [`MAX_FILE_BYTES`] long (the 8-byte keys of a board of at most 64 bits; twice as long,
+//! less the header, on a wide board). Reading checks the header (magic, version, board, `n` within the
 //! maximum) before it allocates anything, then reads exactly the bytes the header promises
 //! and one more to see that the input ends there: an endless or random input (`/dev/zero`,
 //! `/dev/urandom`, a pipe) is rejected after its first bytes, never read until memory runs
 //! out, and a regular file whose length disagrees with its header is rejected before its
 //! positions are read.
 
-use crate::position::Position;
+use crate::position::{Bitboard, Position};
 use std::fmt;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -52,10 +53,15 @@ pub const MAX_POSITIONS: u64 = 1 << 26;
 /// (576 MiB and 32 bytes).
 pub const MAX_FILE_BYTES: u64 = file_bytes(MAX_POSITIONS);
 
-/// Length of a book file of `count` positions (callers keep `count ≤ MAX_POSITIONS`, so it
-/// does not overflow).
+/// Length of a book file of `count` positions with 8-byte keys (callers keep
+/// `count ≤ MAX_POSITIONS`, so it does not overflow).
 const fn file_bytes(count: u64) -> u64 {
-    HEADER_BYTES as u64 + 9 * count + CHECKSUM_BYTES as u64
+    file_bytes_of(count, 8)
+}
+
+/// Length of a book file of `count` positions with `key_bytes`-byte keys (8 or 16).
+const fn file_bytes_of(count: u64, key_bytes: usize) -> u64 {
+    HEADER_BYTES as u64 + (key_bytes as u64 + 1) * count + CHECKSUM_BYTES as u64
 }
 
 /// What the header of a book file says.
@@ -146,21 +152,27 @@ impl From<std::io::Error> for BookError {
 /// Exact scores of positions of the board of `W` columns and `H` rows (7×6 unless said
 /// otherwise) by symmetric key.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Book<const W: usize = 7, const H: usize = 6> {
+pub struct Book<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
     depth: u32,
-    keys: Vec<u64>,
+    keys: Vec<B>,
     scores: Vec<i8>,
 }
 
-impl<const W: usize, const H: usize> Book<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Book<W, H, B> {
     /// The board, as a header names it.
     const BOARD: (usize, usize) = (W, H);
     /// The largest score a position can have: a win with the first stone.
     const MAX_SCORE: i8 = crate::score::win_now_score(W * H, 0) as i8;
+    /// The length of a file of `count` positions of this board.
+    const fn file_bytes(count: u64) -> u64 {
+        file_bytes_of(count, B::BYTES)
+    }
+    /// The longest book file of this board.
+    const MAX_FILE_BYTES: u64 = Self::file_bytes(MAX_POSITIONS);
 
     /// The score of `pos` if the book holds it.
     #[inline]
-    pub fn get(&self, pos: &Position<W, H>) -> Option<i32> {
+    pub fn get(&self, pos: &Position<W, H, B>) -> Option<i32> {
         if pos.moves() > self.depth {
             return None;
         }
@@ -169,9 +181,9 @@ impl<const W: usize, const H: usize> Book<W, H> {
     }
 
     /// The book of `scores`, exact scores by symmetric key of positions with at most `depth`
-    /// stones (scores lie in −30..=30 on every board).
-    pub(crate) fn of_scores(depth: u32, scores: impl IntoIterator<Item = (u64, i32)>) -> Self {
-        let mut entries: Vec<(u64, i8)> = scores.into_iter().map(|(k, s)| (k, s as i8)).collect();
+    /// stones (scores lie in −41..=41 on every board).
+    pub(crate) fn of_scores(depth: u32, scores: impl IntoIterator<Item = (B, i32)>) -> Self {
+        let mut entries: Vec<(B, i8)> = scores.into_iter().map(|(k, s)| (k, s as i8)).collect();
         entries.sort_unstable();
         Book {
             depth,
@@ -207,9 +219,9 @@ impl<const W: usize, const H: usize> Book<W, H> {
     /// [`BookError::TooBig`] if the book would hold more than [`MAX_TREE_POSITIONS`]
     /// positions; [`BookError::BelowRoot`] if `depth` is below the root's stones.
     pub fn generate(
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         depth: u32,
-        mut solve: impl FnMut(&Position<W, H>) -> i32,
+        mut solve: impl FnMut(&Position<W, H, B>) -> i32,
         mut progress: impl FnMut(usize, usize),
     ) -> Result<Self, BookError> {
         let tree = Tree::new(root, "", depth)?;
@@ -225,14 +237,14 @@ impl<const W: usize, const H: usize> Book<W, H> {
 
     /// The book as file bytes (see the module docs).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER_BYTES + 9 * self.keys.len() + 8);
+        let mut out = Vec::with_capacity(Self::file_bytes(self.keys.len() as u64) as usize);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         // Width, height and depth are at most 60.
         out.extend_from_slice(&[W as u8, H as u8, self.depth as u8, 0]);
         out.extend_from_slice(&(self.keys.len() as u64).to_le_bytes());
         for key in &self.keys {
-            out.extend_from_slice(&key.to_le_bytes());
+            key.write_le(&mut out);
         }
         out.extend(self.scores.iter().map(|&s| s as u8));
         let sum = fnv1a(&out);
@@ -255,19 +267,19 @@ impl<const W: usize, const H: usize> Book<W, H> {
             ));
         }
         let Header { depth, count } = Header::parse(&array(body), Self::BOARD)?;
-        if file_bytes(count) != bytes.len() as u64 {
+        if Self::file_bytes(count) != bytes.len() as u64 {
             return bad(format!(
                 "{count} positions need {} bytes, the file has {}",
-                file_bytes(count),
+                Self::file_bytes(count),
                 bytes.len()
             ));
         }
         // At most MAX_POSITIONS, so it fits a usize.
         let count = count as usize;
-        let keys_end = HEADER_BYTES + 8 * count;
-        let keys: Vec<u64> = body[HEADER_BYTES..keys_end]
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(array(c)))
+        let keys_end = HEADER_BYTES + B::BYTES * count;
+        let keys: Vec<B> = body[HEADER_BYTES..keys_end]
+            .chunks_exact(B::BYTES)
+            .map(B::read_le)
             .collect();
         let scores: Vec<i8> = body[keys_end..].iter().map(|&b| b as i8).collect();
         if keys.windows(2).any(|w| w[0] >= w[1]) {
@@ -302,11 +314,11 @@ impl<const W: usize, const H: usize> Book<W, H> {
         if got < HEADER_BYTES {
             return bad(format!(
                 "missing the TC4BOOK header ({got} bytes, a book has at least {})",
-                file_bytes(0)
+                Self::file_bytes(0)
             ));
         }
         let count = Header::parse(&header, Self::BOARD)?.count;
-        let total = file_bytes(count);
+        let total = Self::file_bytes(count);
         if let Some(length) = length
             && length != total
         {
@@ -361,10 +373,11 @@ impl<const W: usize, const H: usize> Book<W, H> {
     pub fn load(path: &Path) -> Result<Self, BookError> {
         let file = transpo_files::open_regular(path)?;
         let length = file.metadata()?.len();
-        if length > MAX_FILE_BYTES {
+        if length > Self::MAX_FILE_BYTES {
             return Err(BookError::Format(format!(
-                "{length} bytes, more than the largest book ({MAX_FILE_BYTES} bytes, \
-                 {MAX_POSITIONS} positions)"
+                "{length} bytes, more than the largest book ({} bytes, {MAX_POSITIONS} \
+                 positions)",
+                Self::MAX_FILE_BYTES
             )));
         }
         Book::read_sized(std::io::BufReader::new(file), Some(length))

@@ -1,6 +1,7 @@
 //! The solver's view of the shared table: what a Connect Four search remembers about a
 //! position (an upper or a lower bound on its score) and how that becomes a key and a byte
-//! of a [`transpo::Table`] of [`ExactEntry`].
+//! of a [`transpo::Table`] of [`ExactEntry`] (of [`WideExactEntry`] on boards beyond 64
+//! bits).
 //!
 //! Why a separate module: the table knows no game, and the search should not know packing.
 //! This file owns the three decisions in between:
@@ -14,6 +15,15 @@
 //!   [`ExactEntry`] in a table of at least [`ExactEntry::MIN_BUCKETS`] buckets recovers the
 //!   key exactly: no false hit is possible (its docs prove it for any 64-bit keys; the test
 //!   `keys_are_exact_on_every_board` checks the pairs).
+//!
+//!   A wide board's key (65 to 128 bits, in a `u128`) is cut in two: `rest`, its bits above
+//!   64 with the epoch in the free bits above them (at least 38 free on every wide board, 15
+//!   used), and the table key `(low ^ rest·M) · MIX`, `low` its low 64 bits and `M` odd.
+//!   Given the table key and `rest`, `low` is recovered (undo the multiply, XOR again), so
+//!   the pair is a bijection of (position, epoch). [`WideExactEntry`] recovers the table key
+//!   exactly as [`ExactEntry`] does and stores `rest` whole, and a probe counts as a hit only
+//!   when the stored `rest` is the position's ([`Coding`]): exact again, for 16 bytes an
+//!   entry.
 //! - **Clearing.** Bumping the epoch makes every stored entry unreachable, because no key of
 //!   the new epoch equals a key of an old one. That is a logically cleared table in O(1),
 //!   which matters when a benchmark clears the table before each of 1000 positions solved in
@@ -33,54 +43,126 @@
 //!   then probes memory that stays in the cache instead of paying a cache miss per position
 //!   spread over the whole table; a big one ends up using all of it. Clearing a table that
 //!   grew costs clearing those first 2 MiB, once.
-//! - **Values.** One non-zero byte: upper bounds `s` as `s + 31` (1..=61), lower bounds as
-//!   `s + 92` (62..=122), for any score `s` in −30..=30, which holds every board's (at most
-//!   60 squares). Replacement: direct-mapped (one way)
+//! - **Values.** One non-zero byte: upper bounds `s` as `s + 42` (1..=83), lower bounds as
+//!   `s + 125` (84..=166), for any score `s` in −41..=41, which holds every board's (at most
+//!   81 squares). Replacement: direct-mapped (one way)
 //!   and always replace, like Pons' table, which never reads the entry's depth byte; so that
 //!   byte carries the best column instead (1 + column, 0 for none): the move that cut off, tried
 //!   first when the binary search comes back to the position with another window.
 
+use crate::position::Bitboard;
 use crate::position::Position;
 use std::num::NonZeroU8;
 use std::sync::atomic::{AtomicU64, Ordering};
-use transpo::{Buckets, Config, ExactEntry, Scheme, Size, Table};
+use transpo::{Buckets, Config, Entry, ExactEntry, Scheme, Size, Table, WideExactEntry};
 
 /// Fibonacci hashing: 2^64 / φ, odd, so multiplying by it is a bijection of `u64`.
 const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
-/// The largest score on any board: a win with the first stone on 60 squares.
-const MAX_SCORE: i32 = 30;
-/// Offset of upper-bound codes: score −30 is code 1.
+/// Odd multiplier of a wide key's `rest` before it is XOR-ed into the low bits, so that
+/// positions that differ only above bit 64 spread over the buckets (SplitMix64's).
+const REST_MIX: u64 = 0xbf58_476d_1ce4_e5b9;
+/// The largest score on any board: a win with the first stone on 82 squares (9×9 has 81).
+const MAX_SCORE: i32 = 41;
+/// Offset of upper-bound codes: score −41 is code 1.
 const UPPER_BASE: i32 = MAX_SCORE + 1;
-/// Offset of lower-bound codes: score −30 is code 62, right after the 61 upper-bound codes.
+/// Offset of lower-bound codes: score −41 is code 84, right after the 83 upper-bound codes.
 const LOWER_BASE: i32 = UPPER_BASE + 2 * MAX_SCORE + 1;
+// Every code fits a byte.
+const _: () = assert!(LOWER_BASE + MAX_SCORE <= u8::MAX as i32);
+
+/// How a board word's exact position keys become keys and entries of the table: `u64` keys
+/// in [`ExactEntry`], `u128` keys in [`WideExactEntry`] (see the module docs). Implemented
+/// for the two [`Bitboard`] words.
+pub trait Coding: Sized {
+    /// The table's entry.
+    type Entry: Entry;
+    /// The fewest buckets for which the entry's check is exact.
+    const MIN_BUCKETS: usize;
+    /// The table key and the rest of the position key `key` (of `key_bits` bits) in
+    /// `epoch`: together a bijection of the pair.
+    fn table_key(key: Self, key_bits: u32, epoch: u64) -> (u64, u64);
+    /// The entry of a value byte and a depth byte for a position whose rest is `rest`.
+    fn pack(value: NonZeroU8, depth: u8, rest: u64) -> Self::Entry;
+    /// The value and depth bytes of `entry`, found under the table key of a position whose
+    /// rest is `rest`, if it was stored for that position.
+    fn unpack(entry: Self::Entry, rest: u64) -> Option<(NonZeroU8, u8)>;
+}
+
+/// `2^e` epochs for `free` bits above a board's keys, at most 15 of them (see the module
+/// docs).
+const fn epochs_in(free: u32) -> u64 {
+    1 << if free < 15 { free } else { 15 }
+}
+
+impl Coding for u64 {
+    type Entry = ExactEntry;
+    const MIN_BUCKETS: usize = ExactEntry::MIN_BUCKETS;
+
+    #[inline(always)]
+    fn table_key(key: u64, key_bits: u32, epoch: u64) -> (u64, u64) {
+        // A board whose key takes all 64 bits has one epoch, 0.
+        let epoch_bits = if key_bits < 64 { epoch << key_bits } else { 0 };
+        ((key | epoch_bits).wrapping_mul(MIX), 0)
+    }
+
+    #[inline(always)]
+    fn pack(value: NonZeroU8, depth: u8, _rest: u64) -> ExactEntry {
+        ExactEntry { value, depth }
+    }
+
+    #[inline(always)]
+    fn unpack(entry: ExactEntry, _rest: u64) -> Option<(NonZeroU8, u8)> {
+        Some((entry.value, entry.depth))
+    }
+}
+
+impl Coding for u128 {
+    type Entry = WideExactEntry;
+    const MIN_BUCKETS: usize = WideExactEntry::MIN_BUCKETS;
+
+    #[inline(always)]
+    fn table_key(key: u128, key_bits: u32, epoch: u64) -> (u64, u64) {
+        // Wide keys have more than 64 bits, and at most 128 - 15 on every wide board
+        // (`Board::WIDE`), so the epoch fits above the rest.
+        let rest = (key >> 64) as u64 | epoch.checked_shl(key_bits - 64).unwrap_or(0);
+        let low = key as u64;
+        ((low ^ rest.wrapping_mul(REST_MIX)).wrapping_mul(MIX), rest)
+    }
+
+    #[inline(always)]
+    fn pack(value: NonZeroU8, depth: u8, rest: u64) -> WideExactEntry {
+        WideExactEntry { value, depth, rest }
+    }
+
+    #[inline(always)]
+    fn unpack(entry: WideExactEntry, rest: u64) -> Option<(NonZeroU8, u8)> {
+        (entry.rest == rest).then_some((entry.value, entry.depth))
+    }
+}
 
 /// Positions with at most this many empty squares live in the near table (see the module
 /// docs).
 const NEAR_EMPTY: u32 = 16;
 /// Entries of the near table: 2 MiB.
 const NEAR_BUCKETS: usize = 1 << 18;
-/// Memory of the near table, in MiB, on top of the size asked for the big one.
+/// Memory of the near table, in MiB, on top of the size asked for the big one: 2 MiB of
+/// 8-byte entries (4 MiB of 16-byte ones on a wide board, [`BoundTable::NEAR_MIB`]).
 pub const NEAR_TABLE_MIB: usize = (NEAR_BUCKETS * 8) >> 20;
 // Keys are exact only in a table of at least `MIN_BUCKETS` buckets.
 const _: () = assert!(NEAR_BUCKETS >= ExactEntry::MIN_BUCKETS);
+const _: () = assert!(NEAR_BUCKETS >= WideExactEntry::MIN_BUCKETS);
 
 /// Whether `pos` belongs in the near table.
 #[inline]
-fn is_near<const W: usize, const H: usize>(pos: &Position<W, H>) -> bool {
+fn is_near<const W: usize, const H: usize, B: Bitboard>(pos: &Position<W, H, B>) -> bool {
     pos.moves() + NEAR_EMPTY >= (W * H) as u32
-}
-
-/// `2^e` epochs for the `e` bits above a board's keys, at most 15 of them (see the module
-/// docs).
-const fn epochs(key_bits: u32) -> u64 {
-    let free = 64 - key_bits;
-    1 << if free < 15 { free } else { 15 }
 }
 
 /// Buckets in use after a clear: 2 MiB, which stays in the cache (see the module docs).
 const START_BUCKETS: usize = 1 << 18;
 // Keys are exact only in a table of at least `MIN_BUCKETS` buckets.
 const _: () = assert!(START_BUCKETS >= ExactEntry::MIN_BUCKETS);
+const _: () = assert!(START_BUCKETS >= WideExactEntry::MIN_BUCKETS);
 
 /// Stores into `buckets` buckets before the table doubles them: half as many as it has.
 /// Measured on the test sets (`transpo-c4 bench`, starts of 2^17 to 2^19 buckets, growth
@@ -90,11 +172,11 @@ fn grow_after(buckets: usize) -> u64 {
     buckets as u64 / 2
 }
 
-/// The big table's size for `mib` MiB: the largest power of two of 8-byte entries that fits
-/// (see [`BoundTable::new`]), or `mib` itself for the table crate to refuse when no entry fits
-/// or the product overflows.
-fn far_size(mib: u64) -> Size {
-    match mib.checked_mul((1 << 20) / 8) {
+/// The big table's size for `mib` MiB: the largest power of two of `bytes`-byte entries that
+/// fits (see [`BoundTable::new`]), or `mib` itself for the table crate to refuse when no entry
+/// fits or the product overflows.
+fn far_size(mib: u64, bytes: usize) -> Size {
+    match mib.checked_mul((1 << 20) / bytes as u64) {
         Some(entries) if entries > 0 => Size::Entries(1 << entries.ilog2()),
         _ => Size::Mib(mib),
     }
@@ -139,6 +221,8 @@ pub enum TableError {
     TooSmall {
         /// Buckets the size gives.
         buckets: usize,
+        /// Buckets exact keys need.
+        needed: usize,
     },
 }
 
@@ -146,10 +230,9 @@ impl std::fmt::Display for TableError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TableError::Table(e) => write!(f, "table: {e}"),
-            TableError::TooSmall { buckets } => write!(
+            TableError::TooSmall { buckets, needed } => write!(
                 f,
-                "a table of {buckets} entries is too small for exact keys (need {})",
-                ExactEntry::MIN_BUCKETS
+                "a table of {buckets} entries is too small for exact keys (need {needed})"
             ),
         }
     }
@@ -160,39 +243,39 @@ impl std::error::Error for TableError {}
 /// What the solver asks of its table. [`BoundTable`] is the one it uses; the trait lets an
 /// experiment put another [`transpo::Table`] configuration (entry layout, replacement scheme,
 /// size) under the same search, as `transpo-lab c4` does to compare replacement schemes.
-pub trait BoundStore<const W: usize = 7, const H: usize = 6> {
+pub trait BoundStore<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
     /// Whether [`BoundStore::put`] uses its `nodes` argument. If not, the solver saves
     /// itself a counter per node and the `nodes` it passes mean nothing.
     const WEIGHS_SUBTREES: bool = false;
     /// Forgets everything.
     fn clear(&mut self);
     /// Starts loading `pos`'s bucket into the cache, for a [`BoundStore::get`] soon after.
-    fn prefetch(&self, pos: &Position<W, H>);
+    fn prefetch(&self, pos: &Position<W, H, B>);
     /// What is known about `pos`, if anything: a bound and maybe the best column.
-    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)>;
+    fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)>;
     /// Remembers `bound` and the best column, if known, for `pos`, whose search explored
     /// `nodes` positions (itself included), for replacement schemes that weigh subtrees.
-    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, nodes: u64);
+    fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, nodes: u64);
     /// Entries the table holds.
     fn capacity(&self) -> usize;
     /// What a cutoff by `pos`'s stored bound counts in its parent's subtree, for the BIG
     /// replacement schemes: 1, the position looked up, unless the store keeps subtree sizes
     /// for BIGALL, which counts the stored size.
     #[inline]
-    fn hit_weight(&self, pos: &Position<W, H>) -> u64 {
+    fn hit_weight(&self, pos: &Position<W, H, B>) -> u64 {
         let _ = pos;
         1
     }
     /// The store as a [`BoundTable`] that many search threads can share, or `None` if it is
     /// not one: the solver then searches on one thread whatever it was asked.
-    fn as_shared(&mut self) -> Option<&mut BoundTable<W, H>> {
+    fn as_shared(&mut self) -> Option<&mut BoundTable<W, H, B>> {
         None
     }
 }
 
 /// One table of the pair, with the growth state that lets it start small after a clear.
-struct Tier {
-    table: Table<ExactEntry>,
+struct Tier<E: Entry> {
+    table: Table<E>,
     /// Buckets in use after a clear.
     start: usize,
     /// Stores after which the table doubles the buckets it uses (0: never, all in use). Kept
@@ -203,13 +286,22 @@ struct Tier {
     stores: u64,
 }
 
-impl Tier {
-    /// A table of `size` that uses `start` buckets (at most all) after each clear.
-    fn new(size: Size, start: usize, config: Config) -> Result<Tier, TableError> {
+impl<E: Entry> Tier<E> {
+    /// A table of `size` that uses `start` buckets (at most all) after each clear, for keys
+    /// that are exact in `min_buckets` buckets or more.
+    fn new(
+        size: Size,
+        start: usize,
+        config: Config,
+        min_buckets: usize,
+    ) -> Result<Tier<E>, TableError> {
         let table = Table::new(size, config).map_err(TableError::Table)?;
         let buckets = table.shape().buckets;
-        if buckets < ExactEntry::MIN_BUCKETS {
-            return Err(TableError::TooSmall { buckets });
+        if buckets < min_buckets {
+            return Err(TableError::TooSmall {
+                buckets,
+                needed: min_buckets,
+            });
         }
         // Touch every page now, so the first positions solved do not pay for page faults.
         table.clear();
@@ -239,7 +331,7 @@ impl Tier {
     }
 
     #[inline]
-    fn store(&mut self, key: u64, entry: ExactEntry) {
+    fn store(&mut self, key: u64, entry: E) {
         self.table.store(key, entry);
         self.stores += 1;
         if self.stores == self.grow_at {
@@ -270,13 +362,13 @@ impl Tier {
 /// Two [`transpo::Table`]s of score bounds keyed by position (and its mirror) on the board
 /// of `W` columns and `H` rows: a big one, and a small near one for positions close to the
 /// end of the game.
-pub struct BoundTable<const W: usize = 7, const H: usize = 6> {
+pub struct BoundTable<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
     /// Positions with more than `NEAR_EMPTY` empty squares.
-    far: Tier,
+    far: Tier<B::Entry>,
     /// Positions with at most `NEAR_EMPTY` empty squares.
-    near: Tier,
+    near: Tier<B::Entry>,
     /// A near table for each helper thread of a parallel solve (see [`ThreadView`]).
-    helper_near: Vec<Table<ExactEntry>>,
+    helper_near: Vec<Table<B::Entry>>,
     epoch: u64,
     /// Epochs drawn for isolated views so far ([`BoundTable::isolated_view`]).
     isolated: AtomicU64,
@@ -289,18 +381,18 @@ pub struct BoundTable<const W: usize = 7, const H: usize = 6> {
 /// are cheap to search again, and they are written at nearly every node. Shared, each write
 /// took the cache line away from the other core; on this machine two threads then ran at
 /// anywhere between one and two threads' speed from run to run.
-pub struct ThreadView<'a, const W: usize = 7, const H: usize = 6> {
-    table: &'a BoundTable<W, H>,
-    near: &'a Table<ExactEntry>,
+pub struct ThreadView<'a, const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
+    table: &'a BoundTable<W, H, B>,
+    near: &'a Table<B::Entry>,
     /// The epoch of the keys this view reads and writes: the table's, or one of its own
     /// ([`BoundTable::isolated_view`]).
     epoch: u64,
 }
 
-impl<const W: usize, const H: usize> ThreadView<'_, W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> ThreadView<'_, W, H, B> {
     /// The table that holds `pos` for this thread.
     #[inline]
-    fn table(&self, pos: &Position<W, H>) -> &Table<ExactEntry> {
+    fn table(&self, pos: &Position<W, H, B>) -> &Table<B::Entry> {
         if is_near(pos) {
             self.near
         } else {
@@ -310,10 +402,10 @@ impl<const W: usize, const H: usize> ThreadView<'_, W, H> {
 
     /// [`BoundStore::get`].
     #[inline(always)]
-    pub fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)> {
-        self.table(pos)
-            .probe(key(pos, self.epoch))
-            .map(|e| BoundTable::<W, H>::decode(pos, e))
+    pub fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
+        let (key, rest) = key(pos, self.epoch);
+        let (value, depth) = B::unpack(self.table(pos).probe(key)?, rest)?;
+        Some(BoundTable::<W, H, B>::decode(pos, value, depth))
     }
 
     /// [`BoundStore::put`] through a shared reference: the entry goes in without counting
@@ -321,29 +413,33 @@ impl<const W: usize, const H: usize> ThreadView<'_, W, H> {
     /// the sum to [`BoundTable::credit_stores`] while none of them runs). Returns whether
     /// `pos` went to the big (far) table.
     #[inline]
-    pub fn put(&self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>) -> bool {
-        self.table(pos).store(
-            key(pos, self.epoch),
-            BoundTable::<W, H>::entry(pos, bound, best),
-        );
+    pub fn put(&self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>) -> bool {
+        let (key, rest) = key(pos, self.epoch);
+        self.table(pos)
+            .store(key, BoundTable::<W, H, B>::entry(pos, bound, best, rest));
         !is_near(pos)
     }
 
     /// [`BoundStore::prefetch`].
     #[inline]
-    pub fn prefetch(&self, pos: &Position<W, H>) {
-        self.table(pos).prefetch(key(pos, self.epoch));
+    pub fn prefetch(&self, pos: &Position<W, H, B>) {
+        self.table(pos).prefetch(key(pos, self.epoch).0);
     }
 }
 
-impl<const W: usize, const H: usize> BoundTable<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> BoundTable<W, H, B> {
     /// Epochs before the memory must really be cleared (see the module docs).
-    const EPOCHS: u64 = epochs(Position::<W, H>::KEY_BITS);
+    const EPOCHS: u64 = epochs_in(B::BITS - Position::<W, H, B>::KEY_BITS);
     /// The epoch after a real clear: 1, or 0 on a board with no bits for the epoch.
     const FIRST_EPOCH: u64 = if Self::EPOCHS > 1 { 1 } else { 0 };
 
-    /// A direct-mapped, always-replace table of `mib` MiB (8 bytes an entry) rounded down
-    /// to a power of two of entries, plus the [`NEAR_TABLE_MIB`] near table.
+    /// Memory of the near table, in MiB, on top of the size asked for the big one:
+    /// [`NEAR_TABLE_MIB`] on a board of `u64` words, twice that on a wide board.
+    pub const NEAR_MIB: usize = (NEAR_BUCKETS * size_of::<<B::Entry as Entry>::Cell>()) >> 20;
+
+    /// A direct-mapped, always-replace table of `mib` MiB (8 bytes an entry, 16 on a wide
+    /// board) rounded down to a power of two of entries, plus the near table
+    /// ([`BoundTable::NEAR_MIB`]).
     ///
     /// Why a power of two: the big table grows by doubling the buckets it uses, and only a
     /// power of two splits each bucket in two by one key bit, which keeps every entry
@@ -356,7 +452,12 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
             counting: false,
         };
         Ok(BoundTable {
-            far: Tier::new(far_size(mib), START_BUCKETS, config)?,
+            far: Tier::new(
+                far_size(mib, size_of::<<B::Entry as Entry>::Cell>()),
+                START_BUCKETS,
+                config,
+                B::MIN_BUCKETS,
+            )?,
             near: Tier::new(
                 Size::Entries(NEAR_BUCKETS as u64),
                 // All of it from the start: starting it small too (2^14 to 2^16 buckets)
@@ -364,6 +465,7 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
                 // saved.
                 NEAR_BUCKETS,
                 config,
+                B::MIN_BUCKETS,
             )?,
             helper_near: Vec::new(),
             epoch: Self::FIRST_EPOCH,
@@ -376,10 +478,11 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
     pub fn set_helpers(&mut self, helpers: usize) -> Result<(), TableError> {
         self.helper_near.truncate(helpers);
         while self.helper_near.len() < helpers {
-            let near = Tier::new(
+            let near = Tier::<B::Entry>::new(
                 Size::Entries(NEAR_BUCKETS as u64),
                 NEAR_BUCKETS,
                 self.near.table.shape().config,
+                B::MIN_BUCKETS,
             )?;
             self.helper_near.push(near.table);
         }
@@ -390,7 +493,7 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
     /// table's own near table; helper `i` (1 or more, up to [`BoundTable::set_helpers`]) has
     /// a near table of its own.
     #[inline]
-    pub fn view(&self, thread: usize) -> ThreadView<'_, W, H> {
+    pub fn view(&self, thread: usize) -> ThreadView<'_, W, H, B> {
         let near = match thread.checked_sub(1) {
             Some(helper) => &self.helper_near[helper],
             None => &self.near.table,
@@ -413,7 +516,7 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
     /// drawn in turn from those the table's own clears have not reached yet, and wrap around
     /// after 2^15 of them, when an old epoch's entries may be found again: true bounds still.
     /// On a board with no bits for the epoch there is only one: the view is not isolated.
-    pub fn isolated_view(&self, thread: usize) -> ThreadView<'_, W, H> {
+    pub fn isolated_view(&self, thread: usize) -> ThreadView<'_, W, H, B> {
         if Self::EPOCHS < 2 {
             return self.view(thread);
         }
@@ -470,7 +573,7 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
     }
 
     #[inline]
-    fn key(&self, pos: &Position<W, H>) -> u64 {
+    fn key(&self, pos: &Position<W, H, B>) -> (u64, u64) {
         key(pos, self.epoch)
     }
 
@@ -478,21 +581,22 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
     /// an entry (one key), so the column is kept as seen from the orientation whose key is
     /// the smaller, the one [`Position::symmetric_key`] picks: [`oriented`] turns it back.
     #[inline]
-    fn entry(pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>) -> ExactEntry {
-        ExactEntry {
-            value: bound.encode(),
-            // Columns are below 12.
-            depth: best.map_or(0, |c| oriented(pos, c) as u8 + 1),
-        }
+    fn entry(
+        pos: &Position<W, H, B>,
+        bound: ScoreBound,
+        best: Option<usize>,
+        rest: u64,
+    ) -> B::Entry {
+        // Columns are below 13.
+        let depth = best.map_or(0, |c| oriented(pos, c) as u8 + 1);
+        B::pack(bound.encode(), depth, rest)
     }
 
-    /// What [`BoundTable::entry`] stored for `pos`.
+    /// What [`BoundTable::entry`] stored for `pos`, from its value and depth bytes.
     #[inline]
-    fn decode(pos: &Position<W, H>, entry: ExactEntry) -> (ScoreBound, Option<usize>) {
-        let best = (entry.depth as usize)
-            .checked_sub(1)
-            .map(|c| oriented(pos, c));
-        (ScoreBound::decode(entry.value), best)
+    fn decode(pos: &Position<W, H, B>, value: NonZeroU8, depth: u8) -> (ScoreBound, Option<usize>) {
+        let best = (depth as usize).checked_sub(1).map(|c| oriented(pos, c));
+        (ScoreBound::decode(value), best)
     }
 
     /// Stores of far positions left before the big table grows, if it will grow again: a
@@ -510,20 +614,23 @@ impl<const W: usize, const H: usize> BoundTable<W, H> {
     }
 }
 
-/// The table key of `pos` in `epoch` (below the board's `BoundTable::EPOCHS`): a bijection
-/// of the pair (module docs).
+/// The table key and rest of `pos` in `epoch` (below the board's `BoundTable::EPOCHS`): a
+/// bijection of the pair (module docs).
 #[inline]
-fn key<const W: usize, const H: usize>(pos: &Position<W, H>, epoch: u64) -> u64 {
-    let bits = Position::<W, H>::KEY_BITS;
-    // A board whose key takes all 64 bits has one epoch, 0.
-    let epoch_bits = if bits < 64 { epoch << bits } else { 0 };
-    (pos.symmetric_key() | epoch_bits).wrapping_mul(MIX)
+fn key<const W: usize, const H: usize, B: Bitboard>(
+    pos: &Position<W, H, B>,
+    epoch: u64,
+) -> (u64, u64) {
+    B::table_key(pos.symmetric_key(), Position::<W, H, B>::KEY_BITS, epoch)
 }
 
 /// Column `col` of `pos` as seen in the orientation that [`Position::symmetric_key`]
 /// chooses (the position itself or its mirror), and back again: the map is its own inverse.
 #[inline]
-fn oriented<const W: usize, const H: usize>(pos: &Position<W, H>, col: usize) -> usize {
+fn oriented<const W: usize, const H: usize, B: Bitboard>(
+    pos: &Position<W, H, B>,
+    col: usize,
+) -> usize {
     if pos.key() <= pos.mirror_key() {
         col
     } else {
@@ -531,7 +638,7 @@ fn oriented<const W: usize, const H: usize>(pos: &Position<W, H>, col: usize) ->
     }
 }
 
-impl<const W: usize, const H: usize> BoundStore<W, H> for BoundTable<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for BoundTable<W, H, B> {
     /// Forgets everything (see the module docs: usually O(1)).
     #[inline]
     fn clear(&mut self) {
@@ -547,21 +654,27 @@ impl<const W: usize, const H: usize> BoundStore<W, H> for BoundTable<W, H> {
     }
 
     #[inline]
-    fn prefetch(&self, pos: &Position<W, H>) {
+    fn prefetch(&self, pos: &Position<W, H, B>) {
         self.view(0).prefetch(pos);
     }
 
     #[inline]
-    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)> {
+    fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
         self.view(0).get(pos)
     }
 
     /// Keeps the best column in the entry's depth byte; `nodes` is not kept (one way,
     /// always replace).
     #[inline]
-    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
-        let entry = Self::entry(pos, bound, best);
-        let key = self.key(pos);
+    fn put(
+        &mut self,
+        pos: &Position<W, H, B>,
+        bound: ScoreBound,
+        best: Option<usize>,
+        _nodes: u64,
+    ) {
+        let (key, rest) = self.key(pos);
+        let entry = Self::entry(pos, bound, best, rest);
         if is_near(pos) {
             self.near.store(key, entry);
         } else {
@@ -571,13 +684,13 @@ impl<const W: usize, const H: usize> BoundStore<W, H> for BoundTable<W, H> {
 
     /// Entries of all the tables: the big one and every near one.
     fn capacity(&self) -> usize {
-        let entries = |table: &Table<ExactEntry>| table.shape().entries;
+        let entries = |table: &Table<B::Entry>| table.shape().entries;
         entries(&self.far.table)
             + entries(&self.near.table)
             + self.helper_near.iter().map(entries).sum::<usize>()
     }
 
-    fn as_shared(&mut self) -> Option<&mut BoundTable<W, H>> {
+    fn as_shared(&mut self) -> Option<&mut BoundTable<W, H, B>> {
         Some(self)
     }
 }

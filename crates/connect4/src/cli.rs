@@ -6,6 +6,7 @@
 //! any reader and writers, tested without spawning a process; `main.rs` only wires it to
 //! stdin, stdout and stderr.
 
+use crate::position::Bitboard;
 use crate::position::{ParseError, Position};
 use crate::score::{Strength, finish, last_move};
 use crate::solver::Solver;
@@ -42,11 +43,11 @@ impl std::error::Error for LineError {}
 
 /// One parsed input line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem<'a, const W: usize = 7, const H: usize = 6> {
+pub struct Problem<'a, const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
     /// The move sequence as written.
     pub moves: &'a str,
     /// The position it leads to.
-    pub position: Position<W, H>,
+    pub position: Position<W, H, B>,
     /// The score the line claims, if any.
     pub expected: Option<i32>,
 }
@@ -55,9 +56,9 @@ pub struct Problem<'a, const W: usize = 7, const H: usize = 6> {
 pub const EMPTY_BOARD: &str = "-";
 
 /// Parses `moves [expected]`; `moves` is [`EMPTY_BOARD`] for the empty board.
-pub fn parse_line<const W: usize, const H: usize>(
+pub fn parse_line<const W: usize, const H: usize, B: Bitboard>(
     line: &str,
-) -> Result<Problem<'_, W, H>, LineError> {
+) -> Result<Problem<'_, W, H, B>, LineError> {
     let mut fields = line.split_whitespace();
     let moves = fields.next().ok_or(LineError::Empty)?;
     let position = if moves == EMPTY_BOARD {
@@ -134,8 +135,8 @@ impl Summary {
 /// or not UTF-8 (`line N: not UTF-8`) is one more bad line: it is counted as rejected and the
 /// run goes on, and an endless line costs at most the cap in memory. After the empty board's
 /// line, `errors` also says who wins and on which move the game ends ([`ending`]).
-pub fn run<const W: usize, const H: usize>(
-    solver: &mut Solver<W, H>,
+pub fn run<const W: usize, const H: usize, B: Bitboard>(
+    solver: &mut Solver<W, H, B>,
     input: impl BufRead,
     mut out: impl Write,
     mut errors: impl Write,

@@ -5,7 +5,7 @@
 //! negamax that never plays into an immediate loss, threat-ordered moves, null-window binary
 //! search on the score, and upper and lower bounds in an exact table. For the standard 7×6
 //! board (the crate-root [`Position`], [`Solver`] and [`Book`]) and any other whose
-//! `W·(H + 1)` bits fit in 64, as const parameters ([`position::Position`]`<W, H>`; [`board`]
+//! `W·(H + 1)` bits fit in 64, as const parameters ([`position::Position`]`<W, H, B>`; [`board`]
 //! picks one at run time).
 //!
 //! The modules, in the order data flows (each uses only modules before it):
@@ -41,6 +41,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod bitboard;
 pub mod board;
 pub mod book;
 pub mod bounds;
@@ -66,6 +67,6 @@ pub use score::Strength;
 pub type Position = position::Position<7, 6>;
 /// A solver of the standard 7×6 board, on the exact [`bounds::BoundTable`] unless given
 /// another bound store ([`solver::Solver`] of any board).
-pub type Solver<T = bounds::BoundTable<7, 6>> = solver::Solver<7, 6, T>;
+pub type Solver<T = bounds::BoundTable<7, 6>> = solver::Solver<7, 6, u64, T>;
 /// An opening book of the standard 7×6 board ([`book::Book`] of any board).
 pub type Book = book::Book<7, 6>;

@@ -33,6 +33,7 @@ use clap::{Args, Parser, Subcommand};
 use std::io::{self, BufReader, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use transpo_connect4::position::Bitboard;
 use transpo_connect4::{
     BookError, Strength, bench,
     board::Board,
@@ -65,16 +66,18 @@ struct Cli {
 #[derive(Args, Clone)]
 struct SolveArgs {
     /// The board, WIDTHxHEIGHT: width and height at least 4, width x (height + 1) at most
-    /// 64 (4x4 to 12x4, 9x6, 8x7, 4x15, ...). Columns 10-12 are written a, b, c. Default:
-    /// 7x6, or for solve-list and merge the board of the split.
+    /// 64 (4x4 to 12x4, 9x6, 8x7, 4x15, ...), or one of the wide boards 6x10, 7x9, 8x8, 9x7,
+    /// 10x6, 11x5, 9x8, 9x9, 13x4, 4x16. Columns 1-9 are written as digits, then letters:
+    /// a is column 10, b 11, c 12, d 13. Default: 7x6, or for solve-list and merge the
+    /// board of the split.
     #[arg(long, global = true)]
     board: Option<Board>,
     /// Weak solve: 1 win, 0 draw, -1 loss.
     #[arg(long, global = true)]
     weak: bool,
-    /// Table size in MiB (8 bytes an entry; rounded down to a power of two of entries, so
-    /// that the table can grow without losing entries), plus a fixed 2 MiB table for
-    /// positions near the end of the game.
+    /// Table size in MiB (8 bytes an entry, 16 on a wide board; rounded down to a power of
+    /// two of entries, so that the table can grow without losing entries), plus a fixed
+    /// 2 MiB table (4 MiB on a wide board) for positions near the end of the game.
     #[arg(long, default_value_t = 128, global = true)]
     hash_mib: u64,
     /// An opening book made by `transpo-c4 book`.
@@ -244,15 +247,15 @@ fn board(args: &Cli) -> Result<Board, Failure> {
 }
 
 /// Every command but `serve`, on the board `W`×`H`.
-fn run_on<const W: usize, const H: usize>(args: Cli) -> Result<(), Failure> {
-    let solving = Solving::<W, H>::new(&args.solve)?;
+fn run_on<const W: usize, const H: usize, B: Bitboard>(args: Cli) -> Result<(), Failure> {
+    let solving = Solving::<W, H, B>::new(&args.solve)?;
     match args.command {
         None => solve_lines(solving, args.analyze),
         Some(Command::Bench { files, limit }) => bench_sets(solving, &files, limit),
         Some(Command::Sample { depth, count, seed }) => sample(solving, depth, count, seed),
         Some(Command::Split { tree, full_book }) => split_tree(solving, &tree, full_book),
         Some(Command::SolveList { dir, shard }) => solve_list(solving, &dir, shard),
-        Some(Command::Merge { dir, results, out }) => merge::<W, H>(&dir, results, out),
+        Some(Command::Merge { dir, results, out }) => merge::<W, H, B>(&dir, results, out),
         Some(Command::Book(tree)) => book(solving, &tree),
         // `try_main` serves before it picks a board, so this is never reached.
         #[cfg(feature = "serve")]
@@ -262,14 +265,14 @@ fn run_on<const W: usize, const H: usize>(args: Cli) -> Result<(), Failure> {
 
 /// What the commands that solve share, as the command line gives it: the strength, the
 /// threads, the table's size and the book.
-struct Solving<const W: usize, const H: usize> {
+struct Solving<const W: usize, const H: usize, B: Bitboard> {
     strength: Strength,
     threads: usize,
     hash_mib: u64,
-    book: Option<Book<W, H>>,
+    book: Option<Book<W, H, B>>,
 }
 
-impl<const W: usize, const H: usize> Solving<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
     /// The options of `solve`, with the book it names loaded (for every command, so that a
     /// bad `--book` is an error whatever the command).
     fn new(solve: &SolveArgs) -> Result<Self, Failure> {
@@ -286,7 +289,7 @@ impl<const W: usize, const H: usize> Solving<W, H> {
     }
 
     /// The solver they describe.
-    fn solver(self) -> Result<Solver<W, H>, Failure> {
+    fn solver(self) -> Result<Solver<W, H, B>, Failure> {
         let mut solver = Solver::new(self.hash_mib)?;
         solver.set_threads(self.threads)?;
         if let Some(book) = self.book {
@@ -306,13 +309,15 @@ fn threads(solve: &SolveArgs) -> usize {
 
 /// The book at `path`, for the board `W`×`H`: a file that cannot be read or is no book of
 /// this board is bad input.
-fn load_book<const W: usize, const H: usize>(path: &Path) -> Result<Book<W, H>, Failure> {
+fn load_book<const W: usize, const H: usize, B: Bitboard>(
+    path: &Path,
+) -> Result<Book<W, H, B>, Failure> {
     Book::load(path).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))
 }
 
 /// Saves `book` to `path` (replacing it atomically).
-fn save_book<const W: usize, const H: usize>(
-    book: &Book<W, H>,
+fn save_book<const W: usize, const H: usize, B: Bitboard>(
+    book: &Book<W, H, B>,
     path: &Path,
 ) -> Result<(), Failure> {
     book.save(path).map_err(|e| {
@@ -326,8 +331,8 @@ fn save_book<const W: usize, const H: usize>(
 
 /// `transpo-c4` with no command: the line protocol ([`cli::run`]) from stdin to stdout,
 /// bad lines and a long solve's progress on stderr.
-fn solve_lines<const W: usize, const H: usize>(
-    solving: Solving<W, H>,
+fn solve_lines<const W: usize, const H: usize, B: Bitboard>(
+    solving: Solving<W, H, B>,
     analyze: bool,
 ) -> Result<(), Failure> {
     check_stdin().map_err(Failure::usage)?;
@@ -405,8 +410,8 @@ fn check_stdin() -> Result<(), String> {
 
 /// `transpo-c4 bench`: every test set solved ([`bench::run_lines`]), bad lines named on
 /// stderr, the table on stdout; a failed check if some line failed.
-fn bench_sets<const W: usize, const H: usize>(
-    solving: Solving<W, H>,
+fn bench_sets<const W: usize, const H: usize, B: Bitboard>(
+    solving: Solving<W, H, B>,
     files: &[PathBuf],
     limit: Option<usize>,
 ) -> Result<(), Failure> {
@@ -427,7 +432,7 @@ fn bench_sets<const W: usize, const H: usize>(
         "{kind} solve of {W}x{H}, {} thread{}, {hash_mib} MiB table + {} MiB near table ({} entries){}\n",
         solver.threads(),
         if solver.threads() == 1 { "" } else { "s" },
-        transpo_connect4::bounds::NEAR_TABLE_MIB,
+        transpo_connect4::bounds::BoundTable::<W, H, B>::NEAR_MIB,
         solver.table_capacity(),
         if with_book {
             ", with book"
@@ -447,8 +452,8 @@ fn bench_sets<const W: usize, const H: usize>(
 
 /// One test set of `bench`, with its progress bar; its bad lines named on stderr. A file
 /// that cannot be read is bad input.
-fn bench_set<const W: usize, const H: usize>(
-    solver: &mut Solver<W, H>,
+fn bench_set<const W: usize, const H: usize, B: Bitboard>(
+    solver: &mut Solver<W, H, B>,
     path: &Path,
     strength: Strength,
     limit: Option<usize>,
@@ -486,15 +491,15 @@ fn bench_set<const W: usize, const H: usize>(
 
 /// `transpo-c4 sample`: a test set of `count` positions with `depth` stones from random play
 /// ([`bench::sample`]), each with its strong score, on stdout.
-fn sample<const W: usize, const H: usize>(
-    solving: Solving<W, H>,
+fn sample<const W: usize, const H: usize, B: Bitboard>(
+    solving: Solving<W, H, B>,
     depth: u32,
     count: usize,
     seed: u64,
 ) -> Result<(), Failure> {
     let mut solver = solving.solver()?;
     let bar = progress::bar(count as u64, "sample");
-    let set = bench::sample::<W, H>(depth, count, seed, |pos| {
+    let set = bench::sample::<W, H, B>(depth, count, seed, |pos| {
         solver.reset();
         bar.inc(1);
         solver.solve(pos, Strength::Strong)
@@ -517,14 +522,14 @@ fn sample<const W: usize, const H: usize>(
 /// `transpo-c4 split`: the leaves of the tree below `--from` down to `--depth` stones,
 /// written as the split ([`Split::write_in`]), and round 1's list: what the root's plan asks
 /// first ([`split::Plan`]), or with `--full-book` every leaf.
-fn split_tree<const W: usize, const H: usize>(
-    solving: Solving<W, H>,
+fn split_tree<const W: usize, const H: usize, B: Bitboard>(
+    solving: Solving<W, H, B>,
     tree: &TreeArgs,
     full_book: bool,
 ) -> Result<(), Failure> {
     let TreeArgs { depth, out, from } = tree;
-    let root =
-        Position::<W, H>::from_moves(from).map_err(|e| Failure::usage(format!("--from: {e}")))?;
+    let root = Position::<W, H, B>::from_moves(from)
+        .map_err(|e| Failure::usage(format!("--from: {e}")))?;
     let tree = Tree::new(&root, from, *depth).map_err(Failure::usage)?;
     let root_name = if from.is_empty() { "-" } else { from };
     let split = Split::of(&tree, root_name, solving.strength, full_book);
@@ -558,12 +563,12 @@ fn split_tree<const W: usize, const H: usize>(
 /// `transpo-c4 solve-list`: the positions of `shard` of the split's current round in `dir`
 /// that its results file lacks, searched and appended ([`ResultsFile`],
 /// [`split::solve_shard`]).
-fn solve_list<const W: usize, const H: usize>(
-    solving: Solving<W, H>,
+fn solve_list<const W: usize, const H: usize, B: Bitboard>(
+    solving: Solving<W, H, B>,
     dir: &Path,
     shard: Shard,
 ) -> Result<(), Failure> {
-    let split = Split::<W, H>::load(dir)?;
+    let split = Split::<W, H, B>::load(dir)?;
     if solving.strength == Strength::Weak && split.strength == Strength::Strong {
         return Err(Failure::usage(format!(
             "--weak, but {} is a strong split: its strength is set by split",
@@ -617,12 +622,12 @@ fn solve_list<const W: usize, const H: usize>(
 /// stdout and the book of what the rounds proved (strong splits), or the next round's list
 /// written and exit status 3 ([`Failure::NextRound`]). A shard of the current round missing
 /// or unfinished is more work too ([`Failure::Unfinished`]).
-fn merge<const W: usize, const H: usize>(
+fn merge<const W: usize, const H: usize, B: Bitboard>(
     dir: &Path,
     results: Vec<PathBuf>,
     out: Option<PathBuf>,
 ) -> Result<(), Failure> {
-    let split = Split::<W, H>::load(dir)?;
+    let split = Split::<W, H, B>::load(dir)?;
     let current = split::current_round(dir)?;
     let rounds = (1..=current)
         .map(|number| Round::load(dir, number, &split))
@@ -722,16 +727,16 @@ fn remove_tables(dir: &Path) {
 
 /// `transpo-c4 book`: every position below `--from` down to `--depth` stones, solved
 /// ([`Book::generate`]), written to `--out`.
-fn book<const W: usize, const H: usize>(
-    solving: Solving<W, H>,
+fn book<const W: usize, const H: usize, B: Bitboard>(
+    solving: Solving<W, H, B>,
     tree: &TreeArgs,
 ) -> Result<(), Failure> {
     let TreeArgs { depth, out, from } = tree;
     let mut solver = solving.solver()?;
-    let root =
-        Position::<W, H>::from_moves(from).map_err(|e| Failure::usage(format!("--from: {e}")))?;
+    let root = Position::<W, H, B>::from_moves(from)
+        .map_err(|e| Failure::usage(format!("--from: {e}")))?;
     let bar = progress::bar(0, "book");
-    let solve = |pos: &Position<W, H>| solver.solve(pos, Strength::Strong);
+    let solve = |pos: &Position<W, H, B>| solver.solve(pos, Strength::Strong);
     let book = Book::generate(&root, *depth, solve, |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
@@ -762,7 +767,11 @@ fn serve_http(serve: &ServeArgs, solve: &SolveArgs, board: Board) -> Result<(), 
             "serve knows the 7x6 board only, not {board}"
         )));
     }
-    let book = solve.book.as_deref().map(load_book::<7, 6>).transpose()?;
+    let book = solve
+        .book
+        .as_deref()
+        .map(load_book::<7, 6, u64>)
+        .transpose()?;
     let threads = threads(solve);
     let mut pool = SolverPool::new(solve.hash_mib, threads)?;
     if let Some(book) = book.or_else(|| (!serve.no_book).then(Book::built_in)) {

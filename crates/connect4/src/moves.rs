@@ -6,6 +6,7 @@
 //! of at most seven moves, fed from the edges inwards so that among equal scores the most
 //! central move comes out first.
 
+use crate::position::Bitboard;
 use crate::position::Position;
 
 /// The `W` columns from the centre outwards: 3, 2, 4, 1, 5, 0, 6 on 7 columns (on an even
@@ -34,25 +35,25 @@ pub const fn centre_first<const W: usize>() -> [usize; W] {
 /// Start with [`MoveSorter::EMPTY`] and [`MoveSorter::start`] in the caller's frame: a
 /// constructor returning the 160-byte sorter by value cost a `memcpy` call per node.
 #[derive(Clone, Copy, Debug)]
-pub struct MoveSorter<const W: usize = 7, const H: usize = 6> {
+pub struct MoveSorter<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
     /// The first move's square, 0 once tried or if there is none.
-    first: u64,
+    first: B,
     /// The other moves, not scored yet (0 once scored).
-    rest: u64,
+    rest: B,
     /// The scored moves, best last.
-    squares: [u64; W],
-    threats: [u64; W],
+    squares: [B; W],
+    threats: [B; W],
     scores: [u32; W],
     len: usize,
 }
 
-impl<const W: usize, const H: usize> MoveSorter<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> MoveSorter<W, H, B> {
     /// No moves.
     pub const EMPTY: Self = MoveSorter {
-        first: 0,
-        rest: 0,
-        squares: [0; W],
-        threats: [0; W],
+        first: B::ZERO,
+        rest: B::ZERO,
+        squares: [B::ZERO; W],
+        threats: [B::ZERO; W],
         scores: [0; W],
         len: 0,
     };
@@ -64,8 +65,10 @@ impl<const W: usize, const H: usize> MoveSorter<W, H> {
     /// [`Position::non_losing_moves`]), the one in column `first` (the table's best move) ahead
     /// of the others if it is a candidate.
     #[inline]
-    pub fn start(&mut self, candidates: u64, first: Option<usize>) {
-        self.first = first.map_or(0, |col| candidates & Position::<W, H>::column_mask(col));
+    pub fn start(&mut self, candidates: B, first: Option<usize>) {
+        self.first = first.map_or(B::ZERO, |col| {
+            candidates & Position::<W, H, B>::column_mask(col)
+        });
         self.rest = candidates ^ self.first;
         self.len = 0;
     }
@@ -75,16 +78,16 @@ impl<const W: usize, const H: usize> MoveSorter<W, H> {
     // Always: as a generic function it was no longer inlined into the search, which cost 11%
     // more instructions (callgrind, 300 Begin-Easy lines).
     #[inline(always)]
-    pub fn next(&mut self, pos: &Position<W, H>) -> Option<(u64, u64)> {
-        if self.first != 0 {
+    pub fn next(&mut self, pos: &Position<W, H, B>) -> Option<(B, B)> {
+        if self.first != B::ZERO {
             let square = std::mem::take(&mut self.first);
             return Some((square, pos.winning_after(square)));
         }
-        if self.rest != 0 {
+        if self.rest != B::ZERO {
             let rest = std::mem::take(&mut self.rest);
             for &col in Self::CENTRE_FIRST.iter().rev() {
-                let square = rest & Position::<W, H>::column_mask(col);
-                if square != 0 {
+                let square = rest & Position::<W, H, B>::column_mask(col);
+                if square != B::ZERO {
                     let threats = pos.winning_after(square);
                     self.add(square, threats, threats.count_ones());
                 }
@@ -97,7 +100,7 @@ impl<const W: usize, const H: usize> MoveSorter<W, H> {
     /// Inserts after every move of equal or lower score, so equal moves come out
     /// last-added first.
     #[inline]
-    fn add(&mut self, square: u64, threats: u64, score: u32) {
+    fn add(&mut self, square: B, threats: B, score: u32) {
         let mut i = self.len;
         self.len += 1;
         while i > 0 && self.scores[i - 1] > score {

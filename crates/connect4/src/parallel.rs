@@ -37,6 +37,7 @@
 
 use crate::book::Book;
 use crate::bounds::{BoundTable, ScoreBound, ThreadView};
+use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{Window, initial_window};
 use crate::search::{Access, Busy, HEARTBEAT_FIRST, Heartbeat, Search, Step};
@@ -65,8 +66,8 @@ pub(crate) struct Solved {
 }
 
 /// What the threads of one round share.
-struct Round<'a, const W: usize, const H: usize> {
-    pos: &'a Position<W, H>,
+struct Round<'a, const W: usize, const H: usize, B: Bitboard> {
+    pos: &'a Position<W, H, B>,
     /// What the solve must find out.
     window: Window,
     /// Changed whenever the window being searched stops mattering: the range narrowed, or the
@@ -94,7 +95,7 @@ struct Round<'a, const W: usize, const H: usize> {
     progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
 }
 
-impl<const W: usize, const H: usize> Round<'_, W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Round<'_, W, H, B> {
     /// Tells every thread to drop its window.
     fn raise(&self) {
         self.signal.fetch_add(1, Ordering::Release);
@@ -136,32 +137,38 @@ impl<const W: usize, const H: usize> Round<'_, W, H> {
 
 /// The table as one thread of a parallel solve reaches it: shared, with the thread's own count
 /// of stores and the round it reports them to.
-struct Shared<'a, const W: usize, const H: usize> {
-    table: ThreadView<'a, W, H>,
-    round: &'a Round<'a, W, H>,
+struct Shared<'a, const W: usize, const H: usize, B: Bitboard> {
+    table: ThreadView<'a, W, H, B>,
+    round: &'a Round<'a, W, H, B>,
     /// Stores of far positions since the last report.
     far_stores: u64,
     /// Positions explored at the last report.
     reported_nodes: u64,
 }
 
-impl<const W: usize, const H: usize> Access<W, H> for Shared<'_, W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Shared<'_, W, H, B> {
     const SHARED: bool = true;
     const WEIGHS_SUBTREES: bool = false;
     #[inline]
-    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)> {
+    fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
         self.table.get(pos)
     }
     #[inline]
-    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
+    fn put(
+        &mut self,
+        pos: &Position<W, H, B>,
+        bound: ScoreBound,
+        best: Option<usize>,
+        _nodes: u64,
+    ) {
         self.far_stores += u64::from(self.table.put(pos, bound, best));
     }
     #[inline]
-    fn prefetch(&self, pos: &Position<W, H>) {
+    fn prefetch(&self, pos: &Position<W, H, B>) {
         self.table.prefetch(pos);
     }
     #[inline]
-    fn hit_weight(&self, _pos: &Position<W, H>) -> u64 {
+    fn hit_weight(&self, _pos: &Position<W, H, B>) -> u64 {
         1
     }
     fn tick(&mut self, nodes: u64) {
@@ -174,8 +181,8 @@ impl<const W: usize, const H: usize> Access<W, H> for Shared<'_, W, H> {
 }
 
 /// What a parallel solve works with besides the table, from the [`crate::Solver`].
-pub(crate) struct Team<'a, const W: usize, const H: usize> {
-    pub(crate) book: Option<&'a Book<W, H>>,
+pub(crate) struct Team<'a, const W: usize, const H: usize, B: Bitboard> {
+    pub(crate) book: Option<&'a Book<W, H, B>>,
     pub(crate) busy: &'a Busy,
     /// Threads in all, the caller's included.
     pub(crate) threads: usize,
@@ -187,11 +194,11 @@ pub(crate) struct Team<'a, const W: usize, const H: usize> {
 /// Solves `pos` (which the side to move cannot win at once) until `window` is decided, with
 /// `team` on `table`, which a caller cleared or not as it wishes, and made ready for the team's helpers
 /// ([`BoundTable::set_helpers`]).
-pub(crate) fn solve<const W: usize, const H: usize>(
-    table: &mut BoundTable<W, H>,
-    pos: &Position<W, H>,
+pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard>(
+    table: &mut BoundTable<W, H, B>,
+    pos: &Position<W, H, B>,
     window: Window,
-    team: Team<'_, W, H>,
+    team: Team<'_, W, H, B>,
 ) -> Solved {
     let Team {
         book,
@@ -223,7 +230,7 @@ pub(crate) fn solve<const W: usize, const H: usize>(
             defer_until: if alone { 0 } else { pos.moves() + DEFER_PLIES },
             progress,
         };
-        let shared: &BoundTable<W, H> = table;
+        let shared: &BoundTable<W, H, B> = table;
         let helpers = if alone { 0 } else { threads - 1 };
         let due = std::thread::scope(|scope| {
             let round = &round;
@@ -265,10 +272,10 @@ pub(crate) fn solve<const W: usize, const H: usize>(
 /// reports its counts.
 /// The first thread reports on its windows through `heartbeat`, and returns when its next
 /// report is due (for the next round to go on from), or `None` without one.
-fn work<'a, const W: usize, const H: usize>(
-    table: ThreadView<'a, W, H>,
-    book: Option<&'a Book<W, H>>,
-    round: &'a Round<'a, W, H>,
+fn work<'a, const W: usize, const H: usize, B: Bitboard>(
+    table: ThreadView<'a, W, H, B>,
+    book: Option<&'a Book<W, H, B>>,
+    round: &'a Round<'a, W, H, B>,
     heartbeat: Option<Heartbeat<'a>>,
 ) -> Option<Duration> {
     let mut search = Search::new(

@@ -301,7 +301,7 @@ struct Pooled<'a> {
     signal: &'a AtomicU32,
 }
 
-impl Access<7, 6> for Pooled<'_> {
+impl Access<7, 6, u64> for Pooled<'_> {
     const SHARED: bool = true;
     const WEIGHS_SUBTREES: bool = false;
     #[inline]

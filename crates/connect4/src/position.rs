@@ -20,28 +20,34 @@
 //! Why the board is a pair of const parameters and not a runtime value: every mask and shift
 //! is then a constant, and the 7×6 solver compiles to the same code as when its size was
 //! written into it; `transpo-c4 --board` picks one of the [`crate::board::Board`]s compiled
-//! in. A board fits when its `W·(H + 1)` bits fit in a `u64`, with `W, H ≥ 4`.
+//! in. The bitboards are `u64` when a board's `W·(H + 1)` bits fit in 64 and `u128` up to 128
+//! ([`Bitboard`]), with `W, H ≥ 4`.
 
+pub use crate::bitboard::Bitboard;
 use std::fmt;
 
 mod claimeven;
 
-/// The most columns of a board (12 × 4 uses 60 bits).
-pub const MAX_WIDTH: usize = 12;
+/// The most columns of a board (13 × 4 uses 65 bits).
+pub const MAX_WIDTH: usize = 13;
 
-/// The written name of 0-based column `col`: `1`–`9`, then `a`, `b`, `c` for columns 10–12.
+/// The written name of 0-based column `col`: `1`–`9`, then the letters from `a` for columns
+/// 10, 11, … (`d` is column 13).
 pub const fn column_char(col: usize) -> char {
-    const NAMES: [char; MAX_WIDTH] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c'];
+    const NAMES: [char; MAX_WIDTH] = [
+        '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd',
+    ];
     NAMES[col]
 }
 
-/// The 0-based column written as `ch` ([`column_char`]), if it is one of `1`–`9`, `a`–`c`
-/// (or `A`–`C`), whatever the board's width.
+/// The 0-based column written as `ch` ([`column_char`]), if it is one of `1`–`9` or a letter
+/// from `a` (or `A`) to the widest board's last column, whatever the board's width.
 pub const fn column_from_char(ch: char) -> Option<usize> {
+    const LAST: char = column_char(MAX_WIDTH - 1);
     match ch {
         '1'..='9' => Some(ch as usize - '1' as usize),
-        'a'..='c' => Some(ch as usize - 'a' as usize + 9),
-        'A'..='C' => Some(ch as usize - 'A' as usize + 9),
+        'a'..=LAST => Some(ch as usize - 'a' as usize + 9),
+        'A'..='Z' if ch.to_ascii_lowercase() <= LAST => Some(ch as usize - 'A' as usize + 9),
         _ => None,
     }
 }
@@ -104,7 +110,11 @@ impl fmt::Display for ParseError {
         match self {
             ParseError::Empty => write!(f, "empty move sequence"),
             ParseError::NotADigit { index, found } => {
-                write!(f, "move {index}: {found:?} is not a column (1-9, a-c)")
+                write!(
+                    f,
+                    "move {index}: {found:?} is not a column (1-9, a-{})",
+                    column_char(MAX_WIDTH - 1)
+                )
             }
             ParseError::ColumnOutOfRange {
                 index,
@@ -137,26 +147,26 @@ impl std::error::Error for ParseError {}
 /// seven columns costs about twenty instructions each time, 13% of a solve's instructions
 /// (callgrind on Begin-Easy); keeping the mirror costs four per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Position<const W: usize = 7, const H: usize = 6> {
+pub struct Position<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
     /// Stones of the side to move.
-    current: u64,
+    current: B,
     /// Every stone.
-    mask: u64,
+    mask: B,
     /// `current` with the columns reversed.
-    mirror_current: u64,
+    mirror_current: B,
     /// `mask` with the columns reversed.
-    mirror_mask: u64,
+    mirror_mask: B,
     /// Stones on the board.
     moves: u32,
 }
 
-impl<const W: usize, const H: usize> Default for Position<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Default for Position<W, H, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const W: usize, const H: usize> Position<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Position<W, H, B> {
     /// Columns on the board.
     pub const WIDTH: usize = W;
     /// Rows on the board.
@@ -168,13 +178,18 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// Bits per column, with the sentinel.
     const H1: usize = H + 1;
     /// The board fits the bitboards: checked when a position of it is made, so a board that
-    /// does not is a compile-time error.
+    /// does not is a compile-time error. A board of at most 64 bits takes `u64` words: the
+    /// faster code is not optional.
     const FITS: () = assert!(
-        W >= 4 && H >= 4 && W <= MAX_WIDTH && W * (H + 1) <= 64,
-        "a board needs W, H >= 4 and W * (H + 1) <= 64"
+        W >= 4
+            && H >= 4
+            && W <= MAX_WIDTH
+            && W * (H + 1) <= B::BITS as usize
+            && (B::BITS == 64 || W * (H + 1) > 64),
+        "a board needs W, H >= 4, W * (H + 1) bits in its word, and u64 words when they fit"
     );
     /// One bit at the bottom of every column.
-    const BOTTOM: u64 = {
+    const BOTTOM_BITS: u128 = {
         let mut mask = 0;
         let mut col = 0;
         while col < W {
@@ -184,22 +199,34 @@ impl<const W: usize, const H: usize> Position<W, H> {
         mask
     };
     /// Every playable square.
-    const BOARD: u64 = Self::BOTTOM * ((1 << H) - 1);
+    const BOARD_BITS: u128 = Self::BOTTOM_BITS * ((1 << H) - 1);
+
+    /// One bit at the bottom of every column.
+    #[inline(always)]
+    fn bottom() -> B {
+        B::from_u128(Self::BOTTOM_BITS)
+    }
+
+    /// Every playable square.
+    #[inline(always)]
+    fn board() -> B {
+        B::from_u128(Self::BOARD_BITS)
+    }
 
     /// The playable squares of column `col`.
     #[inline]
-    pub const fn column_mask(col: usize) -> u64 {
-        ((1 << H) - 1) << (col * Self::H1)
+    pub fn column_mask(col: usize) -> B {
+        B::from_u128((1 << H) - 1) << (col * Self::H1)
     }
 
     /// The 0-based column of a single square's bit.
     #[inline]
-    pub const fn column_of(square: u64) -> usize {
+    pub fn column_of(square: B) -> usize {
         let (factor, shift) = Self::DIVIDE_BY_H1;
         ((square.trailing_zeros() * factor) >> shift) as usize
     }
 
-    /// `(f, s)` with `⌊b · f / 2^s⌋ = ⌊b / (H + 1)⌋` for every bit index `b` below 64: a
+    /// `(f, s)` with `⌊b · f / 2^s⌋ = ⌊b / (H + 1)⌋` for every bit index `b` below 128: a
     /// multiply and a shift instead of a division, which cost two more instructions per move
     /// (37 and 8 on 7×6; every bit index is checked here, at compile time).
     const DIVIDE_BY_H1: (u32, u32) = {
@@ -207,10 +234,10 @@ impl<const W: usize, const H: usize> Position<W, H> {
         loop {
             let factor = (1 << shift) / Self::H1 as u32 + 1;
             let mut b = 0;
-            while b < 64 && (b * factor) >> shift == b / Self::H1 as u32 {
+            while b < 128 && (b * factor) >> shift == b / Self::H1 as u32 {
                 b += 1;
             }
-            if b == 64 {
+            if b == 128 {
                 break (factor, shift);
             }
             shift += 1;
@@ -219,15 +246,15 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// The top playable square of column `col`.
     #[inline]
-    const fn top_mask(col: usize) -> u64 {
-        1 << (H - 1 + col * Self::H1)
+    fn top_mask(col: usize) -> B {
+        B::ONE << (H - 1 + col * Self::H1)
     }
 
     /// Squares that would complete a line of four for `stones`, given the occupied `mask`:
     /// the empty squares (also unreachable ones) next to three stones in a row, column or
     /// diagonal.
     #[inline]
-    pub fn winning_squares(stones: u64, mask: u64) -> u64 {
+    pub fn winning_squares(stones: B, mask: B) -> B {
         let h1 = Self::H1;
         // Vertical: three stones below.
         let mut r = (stones << 1) & (stones << 2) & (stones << 3);
@@ -240,23 +267,23 @@ impl<const W: usize, const H: usize> Position<W, H> {
             r |= p & (stones << shift);
             r |= p & (stones >> (3 * shift));
         }
-        r & (Self::BOARD ^ mask)
+        r & (Self::board() ^ mask)
     }
 
     /// The empty board.
     pub const fn new() -> Self {
         let () = Self::FITS;
         Position {
-            current: 0,
-            mask: 0,
-            mirror_current: 0,
-            mirror_mask: 0,
+            current: B::ZERO,
+            mask: B::ZERO,
+            mirror_current: B::ZERO,
+            mirror_mask: B::ZERO,
             moves: 0,
         }
     }
 
-    /// Plays a sequence of 1-based columns (Pons' format: `1`–`9`, and `a`, `b`, `c` for
-    /// columns 10–12) from the empty board. The empty string is the empty board. Rejects a
+    /// Plays a sequence of 1-based columns (Pons' format: `1`–`9`, then `a`, `b`, … for
+    /// columns 10, 11, …) from the empty board. The empty string is the empty board. Rejects a
     /// move that wins (the game would be over) and a sequence that fills the board.
     pub fn from_moves(seq: &str) -> Result<Self, ParseError> {
         let mut pos = Position::new();
@@ -298,19 +325,19 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// Whether column `col` (0-based) has room.
     #[inline]
-    pub const fn can_play(&self, col: usize) -> bool {
-        self.mask & Self::top_mask(col) == 0
+    pub fn can_play(&self, col: usize) -> bool {
+        self.mask & Self::top_mask(col) == B::ZERO
     }
 
     /// Plays in column `col` (0-based), which must have room.
     #[inline]
     pub fn play_column(&mut self, col: usize) {
-        self.play((self.mask + (1 << (col * Self::H1))) & Self::column_mask(col));
+        self.play((self.mask + (B::ONE << (col * Self::H1))) & Self::column_mask(col));
     }
 
     /// Plays the stone `square` (one bit, the lowest empty square of its column).
     #[inline]
-    pub fn play(&mut self, square: u64) {
+    pub fn play(&mut self, square: B) {
         self.current ^= self.mask;
         self.mask |= square;
         self.mirror_current ^= self.mirror_mask;
@@ -320,7 +347,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// The position after playing `square` (see [`Position::play`]).
     #[inline]
-    pub fn after(&self, square: u64) -> Self {
+    pub fn after(&self, square: B) -> Self {
         let mut next = *self;
         next.play(square);
         next
@@ -329,30 +356,30 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// Whether playing column `col` (0-based, with room) makes four in a row.
     #[inline]
     pub fn is_winning_move(&self, col: usize) -> bool {
-        self.winning() & self.possible() & Self::column_mask(col) != 0
+        self.winning() & self.possible() & Self::column_mask(col) != B::ZERO
     }
 
     /// Whether the side to move can win with its next stone.
     #[inline]
     pub fn can_win_next(&self) -> bool {
-        self.winning() & self.possible() != 0
+        self.winning() & self.possible() != B::ZERO
     }
 
     /// The lowest empty square of every column with room.
     #[inline]
-    pub fn possible(&self) -> u64 {
-        (self.mask + Self::BOTTOM) & Self::BOARD
+    pub fn possible(&self) -> B {
+        (self.mask + Self::bottom()) & Self::board()
     }
 
     /// Squares that would win for the side to move.
     #[inline]
-    fn winning(&self) -> u64 {
+    fn winning(&self) -> B {
         Self::winning_squares(self.current, self.mask)
     }
 
     /// Squares that would win for the opponent (also those not playable yet).
     #[inline]
-    pub fn opponent_winning(&self) -> u64 {
+    pub fn opponent_winning(&self) -> B {
         Self::winning_squares(self.current ^ self.mask, self.mask)
     }
 
@@ -361,20 +388,20 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// never the square just below an opponent's winning square. Assumes the side to move
     /// cannot win at once (the search checks that first).
     #[inline]
-    pub fn non_losing_moves(&self) -> u64 {
+    pub fn non_losing_moves(&self) -> B {
         self.non_losing_moves_against(self.opponent_winning())
     }
 
     /// [`Position::non_losing_moves`], given the opponent's winning squares `threats`
     /// ([`Position::opponent_winning`]), when the caller has them already.
     #[inline]
-    pub fn non_losing_moves_against(&self, threats: u64) -> u64 {
+    pub fn non_losing_moves_against(&self, threats: B) -> B {
         debug_assert_eq!(threats, self.opponent_winning());
         let mut possible = self.possible();
         let forced = possible & threats;
-        if forced != 0 {
-            if forced & (forced - 1) != 0 {
-                return 0;
+        if forced != B::ZERO {
+            if forced & (forced - B::ONE) != B::ZERO {
+                return B::ZERO;
             }
             possible = forced;
         }
@@ -387,29 +414,29 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// just played is never among them, since it did not win, so the occupied squares
     /// before the move serve as well as those after.)
     #[inline]
-    pub fn winning_after(&self, square: u64) -> u64 {
+    pub fn winning_after(&self, square: B) -> B {
         Self::winning_squares(self.current | square, self.mask)
     }
 
     /// The exact position key: per column, the stones of the side to move plus the column's
     /// fill, which writes each column's contents as one number below `2^(H + 1)` with its
-    /// height as the leading one. [`Position::KEY_BITS`] bits (49 on 7×6, at most 64);
-    /// distinct positions have distinct keys.
+    /// height as the leading one. [`Position::KEY_BITS`] bits (49 on 7×6, at most 64 in a
+    /// `u64`, 128 in a `u128`); distinct positions have distinct keys.
     #[inline]
-    pub fn key(&self) -> u64 {
-        self.current + self.mask + Self::BOTTOM
+    pub fn key(&self) -> B {
+        self.current + self.mask + Self::bottom()
     }
 
     /// The key of the mirror image (columns reversed).
     #[inline]
-    pub fn mirror_key(&self) -> u64 {
-        self.mirror_current + self.mirror_mask + Self::BOTTOM
+    pub fn mirror_key(&self) -> B {
+        self.mirror_current + self.mirror_mask + Self::bottom()
     }
 
     /// The smaller of [`Position::key`] and [`Position::mirror_key`]: one key for a position
     /// and its reflection, which have the same score.
     #[inline]
-    pub fn symmetric_key(&self) -> u64 {
+    pub fn symmetric_key(&self) -> B {
         self.key().min(self.mirror_key())
     }
 
@@ -428,24 +455,24 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// `(H + 1)·c ..`, and its mirror `W − 1 − c` lies `(W − 1 − 2c) · (H + 1)` bits up (down
     /// when negative), a rotation that never wraps because the result is on the board.
     #[inline]
-    fn mirror_square(square: u64) -> u64 {
+    fn mirror_square(square: B) -> B {
         let col = Self::column_of(square) as i32;
         let shift = (W as i32 - 1 - 2 * col) * Self::H1 as i32;
-        square.rotate_left(shift.rem_euclid(64) as u32)
+        square.rotate_left(shift.rem_euclid(B::BITS as i32) as u32)
     }
 }
 
 /// Every position of `games` random games of `W`×`H` from the empty board (moves that do not
 /// win, until there are none or one square is left), the same for the same `seed`: for tests.
 #[cfg(test)]
-pub(crate) fn random_games<const W: usize, const H: usize>(
+pub(crate) fn random_games<const W: usize, const H: usize, B: Bitboard>(
     games: usize,
     seed: u64,
-) -> Vec<Position<W, H>> {
+) -> Vec<Position<W, H, B>> {
     let mut rng = transpo::key::SplitMix64::new(seed);
     let mut out = Vec::new();
     for _ in 0..games {
-        let mut pos = Position::<W, H>::new();
+        let mut pos = Position::<W, H, B>::new();
         loop {
             out.push(pos);
             let open: Vec<usize> = (0..W)
@@ -463,9 +490,9 @@ pub(crate) fn random_games<const W: usize, const H: usize>(
 /// Reverses the order of the `W` column groups of `H + 1` bits of a board word (the plain
 /// definition of the mirror, which the tests hold [`Position`]'s incremental one to).
 #[cfg(test)]
-fn mirror_columns<const W: usize, const H: usize>(word: u64) -> u64 {
-    let col_bits: u64 = (1 << (H + 1)) - 1;
-    let mut out = 0;
+fn mirror_columns<const W: usize, const H: usize, B: Bitboard>(word: B) -> B {
+    let col_bits = B::from_u128((1 << (H + 1)) - 1);
+    let mut out = B::ZERO;
     for col in 0..W {
         out |= ((word >> (col * (H + 1))) & col_bits) << ((W - 1 - col) * (H + 1));
     }
@@ -531,14 +558,15 @@ mod tests {
     fn columns_past_nine_are_letters() {
         assert_eq!(
             (0..MAX_WIDTH).map(column_char).collect::<String>(),
-            "123456789abc"
+            "123456789abcd"
         );
         for col in 0..MAX_WIDTH {
             assert_eq!(column_from_char(column_char(col)), Some(col));
         }
         assert_eq!(column_from_char('B'), Some(10));
         assert_eq!(column_from_char('0'), None);
-        assert_eq!(column_from_char('d'), None);
+        assert_eq!(column_from_char('D'), Some(12));
+        assert_eq!(column_from_char('e'), None);
         // 12 columns of 4 rows: column c is the twelfth.
         let p = Position::<12, 4>::from_moves("c1c").expect("valid");
         assert!(p.can_play(11) && p.moves() == 3);
@@ -556,8 +584,14 @@ mod tests {
         );
         assert_eq!(
             Position::<12, 4>::from_moves("d").unwrap_err().to_string(),
-            "move 1: 'd' is not a column (1-9, a-c)"
+            "move 1: column 13 is out of range 1-9, a-c"
         );
+        assert_eq!(
+            Position::<12, 4>::from_moves("e").unwrap_err().to_string(),
+            "move 1: 'e' is not a column (1-9, a-d)"
+        );
+        let p = Position::<13, 4, u128>::from_moves("d1dD").expect("valid");
+        assert!(p.can_play(12) && p.moves() == 4);
     }
 
     #[test]
@@ -581,23 +615,24 @@ mod tests {
     /// Random legal games on `W`×`H`, every prefix checked: the incremental mirror is the
     /// plain one, keys are exact (two positions share a key only if they have the same
     /// stones) and fit in `KEY_BITS`, the magic division gives every column.
-    fn check_board<const W: usize, const H: usize>() {
-        type P<const W: usize, const H: usize> = Position<W, H>;
-        for bit in 0..P::<W, H>::KEY_BITS {
+    fn check_board<const W: usize, const H: usize, B: Bitboard>() {
+        type P<const W: usize, const H: usize, B> = Position<W, H, B>;
+        for bit in 0..P::<W, H, B>::KEY_BITS as usize {
             assert_eq!(
-                P::<W, H>::mirror_square(1 << bit),
-                mirror_columns::<W, H>(1 << bit),
+                P::<W, H, B>::mirror_square(B::ONE << bit),
+                mirror_columns::<W, H, B>(B::ONE << bit),
                 "{W}x{H} bit {bit}"
             );
-            assert_eq!(P::<W, H>::column_of(1 << bit), bit as usize / (H + 1));
+            assert_eq!(P::<W, H, B>::column_of(B::ONE << bit), bit / (H + 1));
         }
         let mut seen = std::collections::HashMap::new();
-        for p in random_games::<W, H>(200, W as u64 * 100 + H as u64) {
-            assert_eq!(p.mirror_current, mirror_columns::<W, H>(p.current));
-            assert_eq!(p.mirror_mask, mirror_columns::<W, H>(p.mask));
-            assert_eq!(p.mirror_key(), mirror_columns::<W, H>(p.key()));
+        for p in random_games::<W, H, B>(200, W as u64 * 100 + H as u64) {
+            assert_eq!(p.mirror_current, mirror_columns::<W, H, B>(p.current));
+            assert_eq!(p.mirror_mask, mirror_columns::<W, H, B>(p.mask));
+            assert_eq!(p.mirror_key(), mirror_columns::<W, H, B>(p.key()));
             assert_eq!(p.mirror().mirror(), p);
-            assert!(P::<W, H>::KEY_BITS == 64 || p.key() >> P::<W, H>::KEY_BITS == 0);
+            let bits = P::<W, H, B>::KEY_BITS;
+            assert!(bits == B::BITS || p.key() >> bits as usize == B::ZERO);
             let stones = (p.current, p.mask);
             assert_eq!(*seen.entry(p.key()).or_insert(stones), stones, "{W}x{H}");
         }
@@ -605,13 +640,18 @@ mod tests {
 
     #[test]
     fn mirrors_and_keys_on_every_shape_of_board() {
-        check_board::<7, 6>();
-        check_board::<4, 4>();
-        check_board::<4, 15>();
-        check_board::<8, 7>();
-        check_board::<9, 5>();
-        check_board::<12, 4>();
-        check_board::<5, 11>();
+        check_board::<7, 6, u64>();
+        check_board::<4, 4, u64>();
+        check_board::<4, 15, u64>();
+        check_board::<8, 7, u64>();
+        check_board::<9, 5, u64>();
+        check_board::<12, 4, u64>();
+        check_board::<5, 11, u64>();
+        check_board::<7, 9, u128>();
+        check_board::<13, 4, u128>();
+        check_board::<4, 16, u128>();
+        check_board::<9, 9, u128>();
+        check_board::<11, 5, u128>();
     }
 
     #[test]
@@ -628,13 +668,13 @@ mod tests {
                     assert!(len > 20, "{game} {len}");
                     break;
                 };
-                assert_eq!(p.mirror_current, mirror_columns::<7, 6>(p.current));
+                assert_eq!(p.mirror_current, mirror_columns::<7, 6, u64>(p.current));
                 assert_eq!(
                     p.mirror_mask,
-                    mirror_columns::<7, 6>(p.mask),
+                    mirror_columns::<7, 6, u64>(p.mask),
                     "{game} {len}"
                 );
-                assert_eq!(p.mirror_key(), mirror_columns::<7, 6>(p.key()));
+                assert_eq!(p.mirror_key(), mirror_columns::<7, 6, u64>(p.key()));
                 assert_eq!(p.mirror().mirror(), p);
             }
         }

@@ -11,6 +11,7 @@
 //! general, on a board of `squares` squares, a win with the stone played when `n` stones are
 //! down is worth `⌊(squares + 1 − n) / 2⌋` ([`win_now_score`]).
 
+use crate::position::Bitboard;
 use crate::position::Position;
 
 /// Strong (exact score) or weak (sign of the score) solving.
@@ -88,10 +89,10 @@ pub fn finish(score: i32, strength: Strength) -> i32 {
 /// full column: a winning move scores the win, a move that fills the board a [`DRAW`], any
 /// other minus `solve`'s score of the position after it (as [`finish`]ed for `strength`).
 /// `None` if `solve` gave up.
-pub(crate) fn column_scores<const W: usize, const H: usize>(
-    pos: &Position<W, H>,
+pub(crate) fn column_scores<const W: usize, const H: usize, B: Bitboard>(
+    pos: &Position<W, H, B>,
     strength: Strength,
-    mut solve: impl FnMut(&Position<W, H>) -> Option<i32>,
+    mut solve: impl FnMut(&Position<W, H, B>) -> Option<i32>,
 ) -> Option<[Option<i32>; W]> {
     let mut scores = [None; W];
     for (col, score) in scores.iter_mut().enumerate() {
@@ -115,7 +116,9 @@ pub(crate) fn column_scores<const W: usize, const H: usize>(
 
 /// The score range of a position the side to move cannot win at once: `(min, max)` with the
 /// score in `min..=max`, the range a solve's binary search starts from.
-pub(crate) fn initial_window<const W: usize, const H: usize>(pos: &Position<W, H>) -> (i32, i32) {
+pub(crate) fn initial_window<const W: usize, const H: usize, B: Bitboard>(
+    pos: &Position<W, H, B>,
+) -> (i32, i32) {
     (
         loss_next_score(W * H, pos.moves()),
         win_now_score(W * H, pos.moves()),

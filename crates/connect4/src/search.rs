@@ -7,6 +7,7 @@
 use crate::book::Book;
 use crate::bounds::{BoundStore, ScoreBound};
 use crate::moves::MoveSorter;
+use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{DRAW, Window, initial_window, loss_later_min, loss_next_score, win_later_max};
 use std::ops::RangeInclusive;
@@ -87,20 +88,20 @@ pub(crate) static NEVER: AtomicU32 = AtomicU32::new(0);
 
 /// How one search thread reaches the bound table: with `&mut` when it has it to itself (and
 /// may grow it as it stores), or through a shared reference when threads share it.
-pub(crate) trait Access<const W: usize, const H: usize> {
+pub(crate) trait Access<const W: usize, const H: usize, B: Bitboard> {
     /// Whether other threads search at the same time: only then does the search watch for a
     /// signal to abandon its window.
     const SHARED: bool;
     /// [`BoundStore::WEIGHS_SUBTREES`].
     const WEIGHS_SUBTREES: bool;
     /// [`BoundStore::get`].
-    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)>;
+    fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)>;
     /// [`BoundStore::put`].
-    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, nodes: u64);
+    fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, nodes: u64);
     /// [`BoundStore::prefetch`].
-    fn prefetch(&self, pos: &Position<W, H>);
+    fn prefetch(&self, pos: &Position<W, H, B>);
     /// [`BoundStore::hit_weight`].
-    fn hit_weight(&self, pos: &Position<W, H>) -> u64;
+    fn hit_weight(&self, pos: &Position<W, H, B>) -> u64;
     /// Called by a shared search every [`PUBLISH_EVERY`] positions explored, with the count
     /// so far: the moment to tell the other threads.
     #[inline]
@@ -114,31 +115,33 @@ pub(crate) trait Access<const W: usize, const H: usize> {
 /// enough that the shared counters cost nothing measurable.
 pub(crate) const PUBLISH_EVERY: u64 = 1 << 12;
 
-impl<const W: usize, const H: usize, T: BoundStore<W, H>> Access<W, H> for &mut T {
+impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Access<W, H, B>
+    for &mut T
+{
     const SHARED: bool = false;
     const WEIGHS_SUBTREES: bool = T::WEIGHS_SUBTREES;
     #[inline]
-    fn get(&self, pos: &Position<W, H>) -> Option<(ScoreBound, Option<usize>)> {
+    fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
         (**self).get(pos)
     }
     #[inline]
-    fn put(&mut self, pos: &Position<W, H>, bound: ScoreBound, best: Option<usize>, nodes: u64) {
+    fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, nodes: u64) {
         (**self).put(pos, bound, best, nodes);
     }
     #[inline]
-    fn prefetch(&self, pos: &Position<W, H>) {
+    fn prefetch(&self, pos: &Position<W, H, B>) {
         (**self).prefetch(pos);
     }
     #[inline]
-    fn hit_weight(&self, pos: &Position<W, H>) -> u64 {
+    fn hit_weight(&self, pos: &Position<W, H, B>) -> u64 {
         (**self).hit_weight(pos)
     }
 }
 
 /// One thread's search: negamax over a table reached through `A`, with its own counters.
-pub(crate) struct Search<'a, A: Access<W, H>, const W: usize, const H: usize> {
+pub(crate) struct Search<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> {
     pub(crate) table: A,
-    pub(crate) book: Option<&'a Book<W, H>>,
+    pub(crate) book: Option<&'a Book<W, H, B>>,
     /// Positions explored (calls to [`Search::negamax`]).
     pub(crate) nodes: u64,
     /// See [`Solver`]'s field of the same name.
@@ -191,8 +194,11 @@ impl Busy {
 
     /// Marks `pos` busy, if its slot is free.
     #[inline]
-    fn mark<const W: usize, const H: usize>(&self, pos: &Position<W, H>) -> Option<Mark<'_>> {
-        let key = pos.symmetric_key();
+    fn mark<const W: usize, const H: usize, B: Bitboard>(
+        &self,
+        pos: &Position<W, H, B>,
+    ) -> Option<Mark<'_>> {
+        let key = pos.symmetric_key().fold();
         let slot = self.slot(key);
         slot.compare_exchange(0, key, Relaxed, Relaxed)
             .ok()
@@ -201,16 +207,19 @@ impl Busy {
 
     /// Whether some thread is searching `pos`.
     #[inline]
-    fn is_busy<const W: usize, const H: usize>(&self, pos: &Position<W, H>) -> bool {
-        let key = pos.symmetric_key();
+    fn is_busy<const W: usize, const H: usize, B: Bitboard>(
+        &self,
+        pos: &Position<W, H, B>,
+    ) -> bool {
+        let key = pos.symmetric_key().fold();
         self.slot(key).load(Relaxed) == key
     }
 }
 
-impl<'a, A: Access<W, H>, const W: usize, const H: usize> Search<'a, A, W, H> {
+impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'a, A, W, H, B> {
     /// A search on `table` (and `book`, if any) with nothing counted yet, as a search alone
     /// has it: never signalled, marking no node busy, reporting to no one.
-    pub(crate) fn new(table: A, book: Option<&'a Book<W, H>>) -> Self {
+    pub(crate) fn new(table: A, book: Option<&'a Book<W, H, B>>) -> Self {
         Search {
             table,
             book,
@@ -243,7 +252,7 @@ impl<'a, A: Access<W, H>, const W: usize, const H: usize> Search<'a, A, W, H> {
     }
 }
 
-impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
+impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_, A, W, H, B> {
     /// Squares on the board.
     const SQUARES: i32 = (W * H) as i32;
 
@@ -267,7 +276,7 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
     /// if a shared search was told to stop.
     pub(crate) fn score(
         &mut self,
-        pos: &Position<W, H>,
+        pos: &Position<W, H, B>,
         window: Window,
         mut answered: impl FnMut(i32, i32, i32, u64),
     ) -> Option<RangeInclusive<i32>> {
@@ -298,10 +307,10 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
     /// meaningless 0 with `aborted` set if the signal was raised.
     pub(crate) fn negamax(
         &mut self,
-        pos: &Position<W, H>,
+        pos: &Position<W, H, B>,
         alpha: i32,
         beta: i32,
-        threats: u64,
+        threats: B,
     ) -> i32 {
         debug_assert!(alpha < beta && !pos.can_win_next());
         self.nodes += 1;
@@ -324,7 +333,7 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
     /// window's top `beta`: by its claimeven bound, or by its stored upper bound (enhanced
     /// transposition cutoff). Stores the node's lower bound when it finds one.
     #[inline(always)]
-    fn refuted_child(&mut self, pos: &Position<W, H>, candidates: u64, beta: i32) -> Option<i32> {
+    fn refuted_child(&mut self, pos: &Position<W, H, B>, candidates: B, beta: i32) -> Option<i32> {
         let moves = pos.moves() as i32;
         // A child that claimeven shows lost for the player to move there is won for us,
         // without a search. Only where the children have an even number of stones, when the
@@ -332,13 +341,13 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
         // saved 1% of positions and no time (empty board, one thread).
         if moves % 2 == 1 && pos.children_may_have_claimeven_bounds() {
             let mut rest = candidates;
-            while rest != 0 {
-                let square = rest & rest.wrapping_neg();
-                rest &= rest - 1;
+            while rest != B::ZERO {
+                let square = rest.lowest();
+                rest &= rest - B::ONE;
                 if let Some(bound) = pos.after(square).claimeven_bound()
                     && -bound >= beta
                 {
-                    let col = Position::<W, H>::column_of(square);
+                    let col = Position::<W, H, B>::column_of(square);
                     self.table.put(pos, ScoreBound::Lower(-bound), Some(col), 1);
                     return Some(-bound);
                 }
@@ -349,18 +358,18 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
         let mut rest = if moves + ETC_MIN_EMPTY <= Self::SQUARES && self.nodes > ETC_AFTER_NODES {
             candidates
         } else {
-            0
+            B::ZERO
         };
-        while rest != 0 {
-            let square = rest & rest.wrapping_neg();
-            rest &= rest - 1;
+        while rest != B::ZERO {
+            let square = rest.lowest();
+            rest &= rest - B::ONE;
             let child = pos.after(square);
             if let Some((ScoreBound::Upper(upper), _)) = self.table.get(&child)
                 && -upper >= beta
             {
                 let nodes = self.table.hit_weight(&child);
                 self.weight += nodes;
-                let col = Position::<W, H>::column_of(square);
+                let col = Position::<W, H, B>::column_of(square);
                 self.table
                     .put(pos, ScoreBound::Lower(-upper), Some(col), nodes + 1);
                 return Some(-upper);
@@ -370,7 +379,7 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
     }
 
     #[inline(always)]
-    fn node(&mut self, pos: &Position<W, H>, mut alpha: i32, mut beta: i32, threats: u64) -> i32 {
+    fn node(&mut self, pos: &Position<W, H, B>, mut alpha: i32, mut beta: i32, threats: B) -> i32 {
         // Subtree sizes cost a counter per node: only for stores that keep them.
         if A::WEIGHS_SUBTREES {
             self.weight += 1;
@@ -378,7 +387,7 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
         let first = self.weight;
         let moves = pos.moves();
         let candidates = pos.non_losing_moves_against(threats);
-        if candidates == 0 {
+        if candidates == B::ZERO {
             // Every move lets the opponent win with their next stone.
             return loss_next_score(W * H, moves);
         }
@@ -433,14 +442,14 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
         // Each child probes the table first thing; start those cache misses now, so that
         // they overlap with move ordering and with each other.
         let mut rest = candidates;
-        while rest != 0 {
-            self.table.prefetch(&pos.after(rest & rest.wrapping_neg()));
-            rest &= rest - 1;
+        while rest != B::ZERO {
+            self.table.prefetch(&pos.after(rest.lowest()));
+            rest &= rest - B::ONE;
         }
         if let Some(score) = self.refuted_child(pos, candidates, beta) {
             return score;
         }
-        let mut sorter = MoveSorter::<W, H>::EMPTY;
+        let mut sorter = MoveSorter::<W, H, B>::EMPTY;
         sorter.start(candidates, hint);
         // Near the root of a shared search, mark the node as being searched, and leave the
         // children other threads are searching for last (see `Busy`) — all but the first
@@ -452,7 +461,7 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
         let busy = self.busy;
         let shallow = A::SHARED && pos.moves() < self.defer_until;
         let _mark = if shallow { busy.mark(pos) } else { None };
-        let mut deferred = [(0, 0); W];
+        let mut deferred = [(B::ZERO, B::ZERO); W];
         let (mut deferred_len, mut deferred_next) = (0, 0);
         let mut eldest = true;
         loop {
@@ -478,7 +487,7 @@ impl<A: Access<W, H>, const W: usize, const H: usize> Search<'_, A, W, H> {
                 return 0;
             }
             if score >= beta {
-                let col = Position::<W, H>::column_of(square);
+                let col = Position::<W, H, B>::column_of(square);
                 let nodes = self.weight - first + 1;
                 self.table
                     .put(pos, ScoreBound::Lower(score), Some(col), nodes);

@@ -14,6 +14,7 @@
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, TableError};
+use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
 use crate::search::{Busy, HEARTBEAT_FIRST, Heartbeat, Progress, Search, Step};
@@ -23,9 +24,14 @@ use std::time::{Duration, Instant};
 /// A solver for the board of `W` columns and `H` rows (7×6 unless said otherwise): a bound
 /// table (by default the exact [`BoundTable`]), an optional opening book, a node counter,
 /// and how many threads to solve with.
-pub struct Solver<const W: usize = 7, const H: usize = 6, T: BoundStore<W, H> = BoundTable<W, H>> {
+pub struct Solver<
+    const W: usize = 7,
+    const H: usize = 6,
+    B: Bitboard = u64,
+    T: BoundStore<W, H, B> = BoundTable<W, H, B>,
+> {
     table: T,
-    book: Option<Book<W, H>>,
+    book: Option<Book<W, H, B>>,
     nodes: u64,
     /// Subtree sizes as a replacement scheme counts them: `nodes`, except that a cutoff by a
     /// stored bound counts [`BoundStore::hit_weight`] (BIGALL's stored subtree size).
@@ -38,19 +44,19 @@ pub struct Solver<const W: usize = 7, const H: usize = 6, T: BoundStore<W, H> = 
     progress: Option<Progress>,
 }
 
-impl<const W: usize, const H: usize> Solver<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Solver<W, H, B> {
     /// A solver with a table of `hash_mib` MiB, on one thread.
     pub fn new(hash_mib: u64) -> Result<Self, TableError> {
         Ok(Solver::with_table(BoundTable::new(hash_mib)?))
     }
 
     /// The table, to save or load it ([`BoundTable::save_far`], [`BoundTable::load_far`]).
-    pub fn table_mut(&mut self) -> &mut BoundTable<W, H> {
+    pub fn table_mut(&mut self) -> &mut BoundTable<W, H, B> {
         &mut self.table
     }
 }
 
-impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
+impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver<W, H, B, T> {
     /// A solver on any bound store, e.g. a table configured for an experiment.
     pub fn with_table(table: T) -> Self {
         Solver {
@@ -71,7 +77,7 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
     }
 
     /// Uses `book` for the positions it holds.
-    pub fn set_book(&mut self, book: Book<W, H>) {
+    pub fn set_book(&mut self, book: Book<W, H, B>) {
         self.book = Some(book);
     }
 
@@ -134,7 +140,7 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
     }
 
     /// The score of `pos`: exact for [`Strength::Strong`], its sign for [`Strength::Weak`].
-    pub fn solve(&mut self, pos: &Position<W, H>, strength: Strength) -> i32 {
+    pub fn solve(&mut self, pos: &Position<W, H, B>, strength: Strength) -> i32 {
         finish(
             *self.solve_window(pos, Window::of(strength)).start(),
             strength,
@@ -145,7 +151,7 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
     /// in, one score if it lies strictly inside the window, else a range wholly at or below
     /// `alpha`, or at or above `beta` (often narrower than the window needs: fail-soft).
     /// [`Solver::solve`] is this with [`Window::of`] its strength.
-    pub fn solve_window(&mut self, pos: &Position<W, H>, window: Window) -> RangeInclusive<i32> {
+    pub fn solve_window(&mut self, pos: &Position<W, H, B>, window: Window) -> RangeInclusive<i32> {
         if pos.can_win_next() {
             let win = win_now_score(W * H, pos.moves());
             return win..=win;
@@ -170,7 +176,7 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
     }
 
     /// The binary search on the score, on this thread with the table to itself.
-    fn solve_alone(&mut self, pos: &Position<W, H>, window: Window) -> RangeInclusive<i32> {
+    fn solve_alone(&mut self, pos: &Position<W, H, B>, window: Window) -> RangeInclusive<i32> {
         let started = Instant::now();
         let heartbeat = self.progress.as_deref().map(|progress| Heartbeat {
             progress,
@@ -213,7 +219,7 @@ impl<const W: usize, const H: usize, T: BoundStore<W, H>> Solver<W, H, T> {
 
     /// The score of every column of `pos` from the side to move's view (`None` for a full
     /// column): a winning move scores the win, any other move minus the reply's score.
-    pub fn analyze(&mut self, pos: &Position<W, H>, strength: Strength) -> [Option<i32>; W] {
+    pub fn analyze(&mut self, pos: &Position<W, H, B>, strength: Strength) -> [Option<i32>; W] {
         // This solver's solves always finish.
         column_scores(pos, strength, |next| Some(self.solve(next, strength))).unwrap_or([None; W])
     }

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use transpo_connect4::Strength;
 use transpo_connect4::board::Board;
-use transpo_connect4::position::Position;
+use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::last_move;
 use transpo_connect4::solver::Solver;
 use transpo_connect4::with_board;
@@ -119,8 +119,8 @@ impl Plain {
 }
 
 /// The position after `cols` (0-based), as both boards.
-fn both<const W: usize, const H: usize>(cols: &[usize]) -> (Position<W, H>, Plain) {
-    let mut pos = Position::<W, H>::new();
+fn both<const W: usize, const H: usize, B: Bitboard>(cols: &[usize]) -> (Position<W, H, B>, Plain) {
+    let mut pos = Position::<W, H, B>::new();
     let mut plain = Plain::new(W, H);
     for &col in cols {
         pos.play_column(col);
@@ -131,13 +131,13 @@ fn both<const W: usize, const H: usize>(cols: &[usize]) -> (Position<W, H>, Plai
 
 /// Every position of `W`×`H` with at most `stones` stones whose game is not over, solved
 /// strong and weak, against the plain minimax; and the empty board's ending.
-fn against_minimax<const W: usize, const H: usize>(stones: usize) -> usize {
-    let mut solver = Solver::<W, H>::new(4).expect("4 MiB");
+fn against_minimax<const W: usize, const H: usize, B: Bitboard>(stones: usize) -> usize {
+    let mut solver = Solver::<W, H, B>::new(4).expect("4 MiB");
     let mut memo = HashMap::new();
     let mut stack = vec![Vec::new()];
     let mut checked = 0;
     while let Some(cols) = stack.pop() {
-        let (pos, mut plain) = both::<W, H>(&cols);
+        let (pos, mut plain) = both::<W, H, B>(&cols);
         let expected = plain.score(&mut memo);
         solver.reset();
         assert_eq!(
@@ -164,22 +164,22 @@ fn against_minimax<const W: usize, const H: usize>(stones: usize) -> usize {
 
 #[test]
 fn tiny_boards_agree_with_a_plain_minimax() {
-    assert!(against_minimax::<4, 4>(3) > 80);
-    assert!(against_minimax::<5, 4>(2) > 30);
-    assert!(against_minimax::<4, 5>(2) > 20);
+    assert!(against_minimax::<4, 4, u64>(3) > 80);
+    assert!(against_minimax::<5, 4, u64>(2) > 30);
+    assert!(against_minimax::<4, 5, u64>(2) > 20);
 }
 
-/// Random positions of `W`×`H` with `empty` squares left, strong scores against the plain
-/// minimax: every shape of board, the 64-bit keys of 8×7 and 4×15 and the 12 columns of 12×4
-/// included.
-fn late_positions<const W: usize, const H: usize>(count: usize, empty: usize) {
-    let mut solver = Solver::<W, H>::new(2).expect("2 MiB");
+/// Random positions of `W`×`H` with `empty` squares left, strong and weak scores against the
+/// plain minimax: every shape of board, the 64-bit keys of 8×7 and 4×15 and the 12 columns of
+/// 12×4 included.
+fn late_positions<const W: usize, const H: usize, B: Bitboard>(count: usize, empty: usize) {
+    let mut solver = Solver::<W, H, B>::new(2).expect("2 MiB");
     let mut rng = transpo::key::SplitMix64::new((W * 16 + H) as u64);
     let mut memo = HashMap::new();
     let mut done = 0;
     while done < count {
         let mut cols = Vec::new();
-        let mut pos = Position::<W, H>::new();
+        let mut pos = Position::<W, H, B>::new();
         while cols.len() < W * H - empty {
             let open: Vec<usize> = (0..W)
                 .filter(|&c| pos.can_play(c) && !pos.is_winning_move(c))
@@ -193,11 +193,17 @@ fn late_positions<const W: usize, const H: usize>(count: usize, empty: usize) {
         if cols.len() < W * H - empty {
             continue;
         }
-        let (_, mut plain) = both::<W, H>(&cols);
+        let (_, mut plain) = both::<W, H, B>(&cols);
+        let expected = plain.score(&mut memo);
         solver.reset();
         assert_eq!(
             solver.solve(&pos, Strength::Strong),
-            plain.score(&mut memo),
+            expected,
+            "{W}x{H} {cols:?}"
+        );
+        assert_eq!(
+            solver.solve(&pos, Strength::Weak),
+            expected.signum(),
             "{W}x{H} {cols:?}"
         );
         done += 1;
@@ -206,19 +212,33 @@ fn late_positions<const W: usize, const H: usize>(count: usize, empty: usize) {
 
 #[test]
 fn late_positions_of_every_shape_agree_with_a_plain_minimax() {
-    late_positions::<7, 6>(40, 14);
-    late_positions::<6, 5>(40, 14);
-    late_positions::<9, 5>(40, 14);
-    late_positions::<12, 4>(40, 14);
-    late_positions::<8, 7>(40, 14);
-    late_positions::<4, 15>(40, 14);
-    late_positions::<5, 11>(40, 14);
-    late_positions::<10, 5>(40, 14);
+    late_positions::<7, 6, u64>(40, 14);
+    late_positions::<6, 5, u64>(40, 14);
+    late_positions::<9, 5, u64>(40, 14);
+    late_positions::<12, 4, u64>(40, 14);
+    late_positions::<8, 7, u64>(40, 14);
+    late_positions::<4, 15, u64>(40, 14);
+    late_positions::<5, 11, u64>(40, 14);
+    late_positions::<10, 5, u64>(40, 14);
+}
+
+/// The wide boards (`u128` words and 16-byte exact entries) against the plain minimax: the
+/// widest (13 columns), the tallest (16 rows), the biggest (9×9, 90 key bits) and the
+/// `W + H = 16` boards.
+#[test]
+fn late_positions_of_wide_boards_agree_with_a_plain_minimax() {
+    late_positions::<13, 4, u128>(30, 14);
+    late_positions::<4, 16, u128>(30, 14);
+    late_positions::<6, 10, u128>(30, 14);
+    late_positions::<7, 9, u128>(30, 14);
+    late_positions::<8, 8, u128>(30, 14);
+    late_positions::<9, 9, u128>(30, 14);
+    late_positions::<11, 5, u128>(30, 14);
 }
 
 /// The empty board's outcome and last move on `W`×`H`, strong, on `threads` threads.
-fn solve_empty<const W: usize, const H: usize>(threads: usize) -> (char, u32) {
-    let mut solver = Solver::<W, H>::new(16).expect("16 MiB");
+fn solve_empty<const W: usize, const H: usize, B: Bitboard>(threads: usize) -> (char, u32) {
+    let mut solver = Solver::<W, H, B>::new(16).expect("16 MiB");
     solver.set_threads(threads).expect("threads");
     let score = solver.solve(&Position::new(), Strength::Strong);
     let weak = solver.solve(&Position::new(), Strength::Weak);

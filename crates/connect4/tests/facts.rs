@@ -13,7 +13,7 @@ fn facts() -> Vec<(&'static str, i32, bool)> {
         if line.starts_with("# Test_") {
             next_is_source = true;
         } else if !line.starts_with('#') {
-            let problem = parse_line::<7, 6>(line).expect("fixture lines are valid");
+            let problem = parse_line::<7, 6, u64>(line).expect("fixture lines are valid");
             let score = problem.expected.expect("fixture lines have a score");
             out.push((problem.moves, score, next_is_source));
             next_is_source = false;

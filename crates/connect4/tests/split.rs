@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 use transpo_connect4::Strength;
 use transpo_connect4::book::{Book, Tree};
+use transpo_connect4::position::Bitboard;
 use transpo_connect4::position::Position;
 use transpo_connect4::solver::Solver;
 
@@ -113,10 +114,10 @@ fn rounds(dir: &Path, shards: usize) -> (String, usize) {
 /// with a book whose every position has its true score.
 #[test]
 fn rounds_give_the_root_of_one_solve() {
-    fn check<const W: usize, const H: usize>(from: &str, depth: u32, shards: usize) {
+    fn check<const W: usize, const H: usize, B: Bitboard>(from: &str, depth: u32, shards: usize) {
         let board = format!("{W}x{H}");
-        let root = Position::<W, H>::from_moves(from).expect("a root");
-        let mut solver = Solver::<W, H>::new(16).expect("16 MiB");
+        let root = Position::<W, H, B>::from_moves(from).expect("a root");
+        let mut solver = Solver::<W, H, B>::new(16).expect("16 MiB");
         for weak in [false, true] {
             let dir = scratch(&format!("rounds-{board}-{from}-{weak}"));
             let d = dir.display().to_string();
@@ -146,7 +147,7 @@ fn rounds_give_the_root_of_one_solve() {
             if weak {
                 assert!(!dir.join("book.bin").exists());
             } else {
-                let book = Book::<W, H>::load(&dir.join("book.bin")).expect("the book");
+                let book = Book::<W, H, B>::load(&dir.join("book.bin")).expect("the book");
                 assert!(book.get(&root).is_some(), "the root is proved");
                 let tree = Tree::new(&root, from, depth.parse().expect("depth")).expect("tree");
                 for (pos, moves) in tree.positions() {
@@ -158,11 +159,11 @@ fn rounds_give_the_root_of_one_solve() {
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
-    check::<6, 5>("", 4, 2);
-    check::<5, 5>("", 4, 3);
-    check::<6, 4>("", 4, 2);
-    check::<7, 4>("4", 4, 2);
-    check::<5, 6>("33", 5, 2);
+    check::<6, 5, u64>("", 4, 2);
+    check::<5, 5, u64>("", 4, 3);
+    check::<6, 4, u64>("", 4, 2);
+    check::<7, 4, u64>("4", 4, 2);
+    check::<5, 6, u64>("33", 5, 2);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! out as a list of move sequences and scores the tree once their results are back.
 
 use super::{Book, BookError};
+use crate::position::Bitboard;
 use crate::position::{Position, column_char};
 use crate::score::{Strength, column_scores};
 use std::collections::{HashMap, HashSet};
@@ -14,10 +15,10 @@ use std::collections::{HashMap, HashSet};
 /// Its *leaves* are those with `depth` stones (the root itself when it has `depth` stones):
 /// each other position's children are in the tree or end the game.
 #[derive(Clone, Debug)]
-pub struct Tree<const W: usize = 7, const H: usize = 6> {
+pub struct Tree<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
     depth: u32,
     /// Deepest first, so that children come before their parents.
-    nodes: Vec<(Position<W, H>, String)>,
+    nodes: Vec<(Position<W, H, B>, String)>,
 }
 
 /// The most positions of a [`Tree`]: 2^23, about 8 million (every 7×6 position up to 12
@@ -26,7 +27,7 @@ pub struct Tree<const W: usize = 7, const H: usize = 6> {
 /// 67 million positions in 104 s and 9 GB before a larger limit stopped it).
 pub const MAX_TREE_POSITIONS: usize = 1 << 23;
 
-impl<const W: usize, const H: usize> Tree<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Tree<W, H, B> {
     /// The tree below `root`, which `root_moves` reaches (the sequences of the tree start with
     /// it), down to `depth` stones (at most one fewer than the board's squares). A depth
     /// equal to the root's stones makes the root the one leaf.
@@ -36,7 +37,7 @@ impl<const W: usize, const H: usize> Tree<W, H> {
     /// [`BookError::BelowRoot`] if `depth` is below the root's stones (the tree would be
     /// empty); [`BookError::TooBig`] as soon as the tree holds more than
     /// [`MAX_TREE_POSITIONS`] positions, before it takes memory without end.
-    pub fn new(root: &Position<W, H>, root_moves: &str, depth: u32) -> Result<Self, BookError> {
+    pub fn new(root: &Position<W, H, B>, root_moves: &str, depth: u32) -> Result<Self, BookError> {
         if depth < root.moves() {
             return Err(BookError::BelowRoot {
                 depth,
@@ -93,18 +94,18 @@ impl<const W: usize, const H: usize> Tree<W, H> {
     }
 
     /// Whether `pos` of the tree is a leaf: one whose score the minimax needs from outside.
-    pub fn is_leaf(&self, pos: &Position<W, H>) -> bool {
+    pub fn is_leaf(&self, pos: &Position<W, H, B>) -> bool {
         pos.moves() >= self.depth
     }
 
     /// Every position and its move sequence, deepest first: each position's children in
     /// the tree come before it.
-    pub fn positions(&self) -> impl Iterator<Item = &(Position<W, H>, String)> {
+    pub fn positions(&self) -> impl Iterator<Item = &(Position<W, H, B>, String)> {
         self.nodes.iter()
     }
 
     /// The leaves and their move sequences, deepest first (all have `depth` stones).
-    pub fn leaves(&self) -> impl Iterator<Item = &(Position<W, H>, String)> {
+    pub fn leaves(&self) -> impl Iterator<Item = &(Position<W, H, B>, String)> {
         self.nodes.iter().filter(|(pos, _)| self.is_leaf(pos))
     }
 
@@ -113,8 +114,8 @@ impl<const W: usize, const H: usize> Tree<W, H> {
     /// the board 0, any other minus its child's score, and the position the best of them.
     /// The children of a position that is not a leaf are all in the tree (or end the game),
     /// and come before it, so this is exact.
-    pub fn into_book(self, mut leaf: impl FnMut(&Position<W, H>) -> i32) -> Book<W, H> {
-        let mut scores: HashMap<u64, i8> = HashMap::with_capacity(self.nodes.len());
+    pub fn into_book(self, mut leaf: impl FnMut(&Position<W, H, B>) -> i32) -> Book<W, H, B> {
+        let mut scores: HashMap<B, i8> = HashMap::with_capacity(self.nodes.len());
         for (pos, _) in &self.nodes {
             let score = if self.is_leaf(pos) {
                 leaf(pos)
@@ -132,7 +133,7 @@ impl<const W: usize, const H: usize> Tree<W, H> {
                 .max()
                 .unwrap_or(0)
             };
-            // Scores lie in −30..=30 on every board.
+            // Scores lie in −41..=41 on every board.
             scores.insert(pos.symmetric_key(), score as i8);
         }
         Book::of_scores(

@@ -129,19 +129,19 @@ fn growing_keeps_bounds_exact() {
 /// if they are the same position (or its mirror) in the same epoch; and a table whose board
 /// leaves no bits for the epoch (8×7: 64 key bits) forgets everything at a clear, one with
 /// one bit (9×6) at every clear too, alternating epochs, and 7×6 through its epochs.
-fn keys_are_exact<const W: usize, const H: usize>() {
-    let epochs = super::BoundTable::<W, H>::EPOCHS.min(4);
+fn keys_are_exact<const W: usize, const H: usize, B: Bitboard>() {
+    let epochs = super::BoundTable::<W, H, B>::EPOCHS.min(4);
     let mut seen = std::collections::HashMap::new();
-    for pos in random_games::<W, H>(40, (W * 100 + H) as u64) {
+    for pos in random_games::<W, H, B>(40, (W * 100 + H) as u64) {
         for epoch in 0..epochs {
             let k = key(&pos, epoch);
             let id = (pos.symmetric_key(), epoch);
             assert_eq!(*seen.entry(k).or_insert(id), id, "{W}x{H}");
         }
     }
-    let mut table = super::BoundTable::<W, H>::new(1).expect("1 MiB");
+    let mut table = super::BoundTable::<W, H, B>::new(1).expect("1 MiB");
     let mut unique = std::collections::HashSet::new();
-    let mut positions = random_games::<W, H>(20, (W * 100 + H) as u64);
+    let mut positions = random_games::<W, H, B>(20, (W * 100 + H) as u64);
     positions.retain(|pos| unique.insert(pos.symmetric_key()));
     for round in 0..3 {
         for pos in &positions {
@@ -162,10 +162,55 @@ fn keys_are_exact_on_every_board() {
     assert_eq!(super::BoundTable::<8, 7>::EPOCHS, 1);
     assert_eq!(super::BoundTable::<9, 6>::EPOCHS, 2);
     assert_eq!(super::BoundTable::<7, 6>::EPOCHS, 1 << 15);
-    keys_are_exact::<8, 7>();
-    keys_are_exact::<4, 15>();
-    keys_are_exact::<9, 6>();
-    keys_are_exact::<7, 6>();
-    keys_are_exact::<12, 4>();
-    keys_are_exact::<4, 4>();
+    keys_are_exact::<8, 7, u64>();
+    keys_are_exact::<4, 15, u64>();
+    keys_are_exact::<9, 6, u64>();
+    keys_are_exact::<7, 6, u64>();
+    keys_are_exact::<12, 4, u64>();
+    keys_are_exact::<4, 4, u64>();
+    assert_eq!(super::BoundTable::<9, 9, u128>::EPOCHS, 1 << 15);
+    keys_are_exact::<7, 9, u128>();
+    keys_are_exact::<9, 9, u128>();
+    keys_are_exact::<13, 4, u128>();
+    keys_are_exact::<4, 16, u128>();
+    keys_are_exact::<11, 5, u128>();
+}
+
+/// Two wide keys that share their table key (the low bits chosen so that the XOR of the
+/// mixed rest cancels) are told apart by the rest the entry keeps: a probe for one never
+/// answers with the other's bound, in any epoch.
+#[test]
+fn wide_keys_sharing_a_table_key_are_told_apart() {
+    let table = Table::<WideExactEntry>::new(
+        Size::Entries(WideExactEntry::MIN_BUCKETS as u64),
+        Config {
+            scheme: Scheme::New,
+            stamping: false,
+            ways: Some(1),
+            counting: false,
+        },
+    )
+    .expect("a small table");
+    let bits = crate::position::Position::<9, 9, u128>::KEY_BITS;
+    for (i, (low, high)) in [(0x1234u64, 1u64), (u64::MAX, 0x3ff_ffff), (7, 1 << 20)]
+        .into_iter()
+        .enumerate()
+    {
+        let a = u128::from(high) << 64 | u128::from(low);
+        let other = high ^ (i as u64 + 1);
+        for epoch in [0, 1, 77] {
+            let (ka, ra) = u128::table_key(a, bits, epoch);
+            let rest_b = ra ^ high ^ other;
+            let twin_low = low ^ ra.wrapping_mul(REST_MIX) ^ rest_b.wrapping_mul(REST_MIX);
+            let b = u128::from(other) << 64 | u128::from(twin_low);
+            let (kb, rb) = u128::table_key(b, bits, epoch);
+            assert_eq!(ka, kb, "the twins share the table key");
+            assert_ne!(ra, rb);
+            let value = NonZeroU8::new(5 + i as u8).expect("non-zero");
+            table.store(ka, u128::pack(value, 3, ra));
+            let found = table.probe(kb).expect("the bucket holds a's entry");
+            assert_eq!(u128::unpack(found, rb), None, "b must not see a's bound");
+            assert_eq!(u128::unpack(found, ra), Some((value, 3)));
+        }
+    }
 }

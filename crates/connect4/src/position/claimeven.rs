@@ -4,19 +4,25 @@
 //! [`Position::claimeven_bound`] at every node and, before searching the children of a
 //! node, [`Position::children_may_have_claimeven_bounds`].
 
-use super::Position;
+use super::{Bitboard, Position};
 
-impl<const W: usize, const H: usize> Position<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Position<W, H, B> {
     /// The squares of rows 2, 4, 6, … counted from the bottom.
-    const EVEN_ROWS: u64 = {
+    const EVEN_ROWS_BITS: u128 = {
         let mut rows = 0;
         let mut row = 1;
         while row < H {
-            rows |= Self::BOTTOM << row;
+            rows |= Self::BOTTOM_BITS << row;
             row += 2;
         }
         rows
     };
+
+    /// The squares of rows 2, 4, 6, … counted from the bottom.
+    #[inline(always)]
+    fn even_rows() -> B {
+        B::from_u128(Self::EVEN_ROWS_BITS)
+    }
 
     /// The first player's score when it cannot make four and the opponent, keeping the
     /// squares `kept` (even rows), has a four among them and its `stones`: at most the loss on
@@ -25,10 +31,10 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// most until only the `H − r` squares above one of them are left: the opponent's winning
     /// stone is at the latest number `W·H − H + r`, a score of `−(H + 2 − r) / 2` (−3, −2, −1
     /// for rows 2, 4, 6 on 7×6).
-    fn claimeven_loss(stones: u64, kept: u64) -> i32 {
+    fn claimeven_loss(stones: B, kept: B) -> i32 {
         let mut row = 2;
         while row < H {
-            let rows_up_to = Self::BOTTOM * ((1 << row) - 1);
+            let rows_up_to = B::from_u128(Self::BOTTOM_BITS * ((1 << row) - 1));
             if Self::has_four(stones | (kept & rows_up_to)) {
                 return -((H + 2 - row) as i32) / 2;
             }
@@ -39,19 +45,19 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// Whether `stones` (squares of the board only) hold four in a row, column or diagonal.
     #[inline]
-    fn has_four(stones: u64) -> bool {
+    fn has_four(stones: B) -> bool {
         [1, Self::H1, Self::H1 - 1, Self::H1 + 1]
             .into_iter()
-            .any(|shift| fours(stones, shift) != 0)
+            .any(|shift| fours(stones, shift) != B::ZERO)
     }
 
     /// The squares strictly above `squares` in their columns.
     #[inline]
-    fn strictly_above(squares: u64) -> u64 {
-        let mut above = 0;
+    fn strictly_above(squares: B) -> B {
+        let mut above = B::ZERO;
         let mut row = squares;
         for _ in 1..H {
-            row = (row << 1) & Self::BOARD;
+            row = (row << 1) & Self::board();
             above |= row;
         }
         above
@@ -62,13 +68,13 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// four of `second` in the same direction below it (the same squares shifted down), whose
     /// squares must all be filled before the four above them can be.
     #[inline]
-    fn may_win_first(first: u64, second: u64) -> bool {
-        fours(first, 1) != 0
+    fn may_win_first(first: B, second: B) -> bool {
+        fours(first, 1) != B::ZERO
             || [Self::H1, Self::H1 - 1, Self::H1 + 1]
                 .into_iter()
                 .any(|shift| {
                     let mine = fours(first, shift);
-                    mine != 0 && mine & !Self::strictly_above(fours(second, shift)) != 0
+                    mine != B::ZERO && mine & !Self::strictly_above(fours(second, shift)) != B::ZERO
                 })
     }
 
@@ -95,10 +101,10 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// cannot win.
     #[inline(always)]
     pub fn claimeven_bound(&self) -> Option<i32> {
-        let empty = Self::BOARD & !self.mask;
+        let empty = Self::board() & !self.mask;
         let opponent = self.current ^ self.mask;
         if H.is_multiple_of(2) && self.moves.is_multiple_of(2) {
-            let kept = Self::EVEN_ROWS & empty & !self.possible();
+            let kept = Self::even_rows() & empty & !self.possible();
             if Self::may_win_first(self.current | (empty & !kept), opponent | kept) {
                 None
             } else if Self::has_four(opponent | kept) {
@@ -123,11 +129,11 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// even-row ones, whichever move is played: one test for up to seven bounds.
     #[inline]
     pub fn children_may_have_claimeven_bounds(&self) -> bool {
-        let empty = Self::BOARD & !self.mask;
+        let empty = Self::board() & !self.mask;
         let opponent = self.current ^ self.mask;
         let possible = self.possible();
-        let kept_by_first = opponent | (empty & !Self::EVEN_ROWS & !possible);
-        let at_most_second = self.current | possible | (empty & Self::EVEN_ROWS);
+        let kept_by_first = opponent | (empty & !Self::even_rows() & !possible);
+        let at_most_second = self.current | possible | (empty & Self::even_rows());
         !Self::may_win_first(kept_by_first, at_most_second)
     }
 }
@@ -135,7 +141,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
 /// The fours of `stones` along `shift` (1 up a column, `H + 1` along a row, `H + 1 ∓ 1` the
 /// diagonals), each marked by its lowest-numbered square.
 #[inline]
-fn fours(stones: u64, shift: usize) -> u64 {
+fn fours<B: Bitboard>(stones: B, shift: usize) -> B {
     let pairs = stones & (stones >> shift);
     pairs & (pairs >> (2 * shift))
 }
@@ -146,7 +152,7 @@ mod tests {
 
     /// The side to move's exact score by plain minimax over every move (Pons' convention:
     /// a win with the stone after `n` on the board scores (W·H + 1 − n) / 2).
-    fn minimax<const W: usize, const H: usize>(p: &Position<W, H>) -> i32 {
+    fn minimax<const W: usize, const H: usize, B: Bitboard>(p: &Position<W, H, B>) -> i32 {
         let squares = (W * H) as i32;
         if p.moves() as i32 == squares {
             return 0;
@@ -166,10 +172,10 @@ mod tests {
     }
 
     /// Random play (no winning moves) to `stones` stones, or `None` if it got stuck.
-    fn random_position<const W: usize, const H: usize>(
+    fn random_position<const W: usize, const H: usize, B: Bitboard>(
         seed: &mut u64,
         stones: u32,
-    ) -> Option<Position<W, H>> {
+    ) -> Option<Position<W, H, B>> {
         let mut p = Position::new();
         while p.moves() < stones {
             *seed = seed
@@ -198,13 +204,17 @@ mod tests {
     /// Checks `count` random positions of `W`×`H` with `empty` to `empty + 2` empty squares
     /// against plain minimax: no claimeven bound lies below the score, and no child of a
     /// position whose children are said to have none has one.
-    fn check<const W: usize, const H: usize>(count: u32, empty: u32, seed: u64) -> Seen {
+    fn check<const W: usize, const H: usize, B: Bitboard>(
+        count: u32,
+        empty: u32,
+        seed: u64,
+    ) -> Seen {
         let mut seed = seed;
         let mut seen = Seen::default();
         let mut checked = 0;
         while checked < count {
             let stones = (W * H) as u32 - empty - checked % 3;
-            let Some(p) = random_position::<W, H>(&mut seed, stones) else {
+            let Some(p) = random_position::<W, H, B>(&mut seed, stones) else {
                 continue;
             };
             checked += 1;
@@ -222,9 +232,9 @@ mod tests {
                     exact <= bound,
                     "{W}x{H} {p:?}: score {exact} above bound {bound}"
                 );
-                let empty = Position::<W, H>::BOARD & !p.mask;
-                let kept = Position::<W, H>::EVEN_ROWS & empty & !p.possible();
-                if p.moves % 2 == 0 && Position::<W, H>::has_four(p.current | (empty & !kept)) {
+                let empty = Position::<W, H, B>::board() & !p.mask;
+                let kept = Position::<W, H, B>::even_rows() & empty & !p.possible();
+                if p.moves % 2 == 0 && Position::<W, H, B>::has_four(p.current | (empty & !kept)) {
                     seen.covered += 1;
                 }
                 match bound {
@@ -239,7 +249,7 @@ mod tests {
 
     #[test]
     fn the_claimeven_bound_never_undercuts_the_minimax_score_and_is_skipped_only_when_empty() {
-        let seen = check::<7, 6>(12000, 6, 7);
+        let seen = check::<7, 6, u64>(12000, 6, 7);
         // Every kind of bound comes up, so the comparison means something.
         assert!(
             seen.draws > 40
@@ -256,14 +266,18 @@ mod tests {
         // Even heights, where the opponent's claimeven applies, and odd ones, where only the
         // can't-win bound does.
         let seen = [
-            check::<4, 4>(3000, 8, 1),
-            check::<6, 4>(3000, 8, 2),
-            check::<5, 6>(3000, 8, 3),
-            check::<4, 8>(3000, 8, 4),
-            check::<8, 4>(2000, 8, 5),
-            check::<12, 4>(2000, 8, 6),
-            check::<9, 5>(2000, 8, 7),
-            check::<4, 15>(2000, 8, 8),
+            check::<4, 4, u64>(3000, 8, 1),
+            check::<6, 4, u64>(3000, 8, 2),
+            check::<5, 6, u64>(3000, 8, 3),
+            check::<4, 8, u64>(3000, 8, 4),
+            check::<8, 4, u64>(2000, 8, 5),
+            check::<12, 4, u64>(2000, 8, 6),
+            check::<9, 5, u64>(2000, 8, 7),
+            check::<4, 15, u64>(2000, 8, 8),
+            check::<8, 8, u128>(1000, 8, 9),
+            check::<13, 4, u128>(1000, 8, 10),
+            check::<4, 16, u128>(1000, 8, 11),
+            check::<7, 9, u128>(1000, 8, 12),
         ];
         // Bounds come up on the even heights (on 9×5 and 4×15, where a side must be unable
         // to make four even with every empty square, they are rare).

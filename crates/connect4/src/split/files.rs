@@ -7,6 +7,7 @@
 use super::{LIST_FILE, Round, Split, board_of};
 use crate::board::Board;
 use crate::exit::Failure;
+use crate::position::Bitboard;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -34,7 +35,7 @@ pub fn list_board(path: &Path) -> Result<Board, Failure> {
     board_of(&header).map_err(|e| named(&e))
 }
 
-impl<const W: usize, const H: usize> Split<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Split<W, H, B> {
     /// The split in `dir` ([`LIST_FILE`], a regular file), for the board `W`×`H`. Bad input
     /// if it cannot be read or is not a split of this board.
     pub fn load(dir: &Path) -> Result<Self, Failure> {
@@ -58,7 +59,7 @@ impl<const W: usize, const H: usize> Split<W, H> {
     }
 }
 
-impl<const W: usize, const H: usize> Round<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
     /// The file of round `number` in a split directory: `round-K.txt`.
     pub fn file_name(number: u32) -> String {
         format!("round-{number}.txt")
@@ -66,8 +67,8 @@ impl<const W: usize, const H: usize> Round<W, H> {
 
     /// Round `number`'s list in `dir`, which must belong to `split`. Bad input if it cannot
     /// be read, is not a round of this board, or belongs to another split.
-    pub fn load(dir: &Path, number: u32, split: &Split<W, H>) -> Result<Self, Failure> {
-        let path = dir.join(Round::<W, H>::file_name(number));
+    pub fn load(dir: &Path, number: u32, split: &Split<W, H, B>) -> Result<Self, Failure> {
+        let path = dir.join(Round::<W, H, B>::file_name(number));
         let round = load(&path, Round::read)?;
         if round.number != number || round.split != split.checksum() {
             return Err(Failure::usage(format!(
@@ -84,7 +85,7 @@ impl<const W: usize, const H: usize> Round<W, H> {
     /// Writes the round's list into `dir` atomically; returns its path. The same list there
     /// already is left as it is (a merge run again); another is refused, as bad usage.
     pub fn write_in(&self, dir: &Path) -> Result<PathBuf, Failure> {
-        let path = dir.join(Round::<W, H>::file_name(self.number));
+        let path = dir.join(Round::<W, H, B>::file_name(self.number));
         write_once(
             &path,
             &self.to_text(),

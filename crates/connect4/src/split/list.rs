@@ -6,15 +6,16 @@
 
 use super::{OLD_FORMAT, ROUND_MAGIC, SPLIT_MAGIC, SPLIT_MAGIC_V1, header_field, line_text};
 use crate::book::{MAX_TREE_POSITIONS, Tree, fnv1a};
-use crate::position::Position;
+use crate::position::{Bitboard, Position};
 use crate::score::{Strength, Window, win_now_score};
 use std::io::BufRead;
+use std::marker::PhantomData;
 use transpo_files::{Lines, TEXT_LINE_MAX};
 
 /// A split: the tree of a root down to some stones, its leaves in the order the rounds refer
 /// to them, and what the rounds must find out of the root.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Split<const W: usize = 7, const H: usize = 6> {
+pub struct Split<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
     /// The root's move sequence (`-` for the empty board).
     pub root: String,
     /// Stones of the leaves.
@@ -26,11 +27,13 @@ pub struct Split<const W: usize = 7, const H: usize = 6> {
     pub full_book: bool,
     /// The leaves' move sequences, sorted.
     pub moves: Vec<String>,
+    /// The board's word, which the positions are played on.
+    pub word: PhantomData<B>,
 }
 
 /// One round's positions to search: a subset of a split's leaves, each with its window.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Round<const W: usize = 7, const H: usize = 6> {
+pub struct Round<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
     /// The round's number, from 1.
     pub number: u32,
     /// The checksum of the split it belongs to ([`Split::checksum`]).
@@ -41,11 +44,13 @@ pub struct Round<const W: usize = 7, const H: usize = 6> {
     pub moves: Vec<String>,
     /// The window each position is searched with.
     pub windows: Vec<Window>,
+    /// The board's word, which the positions are played on.
+    pub word: PhantomData<B>,
 }
 
-impl<const W: usize, const H: usize> Split<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Split<W, H, B> {
     /// The split of `tree`, whose root `root` names (as given: `-` for the empty board).
-    pub fn of(tree: &Tree<W, H>, root: &str, strength: Strength, full_book: bool) -> Self {
+    pub fn of(tree: &Tree<W, H, B>, root: &str, strength: Strength, full_book: bool) -> Self {
         let mut moves: Vec<String> = tree.leaves().map(|(_, m)| m.clone()).collect();
         moves.sort_unstable();
         Split {
@@ -54,6 +59,7 @@ impl<const W: usize, const H: usize> Split<W, H> {
             strength,
             full_book,
             moves,
+            word: PhantomData,
         }
     }
 
@@ -112,7 +118,7 @@ impl<const W: usize, const H: usize> Split<W, H> {
         };
         let mut moves = Vec::with_capacity(lines.len());
         for (number, line) in lines {
-            leaf::<W, H>(&line, depth).map_err(|e| format!("line {number}: {e}"))?;
+            leaf::<W, H, B>(&line, depth).map_err(|e| format!("line {number}: {e}"))?;
             moves.push(line);
         }
         let split = Split {
@@ -121,6 +127,7 @@ impl<const W: usize, const H: usize> Split<W, H> {
             strength,
             full_book,
             moves,
+            word: PhantomData,
         };
         if field("checksum")? != format!("{:016x}", split.checksum()) {
             return Err("checksum mismatch: the split is corrupt".into());
@@ -129,7 +136,7 @@ impl<const W: usize, const H: usize> Split<W, H> {
     }
 
     /// The root position.
-    pub fn root_position(&self) -> Result<Position<W, H>, String> {
+    pub fn root_position(&self) -> Result<Position<W, H, B>, String> {
         Position::from_moves(self.root_moves()).map_err(|e| format!("root: {e}"))
     }
 
@@ -140,7 +147,7 @@ impl<const W: usize, const H: usize> Split<W, H> {
     }
 
     /// The tree whose leaves the split holds.
-    pub fn tree(&self) -> Result<Tree<W, H>, String> {
+    pub fn tree(&self) -> Result<Tree<W, H, B>, String> {
         Tree::new(&self.root_position()?, self.root_moves(), self.depth).map_err(|e| e.to_string())
     }
 
@@ -151,7 +158,7 @@ impl<const W: usize, const H: usize> Split<W, H> {
 
     /// Round `number`'s list of this split: `asked`, the positions the plan asks for and
     /// their windows.
-    pub fn round(&self, number: u32, asked: Vec<(String, Window)>) -> Round<W, H> {
+    pub fn round(&self, number: u32, asked: Vec<(String, Window)>) -> Round<W, H, B> {
         let (moves, windows) = asked.into_iter().unzip();
         Round {
             number,
@@ -159,12 +166,13 @@ impl<const W: usize, const H: usize> Split<W, H> {
             depth: self.depth,
             moves,
             windows,
+            word: PhantomData,
         }
     }
 
     /// Round 1 of `split --full-book`: every leaf, each with a window wider than any score it
     /// can have, so that every one is solved exactly.
-    pub fn full_round(&self) -> Round<W, H> {
+    pub fn full_round(&self) -> Round<W, H, B> {
         let most = win_now_score(W * H, self.depth);
         let exact = Window {
             alpha: -most - 1,
@@ -174,7 +182,7 @@ impl<const W: usize, const H: usize> Split<W, H> {
     }
 }
 
-impl<const W: usize, const H: usize> Round<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
     /// The indices of the positions of `shard`, in the list's order. A position belongs to
     /// the shard its move sequence's hash picks, not to one by its place in the list: so a
     /// position asked again in a later round with as many shards goes to the shard that
@@ -243,7 +251,7 @@ impl<const W: usize, const H: usize> Round<W, H> {
             else {
                 return Err(bad("not `moves alpha beta`"));
             };
-            leaf::<W, H>(m, depth).map_err(|e| bad(&e))?;
+            leaf::<W, H, B>(m, depth).map_err(|e| bad(&e))?;
             let bound = |text: &str| {
                 text.parse::<i32>()
                     .ok()
@@ -266,6 +274,7 @@ impl<const W: usize, const H: usize> Round<W, H> {
             depth,
             moves,
             windows,
+            word: PhantomData,
         };
         if field("checksum")? != format!("{:016x}", round.checksum()) {
             return Err("checksum mismatch: the round's list is corrupt".into());
@@ -283,8 +292,11 @@ fn number(header: &str, key: &str) -> Result<u32, String> {
 }
 
 /// Checks that `moves` is a position of the board with `depth` stones.
-fn leaf<const W: usize, const H: usize>(moves: &str, depth: u32) -> Result<(), String> {
-    let pos = Position::<W, H>::from_moves(moves).map_err(|e| format!("{moves:?}: {e}"))?;
+fn leaf<const W: usize, const H: usize, B: Bitboard>(
+    moves: &str,
+    depth: u32,
+) -> Result<(), String> {
+    let pos = Position::<W, H, B>::from_moves(moves).map_err(|e| format!("{moves:?}: {e}"))?;
     if pos.moves() != depth {
         return Err(format!("{moves:?} has not {depth} stones"));
     }

@@ -4,15 +4,16 @@
 use super::{Next, Plan, Results, Round, Shard, Solved, Split};
 use crate::book::{Book, Tree};
 use crate::exit::Failure;
+use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{Strength, finish};
 use std::collections::{HashMap, HashSet};
 
 /// The outcome of a merge.
 #[derive(Clone, Debug)]
-pub struct Merged<const W: usize, const H: usize> {
+pub struct Merged<const W: usize, const H: usize, B: Bitboard> {
     /// The root's score and book, or the next round to search.
-    pub outcome: Outcome<W, H>,
+    pub outcome: Outcome<W, H, B>,
     /// Positions explored by all shards of all rounds, summed.
     pub nodes: u64,
     /// Time the shards of all rounds took, summed, in microseconds.
@@ -23,17 +24,17 @@ pub struct Merged<const W: usize, const H: usize> {
 
 /// What a merge found.
 #[derive(Clone, Debug)]
-pub enum Outcome<const W: usize, const H: usize> {
+pub enum Outcome<const W: usize, const H: usize, B: Bitboard> {
     /// The root is solved.
     Solved {
         /// Its score: exact, or its sign for a weak split.
         score: i32,
         /// The positions of the tree whose exact scores the rounds proved (strong splits;
         /// with `--full-book`, every position of the tree).
-        book: Option<Book<W, H>>,
+        book: Option<Book<W, H, B>>,
     },
     /// Another round is needed: this one.
-    Next(Round<W, H>),
+    Next(Round<W, H, B>),
 }
 
 /// Unites the results of every shard of every round of `split` (`tree` its tree, as
@@ -47,12 +48,12 @@ pub enum Outcome<const W: usize, const H: usize> {
 /// other, or if the counts add up past `u64`. A shard of the last round missing or
 /// unfinished (and no results at all) is [`Failure::Unfinished`]: `solve-list` gives what is
 /// lacking; every other error is bad input, [`Failure::Usage`].
-pub fn merge<const W: usize, const H: usize>(
-    split: &Split<W, H>,
-    tree: Tree<W, H>,
-    rounds: &[Round<W, H>],
+pub fn merge<const W: usize, const H: usize, B: Bitboard>(
+    split: &Split<W, H, B>,
+    tree: Tree<W, H, B>,
+    rounds: &[Round<W, H, B>],
     files: &[(String, Results)],
-) -> Result<Merged<W, H>, Failure> {
+) -> Result<Merged<W, H, B>, Failure> {
     let root = split.root_position().map_err(Failure::usage)?;
     let mut plan = Plan::new(&root, split.depth, split.window());
     let (mut nodes, mut micros, mut searched) = (0u64, 0u64, 0usize);
@@ -79,7 +80,7 @@ pub fn merge<const W: usize, const H: usize>(
                 micros: m,
             } = solved;
             // The list's lines are positions of the board (checked when it was read).
-            let pos = Position::<W, H>::from_moves(moves).map_err(Failure::usage)?;
+            let pos = Position::<W, H, B>::from_moves(moves).map_err(Failure::usage)?;
             if !plan.learn(&pos, range.clone()) {
                 return Err(Failure::usage(format!(
                     "round {}: {moves:?} scored {range:?}, which contradicts an earlier \
@@ -111,7 +112,7 @@ pub fn merge<const W: usize, const H: usize>(
             book: (split.strength == Strength::Strong).then(|| proved_book(&plan, tree)),
         },
         Next::Search(asked) => {
-            let moves: HashMap<u64, &String> = tree
+            let moves: HashMap<B, &String> = tree
                 .leaves()
                 .map(|(pos, moves)| (pos.symmetric_key(), moves))
                 .collect();
@@ -148,8 +149,8 @@ fn strength_word(strength: Strength) -> &'static str {
 /// shard searched (else, for the `last` round, more work; for an earlier one, whose results
 /// the next round's list was made from, bad input), every result a position of its shard.
 /// Returns every result.
-fn unite<'a, const W: usize, const H: usize>(
-    round: &Round<W, H>,
+fn unite<'a, const W: usize, const H: usize, B: Bitboard>(
+    round: &Round<W, H, B>,
     files: &[&'a (String, Results)],
     last: bool,
 ) -> Result<Vec<&'a Solved>, Failure> {
@@ -226,7 +227,10 @@ fn unite<'a, const W: usize, const H: usize>(
 
 /// The book of what the rounds proved: every position of `tree` whose score the known
 /// bounds fix, by minimax.
-fn proved_book<const W: usize, const H: usize>(plan: &Plan<W, H>, tree: Tree<W, H>) -> Book<W, H> {
+fn proved_book<const W: usize, const H: usize, B: Bitboard>(
+    plan: &Plan<W, H, B>,
+    tree: Tree<W, H, B>,
+) -> Book<W, H, B> {
     let ranges = plan.ranges(&tree);
     Book::of_scores(
         tree.depth(),

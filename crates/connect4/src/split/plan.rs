@@ -29,6 +29,7 @@
 
 use crate::book::Tree;
 use crate::moves::MoveSorter;
+use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{DRAW, Window, loss_later_min, loss_next_score, win_later_max, win_now_score};
 use std::collections::HashMap;
@@ -36,30 +37,30 @@ use std::ops::RangeInclusive;
 
 /// What the top tree of a split knows, and what it asks next.
 #[derive(Clone, Debug)]
-pub struct Plan<const W: usize, const H: usize> {
-    root: Position<W, H>,
+pub struct Plan<const W: usize, const H: usize, B: Bitboard> {
+    root: Position<W, H, B>,
     depth: u32,
     /// What the root's solve must find out.
     window: Window,
     /// The range each leaf's score is known to lie in, by its symmetric key.
-    known: HashMap<u64, (i32, i32)>,
+    known: HashMap<B, (i32, i32)>,
 }
 
 /// What a [`Plan`] needs next.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Next {
+pub enum Next<B: Bitboard> {
     /// The root's score lies in this range, proved from the leaves' bounds: one score, or
     /// (for a weak solve) a range on one side of the draw.
     Solved(RangeInclusive<i32>),
     /// These leaves (by symmetric key) searched with these windows, then another replay.
-    Search(Vec<(u64, Window)>),
+    Search(Vec<(B, Window)>),
 }
 
-impl<const W: usize, const H: usize> Plan<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Plan<W, H, B> {
     /// The plan of the tree below `root` down to `depth` stones, whose root's solve must
     /// find out what `window` asks ([`Window::of`] the split's strength), knowing nothing of
     /// its leaves yet.
-    pub fn new(root: &Position<W, H>, depth: u32, window: Window) -> Self {
+    pub fn new(root: &Position<W, H, B>, depth: u32, window: Window) -> Self {
         Plan {
             root: *root,
             depth,
@@ -71,7 +72,7 @@ impl<const W: usize, const H: usize> Plan<W, H> {
     /// Takes in that the score of the leaf `pos` lies in `range` (a shard's result): the
     /// range known of it narrows to the overlap. Returns `false`, taking nothing in, if the
     /// two do not overlap: some result is wrong.
-    pub fn learn(&mut self, pos: &Position<W, H>, range: RangeInclusive<i32>) -> bool {
+    pub fn learn(&mut self, pos: &Position<W, H, B>, range: RangeInclusive<i32>) -> bool {
         let key = pos.symmetric_key();
         let (lo, hi) = self
             .known
@@ -87,7 +88,7 @@ impl<const W: usize, const H: usize> Plan<W, H> {
     }
 
     /// The range known of the leaf `pos`'s score.
-    pub fn known(&self, pos: &Position<W, H>) -> RangeInclusive<i32> {
+    pub fn known(&self, pos: &Position<W, H, B>) -> RangeInclusive<i32> {
         let (lo, hi) = self
             .known
             .get(&pos.symmetric_key())
@@ -98,8 +99,8 @@ impl<const W: usize, const H: usize> Plan<W, H> {
 
     /// Replays the root's solve over the top tree with what is known: the root's range if
     /// that decides its window, else the leaves to search and their windows.
-    pub fn next(&self) -> Next {
-        let mut fewest: Option<Vec<(u64, Window)>> = None;
+    pub fn next(&self) -> Next<B> {
+        let mut fewest: Option<Vec<(B, Window)>> = None;
         for guess in GUESSES {
             let mut replay = Replay {
                 plan: self,
@@ -121,8 +122,8 @@ impl<const W: usize, const H: usize> Plan<W, H> {
     /// The range of every position of `tree` (the tree of this plan), from the leaves' known
     /// ranges by minimax: for the book of what the rounds proved (a position whose range is
     /// one score).
-    pub fn ranges(&self, tree: &Tree<W, H>) -> HashMap<u64, (i32, i32)> {
-        let mut ranges: HashMap<u64, (i32, i32)> = HashMap::with_capacity(tree.len());
+    pub fn ranges(&self, tree: &Tree<W, H, B>) -> HashMap<B, (i32, i32)> {
+        let mut ranges: HashMap<B, (i32, i32)> = HashMap::with_capacity(tree.len());
         // Deepest first: every child's range is there before its parent's.
         for (pos, _) in tree.positions() {
             let range = if let Some(exact) = settled(pos) {
@@ -133,9 +134,9 @@ impl<const W: usize, const H: usize> Plan<W, H> {
             } else {
                 let (mut lo, mut hi) = (i32::MIN, i32::MIN);
                 let mut rest = pos.non_losing_moves();
-                while rest != 0 {
-                    let square = rest & rest.wrapping_neg();
-                    rest &= rest - 1;
+                while rest != B::ZERO {
+                    let square = rest.lowest();
+                    rest &= rest - B::ONE;
                     let child = pos.after(square);
                     let (clo, chi) = match settled(&child) {
                         Some(exact) => (exact, exact),
@@ -159,12 +160,12 @@ impl<const W: usize, const H: usize> Plan<W, H> {
 /// The exact score of a position the search settles without looking at its children: a win
 /// with the next stone, a loss when every move hands the opponent one, a draw when two
 /// squares are left and no one can win with them (the solver's own first steps).
-fn settled<const W: usize, const H: usize>(pos: &Position<W, H>) -> Option<i32> {
+fn settled<const W: usize, const H: usize, B: Bitboard>(pos: &Position<W, H, B>) -> Option<i32> {
     let moves = pos.moves();
     if pos.can_win_next() {
         return Some(win_now_score(W * H, moves));
     }
-    if pos.non_losing_moves() == 0 {
+    if pos.non_losing_moves() == B::ZERO {
         return Some(loss_next_score(W * H, moves));
     }
     if moves as usize >= W * H - 2 {
@@ -175,7 +176,7 @@ fn settled<const W: usize, const H: usize>(pos: &Position<W, H>) -> Option<i32> 
 
 /// What every position the side to move cannot win at once, whose opponent cannot win with
 /// their next stone, is known to score before any search.
-fn trivial<const W: usize, const H: usize>(pos: &Position<W, H>) -> (i32, i32) {
+fn trivial<const W: usize, const H: usize, B: Bitboard>(pos: &Position<W, H, B>) -> (i32, i32) {
     match settled(pos) {
         Some(exact) => (exact, exact),
         None => (
@@ -194,19 +195,19 @@ fn trivial<const W: usize, const H: usize>(pos: &Position<W, H>) -> (i32, i32) {
 const GUESSES: [i32; 3] = [DRAW, -1, 1];
 
 /// One replay of the root's solve over the top tree.
-struct Replay<'p, const W: usize, const H: usize> {
-    plan: &'p Plan<W, H>,
+struct Replay<'p, const W: usize, const H: usize, B: Bitboard> {
+    plan: &'p Plan<W, H, B>,
     /// The leaves without a bound that answers, and every window asked of each, united, in
     /// the order the replay met them (a search's order: neighbours in the tree, whose
     /// subtrees share positions, come together).
-    asked: Vec<(u64, Window)>,
+    asked: Vec<(B, Window)>,
     /// Each asked leaf's place in `asked`.
-    index: HashMap<u64, usize>,
+    index: HashMap<B, usize>,
     /// Each node's best move in an earlier window (the solver's table keeps it too).
-    best: HashMap<u64, usize>,
+    best: HashMap<B, usize>,
 }
 
-impl<const W: usize, const H: usize> Replay<'_, W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Replay<'_, W, H, B> {
     /// The binary search on the root's score, as [`crate::solver::Solver`] runs it.
     fn solve_root(&mut self, guess: i32) -> RangeInclusive<i32> {
         let root = self.plan.root;
@@ -229,7 +230,7 @@ impl<const W: usize, const H: usize> Replay<'_, W, H> {
 
     /// Fail-soft negamax in `[alpha, beta]` over the top tree, the leaves answered by their
     /// known ranges or, where those do not answer, asked for and guessed to score a draw.
-    fn negamax(&mut self, pos: &Position<W, H>, alpha: i32, beta: i32, guess: i32) -> i32 {
+    fn negamax(&mut self, pos: &Position<W, H, B>, alpha: i32, beta: i32, guess: i32) -> i32 {
         if let Some(exact) = settled(pos) {
             return exact;
         }
@@ -255,23 +256,25 @@ impl<const W: usize, const H: usize> Replay<'_, W, H> {
         // A move the known bounds already prove good enough ends the node with nothing asked,
         // whatever the order puts first (the top tree's enhanced transposition cutoff).
         let mut rest = pos.non_losing_moves();
-        while rest != 0 {
-            let square = rest & rest.wrapping_neg();
-            rest &= rest - 1;
+        while rest != B::ZERO {
+            let square = rest.lowest();
+            rest &= rest - B::ONE;
             if let Some(score) = self.proved(&pos.after(square), -beta, -alpha)
                 && -score >= beta
             {
-                self.best.insert(key, Position::<W, H>::column_of(square));
+                self.best
+                    .insert(key, Position::<W, H, B>::column_of(square));
                 return -score;
             }
         }
-        let mut sorter = MoveSorter::<W, H>::EMPTY;
+        let mut sorter = MoveSorter::<W, H, B>::EMPTY;
         sorter.start(pos.non_losing_moves(), self.best.get(&key).copied());
         let mut best = i32::MIN;
         while let Some((square, _)) = sorter.next(pos) {
             let score = -self.negamax(&pos.after(square), -beta, -alpha.max(best), -guess);
             if score >= beta {
-                self.best.insert(key, Position::<W, H>::column_of(square));
+                self.best
+                    .insert(key, Position::<W, H, B>::column_of(square));
                 return score;
             }
             best = best.max(score);
@@ -281,7 +284,7 @@ impl<const W: usize, const H: usize> Replay<'_, W, H> {
 
     /// Fail-soft negamax in `[alpha, beta]` from what is known alone: the score, or `None`
     /// if some leaf it would need is not known enough.
-    fn proved(&self, pos: &Position<W, H>, alpha: i32, beta: i32) -> Option<i32> {
+    fn proved(&self, pos: &Position<W, H, B>, alpha: i32, beta: i32) -> Option<i32> {
         if let Some(exact) = settled(pos) {
             return Some(exact);
         }
@@ -299,9 +302,9 @@ impl<const W: usize, const H: usize> Replay<'_, W, H> {
         let mut best = i32::MIN;
         let mut rest = pos.non_losing_moves();
         let mut unknown = false;
-        while rest != 0 {
-            let square = rest & rest.wrapping_neg();
-            rest &= rest - 1;
+        while rest != B::ZERO {
+            let square = rest.lowest();
+            rest &= rest - B::ONE;
             match self.proved(&pos.after(square), -beta, -alpha.max(best)) {
                 Some(score) if -score >= beta => return Some(-score),
                 Some(score) => best = best.max(-score),
@@ -320,13 +323,13 @@ mod tests {
 
     /// Solves `root` in rounds over the tree down to `depth` stones, every asked leaf searched
     /// with its window by a fresh solver each round; returns the root's range and the rounds.
-    fn in_rounds<const W: usize, const H: usize>(
-        root: &Position<W, H>,
+    fn in_rounds<const W: usize, const H: usize, B: Bitboard>(
+        root: &Position<W, H, B>,
         depth: u32,
         strength: Strength,
     ) -> (RangeInclusive<i32>, usize) {
         let tree = Tree::new(root, "", depth).expect("a small tree");
-        let leaves: HashMap<u64, Position<W, H>> = tree
+        let leaves: HashMap<B, Position<W, H, B>> = tree
             .leaves()
             .map(|(pos, _)| (pos.symmetric_key(), *pos))
             .collect();
@@ -335,7 +338,7 @@ mod tests {
             match plan.next() {
                 Next::Solved(range) => return (range, round),
                 Next::Search(asked) => {
-                    let mut solver = Solver::<W, H>::new(4).expect("4 MiB");
+                    let mut solver = Solver::<W, H, B>::new(4).expect("4 MiB");
                     for (key, window) in asked {
                         let leaf = leaves[&key];
                         let range = solver.solve_window(&leaf, window);
@@ -353,9 +356,9 @@ mod tests {
     /// only leaf), and the book of what the rounds proved holds only true scores.
     #[test]
     fn rounds_give_one_solves_answer() {
-        fn check<const W: usize, const H: usize>(moves: &str, depth: u32) {
-            let root = Position::<W, H>::from_moves(moves).expect("a position");
-            let mut solver = Solver::<W, H>::new(4).expect("4 MiB");
+        fn check<const W: usize, const H: usize, B: Bitboard>(moves: &str, depth: u32) {
+            let root = Position::<W, H, B>::from_moves(moves).expect("a position");
+            let mut solver = Solver::<W, H, B>::new(4).expect("4 MiB");
             for strength in [Strength::Strong, Strength::Weak] {
                 let (range, rounds) = in_rounds(&root, depth, strength);
                 assert!(Window::of(strength).decided(*range.start(), *range.end()));
@@ -366,15 +369,15 @@ mod tests {
                 );
             }
         }
-        check::<4, 4>("", 3);
-        check::<4, 4>("", 0);
-        check::<5, 4>("", 4);
-        check::<5, 5>("", 4);
-        check::<5, 5>("33", 5);
-        check::<6, 4>("", 4);
-        check::<6, 5>("3", 4);
-        check::<7, 4>("44", 5);
-        check::<4, 5>("1122", 6);
+        check::<4, 4, u64>("", 3);
+        check::<4, 4, u64>("", 0);
+        check::<5, 4, u64>("", 4);
+        check::<5, 5, u64>("", 4);
+        check::<5, 5, u64>("33", 5);
+        check::<6, 4, u64>("", 4);
+        check::<6, 5, u64>("3", 4);
+        check::<7, 4, u64>("44", 5);
+        check::<4, 5, u64>("1122", 6);
     }
 
     /// What a plan learns narrows, and a result that contradicts what it knows is refused.

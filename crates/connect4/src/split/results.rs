@@ -3,6 +3,7 @@
 
 use super::{RESULTS_MAGIC, RESULTS_MAGIC_V1, Round, Shard, header_field};
 use crate::book::fnv1a;
+use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{Strength, win_now_score};
 use std::collections::HashMap;
@@ -84,8 +85,8 @@ pub struct Results {
 
 impl Results {
     /// The header of `shard`'s results file for the round `list`, solved with `strength`.
-    pub fn header<const W: usize, const H: usize>(
-        list: &Round<W, H>,
+    pub fn header<const W: usize, const H: usize, B: Bitboard>(
+        list: &Round<W, H, B>,
         shard: Shard,
         strength: Strength,
     ) -> String {
@@ -102,9 +103,9 @@ impl Results {
 
     /// Reads a results file of `list` held in memory; see [`Results::read`]. A text without a
     /// complete header line is an error here.
-    pub fn parse<const W: usize, const H: usize>(
+    pub fn parse<const W: usize, const H: usize, B: Bitboard>(
         text: &str,
-        list: &Round<W, H>,
+        list: &Round<W, H, B>,
     ) -> Result<Results, String> {
         Results::read(text.as_bytes(), list)?.ok_or_else(|| "no header line".to_string())
     }
@@ -112,9 +113,9 @@ impl Results {
     /// Reads a results file of any of a split's `rounds` (round 1 first): the round its
     /// header names, then [`Results::read`] against that round's list. `Ok(None)` without a
     /// complete header, as there.
-    pub fn read_of_rounds<const W: usize, const H: usize>(
+    pub fn read_of_rounds<const W: usize, const H: usize, B: Bitboard>(
         mut input: impl BufRead,
-        rounds: &[Round<W, H>],
+        rounds: &[Round<W, H, B>],
     ) -> Result<Option<Results>, String> {
         let mut header = Vec::new();
         match next_line(&mut input, &mut header)? {
@@ -159,9 +160,9 @@ impl Results {
     /// Memory stays bounded whatever the input: lines are read at most [`TEXT_LINE_MAX`]
     /// bytes at a time, a line seen before with the same score is skipped (with another
     /// score it is an error), and a file with more positions than its shard has is an error.
-    pub fn read<const W: usize, const H: usize>(
+    pub fn read<const W: usize, const H: usize, B: Bitboard>(
         mut input: impl BufRead,
-        list: &Round<W, H>,
+        list: &Round<W, H, B>,
     ) -> Result<Option<Results>, String> {
         let mut buf = Vec::new();
         let header = match next_line(&mut input, &mut buf)? {
@@ -223,7 +224,7 @@ impl Results {
                     "scores {lo}..{hi} out of range -{max_score}..{max_score}"
                 )));
             }
-            let pos = Position::<W, H>::from_moves(&parsed.moves)
+            let pos = Position::<W, H, B>::from_moves(&parsed.moves)
                 .map_err(|e| corrupt(&format!("{:?}: {e}", parsed.moves)))?;
             if pos.moves() != list.depth {
                 return Err(corrupt(&format!(

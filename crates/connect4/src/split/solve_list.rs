@@ -18,6 +18,7 @@
 use super::files::open_results;
 use super::{Results, Round, Shard, Solved};
 use crate::exit::Failure;
+use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{Strength, Window};
 use crate::solver::Solver;
@@ -54,9 +55,9 @@ impl ResultsFile {
     /// own, another run holds the lock, or the file is malformed or another solve's (nothing
     /// is changed then); a failure while running ([`Failure::Run`]) when it cannot be cut or
     /// written.
-    pub fn open<const W: usize, const H: usize>(
+    pub fn open<const W: usize, const H: usize, B: Bitboard>(
         path: &Path,
-        list: &Round<W, H>,
+        list: &Round<W, H, B>,
         shard: Shard,
         strength: Strength,
     ) -> Result<Self, Failure> {
@@ -90,9 +91,9 @@ impl ResultsFile {
 
     /// Reads what the file holds and makes it end with a complete line: cuts a torn last
     /// line off, or writes the header into a file without one.
-    fn resume<const W: usize, const H: usize>(
+    fn resume<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        list: &Round<W, H>,
+        list: &Round<W, H, B>,
     ) -> Result<(), Failure> {
         let (name, shard, strength) = (&self.name, self.shard, self.strength);
         let running = |e: std::io::Error| Failure::run(format!("{name}: {e}"));
@@ -159,9 +160,9 @@ impl ResultsFile {
 
     /// The positions of the shard of `list` the file holds no result for, with their
     /// windows, in the list's order.
-    pub fn todo<'l, const W: usize, const H: usize>(
+    pub fn todo<'l, const W: usize, const H: usize, B: Bitboard>(
         &self,
-        list: &'l Round<W, H>,
+        list: &'l Round<W, H, B>,
     ) -> Vec<(&'l str, Window)> {
         list.of_shard(self.shard)
             .into_iter()
@@ -203,8 +204,8 @@ pub fn table_file(shard: Shard) -> String {
 /// `--hash-mib`, damaged). The bounds it holds are true of the positions whatever search
 /// stored them, so a round goes on from them: a position asked again is searched on a warm
 /// table.
-pub fn load_table<const W: usize, const H: usize>(
-    solver: &mut Solver<W, H>,
+pub fn load_table<const W: usize, const H: usize, B: Bitboard>(
+    solver: &mut Solver<W, H, B>,
     path: &Path,
     split: u64,
 ) -> Result<bool, String> {
@@ -231,8 +232,8 @@ pub fn load_table<const W: usize, const H: usize>(
 
 /// Saves `solver`'s table to `path` atomically, for the next round's run of the shard
 /// ([`load_table`]).
-pub fn save_table<const W: usize, const H: usize>(
-    solver: &Solver<W, H>,
+pub fn save_table<const W: usize, const H: usize, B: Bitboard>(
+    solver: &Solver<W, H, B>,
     path: &Path,
     split: u64,
 ) -> Result<(), String> {
@@ -265,9 +266,9 @@ pub struct ShardRun {
 /// list's order, appending each result to `results` as soon as it is solved, with the
 /// strength `results` was opened with; `on_solved` is told after each. Done when it returns
 /// `Ok`: every position of the shard has its line.
-pub fn solve_shard<const W: usize, const H: usize>(
-    solver: &mut Solver<W, H>,
-    list: &Round<W, H>,
+pub fn solve_shard<const W: usize, const H: usize, B: Bitboard>(
+    solver: &mut Solver<W, H, B>,
+    list: &Round<W, H, B>,
     results: &mut ResultsFile,
     mut on_solved: impl FnMut(),
 ) -> Result<ShardRun, Failure> {
@@ -277,7 +278,7 @@ pub fn solve_shard<const W: usize, const H: usize>(
     let mut nodes = 0u64;
     for &(moves, window) in &todo {
         // Every line of a list that parsed is a position of the board.
-        let pos = Position::<W, H>::from_moves(moves).map_err(Failure::run)?;
+        let pos = Position::<W, H, B>::from_moves(moves).map_err(Failure::run)?;
         let before = solver.nodes();
         let start = Instant::now();
         let range = solver.solve_window(&pos, window);
