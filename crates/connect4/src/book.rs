@@ -495,6 +495,29 @@ mod tests {
         assert_eq!(again, book);
     }
 
+    /// A wide board's book keeps 16-byte keys: its file is 17 bytes a position, reads back
+    /// the same, and is refused for a board of another size or word.
+    #[test]
+    fn a_wide_book_round_trips_with_its_long_keys() {
+        type Wide = super::Book<7, 9, u128>;
+        let root = crate::position::Position::<7, 9, u128>::from_moves(
+            "4172725614622737534114342365723443664367",
+        )
+        .expect("valid");
+        let book =
+            Wide::generate(&root, 43, |pos| pos.moves() as i32 % 5 - 2, |_, _| {}).expect("small");
+        assert!(book.len() > 100, "{}", book.len());
+        let bytes = book.to_bytes();
+        assert_eq!(bytes.len(), HEADER_BYTES + 17 * book.len() + CHECKSUM_BYTES);
+        assert_eq!(Wide::from_bytes(&bytes).expect("own bytes"), book);
+        assert!(
+            book.keys.iter().any(|&k| k >> 64 != 0),
+            "keys above 64 bits"
+        );
+        let other = super::Book::<6, 10, u128>::from_bytes(&bytes).expect_err("7x9's book");
+        assert!(other.to_string().contains("board 7x9"), "{other}");
+    }
+
     #[test]
     fn corrupt_files_are_clear_errors() {
         let bytes = small_book().to_bytes();

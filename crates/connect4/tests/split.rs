@@ -164,6 +164,10 @@ fn rounds_give_the_root_of_one_solve() {
     check::<6, 4, u64>("", 4, 2);
     check::<7, 4, u64>("4", 4, 2);
     check::<5, 6, u64>("33", 5, 2);
+    // Wide boards: u128 keys in the lists' positions, the tables and the book. The roots were
+    // made by `transpo-c4 sample --board 7x9 --depth 40` and `--board 13x4 --depth 36`.
+    check::<7, 9, u128>("4172725614622737534114342365723443664367", 43, 2);
+    check::<13, 4, u128>("446d4868354939dbaba3669bb9aad3711155", 39, 2);
 }
 
 #[test]
