@@ -5,11 +5,12 @@
 //! negamax that never plays into an immediate loss, threat-ordered moves, null-window binary
 //! search on the score, and upper and lower bounds in an exact table. For the standard 7×6
 //! board (the crate-root [`Position`], [`Solver`] and [`Book`]) and any other whose
-//! `W·(H + 1)` bits fit in 64, as const parameters ([`position::Position`]`<W, H, B>`; [`board`]
-//! picks one at run time).
+//! `W·(H + 1)` bits fit in 64, or in 128 with `u128` words ([`bitboard`]), as const parameters
+//! ([`position::Position`]`<W, H, B>`; [`board`] picks one at run time).
 //!
-//! The modules, in the order data flows (each uses only modules before it):
-//! [`position`] (bitboards, move sequences, keys) → [`moves`] (ordering) →
+//! The modules, in the order data flows (each uses only modules before it, but for the
+//! word's table coding, which [`bounds`] gives [`bitboard`]): [`bitboard`] (the word: `u64`
+//! or `u128`) → [`position`] (bitboards, move sequences, keys) → [`moves`] (ordering) →
 //! [`bounds`] (what the table remembers) → [`score`] (what a score is: strength, win, draw
 //! and loss bounds, windows) → [`book`] (opening books: stored scores, and the tree that
 //! scores them) → [`search`] (one thread's negamax and score search) → [`parallel`] (threads
@@ -35,6 +36,12 @@
 //! let mut solver = solver::Solver::<6, 7>::new(16)?;
 //! let pos = position::Position::<6, 7>::from_moves("121212")?;
 //! assert_eq!(solver.solve(&pos, Strength::Strong), 18);
+//!
+//! // A wide board: 7×9 needs 70 bits, so its bitboards are `u128`s. This position's score,
+//! // −5, is also Steininger's solver's.
+//! let mut solver = solver::Solver::<7, 9, u128>::new(16)?;
+//! let pos = position::Position::<7, 9, u128>::from_moves("4172725614622737534114342365723443664367")?;
+//! assert_eq!(solver.solve(&pos, Strength::Strong), -5);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
