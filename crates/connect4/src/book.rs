@@ -353,6 +353,12 @@ impl<const W: usize, const H: usize, B: Bitboard> Book<W, H, B> {
         Book::from_bytes(&bytes)
     }
 
+    /// The book that comes with the crate ([`Book::built_in`]) if it is of this board (it is
+    /// of 7×6), or `None`.
+    pub fn bundled() -> Option<Self> {
+        Self::from_bytes(BUILT_IN).ok()
+    }
+
     /// Writes the book to `path`, atomically ([`transpo_files::write_atomic`]): the file
     /// at `path` stays the old book (or absent) until the new one is complete and synced, so
     /// a process killed mid-write or a full disk never destroys it, and a link at `path` is

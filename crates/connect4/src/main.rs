@@ -214,8 +214,7 @@ fn main() -> ExitCode {
     exit::exit_status(try_main(Cli::parse()))
 }
 
-/// Picks the board and runs the command on it: `serve` on 7×6, every other command on the
-/// board compiled for it.
+/// Picks the board and runs the command on the board compiled for it.
 fn try_main(args: Cli) -> Result<(), Failure> {
     let board = board(&args)?;
     #[cfg(feature = "serve")]
@@ -753,30 +752,38 @@ fn book<const W: usize, const H: usize, B: Bitboard>(
     Ok(())
 }
 
-/// `transpo-c4 serve` (7×6 only): serves until SIGINT (Ctrl-C) or SIGTERM, then stops within
-/// a few seconds (a second signal: at once). An address that cannot be listened on is bad
-/// usage.
+/// The pool `transpo-c4 serve` answers from, on the board `W`×`H`: `--book`, or the built-in
+/// book on 7×6 unless `--no-book`.
 #[cfg(feature = "serve")]
-fn serve_http(serve: &ServeArgs, solve: &SolveArgs, board: Board) -> Result<(), Failure> {
-    use std::sync::Arc;
-    use std::time::Duration;
+fn serve_pool<const W: usize, const H: usize, B: Bitboard>(
+    serve: &ServeArgs,
+    solve: &SolveArgs,
+) -> Result<std::sync::Arc<dyn transpo_connect4::pool::BoardPool>, Failure> {
     use transpo_connect4::pool::SolverPool;
-    use transpo_connect4::serve::{Limits, ServeOptions, router, serve as serve_on};
-    if board != Board::STANDARD {
-        return Err(Failure::usage(format!(
-            "serve knows the 7x6 board only, not {board}"
-        )));
-    }
     let book = solve
         .book
         .as_deref()
-        .map(load_book::<7, 6, u64>)
+        .map(load_book::<W, H, B>)
         .transpose()?;
-    let threads = threads(solve);
-    let mut pool = SolverPool::new(solve.hash_mib, threads)?;
-    if let Some(book) = book.or_else(|| (!serve.no_book).then(Book::built_in)) {
+    let mut pool = SolverPool::<W, H, B>::new(solve.hash_mib, threads(solve))?;
+    if let Some(book) = book.or_else(|| (!serve.no_book).then(Book::bundled).flatten()) {
         pool.set_book(book);
     }
+    Ok(std::sync::Arc::new(pool))
+}
+
+/// `transpo-c4 serve`: serves until SIGINT (Ctrl-C) or SIGTERM, then stops within a few
+/// seconds (a second signal: at once). An address that cannot be listened on is bad usage.
+#[cfg(feature = "serve")]
+fn serve_http(serve: &ServeArgs, solve: &SolveArgs, board: Board) -> Result<(), Failure> {
+    use std::time::Duration;
+    use transpo_connect4::serve::{Limits, ServeOptions, router, serve as serve_on};
+    let pool = with_board!(
+        board,
+        serve_pool(serve, solve),
+        else Err(Failure::usage(format!("no {board} board")))
+    )?;
+    let threads = pool.workers();
     let options = ServeOptions {
         max_time: Duration::from_millis(serve.max_ms),
         fresh_table: serve.fresh_table,
@@ -809,19 +816,20 @@ fn serve_http(serve: &ServeArgs, solve: &SolveArgs, board: Board) -> Result<(), 
         // Watched before the announcement: a signal sent on seeing it is never missed.
         let stop = transpo_connect4::serve::stop_signal();
         eprintln!(
-            "listening on http://{local}/ ({threads} solver{}, {} MiB table{}; Ctrl-C stops)",
+            "listening on http://{local}/ ({board}, {threads} solver{}, {} MiB table{}; Ctrl-C \
+             stops)",
             if threads == 1 { "" } else { "s" },
             solve.hash_mib,
-            pool.book().map_or_else(
+            pool.book_size().map_or_else(
                 || ", no book".to_string(),
-                |b| format!(", book of {} positions", b.len())
+                |(positions, _)| format!(", book of {positions} positions")
             )
         );
         let shutdown = async {
             let signal = stop.await;
             eprintln!("{signal}: stopping (a second one exits at once)");
         };
-        serve_on(listener, router(Arc::new(pool), options), limits, shutdown)
+        serve_on(listener, router(pool, options), limits, shutdown)
             .await
             .map_err(|e| Failure::run(format!("serving: {e}")))
     });

@@ -14,12 +14,10 @@
 //! is used whole from the start and never grows ([`BoundTable::use_whole_table`]): growing
 //! needs every solve paused, and independent solves have no rounds to pause at.
 
+use crate::board::Board;
 use crate::book::Book;
 use crate::bounds::{BoundTable, ScoreBound, TableError, ThreadView};
-use crate::position::Position;
-
-/// Columns of the board the pool solves (7×6).
-const WIDTH: usize = Position::<7, 6>::WIDTH;
+use crate::position::{Bitboard, ParseError, Position};
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
 use crate::search::{Access, NO_BUSY, Search};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -76,12 +74,12 @@ impl std::fmt::Display for Stopped {
 impl std::error::Error for Stopped {}
 
 /// Every column's score of a position, from the side to move's view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Analysis {
     /// The position's score: the best column's (exact, or its sign when weak).
     pub score: i32,
-    /// Each column's score; `None` for a full column.
-    pub columns: [Option<i32>; WIDTH],
+    /// Each column's score; `None` for a full column. One a column of the board.
+    pub columns: Vec<Option<i32>>,
     /// Positions explored.
     pub positions: u64,
     /// Whether the opening book answered: it gave some column's score, and no column needed
@@ -92,7 +90,7 @@ pub struct Analysis {
 impl Analysis {
     /// The 0-based columns whose score is the best.
     pub fn best(&self) -> Vec<usize> {
-        (0..WIDTH)
+        (0..self.columns.len())
             .filter(|&c| self.columns[c] == Some(self.score))
             .collect()
     }
@@ -108,24 +106,25 @@ pub struct Request {
     pub fresh: bool,
 }
 
-/// A bound table shared by up to `workers` solves at a time, with an optional opening book.
-pub struct SolverPool {
-    table: BoundTable,
-    book: Option<Book>,
+/// A bound table of the board of `W` columns and `H` rows (7×6 unless said otherwise) shared
+/// by up to `workers` solves at a time, with an optional opening book.
+pub struct SolverPool<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
+    table: BoundTable<W, H, B>,
+    book: Option<Book<W, H, B>>,
     /// Slots (thread views of the table) not in use.
     free: Mutex<Vec<usize>>,
     freed: Condvar,
     workers: usize,
 }
 
-impl SolverPool {
+impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     /// A pool of `workers` slots (at least 1) on a table of `hash_mib` MiB (as
-    /// [`BoundTable::new`]), plus a 2 MiB near table per slot.
+    /// [`BoundTable::new`]), plus a near table per slot ([`BoundTable::NEAR_MIB`]).
     ///
     /// # Errors
     ///
     /// If the tables cannot be made at that size.
-    pub fn new(hash_mib: u64, workers: usize) -> Result<SolverPool, TableError> {
+    pub fn new(hash_mib: u64, workers: usize) -> Result<Self, TableError> {
         let workers = workers.max(1);
         let mut table = BoundTable::new(hash_mib)?;
         table.use_whole_table();
@@ -140,12 +139,12 @@ impl SolverPool {
     }
 
     /// Uses `book` for the positions it holds.
-    pub fn set_book(&mut self, book: Book) {
+    pub fn set_book(&mut self, book: Book<W, H, B>) {
         self.book = Some(book);
     }
 
     /// The opening book, if any.
-    pub fn book(&self) -> Option<&Book> {
+    pub fn book(&self) -> Option<&Book<W, H, B>> {
         self.book.as_ref()
     }
 
@@ -164,7 +163,7 @@ impl SolverPool {
     /// [`Stopped`] if `stop` triggered first. Waits for a free slot if all are taken.
     pub fn solve(
         &self,
-        pos: &Position,
+        pos: &Position<W, H, B>,
         request: Request,
         stop: &Stop,
     ) -> Result<(i32, u64), Stopped> {
@@ -181,7 +180,7 @@ impl SolverPool {
     /// only such positions), one slot's solves sharing one view, or [`Stopped`].
     pub fn analyze(
         &self,
-        pos: &Position,
+        pos: &Position<W, H, B>,
         request: Request,
         stop: &Stop,
     ) -> Result<Analysis, Stopped> {
@@ -203,14 +202,19 @@ impl SolverPool {
         Ok(Analysis {
             // A position that is not over has a playable column.
             score: columns.iter().flatten().max().copied().unwrap_or(0),
-            columns,
+            columns: columns.to_vec(),
             positions: solve.positions,
             from_book: booked && !searched,
         })
     }
 
     /// A solve in `slot`, on an isolated view of the table if the request wants it fresh.
-    fn start<'a>(&'a self, slot: &Slot<'_>, request: Request, stop: &'a Stop) -> PooledSolve<'a> {
+    fn start<'a>(
+        &'a self,
+        slot: &Slot<'_, W, H, B>,
+        request: Request,
+        stop: &'a Stop,
+    ) -> PooledSolve<'a, W, H, B> {
         let view = if request.fresh {
             self.table.isolated_view(slot.0)
         } else {
@@ -225,7 +229,7 @@ impl SolverPool {
     }
 
     /// A free slot, waiting for one if need be, or [`Stopped`] if `stop` triggers first.
-    fn take_slot(&self, stop: &Stop, started: Instant) -> Result<Slot<'_>, Stopped> {
+    fn take_slot(&self, stop: &Stop, started: Instant) -> Result<Slot<'_, W, H, B>, Stopped> {
         // A poisoned list is still a list of free slots: no code panics while holding it.
         let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
@@ -247,10 +251,80 @@ impl SolverPool {
     }
 }
 
-/// A slot taken from a pool, given back when dropped.
-struct Slot<'a>(usize, &'a SolverPool);
+/// Why [`BoardPool::analyze_moves`] gave no analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PoolError {
+    /// The move sequence is not a position of the pool's board that is not over.
+    Moves(ParseError),
+    /// The solve gave up.
+    Stopped(Stopped),
+}
 
-impl Drop for Slot<'_> {
+/// A [`SolverPool`] of whichever board, as a server holds it: positions come as move
+/// sequences and each pool parses them on its own board (`transpo-c4 serve --board`).
+pub trait BoardPool: Send + Sync {
+    /// The pool's board.
+    fn board(&self) -> Board;
+    /// Solves that can run at once.
+    fn workers(&self) -> usize;
+    /// The opening book's positions and depth, if there is a book.
+    fn book_size(&self) -> Option<(usize, u32)>;
+    /// Whether `moves` (`""` or `"-"` for the empty board) is a position of the board that is
+    /// not over.
+    fn check(&self, moves: &str) -> Result<(), ParseError>;
+    /// [`SolverPool::analyze`] of the position `moves` names.
+    fn analyze_moves(
+        &self,
+        moves: &str,
+        request: Request,
+        stop: &Stop,
+    ) -> Result<Analysis, PoolError>;
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
+    /// The position `moves` names: `""` or `"-"` is the empty board.
+    fn parse(moves: &str) -> Result<Position<W, H, B>, ParseError> {
+        match moves {
+            "" | "-" => Ok(Position::new()),
+            moves => Position::from_moves(moves),
+        }
+    }
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> BoardPool for SolverPool<W, H, B> {
+    fn board(&self) -> Board {
+        // Every pool's board is one the solver has: positions of it exist.
+        Board::new(W, H).unwrap_or(Board::STANDARD)
+    }
+
+    fn workers(&self) -> usize {
+        self.workers
+    }
+
+    fn book_size(&self) -> Option<(usize, u32)> {
+        self.book.as_ref().map(|b| (b.len(), b.depth()))
+    }
+
+    fn check(&self, moves: &str) -> Result<(), ParseError> {
+        Self::parse(moves).map(|_| ())
+    }
+
+    fn analyze_moves(
+        &self,
+        moves: &str,
+        request: Request,
+        stop: &Stop,
+    ) -> Result<Analysis, PoolError> {
+        let pos = Self::parse(moves).map_err(PoolError::Moves)?;
+        self.analyze(&pos, request, stop)
+            .map_err(PoolError::Stopped)
+    }
+}
+
+/// A slot taken from a pool, given back when dropped.
+struct Slot<'a, const W: usize, const H: usize, B: Bitboard>(usize, &'a SolverPool<W, H, B>);
+
+impl<const W: usize, const H: usize, B: Bitboard> Drop for Slot<'_, W, H, B> {
     fn drop(&mut self) {
         let pool = self.1;
         pool.free
@@ -262,21 +336,18 @@ impl Drop for Slot<'_> {
 }
 
 /// One slot's solves: the view they share and their count of positions.
-struct PooledSolve<'a> {
-    view: ThreadView<'a>,
-    book: Option<&'a Book>,
+struct PooledSolve<'a, const W: usize, const H: usize, B: Bitboard> {
+    view: ThreadView<'a, W, H, B>,
+    book: Option<&'a Book<W, H, B>>,
     stop: &'a Stop,
     positions: u64,
 }
 
-impl PooledSolve<'_> {
+impl<const W: usize, const H: usize, B: Bitboard> PooledSolve<'_, W, H, B> {
     /// The score of `pos` (over or not), or `None` if the stop triggered.
-    fn score(&mut self, pos: &Position, strength: Strength) -> Option<i32> {
+    fn score(&mut self, pos: &Position<W, H, B>, strength: Strength) -> Option<i32> {
         if pos.can_win_next() {
-            return Some(finish(
-                win_now_score(Position::<7, 6>::SQUARES, pos.moves()),
-                strength,
-            ));
+            return Some(finish(win_now_score(W * H, pos.moves()), strength));
         }
         let signal = AtomicU32::new(0);
         let mut search = Search::new(
@@ -295,29 +366,35 @@ impl PooledSolve<'_> {
 }
 
 /// The table as a pooled solve reaches it: shared, watching its [`Stop`].
-struct Pooled<'a> {
-    view: &'a ThreadView<'a>,
+struct Pooled<'a, const W: usize, const H: usize, B: Bitboard> {
+    view: &'a ThreadView<'a, W, H, B>,
     stop: &'a Stop,
     signal: &'a AtomicU32,
 }
 
-impl Access<7, 6, u64> for Pooled<'_> {
+impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Pooled<'_, W, H, B> {
     const SHARED: bool = true;
     const WEIGHS_SUBTREES: bool = false;
     #[inline]
-    fn get(&self, pos: &Position) -> Option<(ScoreBound, Option<usize>)> {
+    fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
         self.view.get(pos)
     }
     #[inline]
-    fn put(&mut self, pos: &Position, bound: ScoreBound, best: Option<usize>, _nodes: u64) {
+    fn put(
+        &mut self,
+        pos: &Position<W, H, B>,
+        bound: ScoreBound,
+        best: Option<usize>,
+        _nodes: u64,
+    ) {
         self.view.put(pos, bound, best);
     }
     #[inline]
-    fn prefetch(&self, pos: &Position) {
+    fn prefetch(&self, pos: &Position<W, H, B>) {
         self.view.prefetch(pos);
     }
     #[inline]
-    fn hit_weight(&self, _pos: &Position) -> u64 {
+    fn hit_weight(&self, _pos: &Position<W, H, B>) -> u64 {
         1
     }
     fn tick(&mut self, _nodes: u64) {

@@ -5,9 +5,12 @@
 //! GET /                         the page (also /?pos=4453: that position)
 //! GET /api/solve?pos=4453       {"pos":"4453","score":-2,"columns":[…7],"best":[…],
 //!     [&weak=1]                  "positions":n,"micros":t,"weak":false,"book":false}
-//! GET /api/health               {"status":"ok","workers":2,…}
+//! GET /api/health               {"status":"ok","board":"7x6","width":7,"height":6,
+//!                                "workers":2,…}
 //! ```
 //!
+//! The board is the pool's ([`BoardPool`]: `transpo-c4 serve --board WxH`), named by
+//! `/api/health`; `pos` is a move sequence of it (columns `1`–`9`, then `a`, `b`, …).
 //! `score` is the position's score in Pons' convention (what `transpo-c4` prints for the
 //! line), `columns` each column's score from the side to move's view (`null` for a full
 //! column), `best` the 1-based columns that reach `score`. Bad input is a 400 with
@@ -31,8 +34,7 @@ pub use listen::{
 };
 pub use os::{fit_open_file_limit, stop_signal};
 
-use crate::pool::{Analysis, Request, SolverPool, Stop};
-use crate::position::Position;
+use crate::pool::{Analysis, BoardPool, PoolError, Request, Stop};
 use crate::score::Strength;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{ConnectInfo, Extension, Query, Request as HttpRequest, State};
@@ -53,9 +55,6 @@ const INDEX_HTML: &str = include_str!("serve/page/index.html");
 const APP_JS: &str = include_str!("serve/page/app.js");
 const STYLE_CSS: &str = include_str!("serve/page/style.css");
 
-/// The longest move sequence a request may name: a full board.
-pub const MAX_MOVES: usize = Position::<7, 6>::SQUARES;
-
 /// How the server answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServeOptions {
@@ -71,14 +70,15 @@ pub struct ServeOptions {
 /// What every handler shares.
 #[derive(Clone)]
 struct AppState {
-    pool: Arc<SolverPool>,
+    pool: Arc<dyn BoardPool>,
     /// One permit per pool slot.
     slots: Arc<Semaphore>,
     options: ServeOptions,
 }
 
-/// The server's routes over `pool`, with one log line per request on stderr.
-pub fn router(pool: Arc<SolverPool>, options: ServeOptions) -> Router {
+/// The server's routes over `pool` (a [`crate::pool::SolverPool`] of any board), with one log
+/// line per request on stderr.
+pub fn router(pool: Arc<dyn BoardPool>, options: ServeOptions) -> Router {
     let state = AppState {
         slots: Arc::new(Semaphore::new(pool.workers())),
         pool,
@@ -202,8 +202,12 @@ struct Solved {
     book: bool,
 }
 
-/// A parsed `/api/solve` query: the position, its move sequence as given, and the strength.
-fn parse_query(query: &HashMap<String, String>) -> Result<(Position, String, Strength), String> {
+/// A checked `/api/solve` query: the move sequence of a position of `pool`'s board (`""` for
+/// the empty board), and the strength.
+fn parse_query(
+    query: &HashMap<String, String>,
+    pool: &dyn BoardPool,
+) -> Result<(String, Strength), String> {
     if let Some(unknown) = query.keys().find(|k| !matches!(k.as_str(), "pos" | "weak")) {
         return Err(format!(
             "unknown parameter {unknown:?} (the parameters are pos and weak)"
@@ -211,22 +215,20 @@ fn parse_query(query: &HashMap<String, String>) -> Result<(Position, String, Str
     }
     let moves = query.get("pos").map_or("", |p| p.trim());
     let characters = moves.chars().count();
-    if characters > MAX_MOVES {
+    let most = pool.board().squares();
+    if characters > most {
         return Err(format!(
-            "pos has {characters} characters, more than the {MAX_MOVES} moves a game can have"
+            "pos has {characters} characters, more than the {most} moves a game can have"
         ));
     }
-    let pos = match moves {
-        "" | "-" => Position::new(),
-        moves => Position::from_moves(moves).map_err(|e| format!("pos: {e}"))?,
-    };
+    pool.check(moves).map_err(|e| format!("pos: {e}"))?;
     let strength = match query.get("weak").map(String::as_str) {
         None | Some("0" | "false") => Strength::Strong,
         Some("" | "1" | "true") => Strength::Weak,
         Some(other) => return Err(format!("weak={other:?}: use weak=1 or weak=0")),
     };
     let moves = if moves == "-" { "" } else { moves };
-    Ok((pos, moves.to_string(), strength))
+    Ok((moves.to_string(), strength))
 }
 
 /// Cancels a solve's [`Stop`] when dropped: when the request's future is dropped because its
@@ -312,7 +314,7 @@ async fn solve(
         Ok(Query(query)) => query,
         Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
     };
-    let (pos, moves, strength) = match parse_query(&query) {
+    let (moves, strength) = match parse_query(&query, state.pool.as_ref()) {
         Ok(parsed) => parsed,
         Err(why) => return error(StatusCode::BAD_REQUEST, why),
     };
@@ -357,15 +359,20 @@ async fn solve(
         strength,
         fresh: state.options.fresh_table,
     };
+    let analysed = moves.clone();
     let analysis = tokio::task::spawn_blocking(move || {
         let _slot = slot;
-        pool.analyze(&pos, request, &stop)
+        pool.analyze_moves(&analysed, request, &stop)
     })
     .await;
     match analysis {
         Ok(Ok(analysis)) => Json(answer(moves, &analysis, strength, started)).into_response(),
-        Ok(Err(_stopped)) if running.as_ref().is_some_and(|r| r.is_stopping()) => stopping(),
-        Ok(Err(_stopped)) => late(),
+        // Checked by `parse_query` already.
+        Ok(Err(PoolError::Moves(e))) => error(StatusCode::BAD_REQUEST, format!("pos: {e}")),
+        Ok(Err(PoolError::Stopped(_))) if running.as_ref().is_some_and(|r| r.is_stopping()) => {
+            stopping()
+        }
+        Ok(Err(PoolError::Stopped(_))) => late(),
         Err(e) => error(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("the solve failed: {e}"),
@@ -378,7 +385,7 @@ fn answer(moves: String, analysis: &Analysis, strength: Strength, started: Insta
     Solved {
         pos: moves,
         score: analysis.score,
-        columns: analysis.columns.to_vec(),
+        columns: analysis.columns.clone(),
         best: analysis.best().into_iter().map(|c| c + 1).collect(),
         positions: analysis.positions,
         micros: started.elapsed().as_micros(),
@@ -397,6 +404,9 @@ async fn health(State(state): State<AppState>) -> Response {
     struct Health {
         status: &'static str,
         version: &'static str,
+        board: String,
+        width: usize,
+        height: usize,
         workers: usize,
         busy: usize,
         hash_mib: u64,
@@ -405,18 +415,21 @@ async fn health(State(state): State<AppState>) -> Response {
         book: Option<BookInfo>,
     }
     let pool = &state.pool;
+    let board = pool.board();
     Json(Health {
         status: "ok",
         version: env!("CARGO_PKG_VERSION"),
+        board: board.to_string(),
+        width: board.width(),
+        height: board.height(),
         workers: pool.workers(),
         busy: pool.workers() - state.slots.available_permits(),
         hash_mib: state.options.hash_mib,
         max_ms: state.options.max_time.as_millis(),
         fresh_table: state.options.fresh_table,
-        book: pool.book().map(|b| BookInfo {
-            positions: b.len(),
-            depth: b.depth(),
-        }),
+        book: pool
+            .book_size()
+            .map(|(positions, depth)| BookInfo { positions, depth }),
     })
     .into_response()
 }
@@ -434,12 +447,11 @@ mod tests {
 
     #[test]
     fn queries_parse_or_say_why_not() {
-        let (pos, moves, strength) = parse_query(&query(&[("pos", "4453")])).expect("valid");
-        assert_eq!(pos, Position::from_moves("4453").expect("valid"));
+        let pool = crate::pool::SolverPool::<7, 6>::new(1, 1).expect("1 MiB");
+        let (moves, strength) = parse_query(&query(&[("pos", "4453")]), &pool).expect("valid");
         assert_eq!((moves.as_str(), strength), ("4453", Strength::Strong));
-        let (pos, moves, strength) = parse_query(&query(&[("weak", "1")])).expect("valid");
-        assert_eq!((pos, moves.as_str()), (Position::new(), ""));
-        assert_eq!(strength, Strength::Weak);
+        let (moves, strength) = parse_query(&query(&[("weak", "1")]), &pool).expect("valid");
+        assert_eq!((moves.as_str(), strength), ("", Strength::Weak));
         for (bad, why) in [
             (query(&[("pos", "48")]), "out of range"),
             (query(&[("pos", "4x")]), "not a column"),
@@ -451,8 +463,14 @@ mod tests {
             (query(&[("pos", "44"), ("weak", "yes")]), "weak=1"),
             (query(&[("position", "44")]), "unknown parameter"),
         ] {
-            let e = parse_query(&bad).expect_err("invalid");
+            let e = parse_query(&bad, &pool).expect_err("invalid");
             assert!(e.contains(why), "{bad:?}: {e}");
         }
+        // Another board: its own columns and length.
+        let wide = crate::pool::SolverPool::<9, 7, u128>::new(1, 1).expect("1 MiB");
+        assert!(parse_query(&query(&[("pos", "9988")]), &wide).is_ok());
+        assert!(parse_query(&query(&[("pos", "9988")]), &pool).is_err());
+        let e = parse_query(&query(&[("pos", &"é".repeat(64))]), &wide).expect_err("long");
+        assert!(e.contains("more than the 63 moves"), "{e}");
     }
 }

@@ -6,7 +6,7 @@
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
-use transpo_connect4::pool::SolverPool;
+use transpo_connect4::pool::{BoardPool, SolverPool};
 use transpo_connect4::serve::{Limits, ServeOptions, router, serve};
 use transpo_connect4::{Position, Solver, Strength};
 
@@ -33,12 +33,17 @@ struct Server {
 
 /// Starts a server with `workers` solvers and a time limit of `max_ms`.
 fn start(workers: usize, max_ms: u64) -> Server {
+    let pool = SolverPool::<7, 6>::new(16, workers).expect("16 MiB");
+    start_pool(Arc::new(pool), max_ms)
+}
+
+/// Starts a server on `pool` (of any board) with a time limit of `max_ms`.
+fn start_pool(pool: Arc<dyn BoardPool>, max_ms: u64) -> Server {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
-    let pool = SolverPool::new(16, workers).expect("16 MiB");
     let options = ServeOptions {
         max_time: Duration::from_millis(max_ms),
         fresh_table: false,
@@ -50,7 +55,7 @@ fn start(workers: usize, max_ms: u64) -> Server {
     let base = format!("http://{}", listener.local_addr().expect("bound"));
     runtime.spawn(serve(
         listener,
-        router(Arc::new(pool), options),
+        router(pool, options),
         Limits::default(),
         std::future::pending(),
     ));
@@ -223,4 +228,45 @@ fn fifty_concurrent_requests_are_all_answered_correctly() {
         assert_eq!(status, 200, "{moves}: {body}");
         assert_eq!(body["score"], score, "{moves}");
     }
+}
+
+/// Another board (`serve --board`): 6×7 and the wide 7×9. Health names the board, positions
+/// are its move sequences, and each column's score is the one-thread solver's of that board.
+#[test]
+fn other_boards_are_served_with_their_own_scores() {
+    use transpo_connect4::position::{Bitboard, Position as AnyPosition};
+    use transpo_connect4::solver::Solver as AnySolver;
+    fn check<const W: usize, const H: usize, B: Bitboard>(positions: &[&str]) {
+        let server = start_pool(
+            Arc::new(SolverPool::<W, H, B>::new(16, 2).expect("16 MiB")),
+            60_000,
+        );
+        let (status, health) = get(&server, "/api/health");
+        assert_eq!(status, 200);
+        assert_eq!(health["board"], format!("{W}x{H}"));
+        assert_eq!(
+            (health["width"].as_u64(), health["height"].as_u64()),
+            (Some(W as u64), Some(H as u64))
+        );
+        let mut solver = AnySolver::<W, H, B>::new(16).expect("16 MiB");
+        for moves in positions {
+            let (status, body) = get(&server, &format!("/api/solve?pos={moves}"));
+            assert_eq!(status, 200, "{W}x{H} {moves}: {body}");
+            let pos = AnyPosition::<W, H, B>::from_moves(moves).expect("valid");
+            let expected: Vec<Option<i32>> = solver.analyze(&pos, Strength::Strong).to_vec();
+            assert_eq!(columns(&body), expected, "{W}x{H} {moves}");
+            assert_eq!(body["columns"].as_array().map(Vec::len), Some(W));
+        }
+        // A column the board does not have, and one it has that 7×6 has not.
+        let (status, body) = get(&server, &format!("/api/solve?pos={}", W + 1));
+        assert_eq!(status, 400, "{body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("out of range")),
+            "{body}"
+        );
+    }
+    check::<6, 7, u64>(&["565425131411644246", "122664662531224635"]);
+    check::<7, 9, u128>(&["4172725614622737534114342365723443664367"]);
 }

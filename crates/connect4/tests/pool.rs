@@ -24,7 +24,7 @@ const STRONG: Request = Request {
 
 #[test]
 fn four_threads_on_two_slots_agree_with_one_solver() {
-    let pool = Arc::new(SolverPool::new(16, 2).expect("16 MiB"));
+    let pool = Arc::new(SolverPool::<7, 6>::new(16, 2).expect("16 MiB"));
     let mut solver = Solver::new(16).expect("16 MiB");
     let expected: Vec<_> = positions()
         .iter()
@@ -63,7 +63,7 @@ fn four_threads_on_two_slots_agree_with_one_solver() {
 
 #[test]
 fn solve_agrees_with_the_solver_strong_and_weak() {
-    let pool = SolverPool::new(16, 1).expect("16 MiB");
+    let pool = SolverPool::<7, 6>::new(16, 1).expect("16 MiB");
     let mut solver = Solver::new(16).expect("16 MiB");
     for pos in positions() {
         for strength in [Strength::Strong, Strength::Weak] {
@@ -79,7 +79,7 @@ fn solve_agrees_with_the_solver_strong_and_weak() {
 
 #[test]
 fn a_deadline_or_a_cancel_stops_a_long_solve_soon() {
-    let pool = Arc::new(SolverPool::new(16, 1).expect("16 MiB"));
+    let pool = Arc::new(SolverPool::<7, 6>::new(16, 1).expect("16 MiB"));
     let empty = Position::new();
     let started = Instant::now();
     let stopped = pool.solve(&empty, STRONG, &Stop::after(Duration::from_millis(100)));
@@ -113,7 +113,7 @@ fn a_deadline_or_a_cancel_stops_a_long_solve_soon() {
 
 #[test]
 fn a_waiting_request_gives_up_at_its_deadline() {
-    let pool = Arc::new(SolverPool::new(16, 1).expect("16 MiB"));
+    let pool = Arc::new(SolverPool::<7, 6>::new(16, 1).expect("16 MiB"));
     let hold = Arc::new(Stop::never());
     let holder = {
         let (pool, hold) = (Arc::clone(&pool), Arc::clone(&hold));
@@ -140,8 +140,8 @@ fn a_book_answers_without_a_search_and_agrees_with_the_search() {
         |_, _| {},
     )
     .expect("a small book");
-    let plain = SolverPool::new(16, 1).expect("16 MiB");
-    let mut booked = SolverPool::new(16, 1).expect("16 MiB");
+    let plain = SolverPool::<7, 6>::new(16, 1).expect("16 MiB");
+    let mut booked = SolverPool::<7, 6>::new(16, 1).expect("16 MiB");
     booked.set_book(book);
     for moves in ["5554224333234511764415115", "55542243332345117644151151"] {
         let pos = Position::from_moves(moves).expect("legal");

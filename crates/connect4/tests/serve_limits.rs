@@ -30,7 +30,7 @@ fn start(workers: usize, max_ms: u64, limits: Limits) -> Server {
         .enable_all()
         .build()
         .expect("runtime");
-    let pool = SolverPool::new(16, workers).expect("16 MiB");
+    let pool = SolverPool::<7, 6>::new(16, workers).expect("16 MiB");
     let options = ServeOptions {
         max_time: Duration::from_millis(max_ms),
         fresh_table: false,
