@@ -18,7 +18,7 @@
 //! free solver, a 503. The server goes on either way.
 //!
 //! Why this shape: every request is solved on a blocking thread through a
-//! [`SolverPool`] slot, so concurrent requests share one table and each can stop: at its
+//! [`SolverPool`](crate::pool::SolverPool) slot, so concurrent requests share one table and each can stop: at its
 //! deadline, or as soon as its client goes away (the request's future is dropped, which
 //! cancels its [`Stop`]). A semaphore with one permit per slot makes requests wait for a slot
 //! without holding a thread. The connections themselves (time limits, a cap, a bounded
