@@ -20,6 +20,10 @@ Start the server first (release build), then run one of:
         --pid $(pgrep -f 'transpo-c4 serve')
     # shutdown: SIGINT with 500 half-sent requests, an idle connection and a solve open, 10 times
     crates/connect4/scripts/api_bench.py shutdown --connections 500 --count 10
+    # games: what a person playing from the empty board waits for (7x6, served as it comes):
+    # every position of 10 random games asked one at a time; p50/p90/p99/max, over 1 s and 3 s
+    transpo-c4 serve --port 8080 &
+    crates/connect4/scripts/api_bench.py games --count 10 --seed 1 [--csv games.csv]
     # soak: 30 minutes of mixed load (good requests from test sets, bad requests, clients that
     # leave mid-solve, half-sent requests, idle connections), a line every minute
     transpo-c4 serve --port 8080 --threads 2 &
@@ -74,6 +78,53 @@ def wins(board, col, row, player):
         if n >= 4:
             return True
     return False
+
+
+def random_game(rng):
+    """The move sequences of one random game's positions, from the empty board: columns with
+    room at random until the next move would win or fill the board (the API answers only
+    positions that are not over)."""
+    board = [[0] * HEIGHT for _ in range(WIDTH)]
+    heights = [0] * WIDTH
+    moves = ""
+    positions = [moves]
+    while True:
+        player = 1 + len(moves) % 2
+        c = rng.choice([c for c in range(WIDTH) if heights[c] < HEIGHT])
+        if wins(board, c, heights[c], player) or len(moves) + 1 == WIDTH * HEIGHT:
+            return positions
+        board[c][heights[c]] = player
+        heights[c] += 1
+        moves += str(c + 1)
+        positions.append(moves)
+
+
+def games(args):
+    """Every position of `args.count` random games, one request at a time on one connection,
+    as the page asks them; a row each to `args.csv` (game,stones,moves,ms,book) if given.
+    Returns whether a request failed."""
+    rng = random.Random(args.seed)
+    client = Client(args.host, args.port, args.weak)
+    rows, failed = [], 0
+    for g in range(args.count):
+        for moves in random_game(rng):
+            status, body, seconds = client.solve(moves)
+            if status != 200 or len(body.get("columns", [])) != WIDTH:
+                failed += 1
+                print(f"game {g}, {moves or '-'}: {status} {body}", file=sys.stderr)
+            rows.append((g, len(moves), moves, seconds * 1e3, bool(body.get("book"))))
+    if args.csv:
+        with open(args.csv, "w") as out:
+            out.write("game,stones,moves,ms,book\n")
+            for g, stones, moves, ms, book in rows:
+                out.write(f"{g},{stones},{moves or '-'},{ms:.1f},{int(book)}\n")
+    ms = sorted(r[3] for r in rows)
+    worst = max(rows, key=lambda r: r[3])
+    print(f"games: {len(rows)} requests, {args.count} games, {failed} failed")
+    print(f"  client time: p50 {percentile(ms, 50):.0f} ms, p90 {percentile(ms, 90):.0f} ms, "
+          f"p99 {percentile(ms, 99):.0f} ms, max {ms[-1]:.0f} ms ({worst[2] or '-'}), "
+          f"over 1 s: {sum(m > 1000 for m in ms)}, over 3 s: {sum(m > 3000 for m in ms)}")
+    return failed > 0
 
 
 def random_position(rng, stones):
@@ -562,7 +613,8 @@ class Soak:
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("mode", choices=["latency", "book", "load", "stall", "soak", "shutdown"])
+    p.add_argument("mode",
+                   choices=["latency", "book", "games", "load", "stall", "soak", "shutdown"])
     p.add_argument("file", nargs="*", help="Pons test sets (latency and load: the first)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
@@ -580,7 +632,8 @@ def main():
     p.add_argument("--binary", default="target/release/transpo-c4",
                    help="the server binary (shutdown)")
     p.add_argument("--count", type=int, default=1000,
-                   help="requests (book), servers started (shutdown)")
+                   help="requests (book), games (games), servers started (shutdown)")
+    p.add_argument("--csv", help="every request's row (games)")
     p.add_argument("--sigterm", action="store_true", help="SIGTERM, not SIGINT (shutdown)")
     p.add_argument("--pause", type=float, default=0.05,
                    help="mean pause in seconds between a good client's requests (soak)")
@@ -589,6 +642,8 @@ def main():
     args = p.parse_args()
     if args.mode == "shutdown":
         sys.exit(1 if shutdown(args) else 0)
+    if args.mode == "games":
+        sys.exit(1 if games(args) else 0)
     if args.mode == "stall":
         sys.exit(1 if stall(args) else 0)
     if args.mode == "soak":
