@@ -20,7 +20,7 @@ use crate::bounds::{BoundTable, ScoreBound, TableError, ThreadView};
 use crate::position::{Bitboard, ParseError, Position};
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
 use crate::search::{Access, NO_BUSY, Search};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -177,10 +177,7 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     }
 
     /// Every column's score of `pos` (which must not be over: [`Position::from_moves`] makes
-    /// only such positions), or [`Stopped`]. The columns the book does not answer are solved
-    /// in this slot and, if another slot is free at the start, in that one too, on a thread
-    /// of its own: one person's request on an idle server gets two cores (the two take the
-    /// columns in turn from a common list and share the table).
+    /// only such positions), one slot's solves sharing one view, or [`Stopped`].
     pub fn analyze(
         &self,
         pos: &Position<W, H, B>,
@@ -188,65 +185,25 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
         stop: &Stop,
     ) -> Result<Analysis, Stopped> {
         let started = Instant::now();
-        let stopped = || Stopped {
-            after: started.elapsed(),
-        };
         let slot = self.take_slot(stop, started)?;
-        // The children the book does not answer, in column order; a first pass with a solve
-        // that only asks the book.
-        let mut asked = Vec::new();
+        let mut solve = self.start(&slot, request, stop);
         let (mut booked, mut searched) = (false, false);
-        let book = self.book.as_ref();
-        column_scores(pos, request.strength, |next| {
-            if let Some(score) = book.and_then(|b| b.get(next)) {
+        let columns = column_scores(pos, request.strength, |next| {
+            if let Some(score) = solve.book.and_then(|b| b.get(next)) {
                 booked = true;
                 return Some(finish(score, request.strength));
             }
             searched = true;
-            asked.push(*next);
-            Some(0)
-        });
-        let next = AtomicUsize::new(0);
-        let solve_asked = |slot: &Slot<'_, W, H, B>| {
-            let mut solve = self.start(slot, request, stop);
-            let mut scores = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(child) = asked.get(i) else {
-                    return Some((scores, solve.positions));
-                };
-                scores.push((i, solve.score(child, request.strength)?));
-            }
-        };
-        let helper = (asked.len() > 1).then(|| self.try_take_slot()).flatten();
-        let (mine, theirs) = std::thread::scope(|scope| {
-            let theirs = helper.map(|helper| scope.spawn(move || solve_asked(&helper)));
-            let mine = solve_asked(&slot);
-            // A helper that panicked solved nothing; the columns it took are missing below.
-            (mine, theirs.map(|t| t.join().ok().flatten()))
-        });
-        let mut solved: Vec<Option<i32>> = vec![None; asked.len()];
-        let mut positions = 0;
-        for (scores, nodes) in [mine, theirs.flatten()].into_iter().flatten() {
-            positions += nodes;
-            for (i, score) in scores {
-                solved[i] = Some(score);
-            }
-        }
-        let mut solved = solved.into_iter();
-        let columns = column_scores(pos, request.strength, |next| {
-            if let Some(score) = book.and_then(|b| b.get(next)) {
-                return Some(finish(score, request.strength));
-            }
-            // In the order of the first pass; `None` (stopped) ends the analysis.
-            solved.next().flatten()
+            solve.score(next, request.strength)
         })
-        .ok_or_else(stopped)?;
+        .ok_or(Stopped {
+            after: started.elapsed(),
+        })?;
         Ok(Analysis {
             // A position that is not over has a playable column.
             score: columns.iter().flatten().max().copied().unwrap_or(0),
             columns: columns.to_vec(),
-            positions,
+            positions: solve.positions,
             from_book: booked && !searched,
         })
     }
@@ -269,13 +226,6 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
             stop,
             positions: 0,
         }
-    }
-
-    /// A free slot now, if there is one.
-    fn try_take_slot(&self) -> Option<Slot<'_, W, H, B>> {
-        // A poisoned list is still a list of free slots: no code panics while holding it.
-        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
-        free.pop().map(|slot| Slot(slot, self))
     }
 
     /// A free slot, waiting for one if need be, or [`Stopped`] if `stop` triggers first.
