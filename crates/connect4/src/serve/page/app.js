@@ -2,26 +2,36 @@
 //
 // The page keeps the game itself (the moves, whose turn, whether someone has four) and asks
 // GET /api/solve?pos=MOVES[&weak=1] for the scores of the position shown. Scores follow
-// Pons' convention, from the side to move's view: a win with one's k-th disc scores 22 - k,
-// a loss to the opponent's k-th disc -(22 - k), a draw 0 (weak solves: only 1 / 0 / -1).
-// The API refuses finished games, so the page detects four in a row and a full board itself.
+// Pons' convention, from the side to move's view: a win with the disc played when n discs
+// are down scores floor((W*H + 1 - n) / 2) (22 - k for a win with one's k-th disc on 7x6),
+// a loss the opposite, a draw 0 (weak solves: only 1 / 0 / -1). The API refuses finished
+// games, so the page detects four in a row and a full board itself.
 //
-// Structure: the board model (Game), pure helpers that put a score into words and colour,
-// then the controller (state, rendering, the solve request, the solver's own moves, the URL).
+// The board is the server's: /api/health names its width and height (7x6 when it does not).
+// With "Show scores" off (a game between two people) the page shows nothing of the solver's
+// and asks it nothing, unless the solver plays the side to move.
 //
-// Test hooks: #board[data-state] is "solving" while a request runs, "ready" once the scores
-// of the position shown have arrived, "over" when the game has ended; each
-// [data-score-col="N"] holds its column's score in data-score ("" when there is none).
+// Structure: the board model (Game), pure helpers that put a score into words, then the
+// controller (state, rendering, the solve request, the solver's own moves, the URL).
+//
+// Test hooks: #board[data-state] is "loading" until the board is drawn, "solving" while a
+// request runs, "ready" once the scores of the position shown have arrived, "idle" when
+// scores are off and no request runs, "over" when the game has ended; each
+// [data-score-col="N"] holds its column's score in data-score ("" when none is shown).
 'use strict';
 
-/** The board's size: the one place it is fixed. */
-const WIDTH = 7;
-const HEIGHT = 6;
-const CELLS = WIDTH * HEIGHT;
+/**
+ * The board's size: 7x6 until /api/health names another (setSize, once, before the board is
+ * drawn).
+ */
+const size = { width: 7, height: 6, cells: 42 };
 /** Discs in a row that win. */
 const CONNECT = 4;
-/** A win with one's k-th disc scores SCORE_BASE - k (22 - k on a 7x6 board). */
-const SCORE_BASE = (CELLS + 2) / 2;
+/**
+ * Columns' names in move sequences, the API's and the address's: 1-9, then a-d for columns
+ * 10-13 (the solver's syntax). Its length is the widest board the page can draw.
+ */
+const COLUMN_NAMES = '123456789abcd';
 
 /** Players: 1 moves first (red), 2 second (yellow). */
 const PLAYERS = {
@@ -33,6 +43,36 @@ const PLAYERS = {
 const SOLVER_DELAY_MS = 400;
 /** The page gives up on one request after this long (the server has its own, shorter limit). */
 const REQUEST_TIMEOUT_MS = 120000;
+/** How often the time of a running solve is redrawn: often enough to see it run. */
+const CLOCK_MS = 200;
+/** How often screen readers hear that a solve still runs: seldom enough not to drown the rest. */
+const NEWS_MS = 5000;
+/** Where the page remembers the "Show scores" choice between visits. */
+const HINTS_KEY = 'transpo-c4.hints';
+
+/** Sets the board's size; `width` at most COLUMN_NAMES.length. */
+function setSize(width, height) {
+  size.width = width;
+  size.height = height;
+  size.cells = width * height;
+}
+
+/** Column `col`'s (1-based) name in a move sequence: "7", "a" for column 10. */
+function columnName(col) {
+  return COLUMN_NAMES[col - 1];
+}
+
+/** The 1-based column a move character or a key names ("4", "a" or "A"), or NaN. */
+function columnOf(ch) {
+  const i = ch.length === 1 ? COLUMN_NAMES.indexOf(ch.toLowerCase()) : -1;
+  return i < 0 ? NaN : i + 1;
+}
+
+/** The columns' names in words: "1 to 7", "1 to 9 or a to d". */
+function columnRange() {
+  const last = columnName(size.width);
+  return size.width <= 9 ? `1 to ${last}` : `1 to 9 or a${last === 'a' ? '' : ` to ${last}`}`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The board model
@@ -44,7 +84,7 @@ class Game {
     /** The moves played, as 1-based columns. */
     this.moves = [];
     /** grid[col][row]: 0 empty, else the player (1 or 2); col 0-based, row 0 at the bottom. */
-    this.grid = Array.from({ length: WIDTH }, () => new Array(HEIGHT).fill(0));
+    this.grid = Array.from({ length: size.width }, () => new Array(size.height).fill(0));
     /** The four (or more) discs that won, as [col, row] pairs, or null. */
     this.winLine = null;
     /** The winner (1 or 2), or 0. */
@@ -52,20 +92,20 @@ class Game {
   }
 
   /**
-   * The game after the move sequence `text` ("4453": 1-based column digits), or an Error
-   * saying what is wrong with it: a character that is not 1..WIDTH, a full column, a move
-   * after the game has ended, too many moves.
+   * The game after the move sequence `text` ("4453": 1-based columns, "a" to "d" for 10 to
+   * 13), or an Error saying what is wrong with it: a character that names no column of the
+   * board, a full column, a move after the game has ended, too many moves.
    */
   static parse(text) {
     const game = new Game();
-    if (text.length > CELLS) {
-      return new Error(`${text.length} moves, more than the ${CELLS} a game can have`);
+    if (text.length > size.cells) {
+      return new Error(`${text.length} moves, more than the ${size.cells} a game can have`);
     }
     for (let i = 0; i < text.length; i++) {
       const ch = text[i];
-      const col = ch >= '1' && ch <= '9' ? Number(ch) : NaN;
-      if (!(col >= 1 && col <= WIDTH)) {
-        return new Error(`move ${i + 1}: "${ch}" is not a column 1 to ${WIDTH}`);
+      const col = columnOf(ch);
+      if (!(col >= 1 && col <= size.width)) {
+        return new Error(`move ${i + 1}: "${ch}" is not a column ${columnRange()}`);
       }
       if (game.isOver()) {
         return new Error(`move ${i + 1}: the game was already over`);
@@ -95,11 +135,11 @@ class Game {
 
   /** Whether column `col` (1-based) has room. */
   canPlay(col) {
-    return col >= 1 && col <= WIDTH && this.height(col) < HEIGHT;
+    return col >= 1 && col <= size.width && this.height(col) < size.height;
   }
 
   isFull() {
-    return this.count === CELLS;
+    return this.count === size.cells;
   }
 
   isOver() {
@@ -126,9 +166,9 @@ class Game {
     return game;
   }
 
-  /** The move sequence as text, "4453". */
+  /** The move sequence as text, "4453" ("4a" for column 10). */
   toString() {
-    return this.moves.join('');
+    return this.moves.map(columnName).join('');
   }
 
   /**
@@ -136,7 +176,8 @@ class Game {
    * directions, or null.
    */
   lineThrough(col, row, player) {
-    const at = (c, r) => c >= 0 && c < WIDTH && r >= 0 && r < HEIGHT && this.grid[c][r] === player;
+    const at = (c, r) =>
+      c >= 0 && c < size.width && r >= 0 && r < size.height && this.grid[c][r] === player;
     for (const [dc, dr] of [[1, 0], [0, 1], [1, 1], [1, -1]]) {
       const line = [[col, row]];
       for (const sign of [1, -1]) {
@@ -155,55 +196,53 @@ class Game {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scores in words and colours (pure)
+// Scores in words (pure)
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The move number (1..CELLS, counting both players' moves) on which a game ends, for a strong
- * `score` from the view of the side to move with `count` stones on the board, or null for a
- * draw. The side to move is the first player when `count` is even. A win with one's k-th disc
- * is game move 2k - 1 for the first player, 2k for the second.
+ * The move number (1..cells, counting both players' discs) on which a game ends, for a strong
+ * `score` from the view of the side to move with `count` discs on the board, or null for a
+ * draw. A win with disc m scores floor((cells + 2 - m) / 2), so m is cells + 2 - 2|score| or
+ * one less, whichever the winner plays; the side to move plays the odd discs when `count` is
+ * even. (The solver's score::last_move, restated for the page.)
  */
 function endingMove(score, count) {
   if (score === 0) return null;
-  const k = SCORE_BASE - Math.abs(score); // the winner's disc number: 22 - |score|
-  const moverIsFirst = count % 2 === 0;
-  const winnerIsFirst = score > 0 ? moverIsFirst : !moverIsFirst;
-  return winnerIsFirst ? 2 * k - 1 : 2 * k;
+  const latest = size.cells + 2 - 2 * Math.abs(score);
+  const winnerPlaysOdd = (count % 2 === 0) === (score > 0);
+  return (latest % 2 === 1) === winnerPlaysOdd ? latest : latest - 1;
 }
 
 /**
- * What `score` (side to move's view, `count` stones on the board) means: its kind ("win",
+ * A win with one's k-th disc scores scoreBase(player) - k: disc m = 2k - 1 (first player) or
+ * 2k (second) scores floor((cells + 2 - m) / 2). 22 for both on 7x6; on a board of an odd
+ * number of squares the first player's base is one more.
+ */
+function scoreBase(player) {
+  return Math.floor((size.cells + (player === 1 ? 3 : 2)) / 2);
+}
+
+/**
+ * What `score` (side to move's view, `count` discs on the board) means: its kind ("win",
  * "draw", "loss"), words ("wins on move 23", or "win" when `weak`), and how soon the game
- * ends as a number in [0, 1] (1: on the very next moves), which sets the colour's depth.
+ * ends as a number in [0, 1] (1: on the very next moves; 0 for a draw or when not known).
  */
 function describe(score, count, weak) {
   const kind = score > 0 ? 'win' : score < 0 ? 'loss' : 'draw';
   if (weak || score === 0) {
-    return { kind, words: kind, soon: kind === 'draw' ? 0 : 0.6 };
+    return { kind, words: kind, soon: 0 };
   }
   const move = endingMove(score, count);
   const words = `${score > 0 ? 'wins' : 'loses'} on move ${move}`;
   // Moves still to play until the end, 1 (the next move) up to all the empty squares.
   const left = Math.max(1, move - count);
-  const soon = 1 - (left - 1) / (CELLS - 1);
+  const soon = 1 - (left - 1) / Math.max(1, size.cells - 1);
   return { kind, words, soon };
 }
 
 /** A score with its sign: "+2", "0", "-3". */
 function signed(score) {
   return score > 0 ? `+${score}` : `${score}`;
-}
-
-/** Background and text colour of a score label: green wins, grey draws, red losses. */
-function scoreColours(kind, soon) {
-  if (kind === 'draw') return { background: 'hsl(220 8% 84%)', color: '#1d2330' };
-  const hue = kind === 'win' ? 138 : 2;
-  const lightness = 78 - 40 * Math.min(1, Math.max(0, soon)); // 78% late ... 38% at once
-  return {
-    background: `hsl(${hue} 62% ${lightness}%)`,
-    color: lightness > 58 ? '#1d2330' : '#ffffff',
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,6 +258,7 @@ const ui = {
   turnDisc: $('#turn-disc'),
   spinner: $('#spinner'),
   elapsed: $('#elapsed'),
+  solveNews: $('#solve-news'),
   verdict: $('#verdict'),
   error: $('#error'),
   errorText: $('#error-text'),
@@ -227,9 +267,15 @@ const ui = {
   newGame: $('#new-game'),
   solverPlays: $('#solver-plays'),
   solverSide: $('#solver-side'),
+  hints: $('#hints'),
   weak: $('#weak'),
+  weakOption: $('#weak-option'),
   moves: $('#moves'),
   info: $('#info'),
+  legend: $('#legend'),
+  boardSize: $('#board-size'),
+  keysHelp: $('#keys-help'),
+  scoreHelp: $('#score-help'),
   /** columns[c - 1]: the button of column c; cells[c - 1][row]: its squares, row 0 at the bottom. */
   columns: [],
   cells: [],
@@ -248,21 +294,31 @@ const state = {
   solverTimer: 0,
   /** Whether the last move was just played (then its disc drops in). */
   animateLast: false,
-  /** Counts the seconds of a running solve on the page (an interval), if any. */
+  /** Redraws the time of a running solve (an interval), if any. */
   clock: 0,
   /** Whether the server has an opening book (from /api/health; null: not known). */
   serverHasBook: null,
 };
 
-/** Builds the columns, their squares and the score labels. */
+/** Builds the columns, their squares and the score labels, and the help for this board. */
 function buildBoard() {
-  for (let col = 1; col <= WIDTH; col++) {
+  const root = document.documentElement.style;
+  // On :root, where style.css works out the squares' size from them.
+  root.setProperty('--columns', String(size.width));
+  root.setProperty('--rows', String(size.height));
+  ui.boardSize.textContent = `${size.width} × ${size.height}`;
+  const keys = size.width <= 9 ? `1 to ${size.width}` : `1 to 9, a to ${columnName(size.width)}`;
+  ui.board.setAttribute('aria-label', `Board: choose a column to drop a disc (keys ${keys})`);
+  ui.keysHelp.replaceChildren(...keyRanges());
+  ui.scoreHelp.replaceChildren(...scoreHelp());
+
+  for (let col = 1; col <= size.width; col++) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'column';
     button.dataset.col = String(col);
     const cells = [];
-    for (let row = 0; row < HEIGHT; row++) {
+    for (let row = 0; row < size.height; row++) {
       const cell = document.createElement('span');
       cell.className = 'cell';
       cell.dataset.row = String(row);
@@ -278,24 +334,64 @@ function buildBoard() {
     const label = document.createElement('div');
     label.className = 'score';
     label.dataset.scoreCol = String(col);
-    label.innerHTML = '<span class="score-number"></span><span class="score-words"></span>';
+    label.innerHTML = '<span class="score-number"></span><span class="score-words"></span>' +
+      '<span class="score-soon" aria-hidden="true"></span>';
     ui.scores.append(label);
     ui.labels.push(label);
   }
 }
 
+/** The footer's keys: <kbd>1</kbd>–<kbd>7</kbd>, and <kbd>a</kbd>–<kbd>d</kbd> past 9. */
+function keyRanges() {
+  const kbd = (text) => Object.assign(document.createElement('kbd'), { textContent: text });
+  const range = (first, last) => (first === last ? [kbd(first)] : [kbd(first), '–', kbd(last)]);
+  if (size.width <= 9) return range('1', columnName(size.width));
+  return [...range('1', '9'), ', ', ...range('a', columnName(size.width))];
+}
+
+/** The footer's sentence on scores, with this board's bases: "22 − k" on 7x6. */
+function scoreHelp() {
+  const k = () => Object.assign(document.createElement('var'), { textContent: 'k' });
+  const minus = (base) => `${base}\u00a0−\u00a0`;
+  const [first, second] = [scoreBase(1), scoreBase(2)];
+  const start = ["Scores are the side to move's: a win with one's ", k(), '-th disc scores '];
+  if (first === second) {
+    return [...start, minus(first), k(), `, a loss −(${minus(first)}`, k(), '), a draw 0.'];
+  }
+  return [
+    ...start, minus(first), k(), ` for ${PLAYERS[1].name}, ${minus(second)}`, k(),
+    ` for ${PLAYERS[2].name}, a loss the winner's score negated, a draw 0.`,
+  ];
+}
+
+/** Whether the page shows the solver's scores ("Show scores"). */
+function hintsOn() {
+  return ui.hints.checked;
+}
+
+/** The answer for the position shown, if it is to be shown: none with scores off. */
+function shownResult() {
+  return hintsOn() ? state.result : null;
+}
+
+/** Whether the page needs the solver for `game`: to show scores, or to play its move. */
+function needsSolve(game) {
+  return !game.isOver() && (hintsOn() || solverSide() === game.turn);
+}
+
 /** Draws the board, the status, the move link and the score labels from `state`. */
 function render() {
-  const { game, result } = state;
+  const { game } = state;
+  const result = shownResult();
   const over = game.isOver();
   const winning = new Set((game.winLine || []).map(([c, r]) => `${c},${r}`));
   const last = game.count > 0 ? game.moves[game.count - 1] : 0;
 
   ui.board.dataset.turn = String(game.turn);
   ui.board.classList.toggle('over', over);
-  for (let col = 1; col <= WIDTH; col++) {
+  for (let col = 1; col <= size.width; col++) {
     const height = game.height(col);
-    for (let row = 0; row < HEIGHT; row++) {
+    for (let row = 0; row < size.height; row++) {
       const cell = ui.cells[col - 1][row];
       const player = game.grid[col - 1][row];
       cell.className = 'cell';
@@ -304,13 +400,13 @@ function render() {
       const isLast = col === last && row === height - 1;
       if (isLast) cell.classList.add('last');
       if (isLast && state.animateLast) {
-        cell.style.setProperty('--fall', String(HEIGHT - row));
+        cell.style.setProperty('--fall', String(size.height - row));
         cell.classList.add('drop');
       }
       if (!over && row === height) cell.classList.add('next');
     }
     const button = ui.columns[col - 1];
-    const playable = !over && height < HEIGHT;
+    const playable = !over && height < size.height;
     button.setAttribute('aria-disabled', String(!playable));
     button.setAttribute('aria-label', columnLabel(col, height));
   }
@@ -333,6 +429,10 @@ function render() {
   ui.moves.setAttribute('href', pageUrl());
   ui.undo.disabled = game.count === 0;
 
+  // With scores off, nothing that speaks of them either.
+  ui.legend.hidden = !hintsOn();
+  ui.weakOption.hidden = !hintsOn();
+  ui.scoreHelp.hidden = !hintsOn();
   renderScores();
   ui.verdict.textContent = verdict();
   ui.info.textContent = result
@@ -341,38 +441,42 @@ function render() {
     : '';
 }
 
-/** A column's aria-label: its number, its room, its score once known. */
+/** A column's aria-label: its number, its room, its score once known and shown. */
 function columnLabel(col, height) {
-  if (height >= HEIGHT) return `Column ${col}, full`;
-  const score = state.result ? state.result.columns[col - 1] : null;
+  const name = col > 9 ? `Column ${col} (key ${columnName(col)})` : `Column ${col}`;
+  if (height >= size.height) return `${name}, full`;
+  const result = shownResult();
+  const score = result ? result.columns[col - 1] : null;
   const what = typeof score === 'number'
-    ? `: ${describe(score, state.game.count, state.result.weak).words}` : '';
-  return `Column ${col}${what}`;
+    ? `: ${describe(score, state.game.count, result.weak).words}` : '';
+  return `${name}${what}`;
 }
 
-/** Fills the seven score labels from the answer for the position shown (or empties them). */
+/**
+ * Fills the score labels from the answer for the position shown (or empties them). The
+ * colours are style.css's, by kind: no colour is set here.
+ */
 function renderScores() {
-  const { game, result } = state;
-  for (let col = 1; col <= WIDTH; col++) {
+  const { game } = state;
+  const result = shownResult();
+  for (let col = 1; col <= size.width; col++) {
     const label = ui.labels[col - 1];
     const [number, words] = label.children;
     const score = result && !game.isOver() ? result.columns[col - 1] : null;
     if (typeof score !== 'number') {
       label.dataset.score = '';
       label.className = 'score empty';
-      label.style.background = '';
-      label.style.color = '';
-      number.textContent = game.isOver() || !game.canPlay(col) ? '' : '·';
+      label.style.removeProperty('--soon');
+      // A dot for a score to come; with scores off none comes.
+      number.textContent = game.isOver() || !game.canPlay(col) || !hintsOn() ? '' : '·';
       words.textContent = game.isOver() ? '' : !game.canPlay(col) ? 'full' : '';
       label.removeAttribute('title');
       continue;
     }
     const { kind, words: text, soon } = describe(score, game.count, result.weak);
-    const colours = scoreColours(kind, soon);
     label.dataset.score = String(score);
     label.className = `score ${kind}${result.best.includes(col) ? ' best' : ''}`;
-    label.style.background = colours.background;
-    label.style.color = colours.color;
+    label.style.setProperty('--soon', soon.toFixed(3));
     number.textContent = signed(score);
     words.textContent = text;
     label.title = `Column ${col}: score ${signed(score)}, ${text}`;
@@ -381,7 +485,8 @@ function renderScores() {
 
 /** One line on the position as a whole, once solved: who wins and when, with best play. */
 function verdict() {
-  const { game, result } = state;
+  const { game } = state;
+  const result = shownResult();
   if (game.isOver()) {
     return game.winner
       ? `${PLAYERS[game.winner].name} connected four on move ${game.count}.`
@@ -408,9 +513,12 @@ function solverSide() {
   return ui.solverPlays.checked ? Number(ui.solverSide.value) : 0;
 }
 
-/** The page's address for the position shown: "/?pos=4453", with "&weak=1" for weak solves. */
+/**
+ * The page's address for the position shown: "/?pos=4453", with "&weak=1" for weak solves
+ * and "&hints=0" with scores off (a link to a game between people keeps them off).
+ */
 function pageUrl() {
-  return `/?pos=${state.game}${ui.weak.checked ? '&weak=1' : ''}`;
+  return `/?pos=${state.game}${ui.weak.checked ? '&weak=1' : ''}${hintsOn() ? '' : '&hints=0'}`;
 }
 
 function showError(text, canRetry) {
@@ -452,6 +560,11 @@ async function solve() {
     render();
     return;
   }
+  if (!needsSolve(game)) {
+    setBusy(false, 'idle');
+    render();
+    return;
+  }
   setBusy(true, 'solving');
   render();
 
@@ -473,7 +586,7 @@ async function solve() {
         ? ' Early positions take long without an opening book (transpo-c4 serve --book FILE).'
         : '';
       outcome = { error: `The solver said: ${why}.${slow}`, retry: response.status === 503 };
-    } else if (!body || !Array.isArray(body.columns) || body.columns.length !== WIDTH) {
+    } else if (!body || !Array.isArray(body.columns) || body.columns.length !== size.width) {
       outcome = { error: 'The solver sent an answer this page does not understand.', retry: true };
     } else {
       outcome = { result: body };
@@ -491,7 +604,7 @@ async function solve() {
   state.abort = null;
   if (outcome.result) {
     state.result = outcome.result;
-    setBusy(false, 'ready');
+    setBusy(false, hintsOn() ? 'ready' : 'idle');
     render();
     scheduleSolverMove();
   } else {
@@ -501,15 +614,31 @@ async function solve() {
   }
 }
 
-/** Shows or hides the spinner (with the seconds spent) and sets #board's data-state. */
+/**
+ * Shows or hides the spinner with the time spent ("solving… 3.2 s", redrawn every CLOCK_MS;
+ * screen readers hear "Solving…" after a second, then every NEWS_MS), and sets #board's
+ * data-state.
+ */
 function setBusy(busy, boardState) {
   clearInterval(state.clock);
   ui.elapsed.textContent = '';
+  ui.solveNews.textContent = '';
   if (busy) {
     const started = Date.now();
-    state.clock = setInterval(() => {
-      ui.elapsed.textContent = `${Math.round((Date.now() - started) / 1000)} s`;
-    }, 1000);
+    let told = 0; // Seconds at which screen readers were last told.
+    const tick = () => {
+      const seconds = (Date.now() - started) / 1000;
+      ui.elapsed.textContent = `solving… ${seconds.toFixed(1)} s`;
+      if (told === 0 && seconds >= 1) {
+        told = 1;
+        ui.solveNews.textContent = 'Solving…';
+      } else if (seconds - told >= NEWS_MS / 1000) {
+        told = Math.floor(seconds);
+        ui.solveNews.textContent = `Still solving: ${told} seconds`;
+      }
+    };
+    tick();
+    state.clock = setInterval(tick, CLOCK_MS);
   }
   ui.spinner.hidden = !busy;
   ui.board.dataset.state = boardState;
@@ -531,7 +660,7 @@ function scheduleSolverMove() {
 
 /** Of the best columns, the one nearest the centre (the usual choice, and deterministic). */
 function pickBest(best) {
-  const centre = (WIDTH + 1) / 2;
+  const centre = (size.width + 1) / 2;
   return [...best].sort((a, b) => Math.abs(a - centre) - Math.abs(b - centre) || a - b)[0];
 }
 
@@ -559,10 +688,15 @@ function undo() {
   show(game);
 }
 
-/** Reads ?pos= (and ?weak=) from the address; a bad position starts an empty board and says why. */
+/**
+ * Reads ?pos=, ?weak= and ?hints= from the address (without ?hints=, the choice remembered
+ * from an earlier visit; scores on if none); a bad position starts an empty board and says why.
+ */
 function loadFromUrl({ push }) {
   const params = new URLSearchParams(location.search);
   ui.weak.checked = ['1', 'true', ''].includes(params.get('weak'));
+  const hints = params.has('hints') ? params.get('hints') : remembered(HINTS_KEY);
+  ui.hints.checked = !['0', 'false'].includes(hints);
   const text = (params.get('pos') || '').trim();
   let game = Game.parse(text);
   let problem = '';
@@ -574,37 +708,102 @@ function loadFromUrl({ push }) {
   if (problem) showError(problem, false);
 }
 
-/** Asks /api/health whether the server has an opening book (for the advice on a 503). */
-async function checkServer() {
+/** `key`'s value in localStorage, or null (also where storage is off: private windows). */
+function remembered(key) {
   try {
-    const response = await fetch('/api/health');
-    const health = await response.json();
-    state.serverHasBook = Boolean(health.book);
+    return localStorage.getItem(key);
   } catch {
-    state.serverHasBook = null; // Not known: no advice then.
+    return null;
   }
 }
 
-function init() {
+function remember(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // Not remembered, then: the switch still works for this visit.
+  }
+}
+
+/**
+ * Asks /api/health for the board's size (7x6 when it names none: servers before issue 35)
+ * and whether the server has an opening book (for the advice on a 503). Returns what is wrong
+ * with the size named, or ''.
+ */
+async function checkServer() {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 10000);
+  try {
+    const response = await fetch('/api/health', { signal: controller.signal });
+    const health = await response.json();
+    state.serverHasBook = Boolean(health.book);
+    const { width, height } = health;
+    if (Number.isInteger(width) && Number.isInteger(height)) {
+      if (width >= CONNECT && width <= COLUMN_NAMES.length && height >= CONNECT) {
+        setSize(width, height);
+      } else {
+        return `The server's board, ${width}x${height}, is one this page cannot draw.`;
+      }
+    }
+  } catch {
+    state.serverHasBook = null; // Not known: no advice then, and the 7x6 board.
+  } finally {
+    clearTimeout(timer);
+  }
+  return '';
+}
+
+/** Scores on or off: remembered, in the address, and the solves that this asks or saves. */
+function hintsChanged() {
+  remember(HINTS_KEY, hintsOn() ? '1' : '0');
+  history.replaceState(null, '', pageUrl());
+  if (state.abort && needsSolve(state.game)) {
+    render(); // The scores are on their way.
+  } else if (state.result) {
+    setBusy(false, hintsOn() ? 'ready' : 'idle'); // The scores are here, shown or not.
+    render();
+  } else {
+    solve(); // Asks for them now, or drops a request no longer needed.
+  }
+}
+
+/** Arrow keys, Home and End move the focus between the columns. */
+function moveFocus(event) {
+  const at = ui.columns.indexOf(event.target);
+  if (at < 0) return;
+  const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: size.width - 1 }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  ui.columns[Math.min(size.width - 1, Math.max(0, to))].focus();
+}
+
+async function init() {
+  const problem = await checkServer();
   buildBoard();
-  checkServer();
   ui.undo.addEventListener('click', undo);
   ui.newGame.addEventListener('click', () => show(new Game()));
   ui.retry.addEventListener('click', () => { clearError(); solve(); });
   ui.weak.addEventListener('change', () => show(state.game, { push: false }));
+  ui.hints.addEventListener('change', hintsChanged);
   for (const control of [ui.solverPlays, ui.solverSide]) {
     control.addEventListener('change', () => {
       ui.solverSide.disabled = !ui.solverPlays.checked;
-      render();
+      // With scores off, the solver's turn is the one time a solve is needed.
+      if (!state.result && !state.abort && needsSolve(state.game)) {
+        solve();
+      } else {
+        render();
+      }
       scheduleSolverMove();
     });
   }
   ui.solverSide.disabled = !ui.solverPlays.checked;
+  ui.board.addEventListener('keydown', moveFocus);
   document.addEventListener('keydown', (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.target instanceof HTMLSelectElement) return;
-    const col = Number(event.key);
-    if (Number.isInteger(col) && col >= 1 && col <= WIDTH) {
+    const col = columnOf(event.key);
+    if (col >= 1 && col <= size.width) {
       event.preventDefault();
       humanPlays(col);
     } else if (event.key === 'u' || event.key === 'U') {
@@ -614,6 +813,7 @@ function init() {
   // Back and forward walk through the positions shown.
   window.addEventListener('popstate', () => loadFromUrl({ push: false }));
   loadFromUrl({ push: false });
+  if (problem) showError(problem, false);
 }
 
 init();
