@@ -462,6 +462,18 @@ async fn click_column(client: &Client, col: u32) {
 }
 
 /// Clicks the element `selector`.
+/// The moves after the solver played its move from `moves`, whose columns' scores are
+/// `before` (from the side to move), checked to be one of the best columns.
+fn solver_move(page: &Value, moves: &str, before: &[Option<i32>]) -> String {
+    let played = page["moves"].as_str().expect("the moves").to_string();
+    let col = played[moves.len()..]
+        .parse::<usize>()
+        .expect("a column digit");
+    let best = before.iter().flatten().max().copied();
+    assert_eq!(before[col - 1], best, "the solver played a best column");
+    played
+}
+
 async fn click(client: &Client, selector: &str) {
     client
         .find(Locator::Css(selector))
@@ -581,7 +593,6 @@ async fn drive(client: &Client, base: &str, solver: &mut Solver) {
 
     // The solver plays Yellow, the side to move: a best column once the scores are in.
     let before = solver.analyze(&pos, Strength::Strong);
-    let best = before.iter().flatten().max().expect("a playable column");
     click(client, "#solver-plays").await;
     let page = wait_for(client, "the solver's move", |p| {
         p["moves"]
@@ -589,15 +600,7 @@ async fn drive(client: &Client, base: &str, solver: &mut Solver) {
             .is_some_and(|m| m.len() == moves.len() + 1)
     })
     .await;
-    let played = page["moves"].as_str().expect("the moves").to_string();
-    let col = played[moves.len()..]
-        .parse::<usize>()
-        .expect("a column digit");
-    assert_eq!(
-        before[col - 1],
-        Some(*best),
-        "the solver played a best column"
-    );
+    let played = solver_move(&page, &moves, &before);
     check_position(client, &played, &strong(solver, &played)).await;
     // Undo takes back the solver's move and the one before, back to a human's turn; the
     // solver then waits.
@@ -764,7 +767,6 @@ async fn keyboard_and_scores_off(client: &Client, base: &str, solver: &mut Solve
         .expect("the count of solves set up");
     let pos = Position::from_moves(&moves).expect("a valid test position");
     let before = solver.analyze(&pos, Strength::Strong);
-    let best = before.iter().flatten().max().expect("a playable column");
     click(client, "#solver-plays").await;
     let page = wait_for(client, "the solver's move with scores off", |p| {
         p["moves"]
@@ -775,15 +777,7 @@ async fn keyboard_and_scores_off(client: &Client, base: &str, solver: &mut Solve
     .await;
     assert_no_scores(&page);
     assert_eq!(page["solves"], 1, "one solve, for the solver's move");
-    let played = page["moves"].as_str().expect("the moves").to_string();
-    let col = played[moves.len()..]
-        .parse::<usize>()
-        .expect("a column digit");
-    assert_eq!(
-        before[col - 1],
-        Some(*best),
-        "the solver played a best column"
-    );
+    let played = solver_move(&page, &moves, &before);
     click(client, "#solver-plays").await;
 
     // A finished game still says who won.
