@@ -119,6 +119,8 @@ macro_rules! bitboard {
                 out.extend_from_slice(&self.to_le_bytes());
             }
             fn read_le(bytes: &[u8]) -> $word {
+                // Callers hand exactly `BYTES` bytes (a book's `chunks_exact`); fewer would
+                // be a bug of theirs, and the slice below says so.
                 let mut word = [0; size_of::<$word>()];
                 word.copy_from_slice(&bytes[..size_of::<$word>()]);
                 <$word>::from_le_bytes(word)
