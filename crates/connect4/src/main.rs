@@ -217,10 +217,6 @@ fn main() -> ExitCode {
 /// Picks the board and runs the command on the board compiled for it.
 fn try_main(args: Cli) -> Result<(), Failure> {
     let board = board(&args)?;
-    #[cfg(feature = "serve")]
-    if let Some(Command::Serve(serve)) = &args.command {
-        return serve_http(serve, &args.solve, board);
-    }
     with_board!(
         board,
         run_on(args),
@@ -245,7 +241,7 @@ fn board(args: &Cli) -> Result<Board, Failure> {
     }
 }
 
-/// Every command but `serve`, on the board `W`×`H`.
+/// Every command, on the board `W`×`H`.
 fn run_on<const W: usize, const H: usize, B: Bitboard>(args: Cli) -> Result<(), Failure> {
     let solving = Solving::<W, H, B>::new(&args.solve)?;
     match args.command {
@@ -256,9 +252,11 @@ fn run_on<const W: usize, const H: usize, B: Bitboard>(args: Cli) -> Result<(), 
         Some(Command::SolveList { dir, shard }) => solve_list(solving, &dir, shard),
         Some(Command::Merge { dir, results, out }) => merge::<W, H, B>(&dir, results, out),
         Some(Command::Book(tree)) => book(solving, &tree),
-        // `try_main` serves before it picks a board, so this is never reached.
         #[cfg(feature = "serve")]
-        Some(Command::Serve(_)) => Err(Failure::usage("serve runs before a board is picked")),
+        Some(Command::Serve(serve)) => {
+            let hash_mib = solving.hash_mib;
+            serve_http(&serve, hash_mib, serve_pool(solving, &serve)?)
+        }
     }
 }
 
@@ -756,38 +754,35 @@ fn book<const W: usize, const H: usize, B: Bitboard>(
 /// book on 7×6 unless `--no-book`.
 #[cfg(feature = "serve")]
 fn serve_pool<const W: usize, const H: usize, B: Bitboard>(
+    solving: Solving<W, H, B>,
     serve: &ServeArgs,
-    solve: &SolveArgs,
 ) -> Result<std::sync::Arc<dyn transpo_connect4::pool::BoardPool>, Failure> {
     use transpo_connect4::pool::SolverPool;
-    let book = solve
-        .book
-        .as_deref()
-        .map(load_book::<W, H, B>)
-        .transpose()?;
-    let mut pool = SolverPool::<W, H, B>::new(solve.hash_mib, threads(solve))?;
+    let mut pool = SolverPool::<W, H, B>::new(solving.hash_mib, solving.threads)?;
+    let book = solving.book;
     if let Some(book) = book.or_else(|| (!serve.no_book).then(Book::bundled).flatten()) {
         pool.set_book(book);
     }
     Ok(std::sync::Arc::new(pool))
 }
 
-/// `transpo-c4 serve`: serves until SIGINT (Ctrl-C) or SIGTERM, then stops within a few
-/// seconds (a second signal: at once). An address that cannot be listened on is bad usage.
+/// `transpo-c4 serve` on `pool` (a table of `hash_mib` MiB): serves until SIGINT (Ctrl-C) or
+/// SIGTERM, then stops within a few seconds (a second signal: at once). An address that
+/// cannot be listened on is bad usage.
 #[cfg(feature = "serve")]
-fn serve_http(serve: &ServeArgs, solve: &SolveArgs, board: Board) -> Result<(), Failure> {
+fn serve_http(
+    serve: &ServeArgs,
+    hash_mib: u64,
+    pool: std::sync::Arc<dyn transpo_connect4::pool::BoardPool>,
+) -> Result<(), Failure> {
     use std::time::Duration;
     use transpo_connect4::serve::{Limits, ServeOptions, router, serve as serve_on};
-    let pool = with_board!(
-        board,
-        serve_pool(serve, solve),
-        else Err(Failure::usage(format!("no {board} board")))
-    )?;
+    let board = pool.board();
     let threads = pool.workers();
     let options = ServeOptions {
         max_time: Duration::from_millis(serve.max_ms),
         fresh_table: serve.fresh_table,
-        hash_mib: solve.hash_mib,
+        hash_mib,
     };
     let (max_connections, fitted) = transpo_connect4::serve::fit_open_file_limit(
         usize::try_from(serve.max_connections).unwrap_or(usize::MAX),
@@ -819,7 +814,7 @@ fn serve_http(serve: &ServeArgs, solve: &SolveArgs, board: Board) -> Result<(), 
             "listening on http://{local}/ ({board}, {threads} solver{}, {} MiB table{}; Ctrl-C \
              stops)",
             if threads == 1 { "" } else { "s" },
-            solve.hash_mib,
+            hash_mib,
             pool.book_size().map_or_else(
                 || ", no book".to_string(),
                 |(positions, _)| format!(", book of {positions} positions")
