@@ -31,11 +31,12 @@
 use super::{Bits, Bound, Depth, Entry, Generation};
 use std::num::NonZeroU8;
 
-/// Key check bits kept by an [`ExactEntry`].
-const CHECK_BITS: u32 = 48;
-const CHECK_MASK: u64 = (1 << CHECK_BITS) - 1;
+/// Key check bits kept by an [`ExactEntry`] (and by the low word of a
+/// [`super::WideExactEntry`], which is an `ExactEntry`).
+pub(super) const CHECK_BITS: u32 = 48;
+pub(super) const CHECK_MASK: u64 = (1 << CHECK_BITS) - 1;
 const DEPTH_SHIFT: u32 = 48;
-const VALUE_SHIFT: u32 = 56;
+pub(super) const VALUE_SHIFT: u32 = 56;
 
 /// An 8-byte entry, eight to a cache line: the key's low 48 bits, a depth and one non-zero
 /// byte that the solver uses for its own score-and-bound code (0 marks the empty slot).

@@ -73,12 +73,8 @@
 use super::{Bits, Bound, Depth, Entry, ExactEntry, Generation};
 use std::num::NonZeroU8;
 
-/// Key check bits kept by a [`WideExactEntry`]: as many as [`ExactEntry`] keeps, so its
-/// exactness argument carries over.
-const CHECK_BITS: u32 = 48;
-const CHECK_MASK: u64 = (1 << CHECK_BITS) - 1;
-const DEPTH_SHIFT: u32 = 48;
-const VALUE_SHIFT: u32 = 56;
+/// Where `rest` starts: above the low word, which is an [`ExactEntry`]'s, packed by its code,
+/// so its exactness argument carries over.
 const REST_SHIFT: u32 = 64;
 
 /// A 16-byte entry, four to a cache line: the key's low 48 bits, a depth, one non-zero byte
@@ -155,11 +151,16 @@ pub struct WideExactEntry {
 impl WideExactEntry {
     /// The fewest buckets in use for which the key check is exact, as for
     /// [`ExactEntry::MIN_BUCKETS`] (see the module docs).
-    pub const MIN_BUCKETS: usize = 1 << (64 - CHECK_BITS);
-}
+    pub const MIN_BUCKETS: usize = ExactEntry::MIN_BUCKETS;
 
-// The exactness argument is `ExactEntry`'s, so it needs the same check bits.
-const _: () = assert!(WideExactEntry::MIN_BUCKETS == ExactEntry::MIN_BUCKETS);
+    /// The low word: the same fields as an [`ExactEntry`].
+    fn low(&self) -> ExactEntry {
+        ExactEntry {
+            value: self.value,
+            depth: self.depth,
+        }
+    }
+}
 
 impl Entry for WideExactEntry {
     type Cell = portable_atomic::AtomicU128;
@@ -167,24 +168,20 @@ impl Entry for WideExactEntry {
     const LAYOUT: &'static str = "exact-wide-u128-v1";
 
     #[inline]
-    fn pack(&self, key: u64, _generation: Generation) -> Bits<Self> {
-        u128::from(key & CHECK_MASK)
-            | u128::from(self.depth) << DEPTH_SHIFT
-            | u128::from(self.value.get()) << VALUE_SHIFT
-            | u128::from(self.rest) << REST_SHIFT
+    fn pack(&self, key: u64, generation: Generation) -> Bits<Self> {
+        u128::from(self.low().pack(key, generation)) | u128::from(self.rest) << REST_SHIFT
     }
 
     #[inline]
     fn unpack(bits: Bits<Self>) -> Option<(Self, Generation)> {
-        let value = NonZeroU8::new((bits >> VALUE_SHIFT) as u8)?;
-        let depth = (bits >> DEPTH_SHIFT) as u8;
+        let (ExactEntry { value, depth }, generation) = ExactEntry::unpack(bits as u64)?;
         let rest = (bits >> REST_SHIFT) as u64;
-        Some((WideExactEntry { value, depth, rest }, 0))
+        Some((WideExactEntry { value, depth, rest }, generation))
     }
 
     #[inline]
     fn verifies(bits: Bits<Self>, key: u64) -> bool {
-        (bits as u64 ^ key) & CHECK_MASK == 0
+        ExactEntry::verifies(bits as u64, key)
     }
 
     fn depth(&self) -> Depth {
@@ -197,13 +194,14 @@ impl Entry for WideExactEntry {
 
     #[inline]
     fn key_bit(bits: Bits<Self>, bit: u32) -> Option<bool> {
-        (bit < CHECK_BITS).then_some(bits >> bit & 1 == 1)
+        ExactEntry::key_bit(bits as u64, bit)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entry::exact::{CHECK_BITS, CHECK_MASK, VALUE_SHIFT};
     use crate::entry::tests::{assert_round_trips, exact_table};
     use crate::{Config, Error, Scheme, Size, Stored, Table, key::mix};
 
