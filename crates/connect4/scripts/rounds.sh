@@ -8,6 +8,8 @@
 # `split --depth DEPTH`, then every round's SHARDS shards run side by side (one thread each)
 # and merged, while merge exits 3 (any other failure stops the script). Prints one line:
 # board strength one_positions one_s split_positions rounds split_wall_s ratio.
+# ONE="LINE" (the one solve's output line, `- score positions micros`) skips the one solve,
+# for several splits of one board in a row; one_s is then its micros.
 set -euo pipefail
 bin=$1 board=$2 depth=$3 shards=$4
 shift 4
@@ -18,8 +20,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 now() { date +%s.%N; }
 t0=$(now)
-one=$(echo - | "$bin" --board "$board" --threads 1 "${flags[@]}" 2>/dev/null)
+one=${ONE:-$(echo - | "$bin" --board "$board" --threads 1 "${flags[@]}" 2>/dev/null)}
 t1=$(now)
+[ -n "${ONE:-}" ] && t0=$(awk -v t="$t1" -v m="$(echo "$one" | awk '{print $4}')" 'BEGIN { printf "%.6f", t - m / 1e6 }')
 "$bin" split --board "$board" --depth "$depth" --out "$dir/run" "${flags[@]}" 2>/dev/null
 rounds=0
 while :; do
@@ -43,6 +46,6 @@ one_nodes=$(echo "$one" | awk '{print $3}')
 split_nodes=$(echo "$line" | awk '{print $3}')
 [ "$(echo "$one" | awk '{print $2}')" = "$(echo "$line" | awk '{print $2}')" ] \
   || { echo "scores differ: $one / $line" >&2; exit 1; }
-awk -v b="$board" -v s="$strength" -v on="$one_nodes" -v ot="$(echo "$t1 - $t0" | bc)" \
-  -v sn="$split_nodes" -v r="$rounds" -v st="$(echo "$t2 - $t1" | bc)" \
-  'BEGIN { printf "%s %s %.0f %.1f %.0f %d %.1f %.2f\n", b, s, on, ot, sn, r, st, sn / on }'
+awk -v b="$board" -v s="$strength" -v on="$one_nodes" -v t0="$t0" -v t1="$t1" \
+  -v sn="$split_nodes" -v r="$rounds" -v t2="$t2" \
+  'BEGIN { printf "%s %s %.0f %.1f %.0f %d %.1f %.2f\n", b, s, on, t1 - t0, sn, r, t2 - t1, sn / on }'

@@ -59,7 +59,9 @@ pub use list::{Round, Split};
 pub use merge::{Merged, Outcome, merge};
 pub use plan::{Next, Plan};
 pub use results::{Results, Solved};
-pub use solve_list::{ResultsFile, ShardRun, load_table, save_table, solve_shard, table_file};
+pub use solve_list::{
+    ResultsFile, ShardRun, load_table, save_table, solve_shard, solve_shard_with, table_file,
+};
 
 /// The split's file in a split directory.
 pub const LIST_FILE: &str = "positions.txt";

@@ -508,3 +508,96 @@ fn weak_splits_give_the_outcome() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&strong);
 }
+
+/// `book` solves its deepest positions as a `--full-book` split in `OUT.work`, with two
+/// solvers taking runs of neighbours: its book is one solver's (`Book::generate`). Stopped
+/// midway (the work directory's results cut after some lines, the last one torn, as a kill
+/// leaves them) and run again, it solves only what is missing, writes the same book and
+/// removes its work; a work directory of another book is refused and left alone.
+#[test]
+fn a_book_goes_on_from_its_work_directory() {
+    let dir = scratch("book");
+    let out = dir.join("d5.book");
+    let o = out.display().to_string();
+    let work = dir.join("d5.book.work");
+    let w = work.display().to_string();
+    let book_args = [
+        "book",
+        "--board",
+        "5x4",
+        "--depth",
+        "5",
+        "--out",
+        &o,
+        "--threads",
+        "2",
+        "--hash-mib",
+        "8",
+    ];
+    ok(&book_args);
+    assert!(!work.exists(), "the work directory is removed");
+    let whole = Book::<5, 4>::load(&out).expect("the book");
+    let mut solver = Solver::<5, 4>::new(16).expect("16 MiB");
+    let one = Book::generate(
+        &Position::<5, 4>::new(),
+        5,
+        |pos| solver.solve(pos, Strength::Strong),
+        |_, _| {},
+    )
+    .expect("a small book");
+    assert_eq!(whole, one);
+    // A run stopped midway: the same split, some of its results, a torn last line.
+    std::fs::remove_file(&out).expect("remove the book");
+    ok(&[
+        "split",
+        "--board",
+        "5x4",
+        "--depth",
+        "5",
+        "--full-book",
+        "--out",
+        &w,
+    ]);
+    ok(&["solve-list", &w, "--threads", "1", "--hash-mib", "8"]);
+    let results = work.join("round-1-results-1-of-1.txt");
+    let text = std::fs::read_to_string(&results).expect("results");
+    let lines: Vec<&str> = text.lines().collect();
+    let kept = 40;
+    let torn = &lines[kept + 1][..5];
+    std::fs::write(&results, format!("{}\n{torn}", lines[..=kept].join("\n"))).expect("cut");
+    std::fs::remove_file(work.join("table-1-of-1.bin")).expect("solve-list's table file");
+    let run = c4(&book_args);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("cut off an unfinished last line"),
+        "{stderr}"
+    );
+    let leaves = lines.len() - 1;
+    assert!(
+        stderr.contains(&format!(
+            "{leaves} positions with 5 stones solved, {} by this run",
+            leaves - kept
+        )),
+        "{stderr}"
+    );
+    assert_eq!(Book::<5, 4>::load(&out).expect("the book"), one);
+    assert!(!work.exists(), "the work directory is removed");
+    // The work directory of another book (another depth) is refused, and left as it is.
+    ok(&[
+        "split",
+        "--board",
+        "5x4",
+        "--depth",
+        "4",
+        "--full-book",
+        "--out",
+        &w,
+    ]);
+    let run = c4(&book_args);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("holds another split"), "{stderr}");
+    assert!(work.join("positions.txt").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
