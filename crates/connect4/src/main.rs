@@ -784,7 +784,7 @@ fn book<const W: usize, const H: usize, B: Bitboard>(
     bar.finish_and_clear();
     drop(results);
     let rounds = [round];
-    let shards = read_results(&[path.clone()], &rounds)?;
+    let shards = read_results(std::slice::from_ref(&path), &rounds)?;
     let merged = split::merge(&split, tree, &rounds, &shards)?;
     let Outcome::Solved {
         book: Some(book), ..
