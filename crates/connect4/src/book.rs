@@ -38,7 +38,7 @@ pub use tree::{MAX_TREE_POSITIONS, Tree};
 
 const MAGIC: &[u8; 8] = b"TC4BOOK\n";
 /// The file of [`Book::built_in`].
-const BUILT_IN: &[u8] = include_bytes!("../books/depth4.book");
+const BUILT_IN: &[u8] = include_bytes!("../books/depth8.book");
 const VERSION: u32 = 1;
 const HEADER_BYTES: usize = 24;
 /// Checksum bytes at the end of a file.
@@ -391,10 +391,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Book<W, H, B> {
 }
 
 impl Book<7, 6> {
-    /// The book that comes with the crate: every position with at most 4 stones (719 of
-    /// them, one of each mirror pair), made by `transpo-c4 book --depth 4 --out
-    /// books/depth4.book` (16 minutes on this project's 2-core machine). `transpo-c4 serve`
-    /// uses it unless told otherwise, so that the first moves of a game are answered at once.
+    /// The book that comes with the crate: every position with at most 8 stones (129,498 of
+    /// them, one of each mirror pair; 1.2 MB), made by `transpo-c4 book --depth 8 --hash-mib
+    /// 4096 --out books/depth8.book` (see the crate README for its time). `transpo-c4 serve`
+    /// uses it unless told otherwise, so that every position of a game up to 7 stones is
+    /// analysed at once (an analysis needs the scores of the children).
     pub fn built_in() -> Book {
         // The file is part of the crate and checked by its tests (`built_in_book` in
         // tests/facts.rs): it always parses.

@@ -190,7 +190,7 @@ struct ServeArgs {
     #[arg(long)]
     fresh_table: bool,
     /// Without --book, serve with no book at all rather than the built-in one (every position
-    /// up to 4 stones): early positions then take seconds to minutes.
+    /// up to 8 stones): early positions then take seconds to minutes.
     #[arg(long, conflicts_with = "book")]
     no_book: bool,
     /// Close a connection whose request head (request line and headers) is not complete

@@ -270,3 +270,31 @@ fn other_boards_are_served_with_their_own_scores() {
     check::<6, 7, u64>(&["565425131411644246", "122664662531224635"]);
     check::<7, 9, u128>(&["4172725614622737534114342365723443664367"]);
 }
+
+/// The built-in book answers the analysis of every position up to 7 stones without a search
+/// (its children, with up to 8 stones, are all in it), and as the solver scores them.
+#[test]
+fn the_built_in_book_answers_a_game_to_7_stones_at_once() {
+    let mut pool = SolverPool::<7, 6>::new(16, 1).expect("16 MiB");
+    pool.set_book(transpo_connect4::Book::built_in());
+    let server = start_pool(Arc::new(pool), 60_000);
+    let mut solver = Solver::new(64).expect("64 MiB");
+    for moves in [
+        "-", "4", "44", "4453", "12345", "444455", "7654321", "4444333",
+    ] {
+        let (status, body) = get(&server, &format!("/api/solve?pos={moves}"));
+        assert_eq!(status, 200, "{moves}: {body}");
+        assert_eq!(body["book"], true, "{moves}: {body}");
+        // The solver's own analysis takes a few seconds at 7 stones, more before.
+        if moves.len() == 7 {
+            let pos = Position::from_moves(moves).expect("a position");
+            solver.reset();
+            let expected = solver.analyze(&pos, Strength::Strong).to_vec();
+            assert_eq!(columns(&body), expected, "{moves}");
+        }
+    }
+    // 8 stones: the children are past the book, so the answer is a search.
+    let (status, body) = get(&server, "/api/solve?pos=44443333");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["book"], false, "{body}");
+}

@@ -866,9 +866,15 @@ impl Setup {
     }
 }
 
+/// The book the 7×6 page is served with: every position up to 4 stones (the built-in book of
+/// earlier versions, `transpo-c4 book --depth 4`), so that the empty board is answered at once
+/// and the first position, 4 stones, is a solve of seconds during which the spinner shows.
+/// (The built-in book answers every position up to 7 stones at once.)
+const DEPTH4_BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/depth4.book");
+
 #[test]
 fn the_page_shows_the_solvers_scores() {
-    let Some(setup) = Setup::start(&[]) else {
+    let Some(setup) = Setup::start(&["--book", DEPTH4_BOOK]) else {
         return;
     };
     let mut solver = Solver::new(16).expect("a 16 MiB table");

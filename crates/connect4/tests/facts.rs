@@ -195,7 +195,9 @@ fn a_generated_book_agrees_with_the_solver() {
 #[test]
 fn built_in_book() {
     let book = transpo_connect4::Book::built_in();
-    assert_eq!((book.depth(), book.len()), (4, 719));
+    // Every position with up to 8 stones, one of each mirror pair: the tree `split --depth 8`
+    // counts (129,498 positions, 91,295 of them with 8 stones).
+    assert_eq!((book.depth(), book.len()), (8, 129_498));
     // The empty board and its seven first moves, as John Tromp's and Pascal Pons' solvers
     // give them (connect4.gamesolver.org shows -2 -1 0 1 0 -1 -2 for the first move from the
     // first player's view): the first player wins, with the 21st stone, only in the middle.
@@ -210,9 +212,12 @@ fn built_in_book() {
             col + 1
         );
     }
-    // A sample of deeper positions, solved again.
+    // A sample of deeper positions, solved again on an empty table: named ones, and random
+    // ones with 6 to 8 stones (`bench::sample`, the seed the stones).
     let mut solver = Solver::new(64).expect("64 MiB");
-    for seq in ["4453", "1234", "7767", "335", "26"] {
+    for seq in [
+        "4453", "1234", "7767", "335", "26", "444444", "7654321", "44443333",
+    ] {
         let pos = Position::from_moves(seq).expect("valid");
         solver.reset();
         assert_eq!(
@@ -220,5 +225,16 @@ fn built_in_book() {
             Some(solver.solve(&pos, Strength::Strong)),
             "{seq}"
         );
+    }
+    for stones in 6..=8 {
+        let set = transpo_connect4::bench::sample::<7, 6, u64>(stones, 3, stones.into(), |pos| {
+            solver.reset();
+            solver.solve(pos, Strength::Strong)
+        });
+        assert_eq!(set.len(), 3, "{stones} stones");
+        for (moves, score) in set {
+            let pos = Position::from_moves(&moves).expect("a sampled position");
+            assert_eq!(book.get(&pos), Some(score), "{moves}");
+        }
     }
 }

@@ -111,6 +111,35 @@ fn a_deadline_or_a_cancel_stops_a_long_solve_soon() {
     assert_eq!(score, -1);
 }
 
+/// An analysis solves its columns on every slot free when it starts: while it runs, a
+/// request finds no slot and gives up at its deadline; a cancel stops every one of its
+/// solves soon, and the slots come back.
+#[test]
+fn an_analysis_takes_the_free_slots_and_a_cancel_gives_them_back() {
+    let pool = Arc::new(SolverPool::<7, 6>::new(16, 3).expect("16 MiB"));
+    let stop = Arc::new(Stop::never());
+    let solving = {
+        let (pool, stop) = (Arc::clone(&pool), Arc::clone(&stop));
+        std::thread::spawn(move || pool.analyze(&Position::new(), STRONG, &stop))
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let pos = Position::from_moves("2252576253462244111563365343671351441").expect("legal");
+    let waited = pool.solve(&pos, STRONG, &Stop::after(Duration::from_millis(50)));
+    assert!(waited.is_err(), "the analysis holds all three slots");
+    let cancelled = Instant::now();
+    stop.cancel();
+    assert!(solving.join().expect("the solving thread").is_err());
+    assert!(
+        cancelled.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        cancelled.elapsed()
+    );
+    let (score, _) = pool
+        .solve(&pos, STRONG, &Stop::after(Duration::from_secs(5)))
+        .expect("a slot is free again");
+    assert_eq!(score, -1);
+}
+
 #[test]
 fn a_waiting_request_gives_up_at_its_deadline() {
     let pool = Arc::new(SolverPool::<7, 6>::new(16, 1).expect("16 MiB"));
