@@ -182,8 +182,8 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     /// taking the next column left (the slots share the table, so what one stores the others
     /// find). With one person at the page, the cores that would idle solve the columns
     /// beside each other: an 8-stone position of 7×6 whose columns take 5.2 s one after the
-    /// other took 2.6 s on two slots. Under load no slot is free and each request keeps to
-    /// its own.
+    /// other on one thread took 1.8–2.0 s on two slots. Under load no slot is free and each
+    /// request keeps to its own.
     pub fn analyze(
         &self,
         pos: &Position<W, H, B>,

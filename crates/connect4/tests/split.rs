@@ -599,5 +599,9 @@ fn a_book_goes_on_from_its_work_directory() {
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("holds another split"), "{stderr}");
     assert!(work.join("positions.txt").exists());
+    // A book holds exact scores: --weak is refused.
+    let run = c4(&[&book_args[..], &["--weak"]].concat());
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("book takes no --weak"));
     let _ = std::fs::remove_dir_all(&dir);
 }
