@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use transpo_connect4::pool::{Request, SolverPool, Stop};
+use transpo_connect4::pool::{Analysis, Request, SolverPool, Stop, Stopped};
 use transpo_connect4::{Position, Solver, Strength};
 
 const FACTS: &str = include_str!("fixtures/facts.txt");
@@ -90,25 +90,49 @@ fn a_deadline_or_a_cancel_stops_a_long_solve_soon() {
         started.elapsed()
     );
 
-    let stop = Arc::new(Stop::never());
-    let solving = {
-        let (pool, stop) = (Arc::clone(&pool), Arc::clone(&stop));
-        std::thread::spawn(move || pool.analyze(&empty, STRONG, &stop))
-    };
+    let analysis = Analysing::empty_board(&pool);
     std::thread::sleep(Duration::from_millis(100));
-    let cancelled = Instant::now();
-    stop.cancel();
-    assert!(solving.join().expect("the solving thread").is_err());
-    assert!(
-        cancelled.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        cancelled.elapsed()
-    );
+    analysis.cancel_and_join();
 
     // The slot came back: a position near the end is solved.
-    let pos = Position::from_moves("2252576253462244111563365343671351441").expect("legal");
-    let (score, _) = pool.solve(&pos, STRONG, &Stop::never()).expect("no stop");
+    let (score, _) = pool
+        .solve(&near_end(), STRONG, &Stop::never())
+        .expect("no stop");
     assert_eq!(score, -1);
+}
+
+/// A position near the end, which scores −1 (a test-set line's).
+fn near_end() -> Position {
+    Position::from_moves("2252576253462244111563365343671351441").expect("legal")
+}
+
+/// An analysis of the empty board running on its own thread, until cancelled.
+struct Analysing {
+    stop: Arc<Stop>,
+    thread: std::thread::JoinHandle<Result<Analysis, Stopped>>,
+}
+
+impl Analysing {
+    fn empty_board(pool: &Arc<SolverPool>) -> Analysing {
+        let stop = Arc::new(Stop::never());
+        let thread = {
+            let (pool, stop) = (Arc::clone(pool), Arc::clone(&stop));
+            std::thread::spawn(move || pool.analyze(&Position::new(), STRONG, &stop))
+        };
+        Analysing { stop, thread }
+    }
+
+    /// Cancels it: it must give up, within 5 s.
+    fn cancel_and_join(self) {
+        let cancelled = Instant::now();
+        self.stop.cancel();
+        assert!(self.thread.join().expect("the solving thread").is_err());
+        assert!(
+            cancelled.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            cancelled.elapsed()
+        );
+    }
 }
 
 /// An analysis solves its columns on every slot free when it starts: while it runs, a
@@ -117,23 +141,12 @@ fn a_deadline_or_a_cancel_stops_a_long_solve_soon() {
 #[test]
 fn an_analysis_takes_the_free_slots_and_a_cancel_gives_them_back() {
     let pool = Arc::new(SolverPool::<7, 6>::new(16, 3).expect("16 MiB"));
-    let stop = Arc::new(Stop::never());
-    let solving = {
-        let (pool, stop) = (Arc::clone(&pool), Arc::clone(&stop));
-        std::thread::spawn(move || pool.analyze(&Position::new(), STRONG, &stop))
-    };
+    let analysis = Analysing::empty_board(&pool);
     std::thread::sleep(Duration::from_millis(200));
-    let pos = Position::from_moves("2252576253462244111563365343671351441").expect("legal");
+    let pos = near_end();
     let waited = pool.solve(&pos, STRONG, &Stop::after(Duration::from_millis(50)));
     assert!(waited.is_err(), "the analysis holds all three slots");
-    let cancelled = Instant::now();
-    stop.cancel();
-    assert!(solving.join().expect("the solving thread").is_err());
-    assert!(
-        cancelled.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        cancelled.elapsed()
-    );
+    analysis.cancel_and_join();
     let (score, _) = pool
         .solve(&pos, STRONG, &Stop::after(Duration::from_secs(5)))
         .expect("a slot is free again");
@@ -149,8 +162,7 @@ fn a_waiting_request_gives_up_at_its_deadline() {
         std::thread::spawn(move || pool.solve(&Position::new(), STRONG, &hold))
     };
     std::thread::sleep(Duration::from_millis(50));
-    let pos = Position::from_moves("2252576253462244111563365343671351441").expect("legal");
-    let waited = pool.solve(&pos, STRONG, &Stop::after(Duration::from_millis(50)));
+    let waited = pool.solve(&near_end(), STRONG, &Stop::after(Duration::from_millis(50)));
     hold.cancel();
     assert!(holder.join().expect("the holding thread").is_err());
     let stopped = waited.expect_err("the only slot was taken");
