@@ -770,8 +770,8 @@ fn book<const W: usize, const H: usize, B: Bitboard>(
     let tree = Tree::new(&root, from, *depth).map_err(Failure::usage)?;
     let split = Split::of(&tree, root_name(from), Strength::Strong, true);
     let work = work_dir(out);
-    let files = [split.write_in(&work)?, split.full_round().write_in(&work)?];
     let round = split.full_round();
+    let files = [split.write_in(&work)?, round.write_in(&work)?];
     let shard = Shard { index: 1, count: 1 };
     let path = work.join(shard.file_name(round.number));
     let mut results = ResultsFile::open(&path, &round, shard, Strength::Strong)?;

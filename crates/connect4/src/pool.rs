@@ -195,29 +195,30 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
             after: started.elapsed(),
         };
         let slot = self.take_slot(stop, started)?;
-        // The children whose scores a search must give, in the order the columns ask them.
+        // Each child's score as the book gives it, or `None` for those a search must give,
+        // in the order the columns ask them.
         let book = self.book.as_ref();
-        let (mut booked, mut searched) = (Vec::new(), Vec::new());
+        let (mut answers, mut searched) = (Vec::new(), Vec::new());
         column_scores(pos, request.strength, |next| {
-            match book.and_then(|b| b.get(next)) {
-                Some(score) => booked.push(finish(score, request.strength)),
-                None => searched.push(*next),
+            let answer = book
+                .and_then(|b| b.get(next))
+                .map(|s| finish(s, request.strength));
+            if answer.is_none() {
+                searched.push(*next);
             }
+            answers.push(answer);
             Some(0)
         });
         let helpers = self.take_free_slots(searched.len().saturating_sub(1));
         let (scores, positions) = self.solve_all(&slot, helpers, &searched, request, stop);
         drop(slot);
         let scores = scores.ok_or_else(stopped)?;
-        let from_book = !booked.is_empty() && searched.is_empty();
-        let (mut booked, mut scores) = (booked.into_iter(), scores.into_iter());
-        let columns = column_scores(pos, request.strength, |next| {
-            let in_book = book.is_some_and(|b| b.get(next).is_some());
-            if in_book {
-                booked.next()
-            } else {
-                scores.next()
-            }
+        let from_book = answers.iter().any(Option::is_some) && searched.is_empty();
+        let (mut answers, mut scores) = (answers.into_iter(), scores.into_iter());
+        // The same columns asked in the same order: each takes its answer, or the next search's.
+        let columns = column_scores(pos, request.strength, |_| match answers.next()? {
+            Some(booked) => Some(booked),
+            None => scores.next(),
         })
         .ok_or_else(stopped)?;
         Ok(Analysis {
