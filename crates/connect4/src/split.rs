@@ -70,7 +70,11 @@ const SPLIT_MAGIC: &str = "# transpo-c4 split v2";
 /// The first words of a split's header before rounds, refused with a clear message.
 const SPLIT_MAGIC_V1: &str = "# transpo-c4 split v1";
 /// The first words of a round's list.
-const ROUND_MAGIC: &str = "# transpo-c4 round-list v2";
+const ROUND_MAGIC: &str = "# transpo-c4 round-list v3";
+/// The first words of a round's list whose positions were dealt to shards one by one, by
+/// their own hash (v2): refused, since its shards' results would not be found where this
+/// version looks for them.
+const ROUND_MAGIC_V2: &str = "# transpo-c4 round-list v2";
 /// The first words of a results file's header.
 const RESULTS_MAGIC: &str = "# transpo-c4 solve-list v2";
 /// The first words of a results file's header before rounds.
@@ -144,6 +148,10 @@ const OLD_FORMAT: &str = "a split of the format before rounds (v1), which this v
      read: split again into a new directory (the leaves are now searched in rounds; \
      `split --full-book` solves every leaf exactly, as v1 did)";
 
+/// What a round's list of v2 is told.
+const OLD_ROUND: &str = "a round's list of an earlier version (v2), which dealt the positions to \
+     shards otherwise: finish this split with that version, or split again into a new directory";
+
 /// The text of a line read by [`Lines`], or an error naming the line (or the read error).
 fn line_text(line: io::Result<transpo_files::Line>) -> Result<String, String> {
     let line = line.map_err(|e| format!("read error: {e}"))?;
@@ -168,6 +176,9 @@ pub fn board_of(text: &str) -> Result<Board, String> {
     let header = text.lines().next().unwrap_or_default();
     if header.starts_with(SPLIT_MAGIC_V1) || header.starts_with(RESULTS_MAGIC_V1) {
         return Err(OLD_FORMAT.into());
+    }
+    if header.starts_with(ROUND_MAGIC_V2) {
+        return Err(OLD_ROUND.into());
     }
     if ![SPLIT_MAGIC, ROUND_MAGIC, RESULTS_MAGIC]
         .iter()
