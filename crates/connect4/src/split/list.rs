@@ -11,6 +11,8 @@ use super::{
 use crate::book::{MAX_TREE_POSITIONS, Tree, fnv1a};
 use crate::position::{Bitboard, Position};
 use crate::score::{Strength, Window, win_now_score};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::BufRead;
 use std::marker::PhantomData;
 use transpo_files::{Lines, TEXT_LINE_MAX};
@@ -199,15 +201,16 @@ impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
     /// The shard (0-based) of each position when the round is dealt to `count` shards.
     /// Neighbours go together: the positions are grouped by their moves without the last
     /// few, as many dropped as still leave a group for every shard (or one a position, if
-    /// there are fewer positions than shards), and the groups are dealt largest first, each
-    /// to the shard holding the fewest positions so far (the lowest on a tie).
+    /// there are fewer positions than shards) and no shard more than twice its share of the
+    /// positions, and the groups are dealt largest first, each to the shard holding the
+    /// fewest positions so far (the lowest on a tie). One position a group always passes.
     ///
     /// Why: positions that differ only in their last moves share most of their subtrees, so
     /// the shard that searches them together finds each shared position in its table; and a
     /// position asked again in a later round mostly finds its group, and its shard's table
-    /// file, where it was. Two shards searched 3.26 times one solve's positions on 6×6 with
-    /// every position dealt by its own hash, and 2.91 times grouped (4.9 and 4.1 on 9×4
-    /// weak; the crate README has the figures).
+    /// file, where it was. Two shards searched 3.24 times one solve's positions on 6×6 with
+    /// every position dealt by its own hash, 2.93 times grouped (9×4 weak: 4.88, 3.92; the
+    /// crate README has every board).
     pub fn owners(&self, count: usize) -> Vec<usize> {
         let n = self.moves.len();
         let count = count.max(1);
@@ -223,29 +226,19 @@ impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
                 .chunk_by(|&a, &b| prefix(a, drop) == prefix(b, drop))
                 .collect()
         };
+        // The coarsest grouping first; one position a group (drop 0) is always even.
         let longest = self.moves.iter().map(String::len).max().unwrap_or(0);
-        let wanted = count.min(n);
-        let mut groups = groups_after(0);
-        for drop in (1..=longest).rev() {
-            let coarser = groups_after(drop);
-            if coarser.len() >= wanted {
-                groups = coarser;
-                break;
+        let most = (n * 2).div_ceil(count).max(1);
+        let mut owner = vec![0; n];
+        for drop in (0..=longest).rev() {
+            let groups = groups_after(drop);
+            if groups.len() < count.min(n) && drop > 0 {
+                continue;
             }
-        }
-        // Largest first; among equals, in the order of their moves (a stable sort).
-        groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
-        let mut load = vec![0usize; count];
-        let mut owner = vec![0usize; n];
-        for group in groups {
-            let shard = load
-                .iter()
-                .enumerate()
-                .min_by_key(|&(i, held)| (*held, i))
-                .map_or(0, |(i, _)| i);
-            load[shard] += group.len();
-            for &i in group {
-                owner[i] = shard;
+            let load;
+            (owner, load) = deal(groups, n, count);
+            if load.iter().all(|&held| held <= most) {
+                break;
             }
         }
         owner
@@ -339,6 +332,30 @@ impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
         }
         Ok(round)
     }
+}
+
+/// Deals `groups` of the `n` positions of a round to `count` shards, largest first, each to
+/// the shard holding the fewest positions so far (the lowest on a tie): each position's
+/// shard, and how many positions each shard holds.
+fn deal(mut groups: Vec<&[usize]>, n: usize, count: usize) -> (Vec<usize>, Vec<usize>) {
+    // Largest first; among equals, in the order of their moves (a stable sort).
+    groups.sort_by_key(|g| Reverse(g.len()));
+    let mut load = vec![0usize; count];
+    let mut owner = vec![0usize; n];
+    // The shards by the positions they hold, fewest (then lowest) first.
+    let mut emptiest: BinaryHeap<Reverse<(usize, usize)>> =
+        (0..count).map(|shard| Reverse((0, shard))).collect();
+    for group in groups {
+        let Some(Reverse((held, shard))) = emptiest.pop() else {
+            break; // No shard: `count` is at least 1 (see `owners`).
+        };
+        load[shard] = held + group.len();
+        emptiest.push(Reverse((load[shard], shard)));
+        for &i in group {
+            owner[i] = shard;
+        }
+    }
+    (owner, load)
 }
 
 /// A header's number `key`, which must fit a `u32`.
@@ -536,6 +553,14 @@ mod tests {
             assert_eq!(owners.len(), moves.len(), "{count} shards");
         }
         assert!(round_of(&[]).owners(3).is_empty());
+        // No shard gets more than twice its share while a finer grouping is left: eight
+        // positions under one first move and one under each of two others, on three shards,
+        // are grouped by two moves.
+        let lopsided = [
+            "1111", "1112", "1121", "1122", "1211", "1212", "1221", "1222", "2111", "3111",
+        ];
+        let owners = round_of(&lopsided).owners(3);
+        assert_eq!(owners, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2]);
     }
 
     /// A list is read no further than its header promises, each line capped.
