@@ -130,8 +130,8 @@ enum Command {
         #[arg(long, conflicts_with = "weak")]
         full_book: bool,
     },
-    /// Search every N-th position of the split's current round, from the I-th, each with its
-    /// window, appending the results to DIR/round-K-results-I-of-N.txt (a shard started again
+    /// Search the I-th of N shares of the split's current round (neighbouring positions
+    /// together), each with its window, appending the results to DIR/round-K-results-I-of-N.txt (a shard started again
     /// goes on where it stopped).
     SolveList {
         /// The directory split wrote.

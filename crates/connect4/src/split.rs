@@ -6,12 +6,12 @@
 //!    of the root down to `D` stones, one of each mirror pair and transposition), and round
 //!    1's list, `DIR/round-1.txt` ([`Round`]): the leaves to search, each with the window
 //!    the root's minimax needs of it.
-//! 2. `transpo-c4 solve-list DIR --shard I/N` searches every `N`-th position of the current
-//!    round's list, from the `I`-th, each with its window, and appends `moves lo..hi nodes
-//!    micros check` lines (the score lies in `lo..=hi`) to `DIR/round-K-results-I-of-N.txt`
-//!    ([`Results`]), each line in one write: a shard killed at any moment and started again
-//!    goes on after its last complete line (or, killed before its header was whole, starts
-//!    over). A run holds an advisory lock on its results file, so a second run of the same
+//! 2. `transpo-c4 solve-list DIR --shard I/N` searches the `I`-th of `N` shares of the
+//!    current round's list ([`Round::owners`]: neighbours together), each position with its
+//!    window, and appends `moves lo..hi nodes micros check` lines (the score lies in
+//!    `lo..=hi`) to `DIR/round-K-results-I-of-N.txt` ([`Results`]), each line in one
+//!    write: a shard killed at any moment and started again goes on after its last complete
+//!    line (or, killed before its header was whole, starts over). A run holds an advisory lock on its results file, so a second run of the same
 //!    shard is refused instead of interleaving its lines with the first's.
 //! 3. `transpo-c4 merge DIR` reads every round's results into the top tree ([`Plan`]) and
 //!    either prints the root's line (exit status 0) or writes the next round's list, the
@@ -81,9 +81,9 @@ const RESULTS_MAGIC: &str = "# transpo-c4 solve-list v2";
 const RESULTS_MAGIC_V1: &str = "# transpo-c4 solve-list v1";
 
 /// `I/N`: the units of work (cells of a lab matrix) whose 0-based index modulo `N` is `I − 1`
-/// (1-based, like Slurm array ids). A split's round gives its positions to shards by a hash
-/// of their moves instead ([`Round::of_shard`]), so that a position keeps its shard from one
-/// round to the next.
+/// (1-based, like Slurm array ids). A split's round deals its positions to shards in groups
+/// of neighbours instead ([`Round::owners`]), so that positions sharing subtrees share a
+/// table, and a position asked again mostly finds the shard that searched it before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shard {
     /// This shard, 1 to `count`.
