@@ -415,6 +415,16 @@ fn bad_shards_stop_the_merge_with_their_name() {
     let listed = std::fs::read_to_string(&round).expect("round 1");
     std::fs::write(&round, listed.replacen(" -", " -1", 1)).expect("write");
     assert!(merge_error(&dir, 2).contains("round-1.txt"));
+    // A round's list of v2, whose positions were dealt to shards otherwise, is refused by
+    // both steps with what to do.
+    std::fs::write(&round, listed.replacen("round-list v3", "round-list v2", 1)).expect("write");
+    for args in [vec!["merge", d.as_str()], vec!["solve-list", d.as_str()]] {
+        let out = c4(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("earlier version (v2)"), "{stderr}");
+    }
+    std::fs::write(&round, &listed).expect("write");
     // A split of the format before rounds is refused with what to do.
     std::fs::write(
         &list,
