@@ -131,8 +131,8 @@ enum Command {
         full_book: bool,
     },
     /// Search the I-th of N shares of the split's current round (neighbouring positions
-    /// together), each with its window, appending the results to DIR/round-K-results-I-of-N.txt (a shard started again
-    /// goes on where it stopped).
+    /// together), each with its window, appending the results to
+    /// DIR/round-K-results-I-of-N.txt (a shard started again goes on where it stopped).
     SolveList {
         /// The directory split wrote.
         dir: PathBuf,

@@ -11,8 +11,9 @@
 //!    window, and appends `moves lo..hi nodes micros check` lines (the score lies in
 //!    `lo..=hi`) to `DIR/round-K-results-I-of-N.txt` ([`Results`]), each line in one
 //!    write: a shard killed at any moment and started again goes on after its last complete
-//!    line (or, killed before its header was whole, starts over). A run holds an advisory lock on its results file, so a second run of the same
-//!    shard is refused instead of interleaving its lines with the first's.
+//!    line (or, killed before its header was whole, starts over). A run holds an advisory
+//!    lock on its results file, so a second run of the same shard is refused instead of
+//!    interleaving its lines with the first's.
 //! 3. `transpo-c4 merge DIR` reads every round's results into the top tree ([`Plan`]) and
 //!    either prints the root's line (exit status 0) or writes the next round's list, the
 //!    leaves whose bounds still matter with their new windows, and exits with status 3

@@ -190,12 +190,20 @@ impl<const W: usize, const H: usize, B: Bitboard> Split<W, H, B> {
 impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
     /// The indices of the positions of `shard`, in the list's order ([`Round::owners`]).
     pub fn of_shard(&self, shard: super::Shard) -> Vec<usize> {
-        self.owners(shard.count)
+        self.shares(shard.count)
             .into_iter()
-            .enumerate()
-            .filter(|&(_, owner)| owner == shard.index - 1)
-            .map(|(i, _)| i)
-            .collect()
+            .nth(shard.index - 1)
+            .unwrap_or_default()
+    }
+
+    /// The indices of each shard's positions, in the list's order, when the round is dealt
+    /// to `count` shards ([`Round::owners`]).
+    pub fn shares(&self, count: usize) -> Vec<Vec<usize>> {
+        let mut shares = vec![Vec::new(); count.max(1)];
+        for (i, owner) in self.owners(count).into_iter().enumerate() {
+            shares[owner].push(i);
+        }
+        shares
     }
 
     /// The shard (0-based) of each position when the round is dealt to `count` shards.

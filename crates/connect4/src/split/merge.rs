@@ -186,13 +186,9 @@ fn unite<'a, const W: usize, const H: usize, B: Bitboard>(
     }
     let count = count.ok_or_else(|| lacking(format!("round {number}: no results files")))?;
     let mut united = Vec::with_capacity(round.moves.len());
-    let owners = round.owners(count);
-    for i in 1..=count {
+    for (share, i) in round.shares(count).into_iter().zip(1..) {
         let shard = Shard { index: i, count };
-        let owned: HashSet<&str> = (0..round.moves.len())
-            .filter(|&j| owners[j] == i - 1)
-            .map(|j| round.moves[j].as_str())
-            .collect();
+        let owned: HashSet<&str> = share.into_iter().map(|j| round.moves[j].as_str()).collect();
         let (name, results) = shards.get(&i).ok_or_else(|| {
             lacking(format!(
                 "round {number}, shard {shard}: no results file ({})",
