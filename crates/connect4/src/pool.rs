@@ -153,6 +153,13 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
         self.workers
     }
 
+    /// Slots solving now: a request's, or a helper an analysis borrowed.
+    pub fn busy(&self) -> usize {
+        // A poisoned list is still a list of free slots: no code panics while holding it.
+        let free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
+        self.workers.saturating_sub(free.len())
+    }
+
     /// Entries of all the tables.
     pub fn capacity(&self) -> usize {
         use crate::bounds::BoundStore;
@@ -342,6 +349,8 @@ pub trait BoardPool: Send + Sync {
     fn board(&self) -> Board;
     /// Solves that can run at once.
     fn workers(&self) -> usize;
+    /// Slots solving now ([`SolverPool::busy`]).
+    fn busy(&self) -> usize;
     /// The opening book's positions and depth, if there is a book.
     fn book_size(&self) -> Option<(usize, u32)>;
     /// Whether `moves` (`""` or `"-"` for the empty board) is a position of the board that is
@@ -374,6 +383,10 @@ impl<const W: usize, const H: usize, B: Bitboard> BoardPool for SolverPool<W, H,
 
     fn workers(&self) -> usize {
         self.workers
+    }
+
+    fn busy(&self) -> usize {
+        SolverPool::busy(self)
     }
 
     fn book_size(&self) -> Option<(usize, u32)> {

@@ -423,7 +423,7 @@ async fn health(State(state): State<AppState>) -> Response {
         width: board.width(),
         height: board.height(),
         workers: pool.workers(),
-        busy: pool.workers() - state.slots.available_permits(),
+        busy: pool.busy(),
         hash_mib: state.options.hash_mib,
         max_ms: state.options.max_time.as_millis(),
         fresh_table: state.options.fresh_table,

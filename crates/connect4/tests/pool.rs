@@ -141,12 +141,15 @@ impl Analysing {
 #[test]
 fn an_analysis_takes_the_free_slots_and_a_cancel_gives_them_back() {
     let pool = Arc::new(SolverPool::<7, 6>::new(16, 3).expect("16 MiB"));
+    assert_eq!(pool.busy(), 0);
     let analysis = Analysing::empty_board(&pool);
     std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(pool.busy(), 3, "the analysis holds all three slots");
     let pos = near_end();
     let waited = pool.solve(&pos, STRONG, &Stop::after(Duration::from_millis(50)));
     assert!(waited.is_err(), "the analysis holds all three slots");
     analysis.cancel_and_join();
+    assert_eq!(pool.busy(), 0, "the slots came back");
     let (score, _) = pool
         .solve(&pos, STRONG, &Stop::after(Duration::from_secs(5)))
         .expect("a slot is free again");
