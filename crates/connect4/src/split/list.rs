@@ -234,22 +234,20 @@ impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
                 .chunk_by(|&a, &b| prefix(a, drop) == prefix(b, drop))
                 .collect()
         };
-        // The coarsest grouping first; one position a group (drop 0) is always even.
+        // The coarsest grouping that passes; one position a group (drop 0) always does.
         let longest = self.moves.iter().map(String::len).max().unwrap_or(0);
         let most = (n * 2).div_ceil(count).max(1);
-        let mut owner = vec![0; n];
-        for drop in (0..=longest).rev() {
+        for drop in (1..=longest).rev() {
             let groups = groups_after(drop);
-            if groups.len() < count.min(n) && drop > 0 {
+            if groups.len() < count.min(n) {
                 continue;
             }
-            let load;
-            (owner, load) = deal(groups, n, count);
+            let (owner, load) = deal(groups, n, count);
             if load.iter().all(|&held| held <= most) {
-                break;
+                return owner;
             }
         }
-        owner
+        deal(groups_after(0), n, count).0
     }
 
     /// The checksum of the round's positions and windows, which its results files name.
