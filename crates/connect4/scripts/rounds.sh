@@ -9,7 +9,8 @@
 # and merged, while merge exits 3 (any other failure stops the script). Prints one line:
 # board strength one_positions one_s split_positions rounds split_wall_s ratio.
 # ONE="LINE" (the one solve's output line, `- score positions micros`) skips the one solve,
-# for several splits of one board in a row; one_s is then its micros.
+# for several splits of one board in a row; one_s is then its micros. TRACE=1 prints on
+# stderr, after each round, its time so far and each shard's leaves/seconds searched.
 set -euo pipefail
 bin=$1 board=$2 depth=$3 shards=$4
 shift 4
@@ -33,6 +34,7 @@ while :; do
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
+  [ -n "${TRACE:-}" ] && { printf "round %d at %.1f s: " "$rounds" "$(awk -v a="$(now)" -v b="$t1" 'BEGIN{print a-b}')"; for f in "$dir"/run/round-$rounds-results-*; do awk '!/^#/ {n++; s+=$4} END {printf "%d/%.1f ", n, s/1e6}' "$f"; done; echo; } >&2
   set +e
   line=$("$bin" merge "$dir/run" 2>/dev/null)
   rc=$?
