@@ -20,6 +20,15 @@ for f in "${flags[@]}"; do [ "$f" = --weak ] && strength=weak; done
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 now() { date +%s.%N; }
+# The round just searched: the seconds since the split began, then each shard's leaves and
+# seconds (the results lines' micros, summed).
+trace_round() {
+  printf "round %d at %.1f s:" "$rounds" "$(awk -v a="$(now)" -v b="$t1" 'BEGIN { print a - b }')"
+  for f in "$dir"/run/round-"$rounds"-results-*; do
+    awk '!/^#/ { n++; s += $4 } END { printf " %d/%.1f", n, s / 1e6 }' "$f"
+  done
+  echo
+}
 t0=$(now)
 one=${ONE:-$(echo - | "$bin" --board "$board" --threads 1 "${flags[@]}" 2>/dev/null)}
 t1=$(now)
@@ -34,7 +43,7 @@ while :; do
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
-  [ -n "${TRACE:-}" ] && { printf "round %d at %.1f s: " "$rounds" "$(awk -v a="$(now)" -v b="$t1" 'BEGIN{print a-b}')"; for f in "$dir"/run/round-$rounds-results-*; do awk '!/^#/ {n++; s+=$4} END {printf "%d/%.1f ", n, s/1e6}' "$f"; done; echo; } >&2
+  [ -n "${TRACE:-}" ] && trace_round >&2
   set +e
   line=$("$bin" merge "$dir/run" 2>/dev/null)
   rc=$?
