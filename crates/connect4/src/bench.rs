@@ -5,9 +5,9 @@
 //! the test sets, and the README's tables, so all three measure the same thing. Timing
 //! covers the solve only, as in Pons' runs; clearing is O(1) anyway (see [`crate::bounds`]).
 
-use crate::cli::parse_line;
 use crate::position::Bitboard;
 use crate::position::{Position, column_char};
+use crate::protocol::parse_line;
 use crate::score::{Strength, finish};
 use crate::solver::Solver;
 use std::fmt::Write as _;
@@ -35,7 +35,7 @@ pub fn set_name(path: &Path) -> String {
 
 /// A wrong or unreadable line of a test set.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
+pub struct BadLine {
     /// 1-based line number.
     pub line: usize,
     /// What went wrong.
@@ -51,7 +51,7 @@ pub struct SetResult {
     pub positions: usize,
     /// Lines with a wrong score or that could not be read: the first [`FAILURES_KEPT`] of
     /// them (an endless input of bad lines costs bounded memory).
-    pub failures: Vec<Failure>,
+    pub failures: Vec<BadLine>,
     /// Every such line, counted: `failures.len()`, or more when some were not kept.
     pub failed: usize,
     /// Time spent solving.
@@ -90,7 +90,7 @@ impl SetResult {
     }
 }
 
-/// The most [`Failure`]s a [`SetResult`] keeps; the rest are only counted.
+/// The most [`BadLine`]s a [`SetResult`] keeps; the rest are only counted.
 pub const FAILURES_KEPT: usize = 1000;
 
 /// Solves the first `limit` lines of the test-set text `text` (all if `None`), calling
@@ -113,7 +113,7 @@ pub fn run_set<const W: usize, const H: usize, B: Bitboard>(
 
 /// Solves the first `limit` lines read from `input` (all if `None`), calling
 /// `progress(done)` after each. A line that does not parse, is longer than
-/// [`TEXT_LINE_MAX`] bytes or is not UTF-8 is a [`Failure`] naming its line, and the set goes
+/// [`TEXT_LINE_MAX`] bytes or is not UTF-8 is a [`BadLine`] naming its line, and the set goes
 /// on; memory stays bounded whatever the input (one line at a time, at most
 /// [`FAILURES_KEPT`] failures kept).
 ///
@@ -132,7 +132,7 @@ pub fn run_lines<const W: usize, const H: usize, B: Bitboard>(
     let fail = |result: &mut SetResult, line: usize, reason: String| {
         result.failed += 1;
         if result.failures.len() < FAILURES_KEPT {
-            result.failures.push(Failure { line, reason });
+            result.failures.push(BadLine { line, reason });
         }
     };
     let lines = Lines::new(input, TEXT_LINE_MAX).take(limit.unwrap_or(usize::MAX));

@@ -182,7 +182,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Book<W, H, B> {
 
     /// The book of `scores`, exact scores by symmetric key of positions with at most `depth`
     /// stones (scores lie in −41..=41 on every board).
-    pub(crate) fn of_scores(depth: u32, scores: impl IntoIterator<Item = (B, i32)>) -> Self {
+    pub fn of_scores(depth: u32, scores: impl IntoIterator<Item = (B, i32)>) -> Self {
         let mut entries: Vec<(B, i8)> = scores.into_iter().map(|(k, s)| (k, s as i8)).collect();
         entries.sort_unstable();
         Book {
@@ -429,8 +429,8 @@ fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
 }
 
 /// FNV-1a, 64-bit: a simple checksum that catches flipped and truncated bytes (of book
-/// files, and of split lists and results, [`crate::split`]).
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+/// files, and of split lists and results, `transpo-c4`'s split).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

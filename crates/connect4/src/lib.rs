@@ -8,19 +8,20 @@
 //! `W·(H + 1)` bits fit in 64, or in 128 with `u128` words ([`bitboard`]), as const parameters
 //! ([`position::Position`]`<W, H, B>`; [`board`] picks one at run time).
 //!
-//! The modules, in the order data flows (each uses only modules before it, but for the
-//! word's table coding, which [`bounds`] gives [`bitboard`]): [`bitboard`] (the word: `u64`
-//! or `u128`) → [`position`] (bitboards, move sequences, keys) → [`moves`] (ordering) →
-//! [`bounds`] (what the table remembers) → [`score`] (what a score is: strength, win, draw
-//! and loss bounds, windows) → [`book`] (opening books: stored scores, and the tree that
-//! scores them) → [`search`] (one thread's negamax and score search) → [`parallel`] (threads
-//! on one solve) → [`solver`] (the solver) and [`pool`] (the server's solvers) → [`cli`] (the
-//! `transpo-c4` line protocol) → [`bench`](mod@bench) (Pons-style test-set runs, lines read
-//! with the protocol's parser), [`split`] (one solve over many machines in rounds: the split
-//! and its rounds' lists, a shard's resumable run, the top tree's plan, the merge), `serve`
-//! (the HTTP API, feature `serve`). Beside them, for the binary: [`board`] picks a board at
-//! run time, [`exit`] says how a command ends (the exit convention), [`progress`] draws a
-//! progress bar.
+//! The modules, in the order data flows (each uses only modules before it): [`bitboard`]
+//! (the word: `u64` or `u128`) → [`position`] (bitboards, move sequences, keys) → [`moves`]
+//! (ordering) → [`bounds`] (what the table remembers, and how the table codes a word) →
+//! [`score`] (what a score is: strength, win, draw and loss bounds, windows) → [`book`]
+//! (opening books: stored scores, and the tree that scores them) → [`search`] (one thread's
+//! negamax and score search) → [`parallel`] (threads on one solve) → [`solver`] (the solver)
+//! and [`pool`] (solvers that answer concurrent requests) → [`protocol`] (the line protocol:
+//! `moves [expected]` in, `moves score positions microseconds` out) → [`bench`](mod@bench)
+//! (Pons-style test-set runs, lines read with the protocol's parser). Beside them, [`board`]
+//! picks a board at run time.
+//!
+//! The `transpo-c4` binary (crate `transpo-c4`) is the app on top: the commands, one solve
+//! split over many machines, and the web server. This crate needs no async runtime, no
+//! command-line parser and no cluster code.
 //!
 //! ```
 //! use transpo_connect4::{Position, Solver, Strength};
@@ -52,19 +53,14 @@ pub mod bitboard;
 pub mod board;
 pub mod book;
 pub mod bounds;
-pub mod cli;
-pub mod exit;
 pub mod moves;
 pub mod parallel;
 pub mod pool;
 pub mod position;
-pub mod progress;
+pub mod protocol;
 pub mod score;
 pub mod search;
-#[cfg(feature = "serve")]
-pub mod serve;
 pub mod solver;
-pub mod split;
 
 pub use book::BookError;
 pub use position::ParseError;

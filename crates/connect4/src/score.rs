@@ -167,7 +167,7 @@ impl Window {
     /// not yet [`decided`](Window::decided): an open threshold, the middle of the open ones
     /// pulled towards 0 ([`next_window`]).
     #[inline]
-    pub(crate) fn next(&self, min: i32, max: i32) -> i32 {
+    pub fn next(&self, min: i32, max: i32) -> i32 {
         next_window(min.max(self.alpha), max.min(self.beta))
     }
 }

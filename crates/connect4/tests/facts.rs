@@ -1,7 +1,7 @@
 //! Facts kept in the repository (`fixtures/facts.txt`, sources named there): strong and weak
 //! scores, mirror symmetry, and `analyze` against `solve`.
 
-use transpo_connect4::{Position, Solver, Strength, cli::parse_line};
+use transpo_connect4::{Position, Solver, Strength, protocol::parse_line};
 
 const FACTS: &str = include_str!("fixtures/facts.txt");
 

@@ -1,7 +1,7 @@
 //! The positions of a book before they are scored: every position reachable from a root with
 //! at most some number of stones, and the minimax that scores them all from the scores of the
 //! deepest ones. [`Book::generate`] solves those deepest positions itself; a solve spread
-//! over machines (`transpo-c4 split`, `solve-list`, `merge`, see [`crate::split`]) hands them
+//! over machines (`transpo-c4 split`, `solve-list`, `merge`, in the `transpo-c4` app) hands them
 //! out as a list of move sequences and scores the tree once their results are back.
 
 use super::{Book, BookError};

@@ -34,7 +34,7 @@ use std::{
     time::Instant,
 };
 use transpo::Table;
-use transpo_connect4::progress;
+use transpo_cli::progress;
 use transpo_engine::search::{Limits, Profile, Score, SearchConfig, Searcher};
 
 /// The name of a run's CSV in its output directory.

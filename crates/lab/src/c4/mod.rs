@@ -32,8 +32,8 @@ use std::{
     time::Instant,
 };
 use transpo::Scheme;
-use transpo_connect4::progress;
-use transpo_connect4::progress::ProgressBar;
+use transpo_cli::progress;
+use transpo_cli::progress::ProgressBar;
 use transpo_connect4::{Position, Solver, Strength};
 
 /// Arguments of `c4`.

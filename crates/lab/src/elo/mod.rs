@@ -37,7 +37,7 @@ use std::{
     time::Instant,
 };
 use transpo_chess::Position;
-use transpo_connect4::progress;
+use transpo_cli::progress;
 use transpo_engine::search::{Profile, SearchConfig};
 use transpo_engine::selfplay::{self, Match};
 

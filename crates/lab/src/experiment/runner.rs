@@ -1,6 +1,6 @@
 //! Running a study: the options every resumable run shares ([`RunArgs`]), its work in
 //! parallel on a pool of worker threads (each study shows its progress with the project's
-//! one bar, `transpo_connect4::progress::bar`), and the command line that started it, for
+//! one bar, `transpo_cli::progress::bar`), and the command line that started it, for
 //! the report's first line.
 
 use crate::failure::Failure;
@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 /// `I/N`: run the units of work (cells, pairs) whose index modulo `N` is `I - 1` (1-based,
 /// like Slurm array ids); the same shards as `transpo-c4 solve-list`.
-pub use transpo_connect4::split::Shard;
+pub use transpo_cli::Shard;
 
 /// The options of a resumable, shardable study, shared by `breuker` and `elo` (flattened
 /// into each one's arguments, which name the default of `--out`:

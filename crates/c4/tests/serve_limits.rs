@@ -11,8 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
+use transpo_c4::serve::{Limits, ServeOptions, router, serve};
 use transpo_connect4::pool::SolverPool;
-use transpo_connect4::serve::{Limits, ServeOptions, router, serve};
 
 const BIN: &str = env!("CARGO_BIN_EXE_transpo-c4");
 

@@ -8,13 +8,13 @@ use super::{
     OLD_FORMAT, OLD_ROUND, ROUND_MAGIC, ROUND_MAGIC_V2, SPLIT_MAGIC, SPLIT_MAGIC_V1, header_field,
     line_text,
 };
-use crate::book::{MAX_TREE_POSITIONS, Tree, fnv1a};
-use crate::position::{Bitboard, Position};
-use crate::score::{Strength, Window, win_now_score};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::BufRead;
 use std::marker::PhantomData;
+use transpo_connect4::book::{MAX_TREE_POSITIONS, Tree, fnv1a};
+use transpo_connect4::position::{Bitboard, Position};
+use transpo_connect4::score::{Strength, Window, win_now_score};
 use transpo_files::{Lines, TEXT_LINE_MAX};
 
 /// A split: the tree of a root down to some stones, its leaves in the order the rounds refer

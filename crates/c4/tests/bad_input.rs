@@ -3,7 +3,7 @@
 
 use transpo_connect4::{
     Solver, Strength,
-    cli::{Options, run},
+    protocol::{Options, run},
 };
 
 /// `(line, words the error must contain)`.
@@ -31,7 +31,7 @@ const BAD: &[(&str, &str)] = &[
     ("44 1 2", "unexpected text \"2\" after the score"),
 ];
 
-fn run_text(text: &str) -> (String, String, transpo_connect4::cli::Summary) {
+fn run_text(text: &str) -> (String, String, transpo_connect4::protocol::Summary) {
     let mut solver = Solver::new(4).expect("4 MiB");
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let options = Options {

@@ -18,7 +18,7 @@
 //! free solver, a 503. The server goes on either way.
 //!
 //! Why this shape: every request is solved on a blocking thread through a
-//! [`SolverPool`](crate::pool::SolverPool) slot, so concurrent requests share one table and
+//! [`SolverPool`](transpo_connect4::pool::SolverPool) slot, so concurrent requests share one table and
 //! each can stop: at its deadline, or as soon as its client goes away (the request's future
 //! is dropped, which cancels its [`Stop`]). A semaphore with one permit per slot makes requests wait for a slot
 //! without holding a thread. The connections themselves (time limits, a cap, a bounded
@@ -34,8 +34,6 @@ pub use listen::{
 };
 pub use os::{fit_open_file_limit, stop_signal};
 
-use crate::pool::{Analysis, BoardPool, PoolError, Request, Stop};
-use crate::score::Strength;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{ConnectInfo, Extension, Query, Request as HttpRequest, State};
 use axum::http::{StatusCode, header};
@@ -49,6 +47,8 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
+use transpo_connect4::pool::{Analysis, BoardPool, PoolError, Request, Stop};
+use transpo_connect4::score::Strength;
 
 /// The page, embedded: the server needs no files and the page no network.
 const INDEX_HTML: &str = include_str!("serve/page/index.html");
@@ -76,7 +76,7 @@ struct AppState {
     options: ServeOptions,
 }
 
-/// The server's routes over `pool` (a [`crate::pool::SolverPool`] of any board), with one log
+/// The server's routes over `pool` (a [`transpo_connect4::pool::SolverPool`] of any board), with one log
 /// line per request on stderr.
 pub fn router(pool: Arc<dyn BoardPool>, options: ServeOptions) -> Router {
     let state = AppState {
@@ -447,7 +447,7 @@ mod tests {
 
     #[test]
     fn queries_parse_or_say_why_not() {
-        let pool = crate::pool::SolverPool::<7, 6>::new(1, 1).expect("1 MiB");
+        let pool = transpo_connect4::pool::SolverPool::<7, 6>::new(1, 1).expect("1 MiB");
         let (moves, strength) = parse_query(&query(&[("pos", "4453")]), &pool).expect("valid");
         assert_eq!((moves.as_str(), strength), ("4453", Strength::Strong));
         let (moves, strength) = parse_query(&query(&[("weak", "1")]), &pool).expect("valid");
@@ -467,7 +467,7 @@ mod tests {
             assert!(e.contains(why), "{bad:?}: {e}");
         }
         // Another board: its own columns and length.
-        let wide = crate::pool::SolverPool::<9, 7, u128>::new(1, 1).expect("1 MiB");
+        let wide = transpo_connect4::pool::SolverPool::<9, 7, u128>::new(1, 1).expect("1 MiB");
         assert!(parse_query(&query(&[("pos", "9988")]), &wide).is_ok());
         assert!(parse_query(&query(&[("pos", "9988")]), &pool).is_err());
         let e = parse_query(&query(&[("pos", &"é".repeat(64))]), &wide).expect_err("long");

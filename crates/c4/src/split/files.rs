@@ -4,19 +4,19 @@
 //! file, only a regular file of its own (no link, FIFO or device); and the rounds and
 //! results files of a directory.
 
-use super::{LIST_FILE, Round, Split, board_of};
-use crate::board::Board;
-use crate::exit::Failure;
-use crate::position::Bitboard;
+use super::SplitError;
+use super::{LIST_FILE, Round, Split, board_of, parse_results_file_name};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use transpo_connect4::board::Board;
+use transpo_connect4::position::Bitboard;
 use transpo_files::{Line, Lines, TEXT_LINE_MAX};
 
 /// The board of the split list at `path`, as its header names it (the commands that read a
 /// split solve its board). Bad input if the file cannot be read or its header names none.
-pub fn list_board(path: &Path) -> Result<Board, Failure> {
-    let named = |e: &dyn std::fmt::Display| Failure::usage(format!("{}: {e}", path.display()));
+pub fn list_board(path: &Path) -> Result<Board, SplitError> {
+    let named = |e: &dyn std::fmt::Display| SplitError::input(format!("{}: {e}", path.display()));
     let file = transpo_files::open_regular(path).map_err(|e| named(&e))?;
     let header = match Lines::new(BufReader::new(file), TEXT_LINE_MAX).next() {
         None => String::new(),
@@ -26,7 +26,7 @@ pub fn list_board(path: &Path) -> Result<Board, Failure> {
             number,
             text: Err(bad),
         })) => {
-            return Err(Failure::usage(format!(
+            return Err(SplitError::input(format!(
                 "{}:{number}: {bad}",
                 path.display()
             )));
@@ -38,7 +38,7 @@ pub fn list_board(path: &Path) -> Result<Board, Failure> {
 impl<const W: usize, const H: usize, B: Bitboard> Split<W, H, B> {
     /// The split in `dir` ([`LIST_FILE`], a regular file), for the board `W`×`H`. Bad input
     /// if it cannot be read or is not a split of this board.
-    pub fn load(dir: &Path) -> Result<Self, Failure> {
+    pub fn load(dir: &Path) -> Result<Self, SplitError> {
         load(&dir.join(LIST_FILE), Split::read)
     }
 
@@ -46,9 +46,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Split<W, H, B> {
     /// the name is replaced, not written through); returns the file's path. The same split
     /// there already is left as it is (the same split run again); another split's is
     /// refused, as bad usage.
-    pub fn write_in(&self, dir: &Path) -> Result<PathBuf, Failure> {
+    pub fn write_in(&self, dir: &Path) -> Result<PathBuf, SplitError> {
         std::fs::create_dir_all(dir)
-            .map_err(|e| Failure::writing(format!("{}: {e}", dir.display()), &e))?;
+            .map_err(|e| SplitError::writing(format!("{}: {e}", dir.display()), &e))?;
         let path = dir.join(LIST_FILE);
         write_once(
             &path,
@@ -67,11 +67,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
 
     /// Round `number`'s list in `dir`, which must belong to `split`. Bad input if it cannot
     /// be read, is not a round of this board, or belongs to another split.
-    pub fn load(dir: &Path, number: u32, split: &Split<W, H, B>) -> Result<Self, Failure> {
+    pub fn load(dir: &Path, number: u32, split: &Split<W, H, B>) -> Result<Self, SplitError> {
         let path = dir.join(Round::<W, H, B>::file_name(number));
         let round = load(&path, Round::read)?;
         if round.number != number || round.split != split.checksum() {
-            return Err(Failure::usage(format!(
+            return Err(SplitError::input(format!(
                 "{}: round {} of split {:016x}, not round {number} of this split ({:016x})",
                 path.display(),
                 round.number,
@@ -84,7 +84,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
 
     /// Writes the round's list into `dir` atomically; returns its path. The same list there
     /// already is left as it is (a merge run again); another is refused, as bad usage.
-    pub fn write_in(&self, dir: &Path) -> Result<PathBuf, Failure> {
+    pub fn write_in(&self, dir: &Path) -> Result<PathBuf, SplitError> {
         let path = dir.join(Round::<W, H, B>::file_name(self.number));
         write_once(
             &path,
@@ -99,26 +99,26 @@ impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
 fn load<T>(
     path: &Path,
     read: impl FnOnce(BufReader<File>) -> Result<T, String>,
-) -> Result<T, Failure> {
-    let named = |e: &dyn std::fmt::Display| Failure::usage(format!("{}: {e}", path.display()));
+) -> Result<T, SplitError> {
+    let named = |e: &dyn std::fmt::Display| SplitError::input(format!("{}: {e}", path.display()));
     let file = transpo_files::open_regular(path).map_err(|e| named(&e))?;
     read(BufReader::new(file)).map_err(|e| named(&e))
 }
 
 /// Writes `text` to `path` atomically unless the file there holds it already; a file there
 /// with other contents is refused (bad usage) with `other`.
-fn write_once(path: &Path, text: &str, other: &str) -> Result<(), Failure> {
-    let named = |e: io::Error| Failure::usage(format!("{}: {e}", path.display()));
+fn write_once(path: &Path, text: &str, other: &str) -> Result<(), SplitError> {
+    let named = |e: io::Error| SplitError::input(format!("{}: {e}", path.display()));
     match transpo_files::open_regular(path) {
         Ok(file) if holds(&file, text.as_bytes()).map_err(named)? => Ok(()),
-        Ok(_) => Err(Failure::usage(format!("{} {other}", path.display()))),
+        Ok(_) => Err(SplitError::input(format!("{} {other}", path.display()))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             transpo_files::write_atomic(path, |file| {
                 let mut writer = io::BufWriter::new(file);
                 writer.write_all(text.as_bytes())?;
                 writer.flush()
             })
-            .map_err(|e| Failure::writing(format!("{}: {e}", path.display()), &e))
+            .map_err(|e| SplitError::writing(format!("{}: {e}", path.display()), &e))
         }
         Err(e) => Err(named(e)),
     }
@@ -126,9 +126,9 @@ fn write_once(path: &Path, text: &str, other: &str) -> Result<(), Failure> {
 
 /// The number of the last round whose list is in `dir` (`round-K.txt`, every round from 1 to
 /// K there), or bad input if there is none or one is missing.
-pub fn current_round(dir: &Path) -> Result<u32, Failure> {
+pub fn current_round(dir: &Path) -> Result<u32, SplitError> {
     let mut numbers: Vec<u32> = std::fs::read_dir(dir)
-        .map_err(|e| Failure::usage(format!("{}: {e}", dir.display())))?
+        .map_err(|e| SplitError::input(format!("{}: {e}", dir.display())))?
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name();
@@ -141,14 +141,14 @@ pub fn current_round(dir: &Path) -> Result<u32, Failure> {
         .collect();
     numbers.sort_unstable();
     if numbers.is_empty() {
-        return Err(Failure::usage(format!(
+        return Err(SplitError::input(format!(
             "{}: no round-1.txt: not a split directory, or split stopped before it wrote round 1",
             dir.display()
         )));
     }
     for (i, &n) in numbers.iter().enumerate() {
         if n as usize != i + 1 {
-            return Err(Failure::usage(format!(
+            return Err(SplitError::input(format!(
                 "{}: round-{}.txt is missing (round {n} is there)",
                 dir.display(),
                 i + 1
@@ -171,18 +171,15 @@ fn holds(file: &File, bytes: &[u8]) -> io::Result<bool> {
 
 /// Every `round-*-results-*-of-*.txt` in `dir`, sorted: the files `merge` unites when given
 /// none.
-pub fn results_files(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+pub fn results_files(dir: &Path) -> Result<Vec<PathBuf>, SplitError> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| Failure::usage(format!("{}: {e}", dir.display())))?
+        .map_err(|e| SplitError::input(format!("{}: {e}", dir.display())))?
         .filter_map(Result::ok)
         .map(|entry| entry.path())
         .filter(|path| {
-            path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with("round-")
-                    && n.contains("-results-")
-                    && n.contains("-of-")
-                    && n.ends_with(".txt")
-            })
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| parse_results_file_name(n).is_some())
         })
         .collect();
     files.sort();

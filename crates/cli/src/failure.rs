@@ -1,34 +1,33 @@
-//! How a `transpo-c4` command ends: the exit convention, one for every binary of the project
-//! (`transpo-chess` and `transpo-lab` state the same), and the failure that decides it.
-//!
-//! Why in the library: the command's policies that can fail for different reasons (a shard's
-//! results file refused or unwritable, a merge that lacks a shard) live here, beside what they
-//! use, and say which failure it is where unit tests reach them; the binary only prints it.
+//! How a command of any transpo binary ends: the failure it returns, and the exit status
+//! that tells a script (a Slurm array, GNU parallel, a GUI) what to do next.
 //!
 //! | status | when |
 //! |---|---|
 //! | 0 | success |
-//! | 1 | a failed check (a line rejected or scored other than expected) or a failure while running (I/O, memory) |
-//! | 2 | bad usage or bad input: a malformed command line, a file that cannot be read or is malformed, a path that cannot be written to, a shard another run holds |
-//! | 3 | `merge` only: more work — the next round's list written, or a shard of the current round missing or unfinished |
+//! | 1 | a failed check (a line rejected or scored other than expected, runs that disagree) or a failure while running (I/O, memory, a worker that panicked) |
+//! | 2 | bad usage or bad input: a malformed command line (clap's own message), a file that cannot be read or is malformed, a path that cannot be written to, a size the table refuses, work another run holds |
+//! | 3 | more work, not an error: `transpo-c4 merge` only (another round is needed) |
 //!
-//! The message goes to stderr as `error: …` ([`exit_status`]).
+//! Status 2 says "change the command or the file", 1 "look at the machine or the results".
+//! The message goes to stderr as `error: …` ([`exit_status`]). The UCI loop of
+//! `transpo-chess` is no command: it never exits on bad input, it answers `info string
+//! error: …` and goes on.
 
-use crate::bounds::TableError;
 use std::fmt;
 use std::io;
 use std::process::ExitCode;
 
-/// The exit convention, as `transpo-c4 --help` states it.
+/// The exit convention, as every binary's `--help` states it.
 pub const EXIT_STATUS: &str = concat!(
     "Exit status:\n",
     "  0  success\n",
-    "  1  a failed check (a line rejected or scored other than expected) or a failure\n",
-    "     while running (I/O, memory)\n",
+    "  1  a failed check (a wrong or rejected result) or a failure while running (I/O,\n",
+    "     memory)\n",
     "  2  bad usage or bad input: a malformed command line, a file that cannot be read or\n",
-    "     is malformed, a path that cannot be written to, a shard another run holds\n",
-    "  3  merge only: another round is needed (the next round's list written, or a shard\n",
-    "     of this round missing or unfinished): run solve-list on every shard, then merge\n",
+    "     is malformed, a path that cannot be written to, a size the table refuses, work\n",
+    "     another run holds\n",
+    "  3  transpo-c4 merge only: another round is needed (the next round's list written,\n",
+    "     or a shard of this round missing or unfinished): run solve-list, then merge\n",
     "Errors go to stderr as `error: ...`.",
 );
 
@@ -40,10 +39,11 @@ pub enum Failure {
     Usage(String),
     /// A failed check or a failure while running (exit status 1): I/O, memory.
     Run(String),
-    /// `merge` lacks results that another round of `solve-list` would give (exit status 3).
+    /// Results that another run would give are missing (exit status 3): `transpo-c4 merge`
+    /// lacks a shard of the current round.
     Unfinished(String),
-    /// `merge` wrote the next round's list: more work, not an error (exit status 3, the
-    /// message on stderr as it is).
+    /// More work, not an error (exit status 3, the message on stderr as it is, without
+    /// `error: `): `transpo-c4 merge` wrote the next round's list.
     NextRound(String),
 }
 
@@ -58,7 +58,7 @@ impl Failure {
         Failure::Run(message.to_string())
     }
 
-    /// Another round is needed.
+    /// Results that another run would give are missing.
     pub fn unfinished(message: impl fmt::Display) -> Self {
         Failure::Unfinished(message.to_string())
     }
@@ -79,6 +79,17 @@ impl Failure {
         }
     }
 
+    /// A table that could not be made, for `what` (say `twobig1 with 8 entries`): a size or
+    /// configuration the table refuses is the user's; a size beyond the machine's memory, or
+    /// memory refused, is the machine's.
+    pub fn of_table(what: impl fmt::Display, error: &transpo::Error) -> Self {
+        let message = format!("{what}: {error}");
+        match error {
+            transpo::Error::InvalidSize(_) | transpo::Error::Config(_) => Failure::Usage(message),
+            _ => Failure::Run(message),
+        }
+    }
+
     /// The exit status: 2 for [`Failure::Usage`], 1 for [`Failure::Run`], 3 for
     /// [`Failure::Unfinished`] and [`Failure::NextRound`].
     pub fn exit_code(&self) -> u8 {
@@ -86,6 +97,16 @@ impl Failure {
             Failure::Run(_) => 1,
             Failure::Usage(_) => 2,
             Failure::Unfinished(_) | Failure::NextRound(_) => 3,
+        }
+    }
+
+    /// The message, without `error: `.
+    pub fn message(&self) -> &str {
+        match self {
+            Failure::Usage(m)
+            | Failure::Run(m)
+            | Failure::Unfinished(m)
+            | Failure::NextRound(m) => m,
         }
     }
 
@@ -102,12 +123,7 @@ impl Failure {
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Failure::Usage(m)
-            | Failure::Run(m)
-            | Failure::Unfinished(m)
-            | Failure::NextRound(m) => f.write_str(m),
-        }
+        f.write_str(self.message())
     }
 }
 
@@ -121,18 +137,18 @@ impl From<io::Error> for Failure {
     }
 }
 
-/// A table of a size that cannot be one (`--hash-mib 0`) is bad usage; one the machine
-/// cannot give is a failure while running.
-impl From<TableError> for Failure {
-    fn from(e: TableError) -> Self {
-        match &e {
-            TableError::TooSmall { .. }
-            | TableError::Table(transpo::Error::InvalidSize(_) | transpo::Error::Config(_)) => {
-                Failure::usage(e)
-            }
-            TableError::Table(_) => Failure::run(e),
-        }
+/// A table the table crate refused: a size or configuration that cannot be one is bad
+/// usage (status 2), memory the machine cannot give a failure while running (status 1), in
+/// every binary alike.
+impl From<transpo::Error> for Failure {
+    fn from(e: transpo::Error) -> Self {
+        Failure::of_table("table", &e)
     }
+}
+
+/// A worker that panicked while holding a lock the workers share.
+pub fn poisoned<T>(_: T) -> Failure {
+    Failure::run("a worker panicked")
 }
 
 /// How the process ends after a command: success, or `error: MESSAGE` on stderr and the
@@ -160,6 +176,7 @@ mod tests {
         assert_eq!(Failure::run("x").exit_code(), 1);
         assert_eq!(Failure::usage("x").exit_code(), 2);
         assert_eq!(Failure::unfinished("x").exit_code(), 3);
+        assert_eq!(Failure::NextRound("x".into()).exit_code(), 3);
         assert_eq!(
             Failure::usage("bad").context("f.txt"),
             Failure::Usage("f.txt: bad".into())
@@ -169,22 +186,35 @@ mod tests {
     #[test]
     fn a_wrong_path_is_usage_and_a_full_disk_a_failure_while_running() {
         let missing = io::Error::from(io::ErrorKind::NotFound);
-        assert_eq!(
-            Failure::writing("out", &missing),
-            Failure::Usage("out".into())
-        );
+        assert_eq!(Failure::writing("out", &missing), Failure::usage("out"));
         let full = io::Error::from(io::ErrorKind::StorageFull);
-        assert_eq!(Failure::writing("out", &full), Failure::Run("out".into()));
+        assert_eq!(Failure::writing("out", &full), Failure::run("out"));
     }
 
     #[test]
-    fn a_table_too_small_is_usage_and_one_too_large_a_failure_while_running() {
-        let zero = Failure::from(TableError::Table(transpo::Error::InvalidSize("0".into())));
+    fn a_size_the_table_refuses_is_usage_and_memory_refused_a_failure_while_running() {
+        let zero = Failure::from(transpo::Error::InvalidSize("0".into()));
         assert_eq!(zero.exit_code(), 2);
-        let large = TableError::Table(transpo::Error::TooLarge {
+        let config = Failure::from(transpo::Error::Config("ways".into()));
+        assert_eq!(config.exit_code(), 2);
+        let large = transpo::Error::TooLarge {
             bytes: u64::MAX,
             limit: None,
-        });
+        };
         assert_eq!(Failure::from(large).exit_code(), 1);
+        let refused = transpo::Error::Alloc {
+            bytes: 1 << 40,
+            reason: "no".into(),
+        };
+        assert_eq!(
+            Failure::of_table("deep", &refused),
+            Failure::run(format!(
+                "deep: {}",
+                transpo::Error::Alloc {
+                    bytes: 1 << 40,
+                    reason: "no".into()
+                }
+            ))
+        );
     }
 }

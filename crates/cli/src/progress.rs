@@ -1,9 +1,9 @@
 //! A progress bar on stderr for the commands that take long (`bench`, `sample`, `book`,
-//! `solve-list`), shown only when stderr is a terminal, so that a log or a pipe gets no
-//! control characters.
+//! `solve-list`, the lab's experiments), shown only when stderr is a terminal, so that a log
+//! or a pipe gets no control characters.
 //!
-//! Why in the library: every binary of the project that runs long shows the same bar (the
-//! lab can take it from here), and the rule "only on a terminal" is stated once.
+//! Why here: every binary that runs long shows the same bar, and the rule "only on a
+//! terminal" is stated once.
 
 pub use indicatif::ProgressBar;
 use indicatif::ProgressStyle;

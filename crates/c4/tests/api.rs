@@ -6,11 +6,11 @@
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
+use transpo_c4::serve::{Limits, ServeOptions, router, serve};
 use transpo_connect4::pool::{BoardPool, SolverPool};
-use transpo_connect4::serve::{Limits, ServeOptions, router, serve};
 use transpo_connect4::{Position, Solver, Strength};
 
-const FACTS: &str = include_str!("fixtures/facts.txt");
+const FACTS: &str = include_str!("../../connect4/tests/fixtures/facts.txt");
 
 /// `(moves, score)` of every fact.
 fn facts() -> Vec<(&'static str, i32)> {

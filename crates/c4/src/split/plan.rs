@@ -27,13 +27,15 @@
 //! replayed in memory at each merge; the leaves' searches are the work. What it costs, and
 //! what else was tried, is in the crate README.
 
-use crate::book::Tree;
-use crate::moves::MoveSorter;
-use crate::position::Bitboard;
-use crate::position::Position;
-use crate::score::{DRAW, Window, loss_later_min, loss_next_score, win_later_max, win_now_score};
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
+use transpo_connect4::book::Tree;
+use transpo_connect4::moves::MoveSorter;
+use transpo_connect4::position::Bitboard;
+use transpo_connect4::position::Position;
+use transpo_connect4::score::{
+    DRAW, Window, loss_later_min, loss_next_score, win_later_max, win_now_score,
+};
 
 /// What the top tree of a split knows, and what it asks next.
 #[derive(Clone, Debug)]
@@ -208,7 +210,7 @@ struct Replay<'p, const W: usize, const H: usize, B: Bitboard> {
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Replay<'_, W, H, B> {
-    /// The binary search on the root's score, as [`crate::solver::Solver`] runs it.
+    /// The binary search on the root's score, as [`transpo_connect4::solver::Solver`] runs it.
     fn solve_root(&mut self, guess: i32) -> RangeInclusive<i32> {
         let root = self.plan.root;
         if let Some(exact) = settled(&root) {
@@ -318,8 +320,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Replay<'_, W, H, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::{Strength, finish};
-    use crate::solver::Solver;
+    use transpo_connect4::score::{Strength, finish};
+    use transpo_connect4::solver::Solver;
 
     /// Solves `root` in rounds over the tree down to `depth` stones, every asked leaf searched
     /// with its window by a fresh solver each round; returns the root's range and the rounds.

@@ -41,11 +41,10 @@
 //! the shard, so results can never be merged into the wrong solve or round; each result line
 //! carries a checksum of its move sequence and range.
 
-use crate::board::Board;
-use std::fmt;
 use std::io;
-use std::str::FromStr;
+use transpo_connect4::board::Board;
 
+mod error;
 mod files;
 mod list;
 mod merge;
@@ -53,8 +52,7 @@ mod plan;
 mod results;
 mod solve_list;
 
-#[cfg(doc)]
-use crate::book::Tree;
+pub use error::SplitError;
 pub use files::{current_round, list_board, results_files};
 pub use list::{Round, Split};
 pub use merge::{Merged, Outcome, merge};
@@ -63,6 +61,9 @@ pub use results::{Results, Solved};
 pub use solve_list::{
     ResultsFile, ShardRun, load_table, save_table, solve_shard, solve_shard_with, table_file,
 };
+pub use transpo_cli::Shard;
+#[cfg(doc)]
+use transpo_connect4::book::Tree;
 
 /// The split's file in a split directory.
 pub const LIST_FILE: &str = "positions.txt";
@@ -81,67 +82,25 @@ const RESULTS_MAGIC: &str = "# transpo-c4 solve-list v2";
 /// The first words of a results file's header before rounds.
 const RESULTS_MAGIC_V1: &str = "# transpo-c4 solve-list v1";
 
-/// `I/N`: the units of work (cells of a lab matrix) whose 0-based index modulo `N` is `I − 1`
-/// (1-based, like Slurm array ids). A split's round deals its positions to shards in groups
-/// of neighbours instead ([`Round::owners`]), so that positions sharing subtrees share a
-/// table, and a position asked again mostly finds the shard that searched it before.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Shard {
-    /// This shard, 1 to `count`.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
+/// The name of shard `shard`'s results file of round `round`:
+/// `round-K-results-I-of-N.txt` (what [`parse_results_file_name`] reads back).
+pub fn results_file_name(round: u32, shard: Shard) -> String {
+    format!(
+        "round-{round}-results-{}-of-{}.txt",
+        shard.index, shard.count
+    )
 }
 
-impl Shard {
-    /// Whether unit `i` (0-based) belongs to this shard.
-    pub fn contains(&self, i: usize) -> bool {
-        i % self.count == self.index - 1
-    }
-
-    /// The units of this shard.
-    pub fn select<T>(&self, units: Vec<T>) -> Vec<T> {
-        units
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| self.contains(*i))
-            .map(|(_, u)| u)
-            .collect()
-    }
-
-    /// How many of `total` units (indices `0..total`) belong to this shard.
-    pub fn units(&self, total: usize) -> usize {
-        if total < self.index {
-            0
-        } else {
-            (total - self.index) / self.count + 1
-        }
-    }
-
-    /// The results file of this shard in round `round`: `round-K-results-I-of-N.txt`.
-    pub fn file_name(&self, round: u32) -> String {
-        format!("round-{round}-results-{}-of-{}.txt", self.index, self.count)
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("bad shard {s:?}: expected I/N with 1 ≤ I ≤ N, e.g. 3/8");
-        let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let index: usize = i.trim().parse().map_err(|_| bad())?;
-        let count: usize = n.trim().parse().map_err(|_| bad())?;
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
+/// The round and shard a results file's name says, if it is one
+/// ([`results_file_name`]'s inverse): `round-K-results-I-of-N.txt` with numbers, `I` in
+/// `1..=N`.
+pub fn parse_results_file_name(name: &str) -> Option<(u32, Shard)> {
+    let rest = name.strip_prefix("round-")?.strip_suffix(".txt")?;
+    let (round, shard) = rest.split_once("-results-")?;
+    let (index, count) = shard.split_once("-of-")?;
+    let round: u32 = round.parse().ok()?;
+    let shard: Shard = format!("{index}/{count}").parse().ok()?;
+    (results_file_name(round, shard) == name).then_some((round, shard))
 }
 
 /// What a file of the format before rounds is told.

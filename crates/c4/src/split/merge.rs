@@ -1,13 +1,13 @@
 //! The merge of a split's rounds: every shard's results of every round checked and united
 //! into the top tree's [`Plan`], which then gives the root's score or the next round.
 
+use super::SplitError;
 use super::{Next, Plan, Results, Round, Shard, Solved, Split};
-use crate::book::{Book, Tree};
-use crate::exit::Failure;
-use crate::position::Bitboard;
-use crate::position::Position;
-use crate::score::{Strength, finish};
 use std::collections::{HashMap, HashSet};
+use transpo_connect4::book::{Book, Tree};
+use transpo_connect4::position::Bitboard;
+use transpo_connect4::position::Position;
+use transpo_connect4::score::{Strength, finish};
 
 /// The outcome of a merge.
 #[derive(Clone, Debug)]
@@ -46,15 +46,15 @@ pub enum Outcome<const W: usize, const H: usize, B: Bitboard> {
 /// disagree on the number of shards or on the strength (or with the split's), if a result is
 /// for a position its shard does not hold, if two results of a position contradict each
 /// other, or if the counts add up past `u64`. A shard of the last round missing or
-/// unfinished (and no results at all) is [`Failure::Unfinished`]: `solve-list` gives what is
-/// lacking; every other error is bad input, [`Failure::Usage`].
+/// unfinished (and no results at all) is [`SplitError::Unfinished`]: `solve-list` gives what is
+/// lacking; every other error is bad input, [`SplitError::Input`].
 pub fn merge<const W: usize, const H: usize, B: Bitboard>(
     split: &Split<W, H, B>,
     tree: Tree<W, H, B>,
     rounds: &[Round<W, H, B>],
     files: &[(String, Results)],
-) -> Result<Merged<W, H, B>, Failure> {
-    let root = split.root_position().map_err(Failure::usage)?;
+) -> Result<Merged<W, H, B>, SplitError> {
+    let root = split.root_position().map_err(SplitError::input)?;
     let mut plan = Plan::new(&root, split.depth, split.window());
     let (mut nodes, mut micros, mut searched) = (0u64, 0u64, 0usize);
     for round in rounds {
@@ -65,7 +65,7 @@ pub fn merge<const W: usize, const H: usize, B: Bitboard>(
             .collect();
         for (name, results) in &of_round {
             if results.strength != split.strength {
-                return Err(Failure::usage(format!(
+                return Err(SplitError::input(format!(
                     "{name}: solved {}, but the split is {}",
                     strength_word(results.strength),
                     strength_word(split.strength)
@@ -80,20 +80,20 @@ pub fn merge<const W: usize, const H: usize, B: Bitboard>(
                 micros: m,
             } = solved;
             // The list's lines are positions of the board (checked when it was read).
-            let pos = Position::<W, H, B>::from_moves(moves).map_err(Failure::usage)?;
+            let pos = Position::<W, H, B>::from_moves(moves).map_err(SplitError::input)?;
             if !plan.learn(&pos, range.clone()) {
-                return Err(Failure::usage(format!(
+                return Err(SplitError::input(format!(
                     "round {}: {moves:?} scored {range:?}, which contradicts an earlier \
                      round's result: a results file is corrupt",
                     round.number
                 )));
             }
             nodes = nodes.checked_add(*n).ok_or_else(|| {
-                Failure::usage("the positions explored add up past 2^64: corrupt")
+                SplitError::input("the positions explored add up past 2^64: corrupt")
             })?;
             micros = micros
                 .checked_add(*m)
-                .ok_or_else(|| Failure::usage("the times add up past 2^64 µs: corrupt"))?;
+                .ok_or_else(|| SplitError::input("the times add up past 2^64 µs: corrupt"))?;
             searched += 1;
         }
     }
@@ -101,7 +101,7 @@ pub fn merge<const W: usize, const H: usize, B: Bitboard>(
         .iter()
         .find(|(_, results)| results.round as usize > rounds.len() || results.round == 0)
     {
-        return Err(Failure::usage(format!(
+        return Err(SplitError::input(format!(
             "{name}: results of round {}, which has no list",
             results.round
         )));
@@ -121,11 +121,11 @@ pub fn merge<const W: usize, const H: usize, B: Bitboard>(
                 .map(|(key, window)| {
                     // The plan asks only for leaves of the tree.
                     let moves = moves.get(&key).ok_or_else(|| {
-                        Failure::run("the plan asked for a position outside the tree")
+                        SplitError::running("the plan asked for a position outside the tree")
                     })?;
                     Ok(((*moves).clone(), window))
                 })
-                .collect::<Result<Vec<_>, Failure>>()?;
+                .collect::<Result<Vec<_>, SplitError>>()?;
             Outcome::Next(split.round(rounds.len() as u32 + 1, asked))
         }
     };
@@ -153,13 +153,13 @@ fn unite<'a, const W: usize, const H: usize, B: Bitboard>(
     round: &Round<W, H, B>,
     files: &[&'a (String, Results)],
     last: bool,
-) -> Result<Vec<&'a Solved>, Failure> {
+) -> Result<Vec<&'a Solved>, SplitError> {
     let number = round.number;
     let lacking = |message: String| {
         if last {
-            Failure::unfinished(message)
+            SplitError::unfinished(message)
         } else {
-            Failure::usage(format!(
+            SplitError::input(format!(
                 "{message}; round {number}'s results made the next round and are needed by \
                  every merge: put them back"
             ))
@@ -170,13 +170,13 @@ fn unite<'a, const W: usize, const H: usize, B: Bitboard>(
     for (name, results) in files {
         let shard = results.shard;
         if *count.get_or_insert(shard.count) != shard.count {
-            return Err(Failure::usage(format!(
+            return Err(SplitError::input(format!(
                 "{name}: shard {shard} of round {number}, but another file is a shard of {}",
                 count.unwrap_or_default()
             )));
         }
         if let Some((other, _)) = shards.insert(shard.index, (name, results)) {
-            return Err(Failure::usage(format!(
+            return Err(SplitError::input(format!(
                 "{name}: shard {shard} of round {number} again (also {other})"
             )));
         }
@@ -192,12 +192,12 @@ fn unite<'a, const W: usize, const H: usize, B: Bitboard>(
         let (name, results) = shards.get(&i).ok_or_else(|| {
             lacking(format!(
                 "round {number}, shard {shard}: no results file ({})",
-                shard.file_name(number)
+                super::results_file_name(number, shard)
             ))
         })?;
         for s in &results.solved {
             if !owned.contains(s.moves.as_str()) {
-                return Err(Failure::usage(format!(
+                return Err(SplitError::input(format!(
                     "{name}: {:?} is not a position of round {number}'s shard {shard}",
                     s.moves
                 )));
@@ -287,7 +287,7 @@ mod tests {
         )
         .expect_err("nodes past u64");
         assert!(e.to_string().contains("add up past 2^64"), "{e}");
-        assert_eq!(e.exit_code(), 2);
+        assert!(matches!(e, SplitError::Input(_)), "{e}");
     }
 
     /// Results of a round that contradict an earlier round's are corrupt input; results of a
@@ -302,7 +302,7 @@ mod tests {
         let e =
             merge(&split, tree(&split), &[first.clone(), second], &files).expect_err("0 then 1");
         assert!(e.to_string().contains("contradicts"), "{e}");
-        assert_eq!(e.exit_code(), 2);
+        assert!(matches!(e, SplitError::Input(_)), "{e}");
         let e = merge(&split, tree(&split), &[], &shards(&first, 1, 0, 1)).expect_err("no list");
         assert!(e.to_string().contains("which has no list"), "{e}");
     }

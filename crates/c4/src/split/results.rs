@@ -2,13 +2,13 @@
 //! the shard, then one [`Solved`] line per position, read as a hostile user may hand it over.
 
 use super::{RESULTS_MAGIC, RESULTS_MAGIC_V1, Round, Shard, header_field};
-use crate::book::fnv1a;
-use crate::position::Bitboard;
-use crate::position::Position;
-use crate::score::{Strength, win_now_score};
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
 use std::ops::RangeInclusive;
+use transpo_connect4::book::fnv1a;
+use transpo_connect4::position::Bitboard;
+use transpo_connect4::position::Position;
+use transpo_connect4::score::{Strength, win_now_score};
 use transpo_files::TEXT_LINE_MAX;
 
 /// One searched position of a shard.
@@ -297,8 +297,8 @@ fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> Result<End, String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::book::Tree;
     use crate::split::Split;
+    use transpo_connect4::book::Tree;
 
     /// Round 1 of the 4×4 split of the positions with 2 stones, every leaf asked, and its
     /// strong results file's header.

@@ -15,20 +15,20 @@
 //!   interleaving its lines with the first's (where the file system has no locks, the run
 //!   goes on and says so).
 
+use super::SplitError;
 use super::files::open_results;
 use super::{Results, Round, Shard, Solved};
-use crate::exit::Failure;
-use crate::position::Bitboard;
-use crate::position::Position;
-use crate::score::{Strength, Window};
-use crate::solver::Solver;
 use std::collections::HashSet;
-use std::fs::{File, TryLockError};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
+use transpo_connect4::position::Bitboard;
+use transpo_connect4::position::Position;
+use transpo_connect4::score::{Strength, Window};
+use transpo_connect4::solver::Solver;
 
 /// A shard's results file, open, locked and resumed: what it holds is known, and it takes
 /// the shard's next results.
@@ -53,32 +53,21 @@ impl ResultsFile {
     ///
     /// # Errors
     ///
-    /// Bad usage or input ([`Failure::Usage`]) when the path is not a regular file of its
+    /// Bad usage or input ([`SplitError::Input`]) when the path is not a regular file of its
     /// own, another run holds the lock, or the file is malformed or another solve's (nothing
-    /// is changed then); a failure while running ([`Failure::Run`]) when it cannot be cut or
+    /// is changed then); a failure while running ([`SplitError::Running`]) when it cannot be cut or
     /// written.
     pub fn open<const W: usize, const H: usize, B: Bitboard>(
         path: &Path,
         list: &Round<W, H, B>,
         shard: Shard,
         strength: Strength,
-    ) -> Result<Self, Failure> {
+    ) -> Result<Self, SplitError> {
         let name = path.display().to_string();
-        let file = open_results(path).map_err(|e| Failure::usage(format!("{name}: {e}")))?;
-        let mut notes = Vec::new();
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(Failure::usage(format!(
-                    "{name}: another solve-list holds it (lock); not started"
-                )));
-            }
-            // A file system without locks (some NFS setups): go on, as before locks existed.
-            Err(TryLockError::Error(e)) => notes.push(format!(
-                "{name}: cannot lock it ({e}); going on: make sure no other solve-list runs \
-                 shard {shard}"
-            )),
-        }
+        let file = open_results(path).map_err(|e| SplitError::input(format!("{name}: {e}")))?;
+        let lock = transpo_cli::lock::lock_exclusive(&file, &name, "another solve-list")
+            .map_err(|e| SplitError::input(e.message()))?;
+        let notes = Vec::from_iter(lock);
         let mut results = ResultsFile {
             file,
             name,
@@ -96,22 +85,22 @@ impl ResultsFile {
     fn resume<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
         list: &Round<W, H, B>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), SplitError> {
         let (name, shard, strength) = (&self.name, self.shard, self.strength);
-        let running = |e: std::io::Error| Failure::run(format!("{name}: {e}"));
+        let running = |e: std::io::Error| SplitError::running(format!("{name}: {e}"));
         let length = self.file.metadata().map_err(running)?.len();
         let read = Results::read(BufReader::new(&self.file), list)
-            .map_err(|e| Failure::usage(format!("{name}: {e}")))?;
+            .map_err(|e| SplitError::input(format!("{name}: {e}")))?;
         match read {
             Some(results) => {
                 if results.shard != shard {
-                    return Err(Failure::usage(format!(
+                    return Err(SplitError::input(format!(
                         "{name} holds shard {}, not {shard}",
                         results.shard
                     )));
                 }
                 if results.strength != strength {
-                    return Err(Failure::usage(format!(
+                    return Err(SplitError::input(format!(
                         "{name} holds {:?} results: run with{} --weak",
                         results.strength,
                         if results.strength == Strength::Weak {
@@ -175,11 +164,11 @@ impl ResultsFile {
 
     /// Appends `solved`'s line, with its newline, in one write on the unbuffered file: a
     /// kill leaves at most one partial line, at the end, which the next run cuts off.
-    pub fn append(&mut self, solved: &Solved) -> Result<(), Failure> {
+    pub fn append(&mut self, solved: &Solved) -> Result<(), SplitError> {
         let line = format!("{}\n", solved.line());
         self.file
             .write_all(line.as_bytes())
-            .map_err(|e| Failure::run(format!("{}: {e}", self.name)))?;
+            .map_err(|e| SplitError::running(format!("{}: {e}", self.name)))?;
         self.done.insert(solved.moves.clone());
         Ok(())
     }
@@ -273,7 +262,7 @@ pub fn solve_shard<const W: usize, const H: usize, B: Bitboard>(
     list: &Round<W, H, B>,
     results: &mut ResultsFile,
     on_solved: impl Fn() + Sync,
-) -> Result<ShardRun, Failure> {
+) -> Result<ShardRun, SplitError> {
     solve_shard_with(std::slice::from_mut(solver), list, results, 1, on_solved)
 }
 
@@ -290,14 +279,14 @@ pub fn solve_shard_with<const W: usize, const H: usize, B: Bitboard>(
     results: &mut ResultsFile,
     run: usize,
     on_solved: impl Fn() + Sync,
-) -> Result<ShardRun, Failure> {
+) -> Result<ShardRun, SplitError> {
     let todo = results.todo(list);
     let solved_before = results.solved();
     let started = Instant::now();
     let runs: Vec<&[(&str, Window)]> = todo.chunks(run.max(1)).collect();
     let next = AtomicUsize::new(0);
     let nodes = AtomicU64::new(0);
-    let results = Mutex::new((results, None::<Failure>));
+    let results = Mutex::new((results, None::<SplitError>));
     std::thread::scope(|scope| {
         for solver in solvers.iter_mut() {
             let (runs, next, nodes, results, on_solved) =
@@ -338,18 +327,18 @@ pub fn solve_shard_with<const W: usize, const H: usize, B: Bitboard>(
 }
 
 /// What the solvers of [`solve_shard_with`] share: the results file, and the first failure.
-type Shared<'r> = Mutex<(&'r mut ResultsFile, Option<Failure>)>;
+type Shared<'r> = Mutex<(&'r mut ResultsFile, Option<SplitError>)>;
 
 /// The shared results, whether or not another solver panicked while holding them (the file
 /// is then still whole: a line is written in one write).
 fn lock<'a, 'r>(
     results: &'a Shared<'r>,
-) -> std::sync::MutexGuard<'a, (&'r mut ResultsFile, Option<Failure>)> {
+) -> std::sync::MutexGuard<'a, (&'r mut ResultsFile, Option<SplitError>)> {
     results.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Records `failure` unless another came first; the solvers stop at their next position.
-fn stop(results: &Shared<'_>, failure: Failure) {
+fn stop(results: &Shared<'_>, failure: SplitError) {
     lock(results).1.get_or_insert(failure);
 }
 
@@ -359,9 +348,9 @@ fn solve_one<const W: usize, const H: usize, B: Bitboard>(
     solver: &mut Solver<W, H, B>,
     moves: &str,
     window: Window,
-) -> Result<Solved, Failure> {
+) -> Result<Solved, SplitError> {
     // Every line of a list that parsed is a position of the board.
-    let pos = Position::<W, H, B>::from_moves(moves).map_err(Failure::run)?;
+    let pos = Position::<W, H, B>::from_moves(moves).map_err(SplitError::running)?;
     let before = solver.nodes();
     let start = Instant::now();
     let range = solver.solve_window(&pos, window);
@@ -376,9 +365,9 @@ fn solve_one<const W: usize, const H: usize, B: Bitboard>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::book::Tree;
     use crate::split::Split;
     use std::path::PathBuf;
+    use transpo_connect4::book::Tree;
 
     const SHARD: Shard = Shard { index: 1, count: 1 };
 
@@ -396,11 +385,14 @@ mod tests {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("scratch directory");
-        dir.join(SHARD.file_name(1))
+        dir.join(super::super::results_file_name(1, SHARD))
     }
 
     /// Opens `path` and solves what it lacks; returns the notes and the run.
-    fn open_and_solve(path: &Path, list: &Round<4, 4>) -> Result<(Vec<String>, ShardRun), Failure> {
+    fn open_and_solve(
+        path: &Path,
+        list: &Round<4, 4>,
+    ) -> Result<(Vec<String>, ShardRun), SplitError> {
         let mut results = ResultsFile::open(path, list, SHARD, Strength::Strong)?;
         let mut solver = Solver::<4, 4>::new(1).expect("1 MiB");
         let run = solve_shard(&mut solver, list, &mut results, || {})?;
@@ -468,7 +460,7 @@ mod tests {
         let damaged = lines.join("\n") + "\n";
         std::fs::write(&path, &damaged).expect("write");
         let e = open_and_solve(&path, &list).expect_err("a corrupt line");
-        assert_eq!(e.exit_code(), 2, "{e}");
+        assert!(matches!(e, SplitError::Input(_)), "{e}");
         assert!(e.to_string().contains("line 3: corrupt"), "{e}");
         assert_eq!(read(&path), damaged, "the file is left as it was");
     }
@@ -497,7 +489,7 @@ mod tests {
         let (list, path) = (list(), scratch("lock"));
         let first = ResultsFile::open(&path, &list, SHARD, Strength::Strong).expect("opened");
         let e = ResultsFile::open(&path, &list, SHARD, Strength::Strong).expect_err("held");
-        assert_eq!(e.exit_code(), 2, "{e}");
+        assert!(matches!(e, SplitError::Input(_)), "{e}");
         assert!(
             e.to_string()
                 .contains("another solve-list holds it (lock); not started"),

@@ -1,0 +1,148 @@
+//! `transpo-c4`: solve Connect Four positions from stdin, benchmark test sets, build books.
+//!
+//! ```text
+//! transpo-c4 [--board WxH] [--weak] [--analyze] [--hash-mib N] [--book FILE]   < lines "moves [expected]"
+//! transpo-c4 bench FILE... [--board WxH] [--weak] [--limit N] [--hash-mib N] [--book FILE]
+//! transpo-c4 book --depth N --out FILE [--board WxH] [--from MOVES] [--hash-mib N] [--threads N]
+//! transpo-c4 serve [--port 8080] [--bind 127.0.0.1] [--max-ms N] [--book FILE] [--threads N]
+//! transpo-c4 sample --depth D --count N [--seed S] [--board WxH]   > lines "moves score"
+//! transpo-c4 split --depth D --out DIR [--board WxH] [--from MOVES] [--weak | --full-book]
+//! transpo-c4 solve-list DIR --shard I/N [--threads N] [--hash-mib N]
+//! transpo-c4 merge DIR [RESULTS...] [--out BOOK]
+//! ```
+//!
+//! This file only dispatches (as ripgrep's `main → try_main`): clap parses the command line,
+//! [`try_main`] picks the board, and each command is one module of [`commands`] that wires
+//! the libraries to stdin, stdout and stderr. What a command decides — the line protocol and
+//! a test set's run (`transpo_connect4::protocol`, `bench`), a shard's resume policy and a
+//! merge (`transpo_c4::split`) — lives in the libraries, where unit tests reach it.
+//!
+//! Exit status (`transpo_cli::failure`, stated in `--help`): 0 success; 1 a failed check (a line rejected
+//! or scored other than expected) or a failure while running (I/O, memory); 2 bad usage or
+//! bad input (an unreadable or malformed file included); 3 only for `merge` when another
+//! round is needed (its list written, or a shard of this round lacking). Errors go to stderr
+//! as `error: …`.
+//!
+//! Files the user names are opened so that they cannot hang or flood the program: a book or
+//! a split's list only if it is a regular file (a FIFO or device is refused at once), a test
+//! set or results file as a regular file or a pipe but not a device; text is read one line at
+//! a time, each at most 4 KiB. Books and lists are replaced atomically; a shard's results
+//! file is locked while its `solve-list` runs.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+use commands::{SolveArgs, Solving, TreeArgs, bench, book, sample, solve, split};
+use std::process::ExitCode;
+use transpo_cli::{EXIT_STATUS, Failure, exit_status};
+use transpo_connect4::board::Board;
+use transpo_connect4::position::Bitboard;
+use transpo_connect4::with_board;
+
+/// A Connect Four strong and weak solver on the transpo table, for the 7×6 board, any other
+/// whose W·(H + 1) bits fit in 64, and the wide boards up to 128 bits.
+#[derive(Parser)]
+#[command(name = "transpo-c4", version, about, after_help = EXIT_STATUS)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    solve: SolveArgs,
+    /// Print the score of every column (`-` for a full one) instead of the position's.
+    #[arg(long)]
+    analyze: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve every line of test sets (`moves score`) and print a table like Pons'.
+    Bench(bench::Args),
+    /// Generate an opening book: every position with at most DEPTH stones, solved. The
+    /// positions with DEPTH stones are solved in OUT.work by --threads solvers at once (one
+    /// thread and a --hash-mib table each); stopped, the same command goes on from there.
+    Book(TreeArgs),
+    /// Print a test set like Pons': COUNT distinct positions with DEPTH stones from random
+    /// play (no move wins or hands the opponent a win at once), each with its strong score,
+    /// as `moves score` lines, for `bench` on any board.
+    Sample(sample::Args),
+    /// Write the split (the positions with DEPTH stones, one of each mirror pair) to
+    /// OUT/positions.txt, and round 1's list, the positions the root needs searched first, to
+    /// OUT/round-1.txt, for solve-list to search in shards and merge to unite, round after
+    /// round. --weak proves only the root's outcome.
+    Split(split::SplitArgs),
+    /// Search the I-th of N shares of the split's current round (neighbouring positions
+    /// together), each with its window, appending the results to
+    /// DIR/round-K-results-I-of-N.txt (a shard started again goes on where it stopped).
+    SolveList(split::SolveListArgs),
+    /// Unite every round's results: print the root's score and write a book of the positions
+    /// they proved, or write the next round's list and exit 3. Stops, naming it, at a missing
+    /// or corrupt shard.
+    Merge(split::MergeArgs),
+    /// Serve a page to play and analyse positions in a browser, and a JSON API
+    /// (`/api/solve?pos=4453`); --threads solves run at once on the one table.
+    #[cfg(feature = "serve")]
+    Serve(commands::serve::ServeArgs),
+}
+
+fn main() -> ExitCode {
+    exit_status(try_main(Cli::parse()))
+}
+
+/// Picks the board and runs the command on the board compiled for it.
+fn try_main(args: Cli) -> Result<(), Failure> {
+    let board = board(&args)?;
+    with_board!(
+        board,
+        run_on(args),
+        else Err(Failure::usage(format!("no {board} board")))
+    )
+}
+
+/// The board to solve: `--board` (7×6 by default), or for `solve-list` and `merge` the board
+/// their split's list names, which a `--board` must not contradict.
+fn board(args: &Cli) -> Result<Board, Failure> {
+    let dir = match &args.command {
+        Some(Command::SolveList(list)) => &list.dir,
+        Some(Command::Merge(merge)) => &merge.dir,
+        _ => return Ok(args.solve.board.unwrap_or(Board::STANDARD)),
+    };
+    let path = dir.join(transpo_c4::split::LIST_FILE);
+    let listed = transpo_c4::split::list_board(&path)?;
+    match args.solve.board {
+        Some(asked) if asked != listed => Err(Failure::usage(format!(
+            "--board {asked}, but {} is a {listed} split",
+            path.display()
+        ))),
+        _ => Ok(listed),
+    }
+}
+
+/// Every command, on the board `W`×`H`: one function a command.
+fn run_on<const W: usize, const H: usize, B: Bitboard>(args: Cli) -> Result<(), Failure> {
+    let solving = Solving::<W, H, B>::new(&args.solve)?;
+    match args.command {
+        None => solve::run(solving, args.analyze),
+        Some(Command::Bench(bench)) => bench::run(solving, &bench.files, bench.limit),
+        Some(Command::Sample(s)) => sample::run(solving, s.depth, s.count, s.seed),
+        Some(Command::Split(s)) => split::split_tree(solving, &s.tree, s.full_book),
+        Some(Command::SolveList(list)) => split::solve_list(solving, &list.dir, list.shard),
+        Some(Command::Merge(m)) => split::merge::<W, H, B>(&m.dir, m.results, m.out),
+        Some(Command::Book(tree)) => book::run(solving, &tree),
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(serve)) => {
+            let hash_mib = solving.hash_mib;
+            commands::serve::run(&serve, hash_mib, commands::serve::pool(solving, &serve)?)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}
