@@ -31,6 +31,10 @@ use crate::search::{
 };
 use transpo_chess::Position;
 
+/// The openings file `selfplay`, `datagen` and the lab's Elo study read by default: path
+/// relative to the repository root (where they are run from).
+pub const DEFAULT_OPENINGS: &str = "../shared/data/chess/openings/8moves_v3.epd";
+
 /// A match between configurations A and B.
 #[derive(Clone, Debug)]
 pub struct Match {
@@ -174,7 +178,8 @@ impl MatchResult {
     }
 }
 
-/// The Elo difference corresponding to a score fraction.
+/// The logistic Elo difference of a score fraction: −400 · log10(1/s − 1); infinite at 0
+/// and 1 (and beyond).
 pub fn elo_of(score: f64) -> f64 {
     if score <= 0.0 {
         return f64::NEG_INFINITY;
@@ -182,7 +187,8 @@ pub fn elo_of(score: f64) -> f64 {
     if score >= 1.0 {
         return f64::INFINITY;
     }
-    -400.0 * (1.0 / score - 1.0).log10()
+    // + 0.0 turns the −0 of an even score into 0, which prints as +0.0.
+    -400.0 * (1.0 / score - 1.0).log10() + 0.0
 }
 
 impl std::fmt::Display for MatchResult {
@@ -276,25 +282,8 @@ pub fn play_game<E: SearchEntry>(
     // The loop ends with the game: its outcome and why; the position is the final one.
     let (outcome, reason) = loop {
         let white = pos.side_to_move() == cozy_chess::Color::White;
-        if pos.is_checkmate() {
-            let outcome = if white {
-                Outcome::BlackWins
-            } else {
-                Outcome::WhiteWins
-            };
-            break (outcome, "checkmate");
-        }
-        if pos.is_stalemate() {
-            break (Outcome::Draw, "stalemate");
-        }
-        if pos.is_draw_by_repetition() {
-            break (Outcome::Draw, "threefold repetition");
-        }
-        if pos.is_fifty_move_draw() {
-            break (Outcome::Draw, "fifty-move rule");
-        }
-        if pos.is_insufficient_material() {
-            break (Outcome::Draw, "insufficient material");
+        if let Some(end) = ended_by_rule(&pos) {
+            break end;
         }
         if plies >= m.max_plies {
             break (Outcome::Draw, "move limit");
@@ -325,24 +314,7 @@ pub fn play_game<E: SearchEntry>(
         } else {
             -result.raw_score
         };
-        let side = if white_score >= m.resign_cp || white_score >= MATE_BOUND {
-            1
-        } else if white_score <= -m.resign_cp || white_score <= -MATE_BOUND {
-            -1
-        } else {
-            0
-        };
-        streak = if side != 0 && side == streak.0 {
-            (side, streak.1 + 1)
-        } else {
-            (side, u32::from(side != 0))
-        };
-        if m.resign_plies > 0 && streak.1 >= m.resign_plies {
-            let outcome = if streak.0 > 0 {
-                Outcome::WhiteWins
-            } else {
-                Outcome::BlackWins
-            };
+        if let Some(outcome) = adjudicate(&mut streak, white_score, m) {
             break (outcome, "adjudicated win");
         }
         if pos.play(mv).is_err() {
@@ -365,6 +337,59 @@ pub fn play_game<E: SearchEntry>(
         plies,
         final_key: pos.key(),
         quiet_positions,
+    }
+}
+
+/// How the game at `pos` has ended by the rules (checkmate, stalemate, threefold repetition,
+/// the fifty-move rule, insufficient material), and why; `None` while it goes on.
+fn ended_by_rule(pos: &Position) -> Option<(Outcome, &'static str)> {
+    if pos.is_checkmate() {
+        let outcome = if pos.side_to_move() == cozy_chess::Color::White {
+            Outcome::BlackWins
+        } else {
+            Outcome::WhiteWins
+        };
+        return Some((outcome, "checkmate"));
+    }
+    let draw = if pos.is_stalemate() {
+        "stalemate"
+    } else if pos.is_draw_by_repetition() {
+        "threefold repetition"
+    } else if pos.is_fifty_move_draw() {
+        "fifty-move rule"
+    } else if pos.is_insufficient_material() {
+        "insufficient material"
+    } else {
+        return None;
+    };
+    Some((Outcome::Draw, draw))
+}
+
+/// Win adjudication after a move scored `white_score` (from White's side): `streak` counts
+/// the consecutive plies whose score said the same side (+1 White, −1 Black) is winning by
+/// at least `m.resign_cp` (or a mate); the win, once that reaches `m.resign_plies` (never
+/// when that is 0).
+fn adjudicate(streak: &mut (i32, u32), white_score: i32, m: &Match) -> Option<Outcome> {
+    let side = if white_score >= m.resign_cp || white_score >= MATE_BOUND {
+        1
+    } else if white_score <= -m.resign_cp || white_score <= -MATE_BOUND {
+        -1
+    } else {
+        0
+    };
+    *streak = if side != 0 && side == streak.0 {
+        (side, streak.1 + 1)
+    } else {
+        (side, u32::from(side != 0))
+    };
+    if m.resign_plies > 0 && streak.1 >= m.resign_plies {
+        Some(if streak.0 > 0 {
+            Outcome::WhiteWins
+        } else {
+            Outcome::BlackWins
+        })
+    } else {
+        None
     }
 }
 
@@ -474,6 +499,9 @@ mod tests {
     #[test]
     fn elo_of_scores() {
         assert!((elo_of(0.5)).abs() < 1e-9);
+        // An even score is +0, not −0 (which would print as -0.0).
+        assert!(elo_of(0.5).is_sign_positive());
+        assert_eq!(format!("{:+.1}", elo_of(0.5)), "+0.0");
         assert!((elo_of(0.75) - 190.85).abs() < 0.1);
         let r = MatchResult {
             wins: 30,

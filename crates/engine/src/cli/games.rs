@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::{Failure, hash_range, switch_off, threads_range};
 use crate::search::{ENGINE_SCHEME, SearchConfig};
-use crate::selfplay::{self, Game, Match, MatchResult, Outcome};
+use crate::selfplay::{self, DEFAULT_OPENINGS, Game, Match, MatchResult, Outcome};
 
 /// Nodes per self-play move: 1 to 10⁹.
 fn nodes_per_move_range() -> clap::builder::RangedU64ValueParser<u64> {
@@ -32,7 +32,7 @@ pub struct GameArgs {
     #[arg(long, default_value_t = 2, value_parser = threads_range())]
     pub concurrency: u64,
     /// Openings file (EPD or FEN lines).
-    #[arg(long, default_value = "../shared/data/chess/openings/8moves_v3.epd")]
+    #[arg(long, default_value = DEFAULT_OPENINGS)]
     pub book: String,
 }
 
