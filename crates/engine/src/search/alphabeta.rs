@@ -290,7 +290,7 @@ impl<E: SearchEntry> Worker<'_, E> {
                 }
             };
             found.legal += 1;
-            if Some(mv) == node.excluded {
+            if Some(mv) == node.excluded || ply == 0 && !self.shared().searches_at_root(mv) {
                 continue;
             }
             // The table's move, tried before any move is generated (the test searches this
