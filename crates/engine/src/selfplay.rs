@@ -218,8 +218,8 @@ impl std::fmt::Display for MatchResult {
 ///
 /// # Errors
 ///
-/// The tables (two per game played at once, `hash_mib` MiB each, at least 1) are taken
-/// before any game: a size the machine cannot give is an error, and no game is played.
+/// The tables (two per game played at once — `concurrency`, or the number of games when
+/// that is smaller —, `hash_mib` MiB each, at least 1) are taken before any game: a size the machine cannot give is an error, and no game is played.
 pub fn play_match(
     m: &Match,
     on_game: &mut (dyn FnMut(&Game) + Send),
@@ -227,7 +227,9 @@ pub fn play_match(
     let total = m.openings.len() * 2;
     let next = AtomicUsize::new(0);
     let state = Mutex::new((MatchResult::default(), on_game));
-    let tables = (0..m.concurrency.max(1))
+    // No more games at once than there are games: a table pair each.
+    let at_once = m.concurrency.clamp(1, total.max(1));
+    let tables = (0..at_once)
         .map(|_| {
             Ok((
                 engine_table(m.hash_mib.max(1), m.schemes.0)?,

@@ -163,7 +163,12 @@ fn no_legal_move_is_bestmove_0000() {
         "position fen R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
         "position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
     ] {
-        for go in ["go depth 4", "go depth 0", "go movetime 50", "go searchmoves h8g8"] {
+        for go in [
+            "go depth 4",
+            "go depth 0",
+            "go movetime 50",
+            "go searchmoves h8g8",
+        ] {
             let answer = engine.go(position, go);
             assert_eq!(best(&answer), "0000", "{position} / {go}: {answer:#?}");
         }
@@ -178,14 +183,20 @@ fn infinite_and_ponder_wait_for_stop_and_ponderhit() {
     // `isready` is answered while the search runs, and no bestmove comes before `stop`.
     engine.send("isready");
     let before = engine.read_until("go infinite", |l| l == "readyok");
-    assert!(!before.iter().any(|l| l.starts_with("bestmove")), "{before:#?}");
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "{before:#?}"
+    );
     engine.send("stop");
     engine.read_until("go infinite, stop", |l| l.starts_with("bestmove"));
     // A ponder search with a clock: `ponderhit` starts the clock, which then ends it.
     engine.send("go ponder wtime 200 btime 200");
     engine.send("isready");
     let before = engine.read_until("go ponder", |l| l == "readyok");
-    assert!(!before.iter().any(|l| l.starts_with("bestmove")), "{before:#?}");
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "{before:#?}"
+    );
     engine.send("ponderhit");
     engine.read_until("go ponder, ponderhit", |l| l.starts_with("bestmove"));
 }

@@ -82,9 +82,15 @@ fn selfplay_reports_each_bad_opening_and_counts_the_games_it_plays() {
         )),
         "{stderr}"
     );
-    assert!(stderr.contains(&format!("{name}: 3 lines rejected")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{name}: 3 lines rejected")),
+        "{stderr}"
+    );
     // Announced, played and counted: the same 4 games.
-    assert!(stdout.lines().next().unwrap().contains(": 4 games,"), "{stdout}");
+    assert!(
+        stdout.lines().next().unwrap().contains(": 4 games,"),
+        "{stdout}"
+    );
     assert_eq!(stdout.lines().filter(|l| l.starts_with("game ")).count(), 4);
     assert!(stdout.contains("(4 games)"), "{stdout}");
     assert!(!stdout.contains("after 0 plies"), "{stdout}");
@@ -93,7 +99,10 @@ fn selfplay_reports_each_bad_opening_and_counts_the_games_it_plays() {
 
 #[test]
 fn a_book_with_no_playable_opening_is_bad_input() {
-    let book = scratch("none", "not a position\nR5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1\n");
+    let book = scratch(
+        "none",
+        "not a position\nR5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1\n",
+    );
     let name = book.to_str().unwrap();
     for command in ["selfplay", "datagen"] {
         let mut args = vec![command, "--book", name, "--nodes", "100"];
@@ -103,7 +112,10 @@ fn a_book_with_no_playable_opening_is_bad_input() {
         let out = chess(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
-        assert!(stderr.contains("no playable opening"), "{command}: {stderr}");
+        assert!(
+            stderr.contains("no playable opening"),
+            "{command}: {stderr}"
+        );
     }
     std::fs::remove_file(&book).unwrap();
 }

@@ -195,7 +195,11 @@ fn go_arguments() {
         let go = parse_go(bad);
         assert_eq!(go.errors.len(), 1, "{bad:?}: {go:?}");
         // Answered at once from a depth-1 search: no long search, no wait for `stop`.
-        assert_eq!(go.limits_to_search(), crate::search::Limits::depth(1), "{bad:?}");
+        assert_eq!(
+            go.limits_to_search(),
+            crate::search::Limits::depth(1),
+            "{bad:?}"
+        );
     }
     // A parameter word is never read as the number of the one before.
     let go = parse_go(&["depth", "searchmoves", "e2e4", "d2d4", "nodes", "500"]);
@@ -211,7 +215,7 @@ fn go_arguments() {
 fn best_move(out: &str) -> &str {
     out.lines()
         .filter_map(|line| line.strip_prefix("bestmove "))
-        .last()
+        .next_back()
         .and_then(|rest| rest.split(' ').next())
         .unwrap_or_else(|| panic!("no bestmove in {out}"))
 }
@@ -233,7 +237,10 @@ fn searchmoves_restrict_the_root() {
     assert_eq!(out.matches("bestmove").count(), 1, "{out}");
     // None legal: said, and every move is searched.
     let out = session_output(&[mate, "go depth 3 searchmoves e2e4"]);
-    assert!(out.contains("names no legal move; searching every move"), "{out}");
+    assert!(
+        out.contains("names no legal move; searching every move"),
+        "{out}"
+    );
     assert_eq!(best_move(&out), "a1a8", "{out}");
 }
 
@@ -254,7 +261,10 @@ fn a_malformed_go_is_reported_and_still_answered() {
         // Waited for without a `stop`: this returns only because the search ends by itself.
         let out = session_output(&["position startpos", go]);
         assert!(out.starts_with("info string error: "), "{go}: {out}");
-        assert!(out.contains("answering from a depth 1 search"), "{go}: {out}");
+        assert!(
+            out.contains("answering from a depth 1 search"),
+            "{go}: {out}"
+        );
         assert_eq!(out.matches("bestmove").count(), 1, "{go}: {out}");
         let best = best_move(&out);
         let position = transpo_chess::Position::startpos();
@@ -273,7 +283,12 @@ fn go_without_legal_moves_answers_0000() {
         let position = transpo_chess::Position::from_fen(fen).expect("a legal FEN");
         assert!(position.legal_moves().is_empty(), "{fen}");
         let fen = format!("position fen {fen}");
-        for go in ["go depth 5", "go depth 0", "go searchmoves e2e4", "go nodes 100"] {
+        for go in [
+            "go depth 5",
+            "go depth 0",
+            "go searchmoves e2e4",
+            "go nodes 100",
+        ] {
             let out = session_output(&[&fen, go]);
             assert_eq!(best_move(&out), "0000", "{fen} {go}: {out}");
             assert_eq!(out.matches("bestmove").count(), 1, "{fen} {go}: {out}");
