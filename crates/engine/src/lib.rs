@@ -11,7 +11,8 @@
 //! - [`tune`]: Texel tuning of the tapered evaluation's weights on positions from the
 //!   engine's own games.
 //! - [`cli`]: the commands of the `transpo-chess` binary (whose `main.rs` only dispatches)
-//!   and the exit convention of the project's binaries.
+//!   and how it exits: it follows the project's exit convention (0 success, 1 a failed
+//!   check or a failure while running, 2 bad usage or bad input).
 //!
 //! ```
 //! use transpo::{ChessEntry, Table};

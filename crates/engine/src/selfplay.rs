@@ -17,8 +17,9 @@
 //!
 //! let openings = vec!["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".to_string()];
 //! let m = Match { nodes: 300, max_plies: 20, ..Match::new(SearchConfig::default(), SearchConfig::default(), openings) };
-//! let result = play_match(&m, &mut |_| {});
+//! let result = play_match(&m, &mut |_| {})?;
 //! assert_eq!(result.games(), 2);
+//! # Ok::<(), transpo::Error>(())
 //! ```
 
 use std::sync::Mutex;
@@ -30,6 +31,10 @@ use crate::search::{
     ENGINE_SCHEME, Limits, MATE_BOUND, SearchConfig, SearchEntry, Searcher, engine_table,
 };
 use transpo_chess::Position;
+
+/// The openings file `selfplay`, `datagen` and the lab's Elo study read by default: path
+/// relative to the repository root (where they are run from).
+pub const DEFAULT_OPENINGS: &str = "../shared/data/chess/openings/8moves_v3.epd";
 
 /// A match between configurations A and B.
 #[derive(Clone, Debug)]
@@ -174,7 +179,8 @@ impl MatchResult {
     }
 }
 
-/// The Elo difference corresponding to a score fraction.
+/// The logistic Elo difference of a score fraction: −400 · log10(1/s − 1); infinite at 0
+/// and 1 (and beyond).
 pub fn elo_of(score: f64) -> f64 {
     if score <= 0.0 {
         return f64::NEG_INFINITY;
@@ -182,7 +188,8 @@ pub fn elo_of(score: f64) -> f64 {
     if score >= 1.0 {
         return f64::INFINITY;
     }
-    -400.0 * (1.0 / score - 1.0).log10()
+    // + 0.0 turns the −0 of an even score into 0, which prints as +0.0.
+    -400.0 * (1.0 / score - 1.0).log10() + 0.0
 }
 
 impl std::fmt::Display for MatchResult {
@@ -205,21 +212,34 @@ impl std::fmt::Display for MatchResult {
 
 /// Plays every opening twice (colours swapped), `concurrency` games at a time, calling
 /// `on_game` after each game (from whichever thread played it, one call at a time).
-/// Openings that do not parse are skipped.
-pub fn play_match(m: &Match, on_game: &mut (dyn FnMut(&Game) + Send)) -> MatchResult {
+///
+/// Openings that do not parse are skipped (the caller checks them first:
+/// [`playable_openings`]), so the games played are twice the openings that do.
+///
+/// # Errors
+///
+/// The tables (two per game played at once — `concurrency`, or the number of games when
+/// that is smaller —, `hash_mib` MiB each, at least 1) are taken before any game: a size the machine cannot give is an error, and no game is played.
+pub fn play_match(
+    m: &Match,
+    on_game: &mut (dyn FnMut(&Game) + Send),
+) -> Result<MatchResult, transpo::Error> {
     let total = m.openings.len() * 2;
     let next = AtomicUsize::new(0);
     let state = Mutex::new((MatchResult::default(), on_game));
+    // No more games at once than there are games: a table pair each.
+    let at_once = m.concurrency.clamp(1, total.max(1));
+    let tables = (0..at_once)
+        .map(|_| {
+            Ok((
+                engine_table(m.hash_mib.max(1), m.schemes.0)?,
+                engine_table(m.hash_mib.max(1), m.schemes.1)?,
+            ))
+        })
+        .collect::<Result<Vec<_>, transpo::Error>>()?;
     std::thread::scope(|scope| {
-        for _ in 0..m.concurrency.max(1) {
+        for (table_a, table_b) in &tables {
             scope.spawn(|| {
-                let tables = (
-                    engine_table(m.hash_mib.max(1), m.schemes.0),
-                    engine_table(m.hash_mib.max(1), m.schemes.1),
-                );
-                let (Ok(table_a), Ok(table_b)) = tables else {
-                    return;
-                };
                 loop {
                     let index = next.fetch_add(1, Relaxed);
                     if index >= total {
@@ -232,7 +252,7 @@ pub fn play_match(m: &Match, on_game: &mut (dyn FnMut(&Game) + Send)) -> MatchRe
                     };
                     table_a.clear();
                     table_b.clear();
-                    let game = play_game(m, pos, opening, a_white, &table_a, &table_b);
+                    let game = play_game(m, pos, opening, a_white, table_a, table_b);
                     // A poisoned lock means another game thread panicked; keep counting.
                     let mut guard = state.lock().unwrap_or_else(|e| e.into_inner());
                     let (result, on_game) = &mut *guard;
@@ -246,7 +266,7 @@ pub fn play_match(m: &Match, on_game: &mut (dyn FnMut(&Game) + Send)) -> MatchRe
             });
         }
     });
-    state.into_inner().unwrap_or_else(|e| e.into_inner()).0
+    Ok(state.into_inner().unwrap_or_else(|e| e.into_inner()).0)
 }
 
 /// Plays one game from `pos` under the rules of `m` (its configurations, node budgets,
@@ -276,25 +296,8 @@ pub fn play_game<E: SearchEntry>(
     // The loop ends with the game: its outcome and why; the position is the final one.
     let (outcome, reason) = loop {
         let white = pos.side_to_move() == cozy_chess::Color::White;
-        if pos.is_checkmate() {
-            let outcome = if white {
-                Outcome::BlackWins
-            } else {
-                Outcome::WhiteWins
-            };
-            break (outcome, "checkmate");
-        }
-        if pos.is_stalemate() {
-            break (Outcome::Draw, "stalemate");
-        }
-        if pos.is_draw_by_repetition() {
-            break (Outcome::Draw, "threefold repetition");
-        }
-        if pos.is_fifty_move_draw() {
-            break (Outcome::Draw, "fifty-move rule");
-        }
-        if pos.is_insufficient_material() {
-            break (Outcome::Draw, "insufficient material");
+        if let Some(end) = ended_by_rule(&pos) {
+            break end;
         }
         if plies >= m.max_plies {
             break (Outcome::Draw, "move limit");
@@ -325,24 +328,7 @@ pub fn play_game<E: SearchEntry>(
         } else {
             -result.raw_score
         };
-        let side = if white_score >= m.resign_cp || white_score >= MATE_BOUND {
-            1
-        } else if white_score <= -m.resign_cp || white_score <= -MATE_BOUND {
-            -1
-        } else {
-            0
-        };
-        streak = if side != 0 && side == streak.0 {
-            (side, streak.1 + 1)
-        } else {
-            (side, u32::from(side != 0))
-        };
-        if m.resign_plies > 0 && streak.1 >= m.resign_plies {
-            let outcome = if streak.0 > 0 {
-                Outcome::WhiteWins
-            } else {
-                Outcome::BlackWins
-            };
+        if let Some(outcome) = adjudicate(&mut streak, white_score, m) {
             break (outcome, "adjudicated win");
         }
         if pos.play(mv).is_err() {
@@ -368,6 +354,59 @@ pub fn play_game<E: SearchEntry>(
     }
 }
 
+/// How the game at `pos` has ended by the rules (checkmate, stalemate, threefold repetition,
+/// the fifty-move rule, insufficient material), and why; `None` while it goes on.
+pub fn ended_by_rule(pos: &Position) -> Option<(Outcome, &'static str)> {
+    if pos.is_checkmate() {
+        let outcome = if pos.side_to_move() == cozy_chess::Color::White {
+            Outcome::BlackWins
+        } else {
+            Outcome::WhiteWins
+        };
+        return Some((outcome, "checkmate"));
+    }
+    let draw = if pos.is_stalemate() {
+        "stalemate"
+    } else if pos.is_draw_by_repetition() {
+        "threefold repetition"
+    } else if pos.is_fifty_move_draw() {
+        "fifty-move rule"
+    } else if pos.is_insufficient_material() {
+        "insufficient material"
+    } else {
+        return None;
+    };
+    Some((Outcome::Draw, draw))
+}
+
+/// Win adjudication after a move scored `white_score` (from White's side): `streak` counts
+/// the consecutive plies whose score said the same side (+1 White, −1 Black) is winning by
+/// at least `m.resign_cp` (or a mate); the win, once that reaches `m.resign_plies` (never
+/// when that is 0).
+fn adjudicate(streak: &mut (i32, u32), white_score: i32, m: &Match) -> Option<Outcome> {
+    let side = if white_score >= m.resign_cp || white_score >= MATE_BOUND {
+        1
+    } else if white_score <= -m.resign_cp || white_score <= -MATE_BOUND {
+        -1
+    } else {
+        0
+    };
+    *streak = if side != 0 && side == streak.0 {
+        (side, streak.1 + 1)
+    } else {
+        (side, u32::from(side != 0))
+    };
+    if m.resign_plies > 0 && streak.1 >= m.resign_plies {
+        Some(if streak.0 > 0 {
+            Outcome::WhiteWins
+        } else {
+            Outcome::BlackWins
+        })
+    } else {
+        None
+    }
+}
+
 /// Most lines [`read_opening_lines`] reads from an openings file (blank and rejected lines
 /// included): 4 million, over a hundred times the 34,700 of `8moves_v3.epd`. A longer file,
 /// or a pipe that never ends, is an error rather than memory spent without bound.
@@ -380,8 +419,8 @@ pub const MAX_OPENING_BYTES: usize = 256 << 20;
 /// Reads the non-blank lines of an openings file (EPD or FEN lines) from `reader`, each at
 /// most [`transpo_files::TEXT_LINE_MAX`] bytes. A longer line, or one that is not UTF-8, is
 /// skipped and reported to `rejected` as `NAME:N: line too long (over 4096 bytes)` or
-/// `NAME:N: not UTF-8`; reading goes on. The lines are not checked as positions here
-/// ([`play_match`] skips openings that do not parse).
+/// `NAME:N: not UTF-8`; reading goes on. Each line comes with its number in the file (from
+/// 1). The lines are not checked as positions here ([`playable_openings`] does that).
 ///
 /// # Errors
 ///
@@ -391,7 +430,7 @@ pub fn read_opening_lines(
     reader: impl std::io::BufRead,
     name: &str,
     rejected: &mut dyn FnMut(String),
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<(usize, String)>, String> {
     read_opening_lines_within(
         reader,
         name,
@@ -406,7 +445,7 @@ fn read_opening_lines_within(
     name: &str,
     (max_lines, max_bytes): (usize, usize),
     rejected: &mut dyn FnMut(String),
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<(usize, String)>, String> {
     let mut lines = Vec::new();
     let mut bytes = 0usize;
     for line in transpo_files::Lines::new(reader, transpo_files::TEXT_LINE_MAX) {
@@ -426,7 +465,7 @@ fn read_opening_lines_within(
                          openings file may have"
                     ));
                 }
-                lines.push(text);
+                lines.push((line.number, text));
             }
             Err(bad) => rejected(format!("{name}:{}: {bad}", line.number)),
         }
@@ -445,26 +484,59 @@ pub fn read_openings(text: &str, count: usize, offset: usize) -> Vec<String> {
 /// `lines` of an openings file: `count` lines spread evenly over them, starting at line
 /// `offset` (modulo their number).
 pub fn pick_openings(lines: &[impl AsRef<str>], count: usize, offset: usize) -> Vec<String> {
-    if lines.is_empty() || count == 0 {
-        return Vec::new();
-    }
-    let step = (lines.len() / count).max(1);
-    lines
-        .iter()
-        .skip(offset % lines.len())
-        .step_by(step)
-        .take(count)
-        .map(|line| {
-            let fields: Vec<&str> = line.as_ref().split_whitespace().collect();
-            // EPD has 4 position fields then operations; FEN has 6 fields.
-            let is_clock = |s: &&str| s.parse::<u32>().is_ok();
-            if fields.len() >= 6 && is_clock(&fields[4]) && is_clock(&fields[5]) {
-                fields[..6].join(" ")
-            } else {
-                fields.iter().take(4).copied().collect::<Vec<_>>().join(" ")
-            }
-        })
+    picked(lines.len(), count, offset)
+        .map(|i| opening_fen(lines[i].as_ref()))
         .collect()
+}
+
+/// The indices of the `count` lines out of `len` that [`pick_openings`] takes: spread evenly,
+/// starting at `offset` (modulo `len`).
+fn picked(len: usize, count: usize, offset: usize) -> impl Iterator<Item = usize> {
+    let (start, step) = match (len, count) {
+        (0, _) | (_, 0) => (0, 1),
+        _ => (offset % len, (len / count).max(1)),
+    };
+    (start..len).step_by(step).take(count)
+}
+
+/// The FEN of an EPD or FEN line: its first six fields when the fifth and sixth are the
+/// clocks (FEN), else its first four (EPD: the position, then operations).
+pub fn opening_fen(line: &str) -> String {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let is_clock = |s: &&str| s.parse::<u32>().is_ok();
+    if fields.len() >= 6 && is_clock(&fields[4]) && is_clock(&fields[5]) {
+        fields[..6].join(" ")
+    } else {
+        fields.iter().take(4).copied().collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// The openings to play from the numbered `lines` of the openings file `name` (as
+/// [`read_opening_lines`] gives them): the `count` lines [`pick_openings`] picks from
+/// `offset`, less those that are no legal position (reported to `rejected` as `NAME:N:
+/// WHY; skipped`) and those whose game is already over (`NAME:N: the game is already over
+/// (checkmate); skipped`). Every opening returned is played: a match on them plays twice as
+/// many games.
+pub fn playable_openings(
+    lines: &[(usize, String)],
+    name: &str,
+    (count, offset): (usize, usize),
+    rejected: &mut dyn FnMut(String),
+) -> Vec<String> {
+    let mut openings = Vec::new();
+    for (number, text) in picked(lines.len(), count, offset).map(|i| &lines[i]) {
+        let fen = opening_fen(text);
+        match Position::from_fen(&fen) {
+            Err(e) => rejected(format!("{name}:{number}: {e}; skipped")),
+            Ok(pos) => match ended_by_rule(&pos) {
+                Some((_, why)) => rejected(format!(
+                    "{name}:{number}: the game is already over ({why}); skipped"
+                )),
+                None => openings.push(fen),
+            },
+        }
+    }
+    openings
 }
 
 #[cfg(test)]
@@ -474,6 +546,9 @@ mod tests {
     #[test]
     fn elo_of_scores() {
         assert!((elo_of(0.5)).abs() < 1e-9);
+        // An even score is +0, not −0 (which would print as -0.0).
+        assert!(elo_of(0.5).is_sign_positive());
+        assert_eq!(format!("{:+.1}", elo_of(0.5)), "+0.0");
         assert!((elo_of(0.75) - 190.85).abs() < 0.1);
         let r = MatchResult {
             wins: 30,
@@ -503,7 +578,7 @@ mod tests {
         let mut reports = Vec::new();
         let lines =
             read_opening_lines(&bytes[..], "book", &mut |m| reports.push(m)).expect("a good file");
-        assert_eq!(lines, [fen, fen]);
+        assert_eq!(lines, [(1, fen.to_string()), (5, fen.to_string())]);
         assert_eq!(
             reports,
             [
@@ -511,7 +586,7 @@ mod tests {
                 "book:4: not UTF-8"
             ]
         );
-        assert_eq!(pick_openings(&lines, 1, 0), [fen]);
+        assert_eq!(pick_openings(&[fen, fen], 1, 0), [fen]);
         // An endless input stops at the caps with an error naming them.
         let endless = std::io::BufReader::new(std::io::repeat(b'\n'));
         let error = read_opening_lines_within(endless, "pipe", (1000, 1 << 20), &mut |_| {})
@@ -522,6 +597,42 @@ mod tests {
             read_opening_lines_within(many.as_bytes(), "pipe", (usize::MAX, 1000), &mut |_| {})
                 .expect_err("too many bytes");
         assert!(error.contains("more than 1000 bytes"), "{error}");
+    }
+
+    #[test]
+    fn openings_that_cannot_be_played_are_reported_by_line_and_skipped() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let lines: Vec<(usize, String)> = [
+            (1, start),
+            (2, "not a position"),
+            (4, "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"),
+            (5, "7k/5Q2/6K1/8/8/8/8/8 b - - id \"stalemate\";"),
+            (6, "8/8/8/8/8/8/8/K1k5 w - - 0 1"),
+            (7, "6k1/5ppp/8/8/8/8/8/R5K1 w - - c0 \"mate in one\";"),
+        ]
+        .into_iter()
+        .map(|(n, text)| (n, text.to_string()))
+        .collect();
+        let mut reports = Vec::new();
+        let openings = playable_openings(&lines, "book", (6, 0), &mut |r| reports.push(r));
+        assert_eq!(openings, [start, "6k1/5ppp/8/8/8/8/8/R5K1 w - -"]);
+        assert_eq!(reports.len(), 4, "{reports:?}");
+        assert!(reports[0].starts_with("book:2: "), "{reports:?}");
+        assert_eq!(
+            reports[1..],
+            [
+                "book:4: the game is already over (checkmate); skipped",
+                "book:5: the game is already over (stalemate); skipped",
+                "book:6: the game is already over (insufficient material); skipped",
+            ]
+        );
+        // Picked as pick_openings picks: every other line, from the second or the first.
+        let picked = playable_openings(&lines, "book", (3, 1), &mut |_| {});
+        assert_eq!(picked, ["6k1/5ppp/8/8/8/8/8/R5K1 w - -"]);
+        let picked = playable_openings(&lines, "book", (3, 0), &mut |_| {});
+        assert_eq!(picked, [start]);
+        let texts: Vec<&str> = lines.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(pick_openings(&texts, 3, 0).len(), 3);
     }
 
     #[test]
@@ -561,7 +672,7 @@ mod tests {
             ..Match::new(SearchConfig::default(), SearchConfig::default(), openings)
         };
         let mut games = Vec::new();
-        let r = play_match(&m, &mut |g| games.push(g.clone()));
+        let r = play_match(&m, &mut |g| games.push(g.clone())).expect("small tables");
         assert_eq!(r.games(), 4);
         assert_eq!(games.len(), 4);
         // The back-rank mate is found by whoever has White.

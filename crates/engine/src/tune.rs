@@ -380,7 +380,7 @@ pub fn weights_source(weights: &[(f64, f64)], provenance: &str) -> String {
     let mut out = String::new();
     out.push_str(
         "//! The tapered evaluation's weights, (middle game, end game) in centipawns, in the order of\n\
-         //! [`super::tapered::Param::ALL`]. Written by `transpo-chess tune` (see `crate::tune`).\n",
+         //! `Param::ALL` (in `tapered.rs`). Written by `transpo-chess tune` (see `tune.rs`).\n",
     );
     for line in provenance.lines() {
         let _ = writeln!(out, "//! {line}");

@@ -7,9 +7,18 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{Failure, hash_range, switch_off, threads_range};
+use super::{Failure, switch_off, threads_range};
 use crate::search::{ENGINE_SCHEME, SearchConfig};
-use crate::selfplay::{self, Game, Match, MatchResult, Outcome};
+use crate::selfplay::{self, DEFAULT_OPENINGS, Game, Match, MatchResult, Outcome};
+
+/// Most MiB of tables a match may take: two tables per game played at once, `--hash` MiB
+/// each (the engine's largest single table, [`crate::uci::MAX_HASH_MIB`]).
+pub const MAX_MATCH_TABLES_MIB: u64 = crate::uci::MAX_HASH_MIB;
+
+/// A match's table size per side in MiB: 1 to half [`MAX_MATCH_TABLES_MIB`].
+fn match_hash_range() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=MAX_MATCH_TABLES_MIB / 2)
+}
 
 /// Nodes per self-play move: 1 to 10⁹.
 fn nodes_per_move_range() -> clap::builder::RangedU64ValueParser<u64> {
@@ -32,34 +41,39 @@ pub struct GameArgs {
     #[arg(long, default_value_t = 2, value_parser = threads_range())]
     pub concurrency: u64,
     /// Openings file (EPD or FEN lines).
-    #[arg(long, default_value = "../shared/data/chess/openings/8moves_v3.epd")]
+    #[arg(long, default_value = DEFAULT_OPENINGS)]
     pub book: String,
 }
 
 impl GameArgs {
-    /// The openings these arguments choose from the book. The book may be a file or a pipe,
-    /// not a device or directory; a line too long or not UTF-8 is reported to `warn` as
-    /// `BOOK:N: ...` and skipped, then their number as `BOOK: N lines rejected`. A book that
-    /// cannot be read, or holds too much, is bad input.
+    /// The openings these arguments choose from the book, each one to play. The book may be
+    /// a file or a pipe, not a device or directory; a line too long or not UTF-8, a chosen
+    /// line that is no legal position and one whose game is already over (mate, stalemate)
+    /// are each reported to `warn` as `BOOK:N: ...` and skipped, then their number as `BOOK:
+    /// N lines rejected`. A book that cannot be read, or holds too much, is bad input.
     pub fn openings(&self, warn: &mut dyn FnMut(&str)) -> Result<Vec<String>, Failure> {
         let book = &self.book;
         let file = transpo_files::open_text(book)
             .map_err(|e| Failure::usage(format!("cannot read {book}: {e}")))?;
         let mut rejected = 0usize;
-        let lines = selfplay::read_opening_lines(io::BufReader::new(file), book, &mut |why| {
+        let mut reject = |why: String| {
             warn(&why);
             rejected += 1;
-        })
-        .map_err(Failure::usage)?;
+        };
+        let lines = selfplay::read_opening_lines(io::BufReader::new(file), book, &mut reject)
+            .map_err(Failure::usage)?;
+        // In range for usize: clap checked them (at most 10⁹).
+        let chosen = (self.openings as usize, self.offset as usize);
+        let openings = selfplay::playable_openings(&lines, book, chosen, &mut reject);
         if rejected > 0 {
             warn(&format!("{book}: {rejected} lines rejected"));
         }
-        // In range for usize: clap checked them (at most 10⁹).
-        Ok(selfplay::pick_openings(
-            &lines,
-            self.openings as usize,
-            self.offset as usize,
-        ))
+        if openings.is_empty() {
+            return Err(Failure::usage(format!(
+                "{book}: no playable opening among the lines chosen"
+            )));
+        }
+        Ok(openings)
     }
 
     /// The match of these games between `a` and `b` on `openings`, with the defaults of
@@ -89,8 +103,8 @@ pub struct SelfplayArgs {
     /// B's nodes per move, if different, 1 to 10⁹.
     #[arg(long, value_parser = nodes_per_move_range())]
     pub b_nodes: Option<u64>,
-    /// Table size per side in MiB, 0 to 65536.
-    #[arg(long, default_value_t = 4, value_parser = hash_range())]
+    /// Table size per side in MiB, 1 to 32768; 2 × hash × concurrency at most 65536.
+    #[arg(long, default_value_t = 4, value_parser = match_hash_range())]
     pub hash: u64,
     /// Print every game.
     #[arg(long)]
@@ -101,8 +115,17 @@ pub struct SelfplayArgs {
 }
 
 impl SelfplayArgs {
-    /// The match these arguments describe, on `openings`; an unknown feature is bad usage.
+    /// The match these arguments describe, on `openings`; an unknown feature, or tables
+    /// (2 × hash × concurrency MiB) over [`MAX_MATCH_TABLES_MIB`], is bad usage.
     pub fn game_match(&self, openings: Vec<String>) -> Result<Match, Failure> {
+        let tables = 2 * self.hash * self.games.concurrency;
+        if tables > MAX_MATCH_TABLES_MIB {
+            return Err(Failure::usage(format!(
+                "the match's tables would take {tables} MiB (2 × --hash {} × --concurrency {}); \
+                 at most {MAX_MATCH_TABLES_MIB}",
+                self.hash, self.games.concurrency
+            )));
+        }
         let mut a = SearchConfig::default();
         let mut b = SearchConfig::default();
         switch_off(&mut a, &self.a_without)?;
@@ -146,7 +169,7 @@ impl SelfplayArgs {
             if self.verbose && written.is_ok() {
                 written = writeln!(out, "{}", game_line(game, &tally));
             }
-        });
+        })?;
         written?;
         writeln!(out, "{result} in {:.0?}", start.elapsed())?;
         Ok(())
@@ -207,7 +230,7 @@ impl DatagenArgs {
         let mut written = 0usize;
         let mut failure = None;
         let start = Instant::now();
-        selfplay::play_match(&m, &mut |game| {
+        let result = selfplay::play_match(&m, &mut |game| {
             if failure.is_some() {
                 // After a failed write nothing more is written: a later write could land
                 // after a partial line.
@@ -217,14 +240,14 @@ impl DatagenArgs {
                 Ok(()) => written += game.quiet_positions.len(),
                 Err(e) => failure = Some(Failure::run(format!("cannot write {path}: {e}"))),
             }
-        });
+        })?;
         if let Some(failure) = failure {
             return Err(failure);
         }
         writeln!(
             out,
             "{written} positions from {} games appended to {path} in {:.0}s",
-            m.openings.len() * 2,
+            result.games(),
             start.elapsed().as_secs_f64()
         )?;
         Ok(())

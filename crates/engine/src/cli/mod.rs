@@ -9,13 +9,13 @@
 //!
 //! # Exit status
 //!
-//! One convention for every binary of the project, [`EXIT_STATUS`]: 0 on success; 1 for a
-//! failed check or a failure while running (I/O, a table the machine cannot give); 2 for
-//! bad usage or bad input — a malformed command line (clap's message), an illegal FEN, an
-//! unknown feature, an input file that cannot be read or is malformed, an output path that
-//! cannot be written to. (3 is only connect4's `merge`: another round is needed.) The
-//! message goes to stderr as `error: …` ([`exit_status`]). The UCI loop is no such command:
-//! it never exits on bad input, it answers `info string error: …` and goes on.
+//! `transpo-chess` follows the project's exit convention, [`EXIT_STATUS`]: 0 on success; 1
+//! for a failed check or a failure while running (I/O, a table the machine cannot give); 2
+//! for bad usage or bad input — a malformed command line (clap's message), an illegal FEN,
+//! an unknown feature, an input file that cannot be read or is malformed, an output path
+//! that cannot be written to. The message goes to stderr as `error: …` ([`exit_status`]).
+//! The UCI loop is no such command: it never exits on bad input, it answers
+//! `info string error: …` and goes on.
 
 pub mod games;
 pub mod perft;
@@ -30,7 +30,7 @@ use transpo_chess::Position;
 
 use crate::search::{Profile, SearchConfig};
 
-/// The exit convention, as `--help` states it.
+/// The exit status of `transpo-chess`, as its `--help` states it.
 pub const EXIT_STATUS: &str = concat!(
     "Exit status:\n",
     "  0  success\n",

@@ -9,7 +9,7 @@
 //! The evaluation is linear in its weights: [`terms`] names every term a position has, as a
 //! weight index and a count (White's minus Black's), and the score is the sum of count ×
 //! weight. The same function feeds the search ([`evaluate_white`]) and the tuner
-//! (`crate::tune`), which fits the weights in [`super::weights`] to the results of the
+//! (`tune.rs`), which fits the weights in [`super::weights`] to the results of the
 //! engine's own games (Texel's method); they are compiled in.
 //!
 //! The terms, by [`Param`]:

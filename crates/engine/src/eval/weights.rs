@@ -1,5 +1,5 @@
 //! The tapered evaluation's weights, (middle game, end game) in centipawns, in the order of
-//! [`super::tapered::Param::ALL`]. Written by `transpo-chess tune` (see `crate::tune`).
+//! `Param::ALL` (in `tapered.rs`). Written by `transpo-chess tune` (see `tune.rs`).
 //! Fitted to 995,526 positions (self-play: `transpo-chess datagen data3.txt
 //! --openings 6000 --offset 7 --nodes 5000`, stopped near the end of its 12,000 games), from
 //! the weights before (1000 steps at rate 2, prior 0.00000003): K = 0.005320, mean squared

@@ -12,8 +12,8 @@ use std::ops::ControlFlow;
 use cozy_chess::Move;
 
 use super::entry::SearchEntry;
+use super::node::{Node, Searched, StaticEval};
 use super::ordering::{Continuation, MAX_PLY, is_capture, is_quiet, piece_square};
-use super::prune::StaticEval;
 use super::score::{INFINITY, MATE, MATE_BOUND};
 use super::tt::NodeResult;
 use super::worker::Worker;
@@ -24,50 +24,6 @@ const NO_MOVE: Move = Move {
     to: cozy_chess::Square::A1,
     promotion: None,
 };
-
-/// A node of the main search, as its move loop sees it.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Node {
-    /// Remaining depth (after extensions and reductions of the node itself).
-    pub(super) depth: i32,
-    pub(super) ply: usize,
-    pub(super) beta: i32,
-    /// Searched with an open window.
-    pub(super) pv_node: bool,
-    pub(super) in_check: bool,
-    /// The path so far is the previous iteration's principal variation.
-    pub(super) on_pv: bool,
-    pub(super) key: u64,
-    /// Quiet moves after the first that give no check may be skipped (futility pruning).
-    pub(super) futile: bool,
-    /// The static evaluation rose since this side's previous move (see `Features::improving`).
-    pub(super) improving: bool,
-    /// Quiet moves that give no check are skipped once this many moves were met (late-move
-    /// pruning; `usize::MAX` when off).
-    pub(super) lmp_limit: usize,
-    /// The move that led here (for counter moves; `None` at the root or after a null move).
-    pub(super) previous: Option<Move>,
-    /// The counter move of `previous` (`None` without `counter_moves`).
-    pub(super) counter: Option<Move>,
-    /// The table's score, when the table's move is a candidate for a singular extension.
-    pub(super) singular: Option<i32>,
-    /// The move a singular-extension search leaves out (the table's move).
-    pub(super) excluded: Option<Move>,
-    /// The continuation-history rows of the node's quiet moves.
-    pub(super) continuation: Continuation,
-    /// The table's move is a capture or a promotion (see `Features::tt_capture_lmr`).
-    pub(super) tt_capture: bool,
-}
-
-/// What a node's move loop found (so far, while it runs).
-pub(super) struct Searched {
-    pub(super) best: i32,
-    pub(super) best_move: Option<Move>,
-    /// Legal moves met (0: checkmate or stalemate).
-    pub(super) legal: u32,
-    /// Moves searched (not pruned).
-    pub(super) searched: usize,
-}
 
 /// The moves a node searched without a cut-off, for the histories' maluses: the first 32
 /// quiet moves and the first 16 captures.
@@ -334,7 +290,7 @@ impl<E: SearchEntry> Worker<'_, E> {
                 }
             };
             found.legal += 1;
-            if Some(mv) == node.excluded {
+            if Some(mv) == node.excluded || ply == 0 && !self.shared().searches_at_root(mv) {
                 continue;
             }
             // The table's move, tried before any move is generated (the test searches this

@@ -14,8 +14,8 @@ use std::ops::ControlFlow;
 use cozy_chess::Move;
 use transpo::Bound;
 
-use super::alphabeta::Node;
 use super::entry::SearchEntry;
+use super::node::Node;
 use super::ordering::MAX_PLY;
 use super::score::MATE_BOUND;
 use super::tt::Probe;

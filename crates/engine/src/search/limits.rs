@@ -15,6 +15,8 @@
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Duration;
 
+use cozy_chess::Move;
+
 /// The limits of one search, as UCI `go` gives them. All `None`/`false`: search until stopped
 /// (or until the maximum depth).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,6 +43,9 @@ pub struct Limits {
     pub infinite: bool,
     /// Start as a ponder search: the clock starts at `ponderhit`.
     pub ponder: bool,
+    /// The root moves to search (UCI `go searchmoves`); empty: every legal move. Moves not
+    /// legal in the position are ignored; when none is legal, every move is searched.
+    pub searchmoves: Vec<Move>,
 }
 
 impl Limits {

@@ -1,15 +1,16 @@
 //! The search: iterative-deepening principal-variation alpha-beta on the shared table.
 //!
 //! Files, one idea each: `config` (profile, features, configuration), `score` (scores, info,
-//! result), [`entry`] (what the search keeps in a table entry, for any entry
-//! layout; moves in the 16 bits of [`transpo_chess::move16`], the Polyglot books' encoding), [`limits`] (limits, stop flags, time budgets),
-//! [`ordering`] (move ordering), [`see`] (static exchange evaluation), `worker` (one
-//! thread's state, stop checks and evaluation cache), `alphabeta` (its negamax: the node and
-//! its move loop), `prune` (what the `full` profile leaves out: node and move pruning),
-//! `extend` (how deep it looks: extensions and reductions), `quiesce` (its quiescence), `tt`
-//! (the table protocol both use: probe, cut-off, store), `shared`
-//! (what the threads of a search share besides the table) and `smp`
-//! (iterative deepening, aspiration windows, Lazy SMP threads sharing one table).
+//! result), [`entry`] (what the search keeps in a table entry, for any entry layout; moves
+//! in the 16 bits of [`transpo_chess::move16`], the Polyglot books' encoding), [`limits`]
+//! (limits, stop flags, time budgets), [`ordering`] (move ordering), [`see`] (static
+//! exchange evaluation), `worker` (one thread's state, stop checks and evaluation cache),
+//! `alphabeta` (its negamax: the node and its move loop), `node` (what a node hands the
+//! rules its move loop calls), `prune` (what the `full` profile leaves out: node and move
+//! pruning), `extend` (how deep it looks: extensions and reductions), `quiesce` (its
+//! quiescence), `tt` (the table protocol both use: probe, cut-off, store), `shared` (what
+//! the threads of a search share besides the table) and `smp` (iterative deepening,
+//! aspiration windows, Lazy SMP threads sharing one table).
 //!
 //! The table is probed and stored at every node of the main search, and in quiescence too
 //! when [`Features::tt_in_quiescence`] is on — in the `full` profile, the default; the
@@ -34,6 +35,7 @@ mod config;
 pub mod entry;
 mod extend;
 pub mod limits;
+mod node;
 pub mod ordering;
 mod prune;
 mod quiesce;

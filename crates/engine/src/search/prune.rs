@@ -15,24 +15,12 @@ use std::ops::ControlFlow;
 use cozy_chess::{Board, Move};
 use transpo::Bound;
 
-use super::alphabeta::{Node, Searched};
 use super::entry::{NO_EVAL, SearchEntry, TtData};
+use super::node::{Node, Searched, StaticEval};
 use super::ordering::Continuation;
 use super::score::MATE_BOUND;
 use super::tt::Probe;
 use super::worker::{UNKNOWN_EVAL, Worker};
-
-/// The static evaluation of a main-search node, for pruning and the correction history.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct StaticEval {
-    /// As the evaluator (or the table's entry) gives it: what the table keeps. `None` in
-    /// check, or when neither `futility` nor `null_move` reads it.
-    pub(super) raw: Option<i32>,
-    /// `raw` corrected by the correction history: what the search uses.
-    pub(super) corrected: Option<i32>,
-    /// The evaluation rose since this side's previous move (see `Features::improving`).
-    pub(super) improving: bool,
-}
 
 impl<E: SearchEntry> Worker<'_, E> {
     /// The static evaluation of the node at `ply`, taken from the probe's entry when it holds

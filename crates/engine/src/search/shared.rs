@@ -4,6 +4,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
+use cozy_chess::Move;
+
 use super::limits::{Control, TimeBudget};
 
 /// What the threads of one search share.
@@ -17,16 +19,19 @@ pub(super) struct Shared<'a> {
     pub(super) start: Instant,
     pub(super) budget: Option<TimeBudget>,
     pub(super) node_limit: Option<u64>,
+    /// The root moves the search may play (`go searchmoves`); empty: any.
+    root_moves: Vec<Move>,
 }
 
 impl<'a> Shared<'a> {
     /// A search steered by `control`, started at `start`, within a time `budget` and a
-    /// `node_limit` (either may be absent).
+    /// `node_limit` (either may be absent), playing one of `root_moves` (any when empty).
     pub(super) fn new(
         control: &'a Control,
         start: Instant,
         budget: Option<TimeBudget>,
         node_limit: Option<u64>,
+        root_moves: Vec<Move>,
     ) -> Self {
         Shared {
             control,
@@ -36,7 +41,13 @@ impl<'a> Shared<'a> {
             start,
             budget,
             node_limit,
+            root_moves,
         }
+    }
+
+    /// Whether the root move `mv` is searched: any move, unless `go searchmoves` named some.
+    pub(super) fn searches_at_root(&self, mv: Move) -> bool {
+        self.root_moves.is_empty() || self.root_moves.contains(&mv)
     }
 
     /// Ends the search on every thread.

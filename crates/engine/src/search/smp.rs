@@ -63,9 +63,21 @@ pub(super) fn search<E: SearchEntry>(
     } else {
         None
     };
-    let shared = Shared::new(control, start, budget, limits.nodes);
+    // The moves the root may play: those of `searchmoves` that are legal, or every legal
+    // move when it names none.
+    let legal = pos.legal_moves();
+    let named: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|mv| limits.searchmoves.contains(mv))
+        .collect();
+    let root_moves: Vec<Move> = if named.is_empty() {
+        legal.iter().copied().collect()
+    } else {
+        named.clone()
+    };
+    let shared = Shared::new(control, start, budget, limits.nodes, named);
     let threads = config.threads.max(1);
-    let root_moves = pos.legal_moves();
     let mut main = Worker::new(pos.clone(), table, config, &evaluator, &shared, true);
     let mut helper_stats = (0u64, 0u64, 0u64);
     let outcome = if root_moves.is_empty() || shared.halted() {
@@ -88,7 +100,9 @@ pub(super) fn search<E: SearchEntry>(
         Some(o) => (o.score, o.depth, o.pv),
         None => (0, 0, main.root_pv()),
     };
-    let first_legal = pv.first().is_some_and(|&mv| pos.is_legal(mv));
+    let first_legal = pv
+        .first()
+        .is_some_and(|&mv| pos.is_legal(mv) && root_moves.contains(&mv));
     if !first_legal {
         pv = root_moves.first().map(|&mv| vec![mv]).unwrap_or_default();
     }

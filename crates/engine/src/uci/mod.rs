@@ -17,7 +17,14 @@
 //! thread, or the end of input ends it. Should the search itself panic (it must not; this is
 //! the last line of defence), the thread reports `info string error: ...` and still answers
 //! `bestmove` with a legal move, so a GUI is never left waiting. Every numeric argument has a
-//! checked range, stated in the error that rejects it and, for options, in the `uci` answer:
+//! checked range, stated in the error that rejects it and, for options, in the `uci` answer.
+//! Every `go` (but `go perft`) ends in exactly one `bestmove`, however malformed: a
+//! parameter that is unknown, lacks its number or has one out of range is reported with
+//! `info string error: ...` and the line is answered from a depth-1 search at once (no
+//! `stop` needed, `infinite` and `ponder` dropped). `go searchmoves M1 M2 ...` (the moves up
+//! to the next parameter) searches only those root moves; a word that is no legal move is
+//! reported and left out, and when none is left every move is searched, which is said too.
+//! Without a legal move the answer is `bestmove 0000`.
 //!
 //! | argument | range |
 //! |---|---|
@@ -34,7 +41,8 @@
 //! the table size, threads, nodes per search and perft and bench depths, and no file access.
 //!
 //! Commands: `uci`, `isready`, `ucinewgame`, `position startpos|fen <FEN> [moves ...]`,
-//! `go [wtime|btime|winc|binc|movestogo|movetime|nodes|depth|mate N] [infinite] [ponder]`,
+//! `go [wtime|btime|winc|binc|movestogo|movetime|nodes|depth|mate N] [infinite] [ponder]
+//! [searchmoves M ...]`,
 //! `go perft N`, `stop`, `ponderhit`, `setoption name <NAME> [value <VALUE>]`, `quit`, and
 //! Stockfish's extras `d`, `eval`, `bench [DEPTH]`, `perft N`, plus `savehash FILE` and
 //! `loadhash FILE` (the table's persistence).
@@ -61,7 +69,7 @@ pub use options::{
     SessionLimits,
 };
 pub use output::Output;
-pub use parse::{MAX_GO_MATE, parse_go};
+pub use parse::{GoRequest, MAX_GO_MATE, parse_go};
 pub use search_thread::{write_divide, write_divide_until};
 pub use session::{Flow, UciSession};
 

@@ -11,54 +11,123 @@ use crate::search::{Limits, MAX_DEPTH};
 /// Largest `go mate N`.
 pub const MAX_GO_MATE: u32 = 50;
 
-/// Parses the arguments of `go` into [`Limits`].
-pub fn parse_go(args: &[&str]) -> Result<Limits, String> {
-    let mut limits = Limits::default();
-    let mut words = args.iter();
-    while let Some(&word) = words.next() {
-        let mut value = || -> Result<u64, String> {
-            let text = words
-                .next()
-                .ok_or(format!("\"go {word}\" needs a number"))?;
-            // Some GUIs send negative clock times when flagging; read them as 0.
-            text.parse::<i64>().map(|n| n.max(0) as u64).map_err(|_| {
-                format!(
-                    "\"go {word}\": {text:?} is not a whole number from {} to {}",
-                    i64::MIN,
-                    i64::MAX
-                )
-            })
-        };
-        let ms = |n: u64| Some(Duration::from_millis(n));
-        match word {
-            "wtime" => limits.wtime = ms(value()?),
-            "btime" => limits.btime = ms(value()?),
-            "winc" => limits.winc = ms(value()?),
-            "binc" => limits.binc = ms(value()?),
-            "movestogo" => limits.movestogo = Some(value()?.min(u64::from(u32::MAX)) as u32),
-            "movetime" => limits.movetime = ms(value()?),
-            "nodes" => {
-                let nodes = value()?;
-                if nodes == 0 {
-                    return Err(format!("\"go nodes 0\": nodes must be 1 to {}", i64::MAX));
-                }
-                limits.nodes = Some(nodes);
-            }
-            "depth" => {
-                let range = format!("depth must be 1 to {MAX_DEPTH}");
-                limits.depth = Some(one_to(word, value()?, MAX_DEPTH, &range)?);
-            }
-            "mate" => {
-                let range = format!("must be 1 to {MAX_GO_MATE} moves");
-                limits.mate = Some(one_to(word, value()?, MAX_GO_MATE, &range)?);
-            }
-            "infinite" => limits.infinite = true,
-            "ponder" => limits.ponder = true,
-            "searchmoves" => return Err("\"go searchmoves\" is not supported".into()),
-            other => return Err(format!("unknown \"go\" parameter {other:?}")),
+/// The words of `go` that start a parameter (and so end a `searchmoves` list).
+const GO_WORDS: [&str; 12] = [
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "movetime",
+    "nodes",
+    "depth",
+    "mate",
+    "infinite",
+    "ponder",
+    "searchmoves",
+];
+
+/// What a `go` line asks for, as [`parse_go`] reads it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoRequest {
+    /// The limits of the parameters that were well formed and in range
+    /// ([`Limits::searchmoves`] empty: the moves are read against the position later).
+    pub limits: Limits,
+    /// The words after `searchmoves`, up to the next parameter, as written (`None` without
+    /// `searchmoves`).
+    pub searchmoves: Option<Vec<String>>,
+    /// One message per parameter that was unknown, had no number, or a number out of its
+    /// range. When there is any, the line must still be answered with `bestmove`, from a
+    /// short search (see [`GoRequest::limits_to_search`]).
+    pub errors: Vec<String>,
+}
+
+impl GoRequest {
+    /// The limits to search with: the line's, or, when it had errors, a depth-1 search
+    /// (neither `infinite` nor `ponder`: answered at once, without a `stop`), so that a
+    /// malformed `go` never leaves a GUI waiting and never turns into a long search.
+    pub fn limits_to_search(&self) -> Limits {
+        if self.errors.is_empty() {
+            self.limits.clone()
+        } else {
+            Limits::depth(1)
         }
     }
-    Ok(limits)
+}
+
+/// Parses the arguments of `go`. Never fails: every problem is one message in
+/// [`GoRequest::errors`] and reading goes on with the next word.
+pub fn parse_go(args: &[&str]) -> GoRequest {
+    let mut go = GoRequest::default();
+    let limits = &mut go.limits;
+    let mut words = args.iter().peekable();
+    while let Some(&word) = words.next() {
+        if word == "searchmoves" {
+            let named = go.searchmoves.get_or_insert_with(Vec::new);
+            while let Some(mv) = words.next_if(|next| !GO_WORDS.contains(next)) {
+                named.push(mv.to_string());
+            }
+            continue;
+        }
+        if !GO_WORDS.contains(&word) {
+            go.errors.push(format!("unknown \"go\" parameter {word:?}"));
+            continue;
+        }
+        if word == "infinite" || word == "ponder" {
+            match word {
+                "infinite" => limits.infinite = true,
+                _ => limits.ponder = true,
+            }
+            continue;
+        }
+        // A parameter word after a parameter is no number: it is read next.
+        let text = words.next_if(|next| !GO_WORDS.contains(next)).copied();
+        if let Err(e) = number_after(word, text).and_then(|n| set_limit(limits, word, n)) {
+            go.errors.push(e);
+        }
+    }
+    go
+}
+
+/// The number after the `go` parameter `word`: a whole number up to 2⁶³ − 1, a negative one
+/// read as 0 (some GUIs send negative clock times when flagging).
+fn number_after(word: &str, text: Option<&str>) -> Result<u64, String> {
+    let text = text.ok_or(format!("\"go {word}\" needs a number"))?;
+    text.parse::<i64>().map(|n| n.max(0) as u64).map_err(|_| {
+        format!(
+            "\"go {word}\": {text:?} is not a whole number from {} to {}",
+            i64::MIN,
+            i64::MAX
+        )
+    })
+}
+
+/// Sets the limit of the numeric `go` parameter `word` to `n`; an error if `n` is out of
+/// its range (the limit is then left unset).
+fn set_limit(limits: &mut Limits, word: &str, n: u64) -> Result<(), String> {
+    let ms = |n: u64| Some(Duration::from_millis(n));
+    match word {
+        "wtime" => limits.wtime = ms(n),
+        "btime" => limits.btime = ms(n),
+        "winc" => limits.winc = ms(n),
+        "binc" => limits.binc = ms(n),
+        "movestogo" => limits.movestogo = Some(n.min(u64::from(u32::MAX)) as u32),
+        "movetime" => limits.movetime = ms(n),
+        "nodes" if n == 0 => {
+            return Err(format!("\"go nodes 0\": nodes must be 1 to {}", i64::MAX));
+        }
+        "nodes" => limits.nodes = Some(n),
+        "depth" => {
+            let range = format!("depth must be 1 to {MAX_DEPTH}");
+            limits.depth = Some(one_to(word, n, MAX_DEPTH, &range)?);
+        }
+        "mate" => {
+            let range = format!("must be 1 to {MAX_GO_MATE} moves");
+            limits.mate = Some(one_to(word, n, MAX_GO_MATE, &range)?);
+        }
+        other => return Err(format!("unknown \"go\" parameter {other:?}")),
+    }
+    Ok(())
 }
 
 /// `n` if it is 1 to `max`; otherwise the error `"go <word> <n>": <range>`.

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
+use cozy_chess::Move;
 use transpo::{ChessEntry, Table, TableFile};
 use transpo_chess::{Book, Position, SplitMix64};
 
@@ -194,19 +195,39 @@ impl UciSession {
     }
 
     /// `go ...`: starts a search thread (or answers from the book, or runs `go perft N`).
+    /// Every `go` but `go perft` is answered with one `bestmove`: a parameter that is
+    /// unknown, has no number or a number out of range is reported as `info string error:
+    /// ...` and the line is answered from a depth-1 search; `searchmoves` that do not parse
+    /// or are not legal are reported and left out (every move is searched when none is
+    /// left).
     fn go(&mut self, args: &[&str], out: &mut impl Write) -> io::Result<Result<(), String>> {
         if args.first() == Some(&"perft") {
             return Ok(self.perft(&args[1..]));
         }
-        let mut limits = match parse_go(args) {
-            Ok(limits) => limits,
-            Err(e) => return Ok(Err(e)),
-        };
+        let go = parse_go(args);
+        // The previous search answers first; then what is wrong with this line, in order
+        // before this search's lines (through the output the search thread writes to).
+        self.thread.stop();
+        let mut said = Vec::new();
+        for error in &go.errors {
+            writeln!(said, "info string error: {error}")?;
+        }
+        if !go.errors.is_empty() {
+            writeln!(
+                said,
+                "info string error: \"go\" had errors; answering from a depth 1 search"
+            )?;
+        }
+        let mut limits = go.limits_to_search();
+        if let Some(named) = &go.searchmoves {
+            limits.searchmoves = self.searchmoves(named, &mut said)?;
+        }
+        self.async_out.write_all(&said)?;
         if let Some(cap) = self.limits.max_nodes {
             limits.nodes = Some(limits.nodes.map_or(cap, |n| n.min(cap)));
         }
-        self.thread.stop();
         if self.options.own_book
+            && limits.searchmoves.is_empty()
             && !limits.infinite
             && !limits.ponder
             && let Some(book) = &self.book
@@ -245,6 +266,37 @@ impl UciSession {
             return Ok(Err(e));
         }
         Ok(Ok(()))
+    }
+
+    /// The legal moves of the position among `named` (the words after `go searchmoves`),
+    /// each once; each word that is no legal move here is reported to `out` and left out.
+    /// Empty when none is left: every move is searched, and that is reported too.
+    fn searchmoves(&self, named: &[String], out: &mut impl Write) -> io::Result<Vec<Move>> {
+        let mut moves = Vec::new();
+        for text in named {
+            match self.position.parse_uci_move(text) {
+                Ok(mv) if self.position.is_legal(mv) => {
+                    if !moves.contains(&mv) {
+                        moves.push(mv);
+                    }
+                }
+                Ok(_) => writeln!(
+                    out,
+                    "info string error: \"go searchmoves\": {text:?} is not a legal move here; left out"
+                )?,
+                Err(e) => writeln!(
+                    out,
+                    "info string error: \"go searchmoves\": {text:?}: {e}; left out"
+                )?,
+            }
+        }
+        if moves.is_empty() {
+            writeln!(
+                out,
+                "info string error: \"go searchmoves\" names no legal move; searching every move"
+            )?;
+        }
+        Ok(moves)
     }
 
     /// The UCI text of a legal move of the position, `0000` when there is none.

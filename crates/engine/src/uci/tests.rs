@@ -172,9 +172,11 @@ fn perft_command() {
 
 #[test]
 fn go_arguments() {
-    let limits = parse_go(&["wtime", "-5", "btime", "1000", "movestogo", "3"]).unwrap();
-    assert_eq!(limits.wtime, Some(Duration::ZERO));
-    assert_eq!(limits.movestogo, Some(3));
+    let go = parse_go(&["wtime", "-5", "btime", "1000", "movestogo", "3"]);
+    assert!(go.errors.is_empty(), "{go:?}");
+    assert_eq!(go.limits.wtime, Some(Duration::ZERO));
+    assert_eq!(go.limits.movestogo, Some(3));
+    assert_eq!(go.limits_to_search(), go.limits);
     for bad in [
         &["depth"][..],
         &["depth", "x"],
@@ -186,8 +188,111 @@ fn go_arguments() {
         &["depth", "101"],
         &["mate", "51"],
         &["wtime", "99999999999999999999"],
+        &["movetime", "18446744073709551615"],
+        &["infinite", "depth", "0"],
+        &["ponder", "mate", "0"],
     ] {
-        assert!(parse_go(bad).is_err(), "{bad:?}");
+        let go = parse_go(bad);
+        assert_eq!(go.errors.len(), 1, "{bad:?}: {go:?}");
+        // Answered at once from a depth-1 search: no long search, no wait for `stop`.
+        assert_eq!(
+            go.limits_to_search(),
+            crate::search::Limits::depth(1),
+            "{bad:?}"
+        );
+    }
+    // A parameter word is never read as the number of the one before.
+    let go = parse_go(&["depth", "searchmoves", "e2e4", "d2d4", "nodes", "500"]);
+    assert_eq!(go.errors, ["\"go depth\" needs a number"]);
+    assert_eq!(go.searchmoves, Some(vec!["e2e4".into(), "d2d4".into()]));
+    assert_eq!(go.limits.nodes, Some(500));
+    let go = parse_go(&["searchmoves"]);
+    assert_eq!((go.searchmoves, go.errors.len()), (Some(Vec::new()), 0));
+    assert_eq!(parse_go(&[]).searchmoves, None);
+}
+
+/// The `bestmove` of a session's output (the last one).
+fn best_move(out: &str) -> &str {
+    out.lines()
+        .filter_map(|line| line.strip_prefix("bestmove "))
+        .next_back()
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("no bestmove in {out}"))
+}
+
+#[test]
+fn searchmoves_restrict_the_root() {
+    // White mates with a1a8; asked to choose among a1a2 and g1f1 only, it plays one of them.
+    let mate = "position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1";
+    let out = session_output(&[mate, "go depth 4"]);
+    assert_eq!(best_move(&out), "a1a8", "{out}");
+    let out = session_output(&[mate, "go depth 4 searchmoves a1a2 g1f1"]);
+    assert!(["a1a2", "g1f1"].contains(&best_move(&out)), "{out}");
+    assert!(!out.contains("score mate"), "{out}");
+    assert!(!out.contains("error"), "{out}");
+    // One legal move named among bad ones: the bad ones are reported, that one is played.
+    let out = session_output(&[mate, "go depth 3 searchmoves a1a9 e2e4 zz g1h1"]);
+    assert_eq!(best_move(&out), "g1h1", "{out}");
+    assert_eq!(out.matches("left out").count(), 3, "{out}");
+    assert_eq!(out.matches("bestmove").count(), 1, "{out}");
+    // None legal: said, and every move is searched.
+    let out = session_output(&[mate, "go depth 3 searchmoves e2e4"]);
+    assert!(
+        out.contains("names no legal move; searching every move"),
+        "{out}"
+    );
+    assert_eq!(best_move(&out), "a1a8", "{out}");
+}
+
+#[test]
+fn a_malformed_go_is_reported_and_still_answered() {
+    for go in [
+        "go depth 0",
+        "go depth 101",
+        "go mate 0",
+        "go mate 51",
+        "go nodes 0",
+        "go movetime 18446744073709551615",
+        "go depth",
+        "go frob 3",
+        "go infinite depth 0",
+        "go ponder nodes x",
+    ] {
+        // Waited for without a `stop`: this returns only because the search ends by itself.
+        let out = session_output(&["position startpos", go]);
+        assert!(out.starts_with("info string error: "), "{go}: {out}");
+        assert!(
+            out.contains("answering from a depth 1 search"),
+            "{go}: {out}"
+        );
+        assert_eq!(out.matches("bestmove").count(), 1, "{go}: {out}");
+        let best = best_move(&out);
+        let position = transpo_chess::Position::startpos();
+        let mv = position.parse_uci_move(best).expect("a move");
+        assert!(position.is_legal(mv), "{go}: {out}");
+    }
+}
+
+#[test]
+fn go_without_legal_moves_answers_0000() {
+    for fen in [
+        // Checkmate (back rank) and stalemate.
+        "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
+        "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+    ] {
+        let position = transpo_chess::Position::from_fen(fen).expect("a legal FEN");
+        assert!(position.legal_moves().is_empty(), "{fen}");
+        let fen = format!("position fen {fen}");
+        for go in [
+            "go depth 5",
+            "go depth 0",
+            "go searchmoves e2e4",
+            "go nodes 100",
+        ] {
+            let out = session_output(&[&fen, go]);
+            assert_eq!(best_move(&out), "0000", "{fen} {go}: {out}");
+            assert_eq!(out.matches("bestmove").count(), 1, "{fen} {go}: {out}");
+        }
     }
 }
 

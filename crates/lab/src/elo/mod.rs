@@ -41,8 +41,9 @@ use transpo_cli::progress;
 use transpo_engine::search::{Profile, SearchConfig};
 use transpo_engine::selfplay::{self, Match};
 
-/// The openings, relative to the repository root (where the study is run from).
-pub const DEFAULT_OPENINGS: &str = "../shared/data/chess/openings/8moves_v3.epd";
+/// The openings, relative to the repository root (where the study is run from): the
+/// engine's default.
+pub use transpo_engine::selfplay::DEFAULT_OPENINGS;
 
 /// The node counts of the `breuker` experiment, relative to the repository root.
 pub const DEFAULT_NODE_COUNTS: &str = "docs/breuker/observations.csv";

@@ -159,18 +159,8 @@ impl fmt::Display for Elo {
     }
 }
 
-/// The logistic Elo difference of a score fraction: −400 · log10(1/s − 1); infinite at 0
-/// and 1 (and beyond).
-pub fn elo_of(score: f64) -> f64 {
-    if score <= 0.0 {
-        return f64::NEG_INFINITY;
-    }
-    if score >= 1.0 {
-        return f64::INFINITY;
-    }
-    // + 0.0 turns the −0 of an even score into 0, which prints as +0.0.
-    -400.0 * (1.0 / score - 1.0).log10() + 0.0
-}
+/// The logistic Elo difference of a score fraction: one rule, the engine's.
+pub use transpo_engine::selfplay::elo_of;
 
 /// The score fraction of a logistic Elo difference, the inverse of [`elo_of`].
 pub fn score_of(elo: f64) -> f64 {
