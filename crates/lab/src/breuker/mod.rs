@@ -19,12 +19,13 @@ use crate::experiment::{
     runner::{self, RunArgs},
     schemes::{self, SchemeSpec},
     sizes,
+    stamping::{self, Stamping},
 };
 use crate::failure::{
     self,
     Failure::{self, Input, Run},
 };
-use matrix::{Cell, Matrix, Stamping};
+use matrix::{Cell, Matrix};
 use positions::GamePosition;
 use record::Row;
 use std::{
@@ -59,7 +60,7 @@ pub struct Args {
     #[arg(long, value_parser = |s: &str| schemes::parse_schemes(s).map(List))]
     schemes: Option<List<SchemeSpec>>,
     /// cleared, stamped or both.
-    #[arg(long, value_parser = |s: &str| matrix::parse_stampings(s).map(List))]
+    #[arg(long, value_parser = |s: &str| stamping::BREUKER.parse(s).map(List))]
     stamping: Option<List<Stamping>>,
     /// Run every size at every depth (the paper ran 8 ply only at 16K, 64K, 256K, 1024K).
     #[arg(long)]
@@ -195,9 +196,11 @@ pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Fail
         Some(setup) => {
             // "Stamped" keeps the table between positions. The paper's schemes then treat
             // old entries as empty; depth-and-age weighs their age by its own rule.
-            let stamping =
-                setup.stamping == Stamping::Stamped && setup.scheme.uses_paper_stamping();
-            Some(setup.scheme.research_table(setup.entries, stamping)?)
+            Some(
+                setup
+                    .scheme
+                    .research_table(setup.entries, setup.stamping.table_flag(&setup.scheme))?,
+            )
         }
         None => None,
     };
@@ -207,6 +210,8 @@ pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Fail
             match setup.stamping {
                 Stamping::Cleared => table.clear(),
                 Stamping::Stamped => table.new_search(),
+                // Kept as it is: the entries of earlier positions compete.
+                Stamping::Unstamped => {}
             }
             // Zero the counters: the row counts this position alone.
             table.take_stats();

@@ -18,12 +18,13 @@ use crate::experiment::{
     report_file::ReportFile,
     runner::RunArgs,
     schemes::{self, SchemeSpec},
+    stamping::{self, Stamping},
 };
 use crate::failure::{
     self,
     Failure::{self, Input, Run},
 };
-use plan::{Cell, Opening, Setup, Stamping};
+use plan::{Cell, Opening, Setup};
 use record::{Result3, Row};
 use stats::{Penta, SprtTest, Verdict};
 use std::{
@@ -71,7 +72,7 @@ pub struct Args {
     reference: SchemeSpec,
     /// stamped (the paper's time stamping between moves), unstamped, or both; depth-and-age
     /// ages entries by its own rule and runs once (default: stamped).
-    #[arg(long, value_parser = |s: &str| plan::parse_stampings(s).map(List))]
+    #[arg(long, value_parser = |s: &str| stamping::ELO.parse(s).map(List))]
     stamping: Option<List<Stamping>>,
     /// Hash pressures: table entries ÷ nodes per move, e.g. 0.1 (the table holds a tenth
     /// of one move's tree) to 100 (a hundred moves' trees: everything) (default:

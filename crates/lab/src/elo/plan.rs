@@ -12,60 +12,9 @@
 //! of one move and `p = 100` one that holds the trees of a hundred moves, a whole game of
 //! one side without replacement pressure.
 
-use crate::experiment::schemes::SchemeSpec;
-use std::{fmt, str::FromStr};
+use crate::experiment::{schemes::SchemeSpec, stamping::Stamping};
 use transpo::key::SplitMix64;
 use transpo_engine::search::Profile;
-
-/// How a table is treated from one move of a game to the next (it is always kept within a
-/// game and cleared between games).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Stamping {
-    /// The paper's time stamping: entries of an earlier move count as empty when storing
-    /// (they are still found by probes).
-    Stamped,
-    /// No stamping: entries of earlier moves compete under the scheme's own rule (OLD then
-    /// keeps the first entries of the game).
-    Unstamped,
-}
-
-impl Stamping {
-    /// Whether a table of `spec` with this stamping turns the paper's stamping on: only the
-    /// paper's schemes have it (depth-and-age weighs age by its own rule either way).
-    pub fn table_flag(self, spec: &SchemeSpec) -> bool {
-        self == Stamping::Stamped && spec.uses_paper_stamping()
-    }
-}
-
-impl fmt::Display for Stamping {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Stamping::Stamped => "stamped",
-            Stamping::Unstamped => "unstamped",
-        })
-    }
-}
-
-impl FromStr for Stamping {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "stamped" => Ok(Stamping::Stamped),
-            "unstamped" => Ok(Stamping::Unstamped),
-            _ => Err(format!(
-                "unknown stamping {s:?} (expected stamped, unstamped or both)"
-            )),
-        }
-    }
-}
-
-/// `stamped`, `unstamped`, `both` or a comma-separated list.
-pub fn parse_stampings(s: &str) -> Result<Vec<Stamping>, String> {
-    match s.trim() {
-        "both" => Ok(vec![Stamping::Stamped, Stamping::Unstamped]),
-        other => other.split(',').map(str::parse).collect(),
-    }
-}
 
 /// Profiles: `full`, `paper`, `both` or a comma-separated list.
 pub fn parse_profiles(s: &str) -> Result<Vec<Profile>, String> {
@@ -337,7 +286,5 @@ mod tests {
         }
         assert_eq!(parse_profiles("both").map(|v| v.len()), Ok(2));
         assert!(parse_profiles("fast").unwrap_err().contains("fast"));
-        assert_eq!(parse_stampings("both").map(|v| v.len()), Ok(2));
-        assert!(parse_stampings("cleared").unwrap_err().contains("cleared"));
     }
 }

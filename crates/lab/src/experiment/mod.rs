@@ -13,6 +13,7 @@ pub mod report_file;
 pub mod runner;
 pub mod schemes;
 pub mod sizes;
+pub mod stamping;
 pub mod stats;
 
 /// A comma-separated (or range) value parsed whole, so clap keeps it as one argument.
