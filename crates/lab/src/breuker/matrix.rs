@@ -102,14 +102,23 @@ impl Matrix {
     }
 }
 
-/// Depths as a range (`3..8`, inclusive) or a list (`3,5,7`); each from 1 to 30.
+/// The depths a cell can have, in plies.
+pub const DEPTHS: RangeInclusive<u32> = 1..=30;
+
+/// Depths as a range (`3..8`, inclusive) or a list (`3,5,7`); each within [`DEPTHS`].
 pub fn parse_depths(s: &str) -> Result<Vec<u32>, String> {
-    let bad = || format!("bad depths {s:?}: expected e.g. 3..8 or 3,5,7 (1 to 30)");
+    let bad = || {
+        format!(
+            "bad depths {s:?}: expected e.g. 3..8 or 3,5,7 ({} to {})",
+            DEPTHS.start(),
+            DEPTHS.end()
+        )
+    };
     let parse = |t: &str| {
         t.trim()
             .parse::<u32>()
             .ok()
-            .filter(|d| (1..=30).contains(d))
+            .filter(|d| DEPTHS.contains(d))
             .ok_or_else(bad)
     };
     let mut depths: Vec<u32> = if let Some((lo, hi)) = s.split_once("..") {

@@ -97,7 +97,13 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     let positions = positions::load(args.positions.as_deref()).map_err(Input)?;
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
-    let done = record::complete_cells(csv::read(&csv_path).map_err(Input)?, positions.len());
+    let bounds = record::Bounds {
+        positions: positions.len(),
+    };
+    let done = record::complete_cells(
+        csv::read(&csv_path, &bounds).map_err(Input)?,
+        positions.len(),
+    );
     csv::write_all(&csv_path, done.values().flatten()).map_err(Run)?;
     let cells = args.run.shard.select(args.matrix().cells());
     let total = cells.len();
@@ -149,17 +155,41 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     )
 }
 
-/// Merges the observations of several runs (shards) into `out` and writes its report.
+/// Merges the observations of several runs (shards) into `out` and writes its report. The
+/// position set is not at hand: each run's is the most positions one of its cells holds
+/// ([`record::read_without_set`]); runs must agree on it, and every cell of a run must hold
+/// all of it (a run writes a cell whole).
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut runs = Vec::new();
+    let mut set: Option<(usize, PathBuf)> = None;
     for input in inputs {
         let path = csv::of_run(input, CSV).map_err(Input)?;
-        runs.push(csv::read_finished(&path).map_err(Input)?);
+        let (rows, positions) = record::read_without_set(&path, true).map_err(Input)?;
+        if let Some((cell, held)) = record::incomplete_cell(&rows, positions) {
+            return Err(Input(format!(
+                "{}: cell {cell} holds {held} of the {positions} positions: an unfinished \
+                 shard (run it again to finish it) or an edited file",
+                path.display()
+            )));
+        }
+        match &set {
+            Some((first, first_path)) if positions > 0 && *first != positions => {
+                return Err(Input(format!(
+                    "{}: cells of {positions} positions, but {} has cells of {first}: merge \
+                     runs of one position set",
+                    path.display(),
+                    first_path.display()
+                )));
+            }
+            None if positions > 0 => set = Some((positions, path.clone())),
+            _ => {}
+        }
+        runs.push(rows);
     }
     // Node counts are deterministic: runs that disagree on one fail the merge's check.
     let merged = record::merge(runs).map_err(Run)?;
     let _lock = files::lock_run(out)?;
-    let positions = merged.iter().map(|r| r.position + 1).max().unwrap_or(0);
+    let positions = set.map_or(0, |(positions, _)| positions);
     csv::write_all(&out.join(CSV), &merged).map_err(Run)?;
     write_report(out, positions, &ReportFile::new(out, None), None)
 }
@@ -171,11 +201,14 @@ fn write_report(
     report: &ReportFile,
     incomplete: Option<&str>,
 ) -> Result<(), Failure> {
-    let rows: Vec<Row> =
-        record::complete_cells(csv::read(&out.join(CSV)).map_err(Input)?, positions)
-            .into_values()
-            .flatten()
-            .collect();
+    let bounds = record::Bounds { positions };
+    let rows: Vec<Row> = record::complete_cells(
+        csv::read(&out.join(CSV), &bounds).map_err(Input)?,
+        positions,
+    )
+    .into_values()
+    .flatten()
+    .collect();
     let mut markdown = report::markdown(&rows);
     let figures = plots::figures(&report::totals(&rows), out).map_err(Run)?;
     if !figures.is_empty() {

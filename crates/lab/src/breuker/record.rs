@@ -5,9 +5,27 @@
 //! Node counts are deterministic, so two rows with the same identity must agree on them; a
 //! merge that finds two different counts for one observation is an error, not a choice.
 
-use super::matrix::Cell;
-use crate::experiment::csv::{CsvRow, ParseRow};
-use std::collections::BTreeMap;
+use super::matrix::{self, Cell};
+use crate::experiment::{
+    csv::{self, CsvRow, Fields, ParseRow},
+    schemes::SchemeSpec,
+    stamping::{self, Stamping},
+};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    path::Path,
+};
+
+/// Fields in a row.
+const FIELDS: usize = 16;
+
+/// What an observation is checked against: the size of the position set its index points
+/// into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Positions in the set: an index is below it.
+    pub positions: usize,
+}
 
 /// One observation: a position searched to a depth with one table setup.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,31 +84,130 @@ impl CsvRow for Row {
 impl ParseRow for Row {
     const KIND: &'static str = "observations";
 
-    fn from_csv(line: &str) -> Result<Row, String> {
-        let f: Vec<&str> = line.trim_end().split(',').collect();
-        if f.len() != 16 {
-            return Err(format!("{} fields, expected 16", f.len()));
-        }
-        let num = |i: usize| {
-            f[i].parse::<u64>()
-                .map_err(|_| format!("field {} ({:?}) is not a number", i + 1, f[i]))
+    type Bounds = Bounds;
+
+    /// Every field as [`super::observe`] writes it: the cell as [`Cell::key`] writes one a
+    /// command line can ask for (the baseline `none,none,0,DEPTH`; a scheme as it is
+    /// spelled, a stamping `breuker` offers, at least one entry; a depth
+    /// [`matrix::DEPTHS`] allows), a position of the set, counts that a table's counters
+    /// can give (hits within probes, overwrites within stores), a move in UCI and a score
+    /// `cp N` or `mate N`.
+    fn from_csv(line: &str, bounds: &Bounds) -> Result<Row, String> {
+        let f = Fields::split(line, FIELDS)?;
+        cell_fields(&f)?;
+        let row = Row {
+            cell: f.joined(0..4),
+            position: f.index(4, bounds.positions)?,
+            id: f.text(5).to_string(),
+            nodes: f.count(6)?,
+            micros: f.count(7)?,
+            probes: f.count(8)?,
+            hits: f.count(9)?,
+            stores: f.count(10)?,
+            overwrites: f.count(11)?,
+            refused: f.count(12)?,
+            tt_move_failures: f.count(13)?,
+            best_move: f.word(14, "a move in UCI (e.g. e2e4, e7e8q, 0000)", |m| {
+                is_uci_move(m).then(|| m.to_string())
+            })?,
+            score: f.word(15, "a score (cp N or mate N)", |s| {
+                is_score(s).then(|| s.to_string())
+            })?,
         };
-        Ok(Row {
-            cell: f[..4].join(","),
-            position: num(4)? as usize,
-            id: f[5].to_string(),
-            nodes: num(6)?,
-            micros: num(7)?,
-            probes: num(8)?,
-            hits: num(9)?,
-            stores: num(10)?,
-            overwrites: num(11)?,
-            refused: num(12)?,
-            tt_move_failures: num(13)?,
-            best_move: f[14].to_string(),
-            score: f[15].to_string(),
-        })
+        if row.hits > row.probes {
+            return Err(f.bad(
+                9,
+                format_args!("hits are more than the {} probes", row.probes),
+            ));
+        }
+        if row.overwrites > row.stores {
+            return Err(f.bad(
+                11,
+                format_args!("overwrites are more than the {} stores", row.stores),
+            ));
+        }
+        Ok(row)
     }
+}
+
+/// Checks the cell's four fields, `scheme,stamping,entries,depth`, as [`Cell::key`] writes
+/// them.
+fn cell_fields(f: &Fields) -> Result<(), String> {
+    let depths = matrix::DEPTHS;
+    f.number(3, u64::from(*depths.start())..=u64::from(*depths.end()))?;
+    if f.text(0) == "none" {
+        // The baseline without a table.
+        f.word(1, "none (the baseline has no table)", |s| {
+            (s == "none").then_some(())
+        })?;
+        f.number(2, 0..=0)?;
+        return Ok(());
+    }
+    f.word(
+        0,
+        "a scheme as the lab writes it (e.g. twobig1, depth-age-8:4)",
+        |s| {
+            s.parse::<SchemeSpec>()
+                .ok()
+                .filter(|spec| spec.to_string() == s)
+        },
+    )?;
+    let offered = stamping::BREUKER.both;
+    f.word(1, "cleared or stamped", |s| {
+        Stamping::from_name(s).filter(|stamping| offered.contains(stamping))
+    })?;
+    f.number(2, 1..=u64::MAX)?;
+    Ok(())
+}
+
+/// A move as UCI writes it: from and to squares, an optional promotion piece, or `0000`
+/// (no move).
+fn is_uci_move(text: &str) -> bool {
+    let b = text.as_bytes();
+    let square =
+        |file: u8, rank: u8| (b'a'..=b'h').contains(&file) && (b'1'..=b'8').contains(&rank);
+    text == "0000"
+        || (matches!(b.len(), 4 | 5)
+            && square(b[0], b[1])
+            && square(b[2], b[3])
+            && b.get(4).is_none_or(|p| b"nbrq".contains(p)))
+}
+
+/// A score as the search writes it: `cp N` or `mate N`, N a 32-bit integer.
+fn is_score(text: &str) -> bool {
+    let value = text
+        .strip_prefix("cp ")
+        .or_else(|| text.strip_prefix("mate "));
+    value.is_some_and(|n| n.parse::<i32>().is_ok_and(|v| v.to_string() == n))
+}
+
+/// Reads a run's observations where its position set is not at hand (`merge`, `elo
+/// --node-counts`): the set's size is the most positions one cell holds (a cell's rows are
+/// written together), and every row is then read against it, so that an index beyond it is
+/// refused with its line. `finished` refuses a torn last line ([`csv::read_finished`]).
+/// Returns the rows and the set's size.
+pub fn read_without_set(path: &Path, finished: bool) -> Result<(Vec<Row>, usize), String> {
+    let read = |bounds: &Bounds| {
+        if finished {
+            csv::read_finished::<Row>(path, bounds)
+        } else {
+            csv::read::<Row>(path, bounds)
+        }
+    };
+    let any = Bounds {
+        positions: usize::MAX,
+    };
+    let rows = read(&any)?;
+    let positions = positions_by_cell(&rows)
+        .values()
+        .map(|p| p.len())
+        .max()
+        .unwrap_or(0);
+    if rows.iter().any(|r| r.position >= positions) {
+        // Read again against the set's size: the error names the first such line.
+        read(&Bounds { positions })?;
+    }
+    Ok((rows, positions))
 }
 
 impl Row {
@@ -116,6 +233,24 @@ pub fn complete_cells(rows: Vec<Row>, positions: usize) -> BTreeMap<String, Vec<
         rows.len() == positions && rows.iter().enumerate().all(|(i, r)| r.position == i)
     });
     by_cell
+}
+
+/// The positions each cell of `rows` holds.
+fn positions_by_cell(rows: &[Row]) -> BTreeMap<&str, BTreeSet<usize>> {
+    let mut by_cell: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+    for row in rows {
+        by_cell.entry(&row.cell).or_default().insert(row.position);
+    }
+    by_cell
+}
+
+/// The first cell of `rows` that lacks one of the `positions` positions, with how many it
+/// holds; `None` when every cell is whole.
+pub fn incomplete_cell(rows: &[Row], positions: usize) -> Option<(String, usize)> {
+    positions_by_cell(rows)
+        .into_iter()
+        .find(|(_, held)| held.len() < positions)
+        .map(|(cell, held)| (cell.to_string(), held.len()))
 }
 
 /// Merges observations from several runs: the union, with identical duplicates collapsed
@@ -157,10 +292,10 @@ pub fn sample_row(cell: &str, position: usize, nodes: u64) -> Row {
         id: "KS94 w15".into(),
         nodes,
         micros: 17,
-        probes: 1,
+        probes: 5,
         hits: 2,
-        stores: 3,
-        overwrites: 4,
+        stores: 4,
+        overwrites: 3,
         refused: 5,
         tt_move_failures: 0,
         best_move: "d2d4".into(),
@@ -175,9 +310,10 @@ mod tests {
     #[test]
     fn rows_round_trip_through_csv() {
         let r = row("twobig1,stamped,8192,5", 3, 12345);
-        assert_eq!(Row::from_csv(&r.to_csv()), Ok(r));
-        assert!(Row::from_csv("a,b").unwrap_err().contains("16"));
-        assert!(Row::from_csv(&"x,".repeat(15).replace("x,x", "x,1")).is_err());
+        let bounds = Bounds { positions: 4 };
+        assert_eq!(Row::from_csv(&r.to_csv(), &bounds), Ok(r));
+        assert!(Row::from_csv("a,b", &bounds).unwrap_err().contains("16"));
+        assert!(Row::from_csv(&"x,".repeat(15).replace("x,x", "x,1"), &bounds).is_err());
     }
 
     #[test]

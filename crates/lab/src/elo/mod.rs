@@ -83,10 +83,10 @@ pub struct Args {
     #[arg(long, value_parser = |s: &str| plan::parse_profiles(s).map(List))]
     profiles: Option<List<Profile>>,
     /// Nodes per move, both sides (a fixed budget: results do not depend on the machine).
-    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(100..=100_000_000))]
+    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(plan::NODES))]
     nodes: u64,
     /// Game pairs per cell (each opening played twice, colours swapped).
-    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(plan::PAIRS))]
     pairs: u64,
     /// Openings (EPD or FEN lines), shuffled by `--seed`; every cell plays the same ones.
     #[arg(long, default_value = DEFAULT_OPENINGS)]
@@ -95,13 +95,13 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Plies after which a game is adjudicated a draw.
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(plan::MAX_PLIES))]
     max_plies: u32,
     /// Win adjudication: both sides' scores at least this many centipawns for one side …
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i32).range(1..=100_000))]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i32).range(plan::RESIGN_CP))]
     resign_cp: i32,
     /// … in this many consecutive plies (0: play every game out).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1_000))]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(plan::RESIGN_PLIES))]
     resign_plies: u32,
     /// A yes/no question per cell: `elo0,elo1[,alpha,beta]`, a GSPRT on the pentanomial
     /// counts (e.g. `-10,0`: is the scheme no more than 10 Elo worse?); a cell stops once
@@ -153,7 +153,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     }
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
-    let done = record::unite(csv::read(&csv_path).map_err(Input)?).map_err(Run)?;
+    let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
     csv::write_all(&csv_path, done.values()).map_err(Run)?;
     let settings = ReportSettings {
         sprt: args.sprt,
@@ -228,7 +228,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             String::new()
         }
     );
-    let done = record::unite(csv::read(&csv_path).map_err(Input)?).map_err(Run)?;
+    let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
     let status = incomplete(&items, &keys, &done, args.sprt);
     write_report(&settings, status.as_deref())
 }
@@ -280,7 +280,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut rows = Vec::new();
     for input in inputs {
         let path = csv::of_run(input, CSV).map_err(Input)?;
-        let run = csv::read_finished(&path).map_err(Input)?;
+        let run = csv::read_finished(&path, &()).map_err(Input)?;
         if run.is_empty() {
             return Err(Input(format!(
                 "{}: no pairs (an empty or unfinished shard?)",
@@ -312,7 +312,7 @@ struct ReportSettings {
 
 /// Writes the report of the pairs in the CSV of `settings.out`, with its figures.
 fn write_report(settings: &ReportSettings, incomplete: Option<&str>) -> Result<(), Failure> {
-    let rows: Vec<Row> = csv::read(&settings.out.join(CSV)).map_err(Input)?;
+    let rows: Vec<Row> = csv::read(&settings.out.join(CSV), &()).map_err(Input)?;
     let cells = report::cells(&rows).map_err(Input)?;
     let figures = plots::figures(&cells, &settings.out).map_err(Run)?;
     let node_counts = report::NodeCounts::read(&settings.node_counts).map_err(Input)?;

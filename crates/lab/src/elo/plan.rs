@@ -13,8 +13,24 @@
 //! one side without replacement pressure.
 
 use crate::experiment::{schemes::SchemeSpec, stamping::Stamping};
+use std::ops::RangeInclusive;
 use transpo::key::SplitMix64;
 use transpo_engine::search::Profile;
+
+/// Nodes per move the command line allows (and a row of the CSV is read against).
+pub const NODES: RangeInclusive<u64> = 100..=100_000_000;
+
+/// Game pairs per cell the command line allows; a pair's index is below the largest.
+pub const PAIRS: RangeInclusive<u64> = 1..=1_000_000;
+
+/// Plies after which a game is a draw, as the command line allows them.
+pub const MAX_PLIES: RangeInclusive<i64> = 1..=10_000;
+
+/// Win adjudication's centipawns, as the command line allows them.
+pub const RESIGN_CP: RangeInclusive<i64> = 1..=100_000;
+
+/// Win adjudication's consecutive plies, as the command line allows them (0: off).
+pub const RESIGN_PLIES: RangeInclusive<i64> = 0..=1_000;
 
 /// Profiles: `full`, `paper`, `both` or a comma-separated list.
 pub fn parse_profiles(s: &str) -> Result<Vec<Profile>, String> {
@@ -87,7 +103,7 @@ impl Setup {
     /// Table entries at a pressure: `pressure × nodes`, rounded to the nearest entry (the
     /// table then rounds down to whole buckets).
     pub fn entries(&self, pressure: f64) -> u64 {
-        (pressure * self.nodes as f64).round().max(1.0) as u64
+        entries_at(pressure, self.nodes)
     }
 
     /// The cell's identity as the CSV writes it:
@@ -105,6 +121,12 @@ impl Setup {
             self.rules()
         )
     }
+}
+
+/// Table entries at a pressure with `nodes` per move: `pressure × nodes`, rounded to the
+/// nearest entry, at least one (a pressure too large for 64 bits gives the most).
+pub fn entries_at(pressure: f64, nodes: u64) -> u64 {
+    (pressure * nodes as f64).round().max(1.0) as u64
 }
 
 /// The cells of a study, in the order profile, scheme, stamping, pressure; the reference

@@ -5,7 +5,6 @@
 use super::record::Row;
 use super::stats::{Penta, SprtTest, spearman};
 use crate::breuker::record as breuker_record;
-use crate::experiment::csv;
 use std::{
     collections::{BTreeMap, BTreeSet},
     fmt::Write,
@@ -109,8 +108,7 @@ impl NodeCounts {
         if !path.is_file() {
             return Ok(None);
         }
-        let rows: Vec<breuker_record::Row> = csv::read(path)?;
-        let positions = rows.iter().map(|r| r.position + 1).max().unwrap_or(0);
+        let (rows, positions) = breuker_record::read_without_set(path, false)?;
         let mut totals = BTreeMap::new();
         for rows in breuker_record::complete_cells(rows, positions).into_values() {
             let Some(first) = rows.first() else { continue };
