@@ -25,8 +25,9 @@ pub struct Args {
     /// Threads for the throughput measurement (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
-    /// Probes per latency measurement.
-    #[arg(long, default_value_t = 4_000_000, value_parser = clap::value_parser!(u64).range(1000..))]
+    /// Probes per latency measurement (at most a billion: the independent probes' keys are
+    /// held in memory, 8 bytes each).
+    #[arg(long, default_value_t = 4_000_000, value_parser = clap::value_parser!(u64).range(1000..=1_000_000_000))]
     probes: u64,
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -78,9 +79,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     }
     drop(chase);
     let (probe_ns, chase_ns) = (median(probe_samples), median(chase_samples));
-    let keys: Vec<u64> = (0..args.probes)
-        .map(|i| mix(mix(i ^ 0xabcd) % filled))
-        .collect();
+    let keys = independent_keys(args.probes, filled)?;
     let independent_probe_ns = independent_probes(&table, &keys, false);
     let prefetched_probe_ns = independent_probes(&table, &keys, true);
     let mprobes_per_s = throughput(&table, filled, args.probes, threads);
@@ -123,6 +122,19 @@ fn fill(table: &Table<ChessEntry>, threads: u32) -> u64 {
         }
     });
     n
+}
+
+/// The keys of the independent probes, `mix(mix(i ^ 0xabcd) % filled)` for `i` below
+/// `probes`: stored keys in an order no prefetcher can guess. Memory refused for them is a
+/// failure while running, not an abort.
+fn independent_keys(probes: u64, filled: u64) -> Result<Vec<u64>, Failure> {
+    let refused = |why: String| Failure::Run(format!("--probes {probes}: keys: {why}"));
+    let count = usize::try_from(probes).map_err(|e| refused(e.to_string()))?;
+    let mut keys = Vec::new();
+    keys.try_reserve_exact(count)
+        .map_err(|e| refused(e.to_string()))?;
+    keys.extend((0..probes).map(|i| mix(mix(i ^ 0xabcd) % filled)));
+    Ok(keys)
 }
 
 /// Latency of probes that depend on each other: each key is computed from the last result.

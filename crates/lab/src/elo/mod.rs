@@ -151,6 +151,9 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             args.reference
         )));
     }
+    // In range: clap bounds --pairs by a million.
+    let pairs = args.pairs as usize;
+    plan::check_run_size(cells.len(), pairs).map_err(Input)?;
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
     let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
@@ -161,8 +164,6 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         report: ReportFile::new(&args.run.out, args.run.report.as_deref()),
         out: args.run.out.clone(),
     };
-    // In range: clap bounds --pairs by a million.
-    let pairs = args.pairs as usize;
     let keys: Vec<String> = cells.iter().map(|c| setup.key(c)).collect();
     let items = args.run.shard.select(plan::items(cells.len(), pairs));
     if args.run.report_only {

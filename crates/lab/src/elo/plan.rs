@@ -32,18 +32,26 @@ pub const RESIGN_CP: RangeInclusive<i64> = 1..=100_000;
 /// Win adjudication's consecutive plies, as the command line allows them (0: off).
 pub const RESIGN_PLIES: RangeInclusive<i64> = 0..=1_000;
 
-/// Profiles: `full`, `paper`, `both` or a comma-separated list.
+/// Profiles: `full`, `paper`, `both` or a comma-separated list, each once (a profile given
+/// twice would play its cells twice).
 pub fn parse_profiles(s: &str) -> Result<Vec<Profile>, String> {
-    match s.trim() {
-        "both" => Ok(vec![Profile::Full, Profile::Paper]),
+    let mut profiles: Vec<Profile> = match s.trim() {
+        "both" => vec![Profile::Full, Profile::Paper],
         other => other
             .split(',')
             .map(|p| {
                 p.parse()
                     .map_err(|e: transpo_engine::search::UnknownProfile| e.to_string())
             })
-            .collect(),
-    }
+            .collect::<Result<_, _>>()?,
+    };
+    let mut seen = Vec::new();
+    profiles.retain(|p| {
+        let first = !seen.contains(p);
+        seen.push(*p);
+        first
+    });
+    Ok(profiles)
 }
 
 /// Pressures, comma-separated, each a positive number (table entries ÷ nodes per move).
@@ -175,6 +183,22 @@ pub struct Item {
     pub pair: usize,
 }
 
+/// The most pairs one run may hold, all cells together before sharding: 2^24, far beyond
+/// what any study can play, and a bound on the memory its list of [`Item`]s takes.
+pub const MOST_PAIRS_IN_A_RUN: usize = 1 << 24;
+
+/// Checks that `cells` cells of `pairs` pairs each stay within [`MOST_PAIRS_IN_A_RUN`], before
+/// anything is sized by them.
+pub fn check_run_size(cells: usize, pairs: usize) -> Result<(), String> {
+    match cells.checked_mul(pairs) {
+        Some(total) if total <= MOST_PAIRS_IN_A_RUN => Ok(()),
+        _ => Err(format!(
+            "{cells} cells × {pairs} pairs is more than the {MOST_PAIRS_IN_A_RUN} pairs one run \
+             may hold: give fewer --pairs, schemes, pressures or profiles"
+        )),
+    }
+}
+
 /// Every pair of every cell, pair-major.
 pub fn items(cells: usize, pairs: usize) -> Vec<Item> {
     (0..pairs)
@@ -293,6 +317,14 @@ mod tests {
         indices.sort_unstable();
         assert_eq!(indices, vec![0, 1, 2]);
         assert!(openings(text, "t", 7, 4).unwrap_err().contains("fewer"));
+        assert_eq!(check_run_size(80, 400), Ok(()));
+        assert_eq!(check_run_size(16, 1 << 20), Ok(()));
+        assert!(
+            check_run_size(17, 1 << 20)
+                .unwrap_err()
+                .contains("fewer --pairs")
+        );
+        assert!(check_run_size(usize::MAX, 2).is_err());
         assert!(
             openings("nonsense here\n", "t", 1, 1)
                 .unwrap_err()
@@ -308,5 +340,9 @@ mod tests {
         }
         assert_eq!(parse_profiles("both").map(|v| v.len()), Ok(2));
         assert!(parse_profiles("fast").unwrap_err().contains("fast"));
+        assert_eq!(
+            parse_profiles("paper,full,paper"),
+            Ok(vec![Profile::Paper, Profile::Full])
+        );
     }
 }

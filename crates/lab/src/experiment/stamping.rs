@@ -82,12 +82,23 @@ impl Offered {
             .ok_or_else(|| format!("unknown stamping {s:?} (expected {})", self.expected))
     }
 
-    /// `both` (the command's two) or a comma-separated list of its stampings.
+    /// `both` (the command's two) or a comma-separated list of its stampings, each once
+    /// (a stamping given twice would run its cells twice).
     pub fn parse(&self, s: &str) -> Result<Vec<Stamping>, String> {
-        match s.trim() {
-            "both" => Ok(self.both.to_vec()),
-            other => other.split(',').map(|item| self.parse_one(item)).collect(),
-        }
+        let mut stampings = match s.trim() {
+            "both" => self.both.to_vec(),
+            other => other
+                .split(',')
+                .map(|item| self.parse_one(item))
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+        let mut seen = Vec::new();
+        stampings.retain(|s| {
+            let first = !seen.contains(s);
+            seen.push(*s);
+            first
+        });
+        Ok(stampings)
     }
 }
 
@@ -119,6 +130,10 @@ mod tests {
             Err("unknown stamping \"cleared\" (expected stamped, unstamped or both)".into())
         );
         assert!(BREUKER.parse("sometimes").is_err());
+        assert_eq!(
+            BREUKER.parse("stamped,cleared,stamped"),
+            Ok(vec![Stamping::Stamped, Stamping::Cleared])
+        );
     }
 
     #[test]
