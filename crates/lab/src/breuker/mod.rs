@@ -106,6 +106,9 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     );
     csv::write_all(&csv_path, done.values().flatten()).map_err(Run)?;
     let cells = args.run.shard.select(args.matrix().cells());
+    for setup in cells.iter().filter_map(|cell| cell.table) {
+        setup.scheme.whole_entries(setup.entries)?;
+    }
     let total = cells.len();
     let mut pending = record::pending(cells, &done);
     // With --report-only nothing runs and the pending cells stay missing from the report.

@@ -154,6 +154,11 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     // In range: clap bounds --pairs by a million.
     let pairs = args.pairs as usize;
     plan::check_run_size(cells.len(), pairs).map_err(Input)?;
+    for cell in &cells {
+        let entries = setup.entries(cell.pressure);
+        cell.scheme.whole_entries(entries)?;
+        setup.reference.whole_entries(entries)?;
+    }
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
     let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
