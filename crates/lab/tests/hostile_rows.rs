@@ -139,6 +139,7 @@ fn observations_the_writer_could_not_have_written_are_refused_with_their_line() 
     for (field, value) in [
         (4, "999"),       // position beyond the 18 of the set (the case)
         (4, "18"),        // the first index beyond it
+        (5, "KS94 w99"),  // the id of no position of the set
         (6, "-5"),        // negative nodes
         (8, "+134"),      // a number not as the writer spells it
         (9, "99999"),     // more hits than probes
@@ -183,6 +184,55 @@ fn a_merge_refuses_a_run_with_a_cell_missing_a_position() {
     let (status, err) = lab(&["merge", "--out", text(&dir.join("m")), text(&run)]);
     assert!(
         status == 2 && err.contains("new,cleared,8192,3 holds 17 of the 18 positions"),
+        "status {status}: {err}"
+    );
+}
+
+/// Two positions of the paper's set, from `first` on, in a file of their own.
+fn two_positions(dir: &Path, first: usize) -> PathBuf {
+    let fixture = include_str!("../data/breuker18.epd");
+    let lines: Vec<&str> = fixture
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .skip(first)
+        .take(2)
+        .collect();
+    let path = dir.join(format!("two-from-{first}.epd"));
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write positions");
+    path
+}
+
+#[test]
+fn runs_of_another_position_set_of_the_same_size_are_refused() {
+    let dir = scratch("sets");
+    let (early, late) = (two_positions(&dir, 0), two_positions(&dir, 2));
+    let run = |out: &Path, set: &Path| {
+        let mut args = breuker_args(out);
+        args.extend(["--positions", text(set)]);
+        lab(&args)
+    };
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for (out, set) in [(&a, &early), (&b, &late)] {
+        let (status, err) = run(out, set);
+        assert_eq!(status, 0, "{err}");
+    }
+    // Merged, the second run's first row is not the first run's position 0.
+    let (status, err) = lab(&["merge", "--out", text(&dir.join("m")), text(&a), text(&b)]);
+    assert!(
+        status == 2
+            && err.contains("b/observations.csv: line 2: field 6")
+            && err.contains("is not the id of position 0"),
+        "status {status}: {err}"
+    );
+    // Resumed with the other set, the run's rows are not its positions.
+    let (status, err) = run(&a, &late);
+    assert!(
+        status == 2 && err.contains("a/observations.csv: line 2: field 6"),
+        "status {status}: {err}"
+    );
+    let (status, err) = run(&a, &early);
+    assert!(
+        status == 0 && err.contains("3 already done"),
         "status {status}: {err}"
     );
 }

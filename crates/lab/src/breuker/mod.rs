@@ -97,9 +97,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     let positions = positions::load(args.positions.as_deref()).map_err(Input)?;
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
-    let bounds = record::Bounds {
-        positions: positions.len(),
-    };
+    let bounds = record::Bounds::of_set(positions.iter().map(|p| p.id.as_str()));
     let done = record::complete_cells(
         csv::read(&csv_path, &bounds).map_err(Input)?,
         positions.len(),
@@ -150,64 +148,83 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         )
     });
     let report = ReportFile::new(&args.run.out, args.run.report.as_deref());
-    write_report(
-        &args.run.out,
-        positions.len(),
-        &report,
-        incomplete.as_deref(),
-    )
+    write_report(&args.run.out, &bounds, &report, incomplete.as_deref())
 }
 
 /// Merges the observations of several runs (shards) into `out` and writes its report. The
-/// position set is not at hand: each run's is the most positions one of its cells holds
+/// position set is not at hand: each run's is read from its rows
 /// ([`record::read_without_set`]); runs must agree on it, and every cell of a run must hold
 /// all of it (a run writes a cell whole).
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut runs = Vec::new();
-    let mut set: Option<(usize, PathBuf)> = None;
+    let mut first: Option<(record::Bounds, PathBuf)> = None;
     for input in inputs {
         let path = csv::of_run(input, CSV).map_err(Input)?;
-        let (rows, positions) = record::read_without_set(&path, true).map_err(Input)?;
-        if let Some((cell, held)) = record::incomplete_cell(&rows, positions) {
-            return Err(Input(format!(
-                "{}: cell {cell} holds {held} of the {positions} positions: an unfinished \
-                 shard (run it again to finish it) or an edited file",
-                path.display()
-            )));
-        }
-        match &set {
-            Some((first, first_path)) if positions > 0 && *first != positions => {
-                return Err(Input(format!(
-                    "{}: cells of {positions} positions, but {} has cells of {first}: merge \
-                     runs of one position set",
-                    path.display(),
-                    first_path.display()
-                )));
-            }
-            None if positions > 0 => set = Some((positions, path.clone())),
-            _ => {}
+        let (rows, set) = read_shard(&path, first.as_ref())?;
+        if first.is_none() && set.positions > 0 {
+            first = Some((set, path));
         }
         runs.push(rows);
     }
     // Node counts are deterministic: runs that disagree on one fail the merge's check.
     let merged = record::merge(runs).map_err(Run)?;
     let _lock = files::lock_run(out)?;
-    let positions = set.map_or(0, |(positions, _)| positions);
     csv::write_all(&out.join(CSV), &merged).map_err(Run)?;
-    write_report(out, positions, &ReportFile::new(out, None), None)
+    let set = first.map_or(
+        record::Bounds {
+            positions: 0,
+            ids: None,
+        },
+        |(set, _)| set,
+    );
+    write_report(out, &set, &ReportFile::new(out, None), None)
+}
+
+/// Reads one run to merge, with its position set: every cell whole, and the set that of the
+/// `first` run read (the same size, the same ids), if any.
+fn read_shard(
+    path: &Path,
+    first: Option<&(record::Bounds, PathBuf)>,
+) -> Result<(Vec<Row>, record::Bounds), Failure> {
+    let (rows, set) = record::read_without_set(path, true).map_err(Input)?;
+    let positions = set.positions;
+    if let Some((cell, held)) = record::incomplete_cell(&rows, positions) {
+        return Err(Input(format!(
+            "{}: cell {cell} holds {held} of the {positions} positions: an unfinished shard \
+             (run it again to finish it) or an edited file",
+            path.display()
+        )));
+    }
+    match first {
+        Some((first, first_path)) if positions > 0 && first.positions != positions => {
+            Err(Input(format!(
+                "{}: cells of {positions} positions, but {} has cells of {}: merge runs of \
+                 one position set",
+                path.display(),
+                first_path.display(),
+                first.positions
+            )))
+        }
+        Some((first, first_path)) if positions > 0 && first.ids != set.ids => {
+            // Read it against the first run's set: the error names the line whose id differs.
+            csv::read_finished::<Row>(path, first)
+                .map_err(|e| Input(format!("{e} (as {} has it)", first_path.display())))?;
+            Ok((rows, set))
+        }
+        _ => Ok((rows, set)),
+    }
 }
 
 /// Writes the report of the complete cells in `out`'s CSV, with its figures.
 fn write_report(
     out: &Path,
-    positions: usize,
+    set: &record::Bounds,
     report: &ReportFile,
     incomplete: Option<&str>,
 ) -> Result<(), Failure> {
-    let bounds = record::Bounds { positions };
     let rows: Vec<Row> = record::complete_cells(
-        csv::read(&out.join(CSV), &bounds).map_err(Input)?,
-        positions,
+        csv::read(&out.join(CSV), set).map_err(Input)?,
+        set.positions,
     )
     .into_values()
     .flatten()

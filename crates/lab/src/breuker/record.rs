@@ -19,12 +19,41 @@ use std::{
 /// Fields in a row.
 const FIELDS: usize = 16;
 
-/// What an observation is checked against: the size of the position set its index points
-/// into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What an observation is checked against: the position set its index points into, and,
+/// where they are known, the set's ids (written as a row writes them, commas as
+/// semicolons), so that a row's position is one of the set and its id that position's.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bounds {
     /// Positions in the set: an index is below it.
     pub positions: usize,
+    /// The id of every position of the set, in order, if known.
+    pub ids: Option<Vec<String>>,
+}
+
+impl Bounds {
+    /// Any index and any id: the first reading of a run whose set is not at hand.
+    const ANY: Bounds = Bounds {
+        positions: usize::MAX,
+        ids: None,
+    };
+
+    /// The bounds of a set of positions with these ids.
+    pub fn of_set<'a>(ids: impl IntoIterator<Item = &'a str>) -> Bounds {
+        let ids: Vec<String> = ids.into_iter().map(|id| id.replace(',', ";")).collect();
+        Bounds {
+            positions: ids.len(),
+            ids: Some(ids),
+        }
+    }
+
+    /// Whether `row` lies outside the set.
+    fn leaves(&self, row: &Row) -> bool {
+        row.position >= self.positions
+            || self
+                .ids
+                .as_ref()
+                .is_some_and(|ids| ids.get(row.position) != Some(&row.id))
+    }
 }
 
 /// One observation: a position searched to a depth with one table setup.
@@ -114,6 +143,18 @@ impl ParseRow for Row {
                 is_score(s).then(|| s.to_string())
             })?,
         };
+        if let Some(id) = bounds.ids.as_ref().and_then(|ids| ids.get(row.position))
+            && row.id != *id
+        {
+            return Err(f.bad(
+                5,
+                format_args!(
+                    "is not the id of position {} of the set, {id:?} (a run of another \
+                     position set?)",
+                    row.position
+                ),
+            ));
+        }
         if row.hits > row.probes {
             return Err(f.bad(
                 9,
@@ -182,11 +223,12 @@ fn is_score(text: &str) -> bool {
 }
 
 /// Reads a run's observations where its position set is not at hand (`merge`, `elo
-/// --node-counts`): the set's size is the most positions one cell holds (a cell's rows are
-/// written together), and every row is then read against it, so that an index beyond it is
-/// refused with its line. `finished` refuses a torn last line ([`csv::read_finished`]).
-/// Returns the rows and the set's size.
-pub fn read_without_set(path: &Path, finished: bool) -> Result<(Vec<Row>, usize), String> {
+/// --node-counts`): the set is taken from the rows themselves. Its size is the most positions
+/// one cell holds (a cell's rows are written together), and each position's id the first one
+/// a row gives it; every row is then read against that set, so that an index beyond it or
+/// another id for a position is refused with its line. `finished` refuses a torn last line
+/// ([`csv::read_finished`]). Returns the rows and the set.
+pub fn read_without_set(path: &Path, finished: bool) -> Result<(Vec<Row>, Bounds), String> {
     let read = |bounds: &Bounds| {
         if finished {
             csv::read_finished::<Row>(path, bounds)
@@ -194,20 +236,44 @@ pub fn read_without_set(path: &Path, finished: bool) -> Result<(Vec<Row>, usize)
             csv::read::<Row>(path, bounds)
         }
     };
-    let any = Bounds {
-        positions: usize::MAX,
-    };
-    let rows = read(&any)?;
-    let positions = positions_by_cell(&rows)
+    let rows = read(&Bounds::ANY)?;
+    let set = set_of(&rows);
+    if rows.iter().any(|row| set.leaves(row)) {
+        // Read again against the set: the error names the first row that leaves it.
+        read(&set)?;
+    }
+    Ok((rows, set))
+}
+
+/// The position set that `rows` show: as many positions as the fullest cell holds, each with
+/// the id most rows give it, the first of those on a tie (an index no row has keeps an empty
+/// id, which no row then compares with).
+fn set_of(rows: &[Row]) -> Bounds {
+    let positions = positions_by_cell(rows)
         .values()
-        .map(|p| p.len())
+        .map(BTreeSet::len)
         .max()
         .unwrap_or(0);
-    if rows.iter().any(|r| r.position >= positions) {
-        // Read again against the set's size: the error names the first such line.
-        read(&Bounds { positions })?;
+    // For each position, its ids in the order first seen, with how many rows give each.
+    let mut seen: Vec<Vec<(&str, usize)>> = vec![Vec::new(); positions];
+    for row in rows {
+        if let Some(ids) = seen.get_mut(row.position) {
+            match ids.iter_mut().find(|(id, _)| *id == row.id) {
+                Some((_, count)) => *count += 1,
+                None => ids.push((&row.id, 1)),
+            }
+        }
     }
-    Ok((rows, positions))
+    let most_given = |ids: &Vec<(&str, usize)>| {
+        let most = ids.iter().map(|&(_, count)| count).max().unwrap_or(0);
+        ids.iter()
+            .find(|&&(_, count)| count == most)
+            .map_or(String::new(), |&(id, _)| id.to_string())
+    };
+    Bounds {
+        positions,
+        ids: Some(seen.iter().map(most_given).collect()),
+    }
 }
 
 impl Row {
@@ -310,10 +376,40 @@ mod tests {
     #[test]
     fn rows_round_trip_through_csv() {
         let r = row("twobig1,stamped,8192,5", 3, 12345);
-        let bounds = Bounds { positions: 4 };
+        let bounds = Bounds {
+            positions: 4,
+            ids: None,
+        };
         assert_eq!(Row::from_csv(&r.to_csv(), &bounds), Ok(r));
         assert!(Row::from_csv("a,b", &bounds).unwrap_err().contains("16"));
         assert!(Row::from_csv(&"x,".repeat(15).replace("x,x", "x,1"), &bounds).is_err());
+    }
+
+    #[test]
+    fn the_set_a_run_shows_is_its_fullest_cell_with_the_ids_most_rows_give() {
+        let mut rows = vec![
+            row("a,cleared,8,3", 0, 1),
+            row("a,cleared,8,3", 1, 1),
+            row("b,cleared,8,3", 0, 1),
+            row("b,cleared,8,3", 1, 1),
+            row("b,cleared,8,3", 2, 1),
+            row("c,cleared,8,3", 0, 1),
+        ];
+        // Position 0: one row says "odd one", two the true id.
+        rows[0].id = "odd one".into();
+        let set = set_of(&rows);
+        assert_eq!(set.positions, 3);
+        assert_eq!(
+            set.ids,
+            Some(vec![
+                "KS94 w15".into(),
+                "KS94 w15".into(),
+                "KS94 w15".into()
+            ])
+        );
+        assert!(set.leaves(&rows[0]) && !set.leaves(&rows[1]));
+        assert!(set.leaves(&row("a,cleared,8,3", 3, 1)));
+        assert!(!Bounds::ANY.leaves(&rows[0]));
     }
 
     #[test]

@@ -108,7 +108,8 @@ impl NodeCounts {
         if !path.is_file() {
             return Ok(None);
         }
-        let (rows, positions) = breuker_record::read_without_set(path, false)?;
+        let (rows, set) = breuker_record::read_without_set(path, false)?;
+        let positions = set.positions;
         let mut totals = BTreeMap::new();
         for rows in breuker_record::complete_cells(rows, positions).into_values() {
             let Some(first) = rows.first() else { continue };
