@@ -153,12 +153,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     }
     // In range: clap bounds --pairs by a million.
     let pairs = args.pairs as usize;
-    plan::check_run_size(cells.len(), pairs).map_err(Input)?;
-    for cell in &cells {
-        let entries = setup.entries(cell.pressure);
-        cell.scheme.whole_entries(entries)?;
-        setup.reference.whole_entries(entries)?;
-    }
+    check_sizes(&setup, &cells, pairs)?;
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
     let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
@@ -237,6 +232,19 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
     let status = incomplete(&items, &keys, &done, args.sprt);
     write_report(&settings, status.as_deref())
+}
+
+/// Checks what the run's numbers size before they size anything: the list of its pairs
+/// ([`plan::check_run_size`]) and each cell's two tables (asked of the table, as
+/// [`SchemeSpec::whole_entries`] does).
+fn check_sizes(setup: &Setup, cells: &[Cell], pairs: usize) -> Result<(), Failure> {
+    plan::check_run_size(cells.len(), pairs).map_err(Input)?;
+    for cell in cells {
+        let entries = setup.entries(cell.pressure);
+        cell.scheme.whole_entries(entries)?;
+        setup.reference.whole_entries(entries)?;
+    }
+    Ok(())
 }
 
 /// What the report says when pairs of this run (shard) are missing from the CSV, not
