@@ -19,19 +19,25 @@ use transpo::{Bound, ChessEntry, Table, key::mix};
 /// Arguments of `tt-bench`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Table size in MiB (the chase buffer is as large).
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Table size in MiB (the chase buffer is as large), below 256 GiB: the chase numbers
+    /// its cache lines with 32 bits.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=MOST_HASH_MIB))]
     hash_mib: u64,
     /// Threads for the throughput measurement (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
-    /// Probes per latency measurement.
-    #[arg(long, default_value_t = 4_000_000, value_parser = clap::value_parser!(u64).range(1000..))]
+    /// Probes per latency measurement (at most a billion: the independent probes' keys are
+    /// held in memory, 8 bytes each).
+    #[arg(long, default_value_t = 4_000_000, value_parser = clap::value_parser!(u64).range(1000..=1_000_000_000))]
     probes: u64,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
 }
+
+/// The largest `--hash-mib`: its cache lines of 64 bytes, 2^14 to a MiB, must be numbered by
+/// a `u32` in the chase's cycle.
+const MOST_HASH_MIB: u64 = (u32::MAX as u64) >> 14;
 
 fn entry_for(key: u64) -> ChessEntry {
     ChessEntry {
@@ -78,9 +84,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     }
     drop(chase);
     let (probe_ns, chase_ns) = (median(probe_samples), median(chase_samples));
-    let keys: Vec<u64> = (0..args.probes)
-        .map(|i| mix(mix(i ^ 0xabcd) % filled))
-        .collect();
+    let keys = independent_keys(args.probes, filled)?;
     let independent_probe_ns = independent_probes(&table, &keys, false);
     let prefetched_probe_ns = independent_probes(&table, &keys, true);
     let mprobes_per_s = throughput(&table, filled, args.probes, threads);
@@ -123,6 +127,19 @@ fn fill(table: &Table<ChessEntry>, threads: u32) -> u64 {
         }
     });
     n
+}
+
+/// The keys of the independent probes, `mix(mix(i ^ 0xabcd) % filled)` for `i` below
+/// `probes`: stored keys in an order no prefetcher can guess. Memory refused for them is a
+/// failure while running, not an abort.
+fn independent_keys(probes: u64, filled: u64) -> Result<Vec<u64>, Failure> {
+    let refused = |why: String| Failure::Run(format!("--probes {probes}: keys: {why}"));
+    let count = usize::try_from(probes).map_err(|e| refused(e.to_string()))?;
+    let mut keys = Vec::new();
+    keys.try_reserve_exact(count)
+        .map_err(|e| refused(e.to_string()))?;
+    keys.extend((0..probes).map(|i| mix(mix(i ^ 0xabcd) % filled)));
+    Ok(keys)
 }
 
 /// Latency of probes that depend on each other: each key is computed from the last result.
@@ -326,5 +343,38 @@ impl Report {
             "throughput           {:8.2} M probes/s with {} thread(s)",
             self.mprobes_per_s, self.threads
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `tt-bench`'s arguments alone, as the binary parses them.
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn sizes_beyond_what_the_chase_can_number_or_hold_are_refused() {
+        let parse = |flags: &[&str]| Cli::try_parse_from([&["tt-bench"], flags].concat());
+        assert!(parse(&["--hash-mib", "262143"]).is_ok());
+        assert!(parse(&["--hash-mib", "262144"]).is_err());
+        assert!(parse(&["--hash-mib", "0"]).is_err());
+        assert!(parse(&["--probes", "1000000000"]).is_ok());
+        assert!(parse(&["--probes", "1000000001"]).is_err());
+        // The last line of the largest table is still a u32.
+        assert!((MOST_HASH_MIB << 20) / 64 <= u64::from(u32::MAX));
+    }
+
+    #[test]
+    fn independent_keys_are_the_stored_ones() {
+        let keys = independent_keys(1000, 10).expect("a thousand keys");
+        assert_eq!(keys.len(), 1000);
+        let stored: Vec<u64> = (0..10).map(mix).collect();
+        assert!(keys.iter().all(|k| stored.contains(k)));
     }
 }

@@ -204,27 +204,27 @@ impl<E: Entry> Table<E> {
         Ok(())
     }
 
-    /// [`Table::load`] from a reader, with the input's total length when it is known.
+    /// [`Table::load`] from a reader, with the input's total length when it is known: the
+    /// header, checked against the table step by step, then the cells into fresh memory,
+    /// the checksum, and only then the swap.
     fn read_from(&mut self, input: impl Read, length: Option<u64>) -> Result<(), Error> {
         let mut input = ChecksumReader::new(BufReader::new(input));
-        let magic: [u8; 8] = input.array("magic")?;
-        if &magic != MAGIC {
-            return Err(Error::Corrupt(
-                "not a transpo table file (bad magic)".into(),
-            ));
-        }
-        let version = u32::from_le_bytes(input.array("version")?);
-        if version == 1 {
-            return Err(Error::Mismatch(format!(
-                "format version 1, which does not record the replacement scheme; this build \
-                 reads version {FORMAT_VERSION} only: save the table again"
-            )));
-        }
-        if version != FORMAT_VERSION {
-            return Err(Error::Mismatch(format!(
-                "format version {version}, this build reads version {FORMAT_VERSION}"
-            )));
-        }
+        read_version(&mut input)?;
+        self.read_configuration(&mut input)?;
+        let generation = self.read_shape(&mut input)?;
+        // The header matched, so the entries are exactly this table's bytes: the length is
+        // bounded by the memory the table already has.
+        let expected = input.position() + self.shape().bytes as u64 + 8;
+        check_length(length, expected)?;
+        let cells = self.read_cells(&mut input)?;
+        read_checksum(input)?;
+        self.adopt(cells, generation);
+        Ok(())
+    }
+
+    /// Reads the entry layout, the replacement scheme and the time stamping flag, and checks
+    /// them against this table's.
+    fn read_configuration<R: Read>(&self, input: &mut ChecksumReader<R>) -> Result<(), Error> {
         let layout = input.text(MAX_LAYOUT_BYTES, "layout")?;
         if layout != E::LAYOUT.as_bytes() {
             return Err(Error::Mismatch(format!(
@@ -233,21 +233,7 @@ impl<E: Entry> Table<E> {
                 E::LAYOUT
             )));
         }
-        let scheme = input.text(MAX_SCHEME_BYTES, "scheme")?;
-        // Only the exact name the scheme prints: parsing alone would also take "DEEP ".
-        let scheme: crate::Scheme = std::str::from_utf8(&scheme)
-            .ok()
-            .and_then(|name| {
-                name.parse()
-                    .ok()
-                    .filter(|s: &crate::Scheme| s.to_string() == name)
-            })
-            .ok_or_else(|| {
-                Error::Corrupt(format!(
-                    "unknown replacement scheme {:?}",
-                    String::from_utf8_lossy(&scheme)
-                ))
-            })?;
+        let scheme = read_scheme(input)?;
         let stamping = match input.array::<1>("time stamping")? {
             [0] => false,
             [1] => true,
@@ -257,8 +243,7 @@ impl<E: Entry> Table<E> {
                 )));
             }
         };
-        let shape = self.shape();
-        let config = shape.config;
+        let config = self.shape().config;
         if scheme != config.scheme || stamping != config.stamping {
             let with = |stamping| if stamping { "with" } else { "without" };
             return Err(Error::Mismatch(format!(
@@ -270,6 +255,13 @@ impl<E: Entry> Table<E> {
                 with(config.stamping)
             )));
         }
+        Ok(())
+    }
+
+    /// Reads the cell size, ways and bucket count, checks them against this table's, and
+    /// returns the saved generation.
+    fn read_shape<R: Read>(&self, input: &mut ChecksumReader<R>) -> Result<u32, Error> {
+        let shape = self.shape();
         let cell_bytes = u32::from_le_bytes(input.array("cell size")?) as usize;
         let ways = u32::from_le_bytes(input.array("ways")?) as usize;
         let buckets = u64::from_le_bytes(input.array("bucket count")?);
@@ -286,24 +278,18 @@ impl<E: Entry> Table<E> {
                 <E::Cell as Cell>::BYTES
             )));
         }
-        // The header matched, so the entries are exactly this table's bytes: the length is
-        // bounded by the memory the table already has.
-        let expected = input.position() + shape.bytes as u64 + 8;
-        if let Some(length) = length
-            && length != expected
-        {
-            return Err(Error::Corrupt(if length < expected {
-                format!("truncated file: {length} bytes, its header needs {expected}")
-            } else {
-                format!(
-                    "{} bytes of data after the checksum ({length} bytes, its header needs \
-                     {expected})",
-                    length - expected
-                )
-            }));
-        }
-        let cells = RawCells::<E::Cell>::zeroed(shape.entries)?;
-        let mut buf = vec![0; CHUNK_CELLS.min(shape.entries) * cell_bytes];
+        Ok(generation)
+    }
+
+    /// Reads this table's number of cells into fresh memory, a chunk at a time.
+    fn read_cells<R: Read>(
+        &self,
+        input: &mut ChecksumReader<R>,
+    ) -> Result<RawCells<E::Cell>, Error> {
+        let entries = self.shape().entries;
+        let cell_bytes = <E::Cell as Cell>::BYTES;
+        let cells = RawCells::<E::Cell>::zeroed(entries)?;
+        let mut buf = vec![0; CHUNK_CELLS.min(entries) * cell_bytes];
         for chunk in cells.cells().chunks(CHUNK_CELLS) {
             let bytes = &mut buf[..chunk.len() * cell_bytes];
             input.exact(bytes, "entries")?;
@@ -311,18 +297,81 @@ impl<E: Entry> Table<E> {
                 cell.store(<E::Cell as Cell>::read_le(bytes));
             }
         }
-        let (mut inner, computed) = input.finish();
-        let mut stored = [0; 8];
-        read_exact_or_truncated(&mut inner, &mut stored, "checksum")?;
-        if u64::from_le_bytes(stored) != computed {
-            return Err(Error::Corrupt("checksum mismatch".into()));
-        }
-        if inner.read(&mut [0])? != 0 {
-            return Err(Error::Corrupt("data after the checksum".into()));
-        }
-        self.adopt(cells, generation);
-        Ok(())
+        Ok(cells)
     }
+}
+
+/// Reads the magic and the format version: a table file of the version this build reads.
+fn read_version<R: Read>(input: &mut ChecksumReader<R>) -> Result<(), Error> {
+    let magic: [u8; 8] = input.array("magic")?;
+    if &magic != MAGIC {
+        return Err(Error::Corrupt(
+            "not a transpo table file (bad magic)".into(),
+        ));
+    }
+    let version = u32::from_le_bytes(input.array("version")?);
+    if version == 1 {
+        return Err(Error::Mismatch(format!(
+            "format version 1, which does not record the replacement scheme; this build \
+             reads version {FORMAT_VERSION} only: save the table again"
+        )));
+    }
+    if version != FORMAT_VERSION {
+        return Err(Error::Mismatch(format!(
+            "format version {version}, this build reads version {FORMAT_VERSION}"
+        )));
+    }
+    Ok(())
+}
+
+/// Reads the replacement scheme's name: only the exact name the scheme prints (parsing
+/// alone would also take "DEEP ").
+fn read_scheme<R: Read>(input: &mut ChecksumReader<R>) -> Result<crate::Scheme, Error> {
+    let scheme = input.text(MAX_SCHEME_BYTES, "scheme")?;
+    std::str::from_utf8(&scheme)
+        .ok()
+        .and_then(|name| {
+            name.parse()
+                .ok()
+                .filter(|s: &crate::Scheme| s.to_string() == name)
+        })
+        .ok_or_else(|| {
+            Error::Corrupt(format!(
+                "unknown replacement scheme {:?}",
+                String::from_utf8_lossy(&scheme)
+            ))
+        })
+}
+
+/// Checks a file's length, when it is known, against the `expected` length its header
+/// gives, before any entry is read.
+fn check_length(length: Option<u64>, expected: u64) -> Result<(), Error> {
+    match length {
+        Some(length) if length < expected => Err(Error::Corrupt(format!(
+            "truncated file: {length} bytes, its header needs {expected}"
+        ))),
+        Some(length) if length > expected => Err(Error::Corrupt(format!(
+            "{} bytes of data after the checksum ({length} bytes, its header needs \
+             {expected})",
+            length - expected
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Reads the stored checksum and compares it with the one computed over everything read,
+/// then checks that nothing follows it.
+fn read_checksum<R: Read>(input: ChecksumReader<R>) -> Result<(), Error> {
+    let (mut inner, computed) = input.finish();
+    let mut stored = [0; 8];
+    read_exact_or_truncated(&mut inner, &mut stored, "checksum")?;
+    if u64::from_le_bytes(stored) != computed {
+        return Err(Error::Corrupt("checksum mismatch".into()));
+    }
+    if inner.read(&mut [0])? != 0 {
+        return Err(Error::Corrupt("data after the checksum".into()));
+    }
+    Ok(())
 }
 
 fn read_exact_or_truncated(input: &mut impl Read, buf: &mut [u8], what: &str) -> Result<(), Error> {

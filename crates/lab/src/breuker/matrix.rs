@@ -5,39 +5,8 @@
 //! it is the unit of work (time stamping carries the table from one position to the next, so
 //! a cell's positions cannot be split) and of resumption.
 
-use crate::experiment::schemes::SchemeSpec;
-use std::{fmt, ops::RangeInclusive, str::FromStr};
-
-/// How the table is treated between the positions of a cell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Stamping {
-    /// Cleared before every position.
-    Cleared,
-    /// Kept, with entries of earlier searches marked old (the paper's time stamping).
-    Stamped,
-}
-
-impl fmt::Display for Stamping {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Stamping::Cleared => "cleared",
-            Stamping::Stamped => "stamped",
-        })
-    }
-}
-
-impl FromStr for Stamping {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "cleared" => Ok(Stamping::Cleared),
-            "stamped" => Ok(Stamping::Stamped),
-            _ => Err(format!(
-                "unknown stamping {s:?} (expected cleared or stamped)"
-            )),
-        }
-    }
-}
+use crate::experiment::{schemes::SchemeSpec, stamping::Stamping};
+use std::ops::RangeInclusive;
 
 /// The table of a cell: `None` is the no-table baseline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -133,14 +102,23 @@ impl Matrix {
     }
 }
 
-/// Depths as a range (`3..8`, inclusive) or a list (`3,5,7`); each from 1 to 30.
+/// The depths a cell can have, in plies.
+pub const DEPTHS: RangeInclusive<u32> = 1..=30;
+
+/// Depths as a range (`3..8`, inclusive) or a list (`3,5,7`); each within [`DEPTHS`].
 pub fn parse_depths(s: &str) -> Result<Vec<u32>, String> {
-    let bad = || format!("bad depths {s:?}: expected e.g. 3..8 or 3,5,7 (1 to 30)");
+    let bad = || {
+        format!(
+            "bad depths {s:?}: expected e.g. 3..8 or 3,5,7 ({} to {})",
+            DEPTHS.start(),
+            DEPTHS.end()
+        )
+    };
     let parse = |t: &str| {
         t.trim()
             .parse::<u32>()
             .ok()
-            .filter(|d| (1..=30).contains(d))
+            .filter(|d| DEPTHS.contains(d))
             .ok_or_else(bad)
     };
     let mut depths: Vec<u32> = if let Some((lo, hi)) = s.split_once("..") {
@@ -155,14 +133,6 @@ pub fn parse_depths(s: &str) -> Result<Vec<u32>, String> {
     depths.sort_unstable();
     depths.dedup();
     Ok(depths)
-}
-
-/// `cleared`, `stamped` or `both`.
-pub fn parse_stampings(s: &str) -> Result<Vec<Stamping>, String> {
-    match s.trim() {
-        "both" => Ok(vec![Stamping::Cleared, Stamping::Stamped]),
-        other => other.split(',').map(str::parse).collect(),
-    }
 }
 
 #[cfg(test)]
@@ -201,8 +171,6 @@ mod tests {
         assert_eq!(parse_depths("7,3"), Ok(vec![3, 7]));
         assert!(parse_depths("5..3").is_err());
         assert!(parse_depths("0").is_err());
-        assert_eq!(parse_stampings("both").map(|v| v.len()), Ok(2));
-        assert!(parse_stampings("sometimes").is_err());
         assert_eq!("2/4".parse(), Ok(Shard { index: 2, count: 4 }));
         for bad in ["0/4", "5/4", "x/4", "4", ""] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");

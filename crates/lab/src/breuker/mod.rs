@@ -19,12 +19,13 @@ use crate::experiment::{
     runner::{self, RunArgs},
     schemes::{self, SchemeSpec},
     sizes,
+    stamping::{self, Stamping},
 };
 use crate::failure::{
     self,
     Failure::{self, Input, Run},
 };
-use matrix::{Cell, Matrix, Stamping};
+use matrix::{Cell, Matrix};
 use positions::GamePosition;
 use record::Row;
 use std::{
@@ -59,7 +60,7 @@ pub struct Args {
     #[arg(long, value_parser = |s: &str| schemes::parse_schemes(s).map(List))]
     schemes: Option<List<SchemeSpec>>,
     /// cleared, stamped or both.
-    #[arg(long, value_parser = |s: &str| matrix::parse_stampings(s).map(List))]
+    #[arg(long, value_parser = |s: &str| stamping::BREUKER.parse(s).map(List))]
     stamping: Option<List<Stamping>>,
     /// Run every size at every depth (the paper ran 8 ply only at 16K, 64K, 256K, 1024K).
     #[arg(long)]
@@ -96,9 +97,16 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     let positions = positions::load(args.positions.as_deref()).map_err(Input)?;
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
-    let done = record::complete_cells(csv::read(&csv_path).map_err(Input)?, positions.len());
+    let bounds = record::Bounds::of_set(positions.iter().map(|p| p.id.as_str()));
+    let done = record::complete_cells(
+        csv::read(&csv_path, &bounds).map_err(Input)?,
+        positions.len(),
+    );
     csv::write_all(&csv_path, done.values().flatten()).map_err(Run)?;
     let cells = args.run.shard.select(args.matrix().cells());
+    for setup in cells.iter().filter_map(|cell| cell.table) {
+        setup.scheme.whole_entries(setup.entries)?;
+    }
     let total = cells.len();
     let mut pending = record::pending(cells, &done);
     // With --report-only nothing runs and the pending cells stay missing from the report.
@@ -140,41 +148,87 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         )
     });
     let report = ReportFile::new(&args.run.out, args.run.report.as_deref());
-    write_report(
-        &args.run.out,
-        positions.len(),
-        &report,
-        incomplete.as_deref(),
-    )
+    write_report(&args.run.out, &bounds, &report, incomplete.as_deref())
 }
 
-/// Merges the observations of several runs (shards) into `out` and writes its report.
+/// Merges the observations of several runs (shards) into `out` and writes its report. The
+/// position set is not at hand: each run's is read from its rows
+/// ([`record::read_without_set`]); runs must agree on it, and every cell of a run must hold
+/// all of it (a run writes a cell whole).
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut runs = Vec::new();
+    let mut first: Option<(record::Bounds, PathBuf)> = None;
     for input in inputs {
         let path = csv::of_run(input, CSV).map_err(Input)?;
-        runs.push(csv::read_finished(&path).map_err(Input)?);
+        let (rows, set) = read_shard(&path, first.as_ref())?;
+        if first.is_none() && set.positions > 0 {
+            first = Some((set, path));
+        }
+        runs.push(rows);
     }
     // Node counts are deterministic: runs that disagree on one fail the merge's check.
     let merged = record::merge(runs).map_err(Run)?;
     let _lock = files::lock_run(out)?;
-    let positions = merged.iter().map(|r| r.position + 1).max().unwrap_or(0);
     csv::write_all(&out.join(CSV), &merged).map_err(Run)?;
-    write_report(out, positions, &ReportFile::new(out, None), None)
+    let set = first.map_or(
+        record::Bounds {
+            positions: 0,
+            ids: None,
+        },
+        |(set, _)| set,
+    );
+    write_report(out, &set, &ReportFile::new(out, None), None)
+}
+
+/// Reads one run to merge, with its position set: every cell whole, and the set that of the
+/// `first` run read (the same size, the same ids), if any.
+fn read_shard(
+    path: &Path,
+    first: Option<&(record::Bounds, PathBuf)>,
+) -> Result<(Vec<Row>, record::Bounds), Failure> {
+    let (rows, set) = record::read_without_set(path, true).map_err(Input)?;
+    let positions = set.positions;
+    if let Some((cell, held)) = record::incomplete_cell(&rows, positions) {
+        return Err(Input(format!(
+            "{}: cell {cell} holds {held} of the {positions} positions: an unfinished shard \
+             (run it again to finish it) or an edited file",
+            path.display()
+        )));
+    }
+    match first {
+        Some((first, first_path)) if positions > 0 && first.positions != positions => {
+            Err(Input(format!(
+                "{}: cells of {positions} positions, but {} has cells of {}: merge runs of \
+                 one position set",
+                path.display(),
+                first_path.display(),
+                first.positions
+            )))
+        }
+        Some((first, first_path)) if positions > 0 && first.ids != set.ids => {
+            // Read it against the first run's set: the error names the line whose id differs.
+            csv::read_finished::<Row>(path, first)
+                .map_err(|e| Input(format!("{e} (as {} has it)", first_path.display())))?;
+            Ok((rows, set))
+        }
+        _ => Ok((rows, set)),
+    }
 }
 
 /// Writes the report of the complete cells in `out`'s CSV, with its figures.
 fn write_report(
     out: &Path,
-    positions: usize,
+    set: &record::Bounds,
     report: &ReportFile,
     incomplete: Option<&str>,
 ) -> Result<(), Failure> {
-    let rows: Vec<Row> =
-        record::complete_cells(csv::read(&out.join(CSV)).map_err(Input)?, positions)
-            .into_values()
-            .flatten()
-            .collect();
+    let rows: Vec<Row> = record::complete_cells(
+        csv::read(&out.join(CSV), set).map_err(Input)?,
+        set.positions,
+    )
+    .into_values()
+    .flatten()
+    .collect();
     let mut markdown = report::markdown(&rows);
     let figures = plots::figures(&report::totals(&rows), out).map_err(Run)?;
     if !figures.is_empty() {
@@ -195,9 +249,11 @@ pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Fail
         Some(setup) => {
             // "Stamped" keeps the table between positions. The paper's schemes then treat
             // old entries as empty; depth-and-age weighs their age by its own rule.
-            let stamping =
-                setup.stamping == Stamping::Stamped && setup.scheme.uses_paper_stamping();
-            Some(setup.scheme.research_table(setup.entries, stamping)?)
+            Some(
+                setup
+                    .scheme
+                    .research_table(setup.entries, setup.stamping.table_flag(&setup.scheme))?,
+            )
         }
         None => None,
     };
@@ -207,6 +263,8 @@ pub fn observe(cell: &Cell, positions: &[GamePosition]) -> Result<Vec<Row>, Fail
             match setup.stamping {
                 Stamping::Cleared => table.clear(),
                 Stamping::Stamped => table.new_search(),
+                // Kept as it is: the entries of earlier positions compete.
+                Stamping::Unstamped => {}
             }
             // Zero the counters: the row counts this position alone.
             table.take_stats();

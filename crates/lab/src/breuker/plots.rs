@@ -17,20 +17,11 @@ struct Line {
     style: usize,
 }
 
-/// Draws lines, returning the file written: with `sizes_on_x`, table sizes on a log2 x axis
-/// and a linear y axis (Figures 1–2); otherwise depths on a linear x axis and a log y axis
-/// (Figure 3).
-fn draw(
-    path: &Path,
-    title: &str,
-    x_desc: &str,
-    y_desc: &str,
-    lines: &[Line],
-    sizes_on_x: bool,
-) -> Result<PathBuf, String> {
-    let all = || lines.iter().flat_map(|l| l.points.iter());
+/// The smallest and largest x and y of the lines' points, `(x0, x1, y0, y1)`, widened where
+/// they are equal so that an axis has a length; an error when there are no points.
+fn data_range(title: &str, lines: &[Line]) -> Result<(f64, f64, f64, f64), String> {
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in all() {
+    for &(x, y) in lines.iter().flat_map(|l| l.points.iter()) {
         x0 = x0.min(x);
         x1 = x1.max(x);
         y0 = y0.min(y);
@@ -43,6 +34,63 @@ fn draw(
         if x1 > x0 { x1 } else { x0 + 1.0 },
         if y1 > y0 { y1 } else { y0 * 1.1 + 1.0 },
     );
+    Ok((x0, x1, y0, y1))
+}
+
+/// Draws the mesh, every line with its markers, and the legend on a built chart, mapping
+/// errors with `$err`. A macro, not a function: the two kinds of figure have charts of
+/// different coordinate types (a log x axis, a log y axis).
+macro_rules! finish_chart {
+    ($chart:expr, $err:expr, $lines:expr, ($x_desc:expr, $y_desc:expr), $fmt_x:expr, $legend:expr, $x_labels:expr) => {{
+        let err = $err;
+        let mut chart = $chart.map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc($x_desc)
+            .y_desc($y_desc)
+            .x_labels($x_labels)
+            .x_label_formatter(&$fmt_x)
+            .y_label_formatter(&|v: &f64| format!("{:.0}", v))
+            .draw()
+            .map_err(|e| err(&e))?;
+        for line in $lines {
+            // Every series its own colour and marker (up to twelve: the eleven schemes
+            // and the no-table baseline of Figure 3).
+            let (color, kind) = palette::style(line.style);
+            chart
+                .draw_series(LineSeries::new(
+                    line.points.iter().copied(),
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| err(&e))?
+                .label(line.name.clone())
+                .legend(move |at| palette::legend(at, color, kind));
+            chart
+                .draw_series(line.points.iter().map(|&p| palette::marker(kind, p, color)))
+                .map_err(|e| err(&e))?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position($legend)
+            .draw()
+            .map_err(|e| err(&e))?;
+    }};
+}
+
+/// Draws lines, returning the file written: with `sizes_on_x`, table sizes on a log2 x axis
+/// and a linear y axis (Figures 1–2); otherwise depths on a linear x axis and a log y axis
+/// (Figure 3).
+fn draw(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Line],
+    sizes_on_x: bool,
+) -> Result<PathBuf, String> {
+    let (x0, x1, y0, y1) = data_range(title, lines)?;
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
@@ -52,43 +100,6 @@ fn draw(
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(80);
-    macro_rules! finish {
-        ($chart:expr, $fmt_x:expr, $legend:expr, $x_labels:expr) => {{
-            let mut chart = $chart.map_err(|e| err(&e))?;
-            chart
-                .configure_mesh()
-                .x_desc(x_desc)
-                .y_desc(y_desc)
-                .x_labels($x_labels)
-                .x_label_formatter(&$fmt_x)
-                .y_label_formatter(&|v: &f64| format!("{:.0}", v))
-                .draw()
-                .map_err(|e| err(&e))?;
-            for line in lines {
-                // Every series its own colour and marker (up to twelve: the eleven schemes
-                // and the no-table baseline of Figure 3).
-                let (color, kind) = palette::style(line.style);
-                chart
-                    .draw_series(LineSeries::new(
-                        line.points.iter().copied(),
-                        color.stroke_width(2),
-                    ))
-                    .map_err(|e| err(&e))?
-                    .label(line.name.clone())
-                    .legend(move |at| palette::legend(at, color, kind));
-                chart
-                    .draw_series(line.points.iter().map(|&p| palette::marker(kind, p, color)))
-                    .map_err(|e| err(&e))?;
-            }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .position($legend)
-                .draw()
-                .map_err(|e| err(&e))?;
-        }};
-    }
     let integer = |v: &f64| {
         if (v - v.round()).abs() < 1e-6 {
             format!("{v:.0}")
@@ -103,8 +114,11 @@ fn draw(
             (y0 - margin).max(0.0)..y1 + margin,
         );
         let points = lines.iter().map(|l| l.points.len()).max().unwrap_or(2);
-        finish!(
+        finish_chart!(
             chart,
+            err,
+            lines,
+            (x_desc, y_desc),
             |v: &f64| size_name(v.round() as u64),
             SeriesLabelPosition::UpperRight,
             points
@@ -112,8 +126,11 @@ fn draw(
     } else {
         let chart =
             builder.build_cartesian_2d(x0 - 0.2..x1 + 0.2, (y0 * 0.8..y1 * 1.25).log_scale());
-        finish!(
+        finish_chart!(
             chart,
+            err,
+            lines,
+            (x_desc, y_desc),
             integer,
             SeriesLabelPosition::UpperLeft,
             (x1 - x0) as usize + 1

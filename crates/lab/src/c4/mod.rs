@@ -34,7 +34,7 @@ use std::{
 use transpo::Scheme;
 use transpo_cli::progress;
 use transpo_cli::progress::ProgressBar;
-use transpo_connect4::{Position, Solver, Strength};
+use transpo_connect4::{Position, Solver, Strength, score};
 
 /// Arguments of `c4`.
 #[derive(clap::Args)]
@@ -42,8 +42,8 @@ pub struct Args {
     /// A test set of lines `moves score` (Pons' format; `#` starts a comment).
     #[arg(long, default_value = "../shared/data/connect4/Test_L1_R2")]
     positions: PathBuf,
-    /// Solve only the first N positions of the set.
-    #[arg(long, default_value_t = 100)]
+    /// Solve only the first N positions of the set (at least 1).
+    #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     limit: usize,
     /// Schemes, as for `breuker`: deep,new,...,twobig1, `all`, `modern`, or name:ways
     /// (default: all seven and depth-age-8 in 4-way buckets).
@@ -92,9 +92,21 @@ fn load(path: &Path, limit: usize) -> Result<Vec<Problem>, String> {
             return Err(bad("expected `moves score`".into()));
         };
         let position = Position::from_moves(moves).map_err(|e| bad(e.to_string()))?;
-        let expected = score
+        let expected: i32 = score
             .parse()
             .map_err(|_| bad(format!("{score:?} is not a score")))?;
+        // The scores a position of this many stones can have: from a loss to the opponent's
+        // next stone to a win with this one.
+        let stones = position.moves();
+        let possible = score::loss_next_score(Position::SQUARES, stones)
+            ..=score::win_now_score(Position::SQUARES, stones);
+        if !possible.contains(&expected) {
+            return Err(bad(format!(
+                "score {expected} is out of range for a position of {stones} stones ({} to {})",
+                possible.start(),
+                possible.end()
+            )));
+        }
         problems.push(Problem {
             moves: moves.to_string(),
             position,
@@ -170,6 +182,9 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         .iter()
         .flat_map(|&size| schemes.iter().map(move |&s| (s, size)))
         .collect();
+    for &(scheme, size) in &cells {
+        scheme.whole_entries(size)?;
+    }
     eprintln!(
         "{} positions of {}, {} cells ({} schemes × {} sizes), {strength:?}",
         problems.len(),
@@ -214,4 +229,29 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     files::write_whole(&report_path, &md).map_err(Run)?;
     eprintln!("wrote {} and {}", csv_path.display(), report_path.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_score_no_position_of_its_stones_can_have_is_refused_with_its_line() {
+        let dir = std::env::temp_dir().join(format!("transpo-lab-c4-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        let path = dir.join("set.txt");
+        // 4 stones down: the side to move scores from −(42 + 1 − 5)/2 = −19 to (42 + 1 −
+        // 4)/2 = 19 (Pons' convention).
+        std::fs::write(&path, "4455 19\n4455 -19\n").expect("write");
+        assert_eq!(load(&path, 10).map(|p| p.len()), Ok(2));
+        for (line, bad) in [("4455 20", "20"), ("4455 -20", "-20"), ("4455 999", "999")] {
+            std::fs::write(&path, format!("4455 0\n{line}\n")).expect("write");
+            let err = load(&path, 10).map(|_| ()).expect_err("out of range");
+            assert!(
+                err.contains("set.txt:2: ")
+                    && err.contains(&format!("score {bad} is out of range")),
+                "{err}"
+            );
+        }
+    }
 }

@@ -18,12 +18,13 @@ use crate::experiment::{
     report_file::ReportFile,
     runner::RunArgs,
     schemes::{self, SchemeSpec},
+    stamping::{self, Stamping},
 };
 use crate::failure::{
     self,
     Failure::{self, Input, Run},
 };
-use plan::{Cell, Opening, Setup, Stamping};
+use plan::{Cell, Opening, Setup};
 use record::{Result3, Row};
 use stats::{Penta, SprtTest, Verdict};
 use std::{
@@ -72,7 +73,7 @@ pub struct Args {
     reference: SchemeSpec,
     /// stamped (the paper's time stamping between moves), unstamped, or both; depth-and-age
     /// ages entries by its own rule and runs once (default: stamped).
-    #[arg(long, value_parser = |s: &str| plan::parse_stampings(s).map(List))]
+    #[arg(long, value_parser = |s: &str| stamping::ELO.parse(s).map(List))]
     stamping: Option<List<Stamping>>,
     /// Hash pressures: table entries ÷ nodes per move, e.g. 0.1 (the table holds a tenth
     /// of one move's tree) to 100 (a hundred moves' trees: everything) (default:
@@ -83,10 +84,10 @@ pub struct Args {
     #[arg(long, value_parser = |s: &str| plan::parse_profiles(s).map(List))]
     profiles: Option<List<Profile>>,
     /// Nodes per move, both sides (a fixed budget: results do not depend on the machine).
-    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(100..=100_000_000))]
+    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(plan::NODES))]
     nodes: u64,
     /// Game pairs per cell (each opening played twice, colours swapped).
-    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(plan::PAIRS))]
     pairs: u64,
     /// Openings (EPD or FEN lines), shuffled by `--seed`; every cell plays the same ones.
     #[arg(long, default_value = DEFAULT_OPENINGS)]
@@ -95,13 +96,13 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Plies after which a game is adjudicated a draw.
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(plan::MAX_PLIES))]
     max_plies: u32,
     /// Win adjudication: both sides' scores at least this many centipawns for one side …
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i32).range(1..=100_000))]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i32).range(plan::RESIGN_CP))]
     resign_cp: i32,
     /// … in this many consecutive plies (0: play every game out).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1_000))]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(plan::RESIGN_PLIES))]
     resign_plies: u32,
     /// A yes/no question per cell: `elo0,elo1[,alpha,beta]`, a GSPRT on the pentanomial
     /// counts (e.g. `-10,0`: is the scheme no more than 10 Elo worse?); a cell stops once
@@ -151,9 +152,12 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             args.reference
         )));
     }
+    // In range: clap bounds --pairs by a million.
+    let pairs = args.pairs as usize;
+    check_sizes(&setup, &cells, pairs)?;
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
-    let done = record::unite(csv::read(&csv_path).map_err(Input)?).map_err(Run)?;
+    let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
     csv::write_all(&csv_path, done.values()).map_err(Run)?;
     let settings = ReportSettings {
         sprt: args.sprt,
@@ -161,8 +165,6 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         report: ReportFile::new(&args.run.out, args.run.report.as_deref()),
         out: args.run.out.clone(),
     };
-    // In range: clap bounds --pairs by a million.
-    let pairs = args.pairs as usize;
     let keys: Vec<String> = cells.iter().map(|c| setup.key(c)).collect();
     let items = args.run.shard.select(plan::items(cells.len(), pairs));
     if args.run.report_only {
@@ -228,9 +230,22 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             String::new()
         }
     );
-    let done = record::unite(csv::read(&csv_path).map_err(Input)?).map_err(Run)?;
+    let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
     let status = incomplete(&items, &keys, &done, args.sprt);
     write_report(&settings, status.as_deref())
+}
+
+/// Checks what the run's numbers size before they size anything: the list of its pairs
+/// ([`plan::check_run_size`]) and each cell's two tables (asked of the table, as
+/// [`SchemeSpec::whole_entries`] does).
+fn check_sizes(setup: &Setup, cells: &[Cell], pairs: usize) -> Result<(), Failure> {
+    plan::check_run_size(cells.len(), pairs).map_err(Input)?;
+    for cell in cells {
+        let entries = setup.entries(cell.pressure);
+        cell.scheme.whole_entries(entries)?;
+        setup.reference.whole_entries(entries)?;
+    }
+    Ok(())
 }
 
 /// What the report says when pairs of this run (shard) are missing from the CSV, not
@@ -280,7 +295,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut rows = Vec::new();
     for input in inputs {
         let path = csv::of_run(input, CSV).map_err(Input)?;
-        let run = csv::read_finished(&path).map_err(Input)?;
+        let run = csv::read_finished(&path, &()).map_err(Input)?;
         if run.is_empty() {
             return Err(Input(format!(
                 "{}: no pairs (an empty or unfinished shard?)",
@@ -312,7 +327,7 @@ struct ReportSettings {
 
 /// Writes the report of the pairs in the CSV of `settings.out`, with its figures.
 fn write_report(settings: &ReportSettings, incomplete: Option<&str>) -> Result<(), Failure> {
-    let rows: Vec<Row> = csv::read(&settings.out.join(CSV)).map_err(Input)?;
+    let rows: Vec<Row> = csv::read(&settings.out.join(CSV), &()).map_err(Input)?;
     let cells = report::cells(&rows).map_err(Input)?;
     let figures = plots::figures(&cells, &settings.out).map_err(Run)?;
     let node_counts = report::NodeCounts::read(&settings.node_counts).map_err(Input)?;

@@ -12,73 +12,46 @@
 //! of one move and `p = 100` one that holds the trees of a hundred moves, a whole game of
 //! one side without replacement pressure.
 
-use crate::experiment::schemes::SchemeSpec;
-use std::{fmt, str::FromStr};
+use crate::experiment::{schemes::SchemeSpec, stamping::Stamping};
+use std::ops::RangeInclusive;
 use transpo::key::SplitMix64;
 use transpo_engine::search::Profile;
 
-/// How a table is treated from one move of a game to the next (it is always kept within a
-/// game and cleared between games).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Stamping {
-    /// The paper's time stamping: entries of an earlier move count as empty when storing
-    /// (they are still found by probes).
-    Stamped,
-    /// No stamping: entries of earlier moves compete under the scheme's own rule (OLD then
-    /// keeps the first entries of the game).
-    Unstamped,
-}
+/// Nodes per move the command line allows (and a row of the CSV is read against).
+pub const NODES: RangeInclusive<u64> = 100..=100_000_000;
 
-impl Stamping {
-    /// Whether a table of `spec` with this stamping turns the paper's stamping on: only the
-    /// paper's schemes have it (depth-and-age weighs age by its own rule either way).
-    pub fn table_flag(self, spec: &SchemeSpec) -> bool {
-        self == Stamping::Stamped && spec.uses_paper_stamping()
-    }
-}
+/// Game pairs per cell the command line allows; a pair's index is below the largest.
+pub const PAIRS: RangeInclusive<u64> = 1..=1_000_000;
 
-impl fmt::Display for Stamping {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Stamping::Stamped => "stamped",
-            Stamping::Unstamped => "unstamped",
-        })
-    }
-}
+/// Plies after which a game is a draw, as the command line allows them.
+pub const MAX_PLIES: RangeInclusive<i64> = 1..=10_000;
 
-impl FromStr for Stamping {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "stamped" => Ok(Stamping::Stamped),
-            "unstamped" => Ok(Stamping::Unstamped),
-            _ => Err(format!(
-                "unknown stamping {s:?} (expected stamped, unstamped or both)"
-            )),
-        }
-    }
-}
+/// Win adjudication's centipawns, as the command line allows them.
+pub const RESIGN_CP: RangeInclusive<i64> = 1..=100_000;
 
-/// `stamped`, `unstamped`, `both` or a comma-separated list.
-pub fn parse_stampings(s: &str) -> Result<Vec<Stamping>, String> {
-    match s.trim() {
-        "both" => Ok(vec![Stamping::Stamped, Stamping::Unstamped]),
-        other => other.split(',').map(str::parse).collect(),
-    }
-}
+/// Win adjudication's consecutive plies, as the command line allows them (0: off).
+pub const RESIGN_PLIES: RangeInclusive<i64> = 0..=1_000;
 
-/// Profiles: `full`, `paper`, `both` or a comma-separated list.
+/// Profiles: `full`, `paper`, `both` or a comma-separated list, each once (a profile given
+/// twice would play its cells twice).
 pub fn parse_profiles(s: &str) -> Result<Vec<Profile>, String> {
-    match s.trim() {
-        "both" => Ok(vec![Profile::Full, Profile::Paper]),
+    let mut profiles: Vec<Profile> = match s.trim() {
+        "both" => vec![Profile::Full, Profile::Paper],
         other => other
             .split(',')
             .map(|p| {
                 p.parse()
                     .map_err(|e: transpo_engine::search::UnknownProfile| e.to_string())
             })
-            .collect(),
-    }
+            .collect::<Result<_, _>>()?,
+    };
+    let mut seen = Vec::new();
+    profiles.retain(|p| {
+        let first = !seen.contains(p);
+        seen.push(*p);
+        first
+    });
+    Ok(profiles)
 }
 
 /// Pressures, comma-separated, each a positive number (table entries ÷ nodes per move).
@@ -138,7 +111,7 @@ impl Setup {
     /// Table entries at a pressure: `pressure × nodes`, rounded to the nearest entry (the
     /// table then rounds down to whole buckets).
     pub fn entries(&self, pressure: f64) -> u64 {
-        (pressure * self.nodes as f64).round().max(1.0) as u64
+        entries_at(pressure, self.nodes)
     }
 
     /// The cell's identity as the CSV writes it:
@@ -156,6 +129,12 @@ impl Setup {
             self.rules()
         )
     }
+}
+
+/// Table entries at a pressure with `nodes` per move: `pressure × nodes`, rounded to the
+/// nearest entry, at least one (a pressure too large for 64 bits gives the most).
+pub fn entries_at(pressure: f64, nodes: u64) -> u64 {
+    (pressure * nodes as f64).round().max(1.0) as u64
 }
 
 /// The cells of a study, in the order profile, scheme, stamping, pressure; the reference
@@ -202,6 +181,22 @@ pub struct Item {
     pub cell: usize,
     /// Index of the pair, which fixes its opening.
     pub pair: usize,
+}
+
+/// The most pairs one run may hold, all cells together before sharding: 2^24, far beyond
+/// what any study can play, and a bound on the memory its list of [`Item`]s takes.
+pub const MOST_PAIRS_IN_A_RUN: usize = 1 << 24;
+
+/// Checks that `cells` cells of `pairs` pairs each stay within [`MOST_PAIRS_IN_A_RUN`], before
+/// anything is sized by them.
+pub fn check_run_size(cells: usize, pairs: usize) -> Result<(), String> {
+    match cells.checked_mul(pairs) {
+        Some(total) if total <= MOST_PAIRS_IN_A_RUN => Ok(()),
+        _ => Err(format!(
+            "{cells} cells × {pairs} pairs is more than the {MOST_PAIRS_IN_A_RUN} pairs one run \
+             may hold: give fewer --pairs, schemes, pressures or profiles"
+        )),
+    }
 }
 
 /// Every pair of every cell, pair-major.
@@ -322,6 +317,14 @@ mod tests {
         indices.sort_unstable();
         assert_eq!(indices, vec![0, 1, 2]);
         assert!(openings(text, "t", 7, 4).unwrap_err().contains("fewer"));
+        assert_eq!(check_run_size(80, 400), Ok(()));
+        assert_eq!(check_run_size(16, 1 << 20), Ok(()));
+        assert!(
+            check_run_size(17, 1 << 20)
+                .unwrap_err()
+                .contains("fewer --pairs")
+        );
+        assert!(check_run_size(usize::MAX, 2).is_err());
         assert!(
             openings("nonsense here\n", "t", 1, 1)
                 .unwrap_err()
@@ -337,7 +340,9 @@ mod tests {
         }
         assert_eq!(parse_profiles("both").map(|v| v.len()), Ok(2));
         assert!(parse_profiles("fast").unwrap_err().contains("fast"));
-        assert_eq!(parse_stampings("both").map(|v| v.len()), Ok(2));
-        assert!(parse_stampings("cleared").unwrap_err().contains("cleared"));
+        assert_eq!(
+            parse_profiles("paper,full,paper"),
+            Ok(vec![Profile::Paper, Profile::Full])
+        );
     }
 }

@@ -5,9 +5,15 @@
 //! Games at a fixed node budget are deterministic, so two rows of the same pair must agree on
 //! everything but the wall time; a merge that finds them disagreeing is an error.
 
-use super::stats::Penta;
-use crate::experiment::csv::{CsvRow, ParseRow};
-use std::collections::BTreeMap;
+use super::{plan, stats::Penta};
+use crate::experiment::{
+    csv::{CsvRow, Fields, ParseRow},
+    files,
+    schemes::SchemeSpec,
+    stamping::{self, Stamping},
+};
+use std::{collections::BTreeMap, ops::RangeInclusive};
+use transpo_engine::search::Profile;
 
 /// Fields in a row.
 const FIELDS: usize = 19;
@@ -53,12 +59,10 @@ impl Result3 {
     }
 
     fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "W" => Ok(Result3::Win),
-            "D" => Ok(Result3::Draw),
-            "L" => Ok(Result3::Loss),
-            _ => Err(format!("result {s:?} is not W, D or L")),
-        }
+        [Result3::Win, Result3::Draw, Result3::Loss]
+            .into_iter()
+            .find(|r| r.letter() == s)
+            .ok_or_else(|| format!("result {s:?} is not W, D or L"))
     }
 }
 
@@ -131,39 +135,126 @@ impl CsvRow for Row {
 impl ParseRow for Row {
     const KIND: &'static str = "pairs";
 
-    fn from_csv(line: &str) -> Result<Row, String> {
-        let f: Vec<&str> = line.trim_end().split(',').collect();
-        if f.len() != FIELDS {
-            return Err(format!("{} fields, expected {FIELDS}", f.len()));
-        }
-        let num = |i: usize| {
-            f[i].parse::<u64>()
-                .map_err(|_| format!("field {} ({:?}) is not a number", i + 1, f[i]))
-        };
-        let small = |i: usize| {
-            num(i).and_then(|n| {
-                u32::try_from(n).map_err(|_| format!("field {} ({n}) is too large", i + 1))
-            })
+    type Bounds = ();
+
+    /// Every field as [`super::play_pair`] writes it: the cell as [`plan::Setup::key`]
+    /// writes one the command line can ask for ([`cell_fields`]), a pair below the most
+    /// `--pairs` allows, an opening index an openings file can hold, results `W`, `D` or
+    /// `L`, how each game ended in words, plies within the rules' move limit, 16-digit
+    /// hexadecimal keys and a count of microseconds.
+    fn from_csv(line: &str, _: &()) -> Result<Row, String> {
+        let f = Fields::split(line, FIELDS)?;
+        let max_plies = cell_fields(&f)?;
+        let plies = |i: usize| {
+            // In range: at most the rules' move limit, itself at most MAX_PLIES.
+            f.number(i, 0..=max_plies).map(|n| n as u32)
         };
         let key = |i: usize| {
-            u64::from_str_radix(f[i], 16)
-                .map_err(|_| format!("field {} ({:?}) is not a hexadecimal key", i + 1, f[i]))
+            f.word(i, "a key of 16 hexadecimal digits", |s| {
+                let lower = s
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+                (s.len() == 16 && lower)
+                    .then(|| u64::from_str_radix(s, 16).ok())
+                    .flatten()
+            })
         };
+        let end = |i: usize| {
+            f.word(i, "how a game ends (e.g. checkmate, move limit)", |s| {
+                let words = !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b == b' ' || b == b'-');
+                words.then(|| s.to_string())
+            })
+        };
+        let most_pairs = usize::try_from(*plan::PAIRS.end()).unwrap_or(usize::MAX);
         Ok(Row {
-            cell: f[..8].join(","),
-            pair: num(8)? as usize,
-            opening: num(9)? as usize,
-            white: Result3::parse(f[10])?,
-            black: Result3::parse(f[11])?,
-            white_end: f[12].to_string(),
-            black_end: f[13].to_string(),
-            white_plies: small(14)?,
-            black_plies: small(15)?,
+            cell: f.joined(0..8),
+            pair: f.index(8, most_pairs)?,
+            // An opening is a line of at least two bytes (one character and its newline)
+            // of an openings file of at most TEXT_MAX bytes.
+            opening: f.index(9, files::TEXT_MAX / 2)?,
+            white: Result3::parse(f.text(10)).map_err(|e| f.bad(10, e))?,
+            black: Result3::parse(f.text(11)).map_err(|e| f.bad(11, e))?,
+            white_end: end(12)?,
+            black_end: end(13)?,
+            white_plies: plies(14)?,
+            black_plies: plies(15)?,
             white_key: key(16)?,
             black_key: key(17)?,
-            micros: num(18)?,
+            micros: f.count(18)?,
         })
     }
+}
+
+/// A range of the command line as a range of counts (every one of them is non-negative).
+fn counts(range: &RangeInclusive<i64>) -> RangeInclusive<u64> {
+    let unsigned = |n: i64| u64::try_from(n).unwrap_or(0);
+    unsigned(*range.start())..=unsigned(*range.end())
+}
+
+/// Checks the cell's eight fields, `profile,scheme,stamping,reference,pressure,nodes,
+/// entries,rules`, as [`plan::Setup::key`] writes them: a profile, schemes and a stamping
+/// spelled as the lab spells them, a positive pressure, nodes and rules within the command
+/// line's ranges, and the entries that pressure and nodes give. Returns the rules' move
+/// limit.
+fn cell_fields(f: &Fields) -> Result<u64, String> {
+    f.word(0, "full or paper", |s| {
+        s.parse::<Profile>().ok().filter(|p| p.to_string() == s)
+    })?;
+    let scheme = |i: usize| {
+        f.word(
+            i,
+            "a scheme as the lab writes it (e.g. twobig1, depth-age-8:4)",
+            |s| {
+                s.parse::<SchemeSpec>()
+                    .ok()
+                    .filter(|spec| spec.to_string() == s)
+            },
+        )
+    };
+    scheme(1)?;
+    let offered = stamping::ELO.both;
+    f.word(2, "stamped or unstamped", |s| {
+        Stamping::from_name(s).filter(|stamping| offered.contains(stamping))
+    })?;
+    scheme(3)?;
+    let pressure = f.word(
+        4,
+        "a positive number as the lab writes it (e.g. 0.1)",
+        |s| {
+            s.parse::<f64>()
+                .ok()
+                .filter(|p| p.is_finite() && *p > 0.0 && p.to_string() == s)
+        },
+    )?;
+    let nodes = f.number(5, plan::NODES)?;
+    let entries = plan::entries_at(pressure, nodes);
+    f.number(6, entries..=entries)?;
+    let rules: Vec<&str> = f.text(7).split('/').collect();
+    let [max_plies, resign_cp, resign_plies] = rules[..] else {
+        return Err(f.bad(7, "is not max_plies/resign_cp/resign_plies"));
+    };
+    let rule = |text: &str, what: &str, range: &RangeInclusive<i64>| {
+        let range = counts(range);
+        text.parse::<u64>()
+            .ok()
+            .filter(|n| n.to_string() == text && range.contains(n))
+            .ok_or_else(|| {
+                f.bad(
+                    7,
+                    format_args!(
+                        "has {what} {text:?}, not a whole number from {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                )
+            })
+    };
+    let max_plies = rule(max_plies, "max_plies", &plan::MAX_PLIES)?;
+    rule(resign_cp, "resign_cp", &plan::RESIGN_CP)?;
+    rule(resign_plies, "resign_plies", &plan::RESIGN_PLIES)?;
+    Ok(max_plies)
 }
 
 /// The rows keyed by (cell, pair), with identical duplicates collapsed and contradicting
@@ -232,12 +323,12 @@ mod tests {
     #[test]
     fn rows_round_trip_and_bad_ones_say_why() {
         let r = row(CELL, 3, Result3::Win);
-        assert_eq!(Row::from_csv(&r.to_csv()), Ok(r.clone()));
+        assert_eq!(Row::from_csv(&r.to_csv(), &()), Ok(r.clone()));
         assert_eq!(r.half_points(), 3);
-        assert!(Row::from_csv("a,b").unwrap_err().contains("19"));
+        assert!(Row::from_csv("a,b", &()).unwrap_err().contains("19"));
         assert!(r.to_csv().contains(",463b96181691fc9c,0000000000000007,"));
         let bad = r.to_csv().replace(",W,D,", ",X,D,");
-        assert!(Row::from_csv(&bad).unwrap_err().contains("\"X\""));
+        assert!(Row::from_csv(&bad, &()).unwrap_err().contains("\"X\""));
     }
 
     #[test]

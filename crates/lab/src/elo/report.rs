@@ -5,7 +5,6 @@
 use super::record::Row;
 use super::stats::{Penta, SprtTest, spearman};
 use crate::breuker::record as breuker_record;
-use crate::experiment::csv;
 use std::{
     collections::{BTreeMap, BTreeSet},
     fmt::Write,
@@ -109,8 +108,8 @@ impl NodeCounts {
         if !path.is_file() {
             return Ok(None);
         }
-        let rows: Vec<breuker_record::Row> = csv::read(path)?;
-        let positions = rows.iter().map(|r| r.position + 1).max().unwrap_or(0);
+        let (rows, set) = breuker_record::read_without_set(path, false)?;
+        let positions = set.positions;
         let mut totals = BTreeMap::new();
         for rows in breuker_record::complete_cells(rows, positions).into_values() {
             let Some(first) = rows.first() else { continue };
@@ -218,17 +217,22 @@ fn pressure_text(p: f64) -> String {
 pub fn markdown(rows: &[Row], context: &Context) -> Result<String, String> {
     let cells = cells(rows)?;
     let mut md = String::new();
-    let pairs: u64 = cells.iter().map(|(_, p)| p.pairs()).sum();
     // Writing to a String cannot fail.
     let _ = writeln!(
         md,
         "# Replacement schemes in games: Elo against a reference\n"
     );
-    // Runs with more than one reference, node budget or rule set name them in every row.
-    let setups: BTreeSet<(&str, u64, &str)> = cells
-        .iter()
-        .map(|(c, _)| (c.reference.as_str(), c.nodes, c.rules.as_str()))
-        .collect();
+    method_section(&mut md, &cells, context);
+    elo_table(&mut md, &cells, context);
+    figures_section(&mut md, context);
+    ranking_section(&mut md, &cells, context);
+    Ok(md)
+}
+
+/// How the games were played and scored: the setup, the rules, the Elo and its interval,
+/// and the SPRT if one was asked for.
+fn method_section(md: &mut String, cells: &[(CellId, Penta)], context: &Context) {
+    let pairs: u64 = cells.iter().map(|(_, p)| p.pairs()).sum();
     let references: BTreeSet<&str> = cells.iter().map(|(c, _)| c.reference.as_str()).collect();
     let nodes: BTreeSet<u64> = cells.iter().map(|(c, _)| c.nodes).collect();
     let rules: BTreeSet<&str> = cells.iter().map(|(c, _)| c.rules.as_str()).collect();
@@ -274,6 +278,15 @@ pub fn markdown(rows: &[Row], context: &Context) -> Result<String, String> {
              A run with `--sprt` stops playing a cell once its test is decided.\n"
         );
     }
+}
+
+/// The table of every cell: its counts, score and `Elo ± half-width` (and LLR).
+fn elo_table(md: &mut String, cells: &[(CellId, Penta)], context: &Context) {
+    // Runs with more than one reference, node budget or rule set name them in every row.
+    let setups: BTreeSet<(&str, u64, &str)> = cells
+        .iter()
+        .map(|(c, _)| (c.reference.as_str(), c.nodes, c.rules.as_str()))
+        .collect();
     let _ = writeln!(md, "## Elo by scheme, pressure and profile\n");
     let sprt_head = if context.sprt.is_some() {
         " SPRT |"
@@ -289,7 +302,7 @@ pub fn markdown(rows: &[Row], context: &Context) -> Result<String, String> {
         "|---|---|---|---|---|---|---|---|---|{}",
         if context.sprt.is_some() { "---|" } else { "" }
     );
-    for (id, penta) in &cells {
+    for (id, penta) in cells {
         let sprt = context
             .sprt
             .map_or(String::new(), |t| format!(" {} |", penta.sprt(&t)));
@@ -313,6 +326,10 @@ pub fn markdown(rows: &[Row], context: &Context) -> Result<String, String> {
         );
     }
     md.push('\n');
+}
+
+/// The figures' links, with what they show; nothing without figures.
+fn figures_section(md: &mut String, context: &Context) {
     if !context.figures.is_empty() {
         let _ = writeln!(
             md,
@@ -328,8 +345,6 @@ pub fn markdown(rows: &[Row], context: &Context) -> Result<String, String> {
             let _ = writeln!(md, "![{name}]({link})\n");
         }
     }
-    ranking_section(&mut md, &cells, context);
-    Ok(md)
 }
 
 /// The rank comparison: per setup and pressure, Spearman's ρ between the `breuker` node
@@ -350,6 +365,27 @@ fn ranking_section(md: &mut String, cells: &[(CellId, Penta)], context: &Context
         );
         return;
     };
+    ranking_method(md, counts);
+    let mut groups: BTreeMap<Group, BTreeSet<u64>> = BTreeMap::new();
+    for (id, _) in cells {
+        groups
+            .entry(id.group())
+            .or_default()
+            .insert(id.pressure.to_bits());
+    }
+    for (setup, pressures) in groups {
+        let mut pressures: Vec<f64> = pressures.into_iter().map(f64::from_bits).collect();
+        pressures.sort_by(f64::total_cmp);
+        for pressure in pressures {
+            ranking_row(md, cells, counts, &setup, pressure);
+        }
+    }
+    md.push('\n');
+}
+
+/// Where the node counts come from, how a pressure finds its node-count cell, how ranks are
+/// compared; then the ranking table's head.
+fn ranking_method(md: &mut String, counts: &NodeCounts) {
     let _ = writeln!(
         md,
         "Games cannot give nodes-to-depth (a game searches a fixed number of nodes, not to a \
@@ -371,84 +407,89 @@ fn ranking_section(md: &mut String, cells: &[(CellId, Penta)], context: &Context
         "| profile | pressure | node-count cell (its pressure) | schemes | node spread | Spearman ρ | fewest nodes first (nodes) | highest Elo first (Elo) |"
     );
     let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
-    let mut groups: BTreeMap<Group, BTreeSet<u64>> = BTreeMap::new();
-    for (id, _) in cells {
-        groups
-            .entry(id.group())
-            .or_default()
-            .insert(id.pressure.to_bits());
-    }
-    for (setup, pressures) in groups {
-        let mut pressures: Vec<f64> = pressures.into_iter().map(f64::from_bits).collect();
-        pressures.sort_by(f64::total_cmp);
-        for pressure in pressures {
-            let mut elo: Vec<(String, f64)> = cells
-                .iter()
-                .filter(|(id, p)| {
-                    id.group() == setup
-                        && id.pressure == pressure
-                        && id.stamping == "stamped"
-                        && p.pairs() > 0
-                })
-                .map(|(id, p)| (id.scheme.clone(), p.elo().elo))
-                .collect();
-            elo.push((setup.1.clone(), 0.0));
-            let names: Vec<String> = elo.iter().map(|(s, _)| s.clone()).collect();
-            let Some(node_cell) = counts.nearest(pressure, &names) else {
-                let _ = writeln!(
-                    md,
-                    "| {} | {} | none holds these schemes | | | | | |",
-                    setup.0,
-                    pressure_text(pressure)
-                );
-                continue;
-            };
-            let both: Vec<(String, f64, f64)> = node_cell
-                .nodes
-                .iter()
-                .filter_map(|(s, n)| {
-                    elo.iter()
-                        .find(|(e, _)| e == s)
-                        .map(|(_, v)| (s.clone(), *n as f64, *v))
-                })
-                .collect();
-            let nodes: Vec<f64> = both.iter().map(|b| b.1).collect();
-            // Highest Elo first: rank the negated Elo.
-            let neg_elo: Vec<f64> = both.iter().map(|b| -b.2).collect();
-            let rho = spearman(&nodes, &neg_elo).map_or("n/a".to_string(), |r| format!("{r:+.2}"));
-            // Each name with its value: nodes in thousands, Elo signed.
-            let order = |key: &dyn Fn(&(String, f64, f64)) -> f64,
-                         show: &dyn Fn(&(String, f64, f64)) -> String| {
-                let mut v: Vec<&(String, f64, f64)> = both.iter().collect();
-                v.sort_by(|a, b| key(a).total_cmp(&key(b)));
-                v.iter()
-                    .map(|b| format!("{} ({})", b.0, show(b)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let nodes_order = order(&|b| b.1, &|b| format!("{:.1}K", b.1 / 1000.0));
-            let (low, high) = nodes
-                .iter()
-                .fold((f64::MAX, 0.0f64), |(l, h), &n| (l.min(n), h.max(n)));
-            let spread = if low > 0.0 && low < f64::MAX {
-                format!("{:.2}%", 100.0 * (high / low - 1.0))
-            } else {
-                "n/a".into()
-            };
-            let elo_order = order(&|b| -b.2, &|b| format!("{:+.0}", b.2));
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} ply, {} entries ({:.2}) | {} | {spread} | {rho} | {} | {} |",
-                setup.0,
-                pressure_text(pressure),
-                node_cell.depth,
-                node_cell.entries,
-                node_cell.pressure,
-                both.len(),
-                nodes_order,
-                elo_order
-            );
-        }
-    }
-    md.push('\n');
+}
+
+/// A scheme with its summed nodes and its Elo.
+type NodesAndElo = (String, f64, f64);
+
+/// One row of the ranking table: the setup's stamped schemes at one pressure (and the
+/// reference, Elo 0) against the node counts of the nearest `breuker` cell.
+fn ranking_row(
+    md: &mut String,
+    cells: &[(CellId, Penta)],
+    counts: &NodeCounts,
+    setup: &Group,
+    pressure: f64,
+) {
+    let mut elo: Vec<(String, f64)> = cells
+        .iter()
+        .filter(|(id, p)| {
+            id.group() == *setup
+                && id.pressure == pressure
+                && id.stamping == "stamped"
+                && p.pairs() > 0
+        })
+        .map(|(id, p)| (id.scheme.clone(), p.elo().elo))
+        .collect();
+    elo.push((setup.1.clone(), 0.0));
+    let names: Vec<String> = elo.iter().map(|(s, _)| s.clone()).collect();
+    let Some(node_cell) = counts.nearest(pressure, &names) else {
+        let _ = writeln!(
+            md,
+            "| {} | {} | none holds these schemes | | | | | |",
+            setup.0,
+            pressure_text(pressure)
+        );
+        return;
+    };
+    let both: Vec<NodesAndElo> = node_cell
+        .nodes
+        .iter()
+        .filter_map(|(s, n)| {
+            elo.iter()
+                .find(|(e, _)| e == s)
+                .map(|(_, v)| (s.clone(), *n as f64, *v))
+        })
+        .collect();
+    let nodes: Vec<f64> = both.iter().map(|b| b.1).collect();
+    // Highest Elo first: rank the negated Elo.
+    let neg_elo: Vec<f64> = both.iter().map(|b| -b.2).collect();
+    let rho = spearman(&nodes, &neg_elo).map_or("n/a".to_string(), |r| format!("{r:+.2}"));
+    let nodes_order = ordered(&both, &|b| b.1, &|b| format!("{:.1}K", b.1 / 1000.0));
+    let (low, high) = nodes
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), &n| (l.min(n), h.max(n)));
+    let spread = if low > 0.0 && low < f64::MAX {
+        format!("{:.2}%", 100.0 * (high / low - 1.0))
+    } else {
+        "n/a".into()
+    };
+    let elo_order = ordered(&both, &|b| -b.2, &|b| format!("{:+.0}", b.2));
+    let _ = writeln!(
+        md,
+        "| {} | {} | {} ply, {} entries ({:.2}) | {} | {spread} | {rho} | {} | {} |",
+        setup.0,
+        pressure_text(pressure),
+        node_cell.depth,
+        node_cell.entries,
+        node_cell.pressure,
+        both.len(),
+        nodes_order,
+        elo_order
+    );
+}
+
+/// The schemes sorted by `key`, each name with its value as `show` writes it (nodes in
+/// thousands, Elo signed).
+fn ordered(
+    both: &[NodesAndElo],
+    key: &dyn Fn(&NodesAndElo) -> f64,
+    show: &dyn Fn(&NodesAndElo) -> String,
+) -> String {
+    let mut v: Vec<&NodesAndElo> = both.iter().collect();
+    v.sort_by(|a, b| key(a).total_cmp(&key(b)));
+    v.iter()
+        .map(|b| format!("{} ({})", b.0, show(b)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

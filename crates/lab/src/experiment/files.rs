@@ -1,6 +1,7 @@
 //! The files of a study: the inputs a user names (position sets, test sets, openings), the
-//! run's own CSVs (their rows are [`super::csv`]'s), the whole files it writes (CSVs rewritten, reports), and the lock that
-//! keeps two runs out of one output directory.
+//! run's own CSVs (their rows are the `csv` module's, which reads them through here), the
+//! whole files it writes (CSVs rewritten, reports), and the lock that keeps two runs out of
+//! one output directory.
 //!
 //! The rules themselves are `transpo_files`'s; this module only turns them into the lab's
 //! messages (`FILE:N: why`).

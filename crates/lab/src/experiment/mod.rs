@@ -3,8 +3,8 @@
 //! with, a study's CSV, report file and other files, the parallel runner of a matrix of
 //! cells, and the paired statistics and formatting of their reports.
 //!
-//! The studies ([`crate::breuker`], [`crate::elo`], [`crate::c4`]) use these pieces; nothing
-//! here uses any study.
+//! The studies (`breuker`, `elo`, `c4`) use these pieces; nothing here uses any study, not
+//! even in a doc link, so that the modules' imports form no circle.
 
 pub mod csv;
 pub mod files;
@@ -13,6 +13,7 @@ pub mod report_file;
 pub mod runner;
 pub mod schemes;
 pub mod sizes;
+pub mod stamping;
 pub mod stats;
 
 /// A comma-separated (or range) value parsed whole, so clap keeps it as one argument.

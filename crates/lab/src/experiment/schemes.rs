@@ -68,12 +68,20 @@ impl SchemeSpec {
         entries: u64,
         stamping: bool,
     ) -> Result<Table<ResearchEntry>, Failure> {
-        let config = self.config(stamping);
-        let why = |e| Failure::of_table(format_args!("{self} with {entries} entries"), e);
-        let whole = config
+        let whole = self.whole_entries(entries)?;
+        Table::new(Size::Entries(whole), self.config(stamping))
+            .map_err(|e| Failure::of_table(format_args!("{self} with {entries} entries"), e))
+    }
+
+    /// The entries a [`SchemeSpec::research_table`] of `entries` holds, in whole buckets,
+    /// without making it: a size the table refuses (less than one bucket, more buckets than
+    /// an address can count) is bad input. A study asks this of every cell before it runs
+    /// one, so that a bad size stops it at once.
+    pub fn whole_entries(&self, entries: u64) -> Result<u64, Failure> {
+        // Stamping changes neither the ways nor the buckets.
+        self.config(false)
             .entries_for::<ResearchEntry>(Size::Entries(entries))
-            .map_err(why)?;
-        Table::new(Size::Entries(whole), config).map_err(why)
+            .map_err(|e| Failure::of_table(format_args!("{self} with {entries} entries"), e))
     }
 }
 
@@ -178,6 +186,9 @@ mod tests {
         assert_eq!(Table::<ResearchEntry>::DEFAULT_WAYS, 2);
         assert_eq!(capacity("depth-age-8", 9999), Ok(9998));
         assert_eq!(capacity("priority", 9999), Ok(9998));
+        let spec: SchemeSpec = "depth-age-8:3".parse().expect("a scheme");
+        assert_eq!(spec.whole_entries(8192), Ok(8190));
+        assert!(matches!(spec.whole_entries(2), Err(Failure::Input(_))));
         let refused = capacity("priority", 1).expect_err("one entry");
         assert!(
             matches!(&refused, Failure::Input(m) if m.contains("priority")),
