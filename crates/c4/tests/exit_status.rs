@@ -40,7 +40,7 @@ fn help_states_the_convention() {
         "0  success",
         "1  a failed check",
         "2  bad usage or bad input",
-        "3  merge only: another round is needed",
+        "3  transpo-c4 merge only: another round is needed",
         "error: ...",
     ] {
         assert!(help.contains(words), "{words:?} not in:\n{help}");
