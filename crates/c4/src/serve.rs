@@ -48,6 +48,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use transpo_connect4::pool::{Analysis, BoardPool, PoolError, Request, Stop};
+use transpo_connect4::position::EMPTY_BOARD;
 use transpo_connect4::score::Strength;
 
 /// The page, embedded: the server needs no files and the page no network.
@@ -227,7 +228,7 @@ fn parse_query(
         Some("" | "1" | "true") => Strength::Weak,
         Some(other) => return Err(format!("weak={other:?}: use weak=1 or weak=0")),
     };
-    let moves = if moves == "-" { "" } else { moves };
+    let moves = if moves == EMPTY_BOARD { "" } else { moves };
     Ok((moves.to_string(), strength))
 }
 

@@ -17,7 +17,7 @@
 use crate::board::Board;
 use crate::book::Book;
 use crate::bounds::{BoundTable, ScoreBound, TableError, ThreadView};
-use crate::position::{Bitboard, ParseError, Position};
+use crate::position::{Bitboard, EMPTY_BOARD, ParseError, Position};
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
 use crate::search::{Access, NO_BUSY, Search};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -369,7 +369,7 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     /// The position `moves` names: `""` or `"-"` is the empty board.
     fn parse(moves: &str) -> Result<Position<W, H, B>, ParseError> {
         match moves {
-            "" | "-" => Ok(Position::new()),
+            "" | EMPTY_BOARD => Ok(Position::new()),
             moves => Position::from_moves(moves),
         }
     }

@@ -24,6 +24,11 @@
 //! ([`Bitboard`]), with `W, H ≥ 4`.
 
 pub use crate::bitboard::Bitboard;
+
+/// How a move sequence names the empty board, which has no moves: `-` (in the line protocol,
+/// split files, the server's `pos`, the lab's sets). An empty line is an error, not the
+/// empty board.
+pub const EMPTY_BOARD: &str = "-";
 use std::fmt;
 
 mod claimeven;

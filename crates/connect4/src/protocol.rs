@@ -52,8 +52,7 @@ pub struct Problem<'a, const W: usize = 7, const H: usize = 6, B: Bitboard = u64
     pub expected: Option<i32>,
 }
 
-/// How a line names the empty board (an empty line is an error, as the issue asks).
-pub const EMPTY_BOARD: &str = "-";
+pub use crate::position::EMPTY_BOARD;
 
 /// Parses `moves [expected]`; `moves` is [`EMPTY_BOARD`] for the empty board.
 pub fn parse_line<const W: usize, const H: usize, B: Bitboard>(

@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 use std::io::BufRead;
 use std::marker::PhantomData;
 use transpo_connect4::book::{MAX_TREE_POSITIONS, Tree, fnv1a};
-use transpo_connect4::position::{Bitboard, Position};
+use transpo_connect4::position::{Bitboard, EMPTY_BOARD, Position};
 use transpo_connect4::score::{Strength, Window, win_now_score};
 use transpo_files::{Lines, TEXT_LINE_MAX};
 
@@ -148,7 +148,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Split<W, H, B> {
     /// The root's move sequence, empty for the empty board: what every position's starts
     /// with.
     pub fn root_moves(&self) -> &str {
-        if self.root == "-" { "" } else { &self.root }
+        if self.root == EMPTY_BOARD {
+            ""
+        } else {
+            &self.root
+        }
     }
 
     /// The tree whose leaves the split holds.
@@ -446,7 +450,7 @@ mod tests {
     /// The 4×4 split of the positions with 2 stones (strong).
     fn split() -> Split<4, 4> {
         let tree = Tree::new(&Position::<4, 4>::new(), "", 2).expect("a small tree");
-        Split::of(&tree, "-", Strength::Strong, false)
+        Split::of(&tree, EMPTY_BOARD, Strength::Strong, false)
     }
 
     /// A split and a round read back as they were written; the split names its strength and

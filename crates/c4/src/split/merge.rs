@@ -244,7 +244,12 @@ mod tests {
     /// The 4×4 split of the positions with 2 stones, solved in full (one round).
     fn split() -> (Split<4, 4>, Round<4, 4>) {
         let tree = Tree::new(&Position::<4, 4>::new(), "", 2).expect("a small tree");
-        let split = Split::of(&tree, "-", Strength::Strong, true);
+        let split = Split::of(
+            &tree,
+            transpo_connect4::position::EMPTY_BOARD,
+            Strength::Strong,
+            true,
+        );
         let round = split.full_round();
         (split, round)
     }

@@ -305,7 +305,13 @@ mod tests {
     fn list() -> (Round<4, 4>, String) {
         let root = Position::<4, 4>::new();
         let tree = Tree::new(&root, "", 2).expect("a small tree");
-        let list = Split::of(&tree, "-", Strength::Strong, true).full_round();
+        let list = Split::of(
+            &tree,
+            transpo_connect4::position::EMPTY_BOARD,
+            Strength::Strong,
+            true,
+        )
+        .full_round();
         let header = Results::header(&list, Shard { index: 1, count: 1 }, Strength::Strong);
         (list, header)
     }

@@ -374,7 +374,13 @@ mod tests {
     /// The 4×4 list of the positions with 2 stones.
     fn list() -> Round<4, 4> {
         let tree = Tree::new(&Position::<4, 4>::new(), "", 2).expect("a small tree");
-        Split::of(&tree, "-", Strength::Strong, true).full_round()
+        Split::of(
+            &tree,
+            transpo_connect4::position::EMPTY_BOARD,
+            Strength::Strong,
+            true,
+        )
+        .full_round()
     }
 
     /// A results file's path in a fresh scratch directory of its own.
