@@ -7,10 +7,10 @@
 //! where a `u64` one costs one. The 7×6 solver keeps its `u64` code; a wide board gets its
 //! own instantiation ([`crate::position::Position`]`<W, H, u128>`), not a tax on the others.
 //!
-//! The trait is sealed: the table's entries ([`crate::bounds::Coding`]) and the book's file
+//! The trait is sealed: the table's entries ([`crate::coding::Coding`]) and the book's file
 //! format are written for exactly these two words.
 
-use crate::bounds::Coding;
+use crate::coding::Coding;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::ops::{

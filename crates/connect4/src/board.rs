@@ -67,6 +67,30 @@ impl Board {
         height: 6,
     };
 
+    /// The most squares of any board the solver has: the largest of the [`Board::WIDE`]
+    /// boards and of the boards on `u64` words (`W·(H + 1) ≤ 64`, `W, H ≥ 4`). 81, on 9×9.
+    pub const MAX_SQUARES: usize = {
+        let mut max = 0;
+        let mut width = 4;
+        while width <= 16 {
+            // The tallest u64 board of this width: W·(H + 1) ≤ 64.
+            let height = 64 / width - 1;
+            if height >= 4 && width * height > max {
+                max = width * height;
+            }
+            width += 1;
+        }
+        let mut i = 0;
+        while i < Board::WIDE.len() {
+            let squares = Board::WIDE[i].width * Board::WIDE[i].height;
+            if squares > max {
+                max = squares;
+            }
+            i += 1;
+        }
+        max
+    };
+
     /// The boards beyond 64 bits, on `u128` words, by width, then height: every board with
     /// `W + H = 16` whose bits do not fit 64 (Steininger solved them all), 9×8 and 9×9
     /// (asked for by his users), 13×4 and 4×16.
@@ -236,6 +260,17 @@ mod tests {
 
     fn key_bits<const W: usize, const H: usize, B: Bitboard>() -> (u32, u32) {
         (crate::position::Position::<W, H, B>::KEY_BITS, B::BITS)
+    }
+
+    #[test]
+    fn max_squares_is_the_largest_board_that_parses() {
+        let largest = (1..=40)
+            .flat_map(|w| (1..=40).map(move |h| format!("{w}x{h}")))
+            .filter_map(|text| text.parse::<Board>().ok())
+            .map(Board::squares)
+            .max();
+        assert_eq!(largest, Some(Board::MAX_SQUARES));
+        assert_eq!(Board::MAX_SQUARES, 81);
     }
 
     #[test]

@@ -353,9 +353,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Book<W, H, B> {
         Book::from_bytes(&bytes)
     }
 
-    /// The book that comes with the crate ([`Book::built_in`]) if it is of this board (it is
+    /// The book that comes with the crate ([`Book::built_in`]) if this is its board (it is
     /// of 7×6), or `None`.
-    pub fn bundled() -> Option<Self> {
+    pub fn built_in_of_board() -> Option<Self> {
         Self::from_bytes(BUILT_IN).ok()
     }
 
@@ -393,7 +393,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Book<W, H, B> {
 impl Book<7, 6> {
     /// The book that comes with the crate: every position with at most 8 stones (129,498 of
     /// them, one of each mirror pair; 1.2 MB), made by `transpo-c4 book --depth 8 --hash-mib
-    /// 4096 --out books/depth8.book` (see the crate README for its time). `transpo-c4 serve`
+    /// 4096 --out books/depth8.book` (80 minutes on two cores: `docs/connect4/book.md`). `transpo-c4 serve`
     /// uses it unless told otherwise, so that every position of a game up to 7 stones is
     /// analysed at once (an analysis needs the scores of the children).
     pub fn built_in() -> Book {

@@ -22,7 +22,7 @@
 //!   Given the table key and `rest`, `low` is recovered (undo the multiply, XOR again), so
 //!   the pair is a bijection of (position, epoch). [`WideExactEntry`] recovers the table key
 //!   exactly as [`ExactEntry`] does and stores `rest` whole, and a probe counts as a hit only
-//!   when the stored `rest` is the position's ([`Coding`]): exact again, for 16 bytes an
+//!   when the stored `rest` is the position's ([`crate::coding::Coding`]): exact again, for 16 bytes an
 //!   entry.
 //! - **Clearing.** Bumping the epoch makes every stored entry unreachable, because no key of
 //!   the new epoch equals a key of an old one. That is a logically cleared table in O(1),
@@ -45,24 +45,22 @@
 //!   grew costs clearing those first 2 MiB, once.
 //! - **Values.** One non-zero byte: upper bounds `s` as `s + 42` (1..=83), lower bounds as
 //!   `s + 125` (84..=166), for any score `s` in −41..=41, which holds every board's (at most
-//!   81 squares). Replacement: direct-mapped (one way)
-//!   and always replace, like Pons' table, which never reads the entry's depth byte; so that
-//!   byte carries the best column instead (1 + column, 0 for none): the move that cut off, tried
-//!   first when the binary search comes back to the position with another window.
+//!   81 squares). Replacement: direct-mapped (one way) and always replace, like Pons'
+//!   table, which never reads an entry's depth; so the entry's second byte (`aux`) carries
+//!   the best column instead (1 + column, 0 for none): the move that cut off, tried first
+//!   when the binary search comes back to the position with another window.
 
+use crate::board::Board;
 use crate::position::Bitboard;
 use crate::position::Position;
+use crate::score::win_now_score;
 use std::num::NonZeroU8;
 use std::sync::atomic::{AtomicU64, Ordering};
 use transpo::{Buckets, Config, Entry, ExactEntry, Scheme, Size, Table, WideExactEntry};
 
-/// Fibonacci hashing: 2^64 / φ, odd, so multiplying by it is a bijection of `u64`.
-const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
-/// Odd multiplier of a wide key's `rest` before it is XOR-ed into the low bits, so that
-/// positions that differ only above bit 64 spread over the buckets (SplitMix64's).
-const REST_MIX: u64 = 0xbf58_476d_1ce4_e5b9;
-/// The largest score on any board: a win with the first stone on 82 squares (9×9 has 81).
-const MAX_SCORE: i32 = 41;
+/// The largest score on any board: a win with the first stone on the board with the most
+/// squares (41, on 9×9's 81).
+const MAX_SCORE: i32 = win_now_score(Board::MAX_SQUARES, 0);
 /// Offset of upper-bound codes: score −41 is code 1.
 const UPPER_BASE: i32 = MAX_SCORE + 1;
 /// Offset of lower-bound codes: score −41 is code 84, right after the 83 upper-bound codes.
@@ -70,74 +68,10 @@ const LOWER_BASE: i32 = UPPER_BASE + 2 * MAX_SCORE + 1;
 // Every code fits a byte.
 const _: () = assert!(LOWER_BASE + MAX_SCORE <= u8::MAX as i32);
 
-/// How a board word's exact position keys become keys and entries of the table: `u64` keys
-/// in [`ExactEntry`], `u128` keys in [`WideExactEntry`] (see the module docs). Implemented
-/// for the two [`Bitboard`] words.
-pub trait Coding: Sized {
-    /// The table's entry.
-    type Entry: Entry;
-    /// The fewest buckets for which the entry's check is exact.
-    const MIN_BUCKETS: usize;
-    /// The table key and the rest of the position key `key` (of `key_bits` bits) in
-    /// `epoch`: together a bijection of the pair.
-    fn table_key(key: Self, key_bits: u32, epoch: u64) -> (u64, u64);
-    /// The entry of a value byte and a depth byte for a position whose rest is `rest`.
-    fn pack(value: NonZeroU8, depth: u8, rest: u64) -> Self::Entry;
-    /// The value and depth bytes of `entry`, found under the table key of a position whose
-    /// rest is `rest`, if it was stored for that position.
-    fn unpack(entry: Self::Entry, rest: u64) -> Option<(NonZeroU8, u8)>;
-}
-
 /// `2^e` epochs for `free` bits above a board's keys, at most 15 of them (see the module
 /// docs).
 const fn epochs_in(free: u32) -> u64 {
     1 << if free < 15 { free } else { 15 }
-}
-
-impl Coding for u64 {
-    type Entry = ExactEntry;
-    const MIN_BUCKETS: usize = ExactEntry::MIN_BUCKETS;
-
-    #[inline(always)]
-    fn table_key(key: u64, key_bits: u32, epoch: u64) -> (u64, u64) {
-        // A board whose key takes all 64 bits has one epoch, 0.
-        let epoch_bits = if key_bits < 64 { epoch << key_bits } else { 0 };
-        ((key | epoch_bits).wrapping_mul(MIX), 0)
-    }
-
-    #[inline(always)]
-    fn pack(value: NonZeroU8, depth: u8, _rest: u64) -> ExactEntry {
-        ExactEntry { value, depth }
-    }
-
-    #[inline(always)]
-    fn unpack(entry: ExactEntry, _rest: u64) -> Option<(NonZeroU8, u8)> {
-        Some((entry.value, entry.depth))
-    }
-}
-
-impl Coding for u128 {
-    type Entry = WideExactEntry;
-    const MIN_BUCKETS: usize = WideExactEntry::MIN_BUCKETS;
-
-    #[inline(always)]
-    fn table_key(key: u128, key_bits: u32, epoch: u64) -> (u64, u64) {
-        // Wide keys have more than 64 bits, and at most 128 - 15 on every wide board
-        // (`Board::WIDE`), so the epoch fits above the rest.
-        let rest = (key >> 64) as u64 | epoch.checked_shl(key_bits - 64).unwrap_or(0);
-        let low = key as u64;
-        ((low ^ rest.wrapping_mul(REST_MIX)).wrapping_mul(MIX), rest)
-    }
-
-    #[inline(always)]
-    fn pack(value: NonZeroU8, depth: u8, rest: u64) -> WideExactEntry {
-        WideExactEntry { value, depth, rest }
-    }
-
-    #[inline(always)]
-    fn unpack(entry: WideExactEntry, rest: u64) -> Option<(NonZeroU8, u8)> {
-        (entry.rest == rest).then_some((entry.value, entry.depth))
-    }
 }
 
 /// Positions with at most this many empty squares live in the near table (see the module
@@ -404,8 +338,8 @@ impl<const W: usize, const H: usize, B: Bitboard> ThreadView<'_, W, H, B> {
     #[inline(always)]
     pub fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
         let (key, rest) = key(pos, self.epoch);
-        let (value, depth) = B::unpack(self.table(pos).probe(key)?, rest)?;
-        Some(BoundTable::<W, H, B>::decode(pos, value, depth))
+        let (value, best) = B::unpack(self.table(pos).probe(key)?, rest)?;
+        Some(BoundTable::<W, H, B>::decode(pos, value, best))
     }
 
     /// [`BoundStore::put`] through a shared reference: the entry goes in without counting
@@ -588,14 +522,14 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundTable<W, H, B> {
         rest: u64,
     ) -> B::Entry {
         // Columns are below 13.
-        let depth = best.map_or(0, |c| oriented(pos, c) as u8 + 1);
-        B::pack(bound.encode(), depth, rest)
+        let best = best.map_or(0, |c| oriented(pos, c) as u8 + 1);
+        B::pack(bound.encode(), best, rest)
     }
 
-    /// What [`BoundTable::entry`] stored for `pos`, from its value and depth bytes.
+    /// What [`BoundTable::entry`] stored for `pos`, from its value and best-column bytes.
     #[inline]
-    fn decode(pos: &Position<W, H, B>, value: NonZeroU8, depth: u8) -> (ScoreBound, Option<usize>) {
-        let best = (depth as usize).checked_sub(1).map(|c| oriented(pos, c));
+    fn decode(pos: &Position<W, H, B>, value: NonZeroU8, best: u8) -> (ScoreBound, Option<usize>) {
+        let best = (best as usize).checked_sub(1).map(|c| oriented(pos, c));
         (ScoreBound::decode(value), best)
     }
 
@@ -663,7 +597,7 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for BoundT
         self.view(0).get(pos)
     }
 
-    /// Keeps the best column in the entry's depth byte; `nodes` is not kept (one way,
+    /// Keeps the best column in the entry's `aux` byte; `nodes` is not kept (one way,
     /// always replace).
     #[inline]
     fn put(

@@ -8,9 +8,9 @@
 //! `W·(H + 1)` bits fit in 64, or in 128 with `u128` words ([`bitboard`]), as const parameters
 //! ([`position::Position`]`<W, H, B>`; [`board`] picks one at run time).
 //!
-//! The modules, in the order data flows (each uses only modules before it): [`bitboard`]
-//! (the word: `u64` or `u128`) → [`position`] (bitboards, move sequences, keys) → [`moves`]
-//! (ordering) → [`bounds`] (what the table remembers, and how the table codes a word) →
+//! The modules, in the order data flows (each uses only modules before it): [`coding`] (how
+//! the table codes a word's keys) → [`bitboard`] (the word: `u64` or `u128`) → [`position`] (bitboards, move sequences, keys) → [`moves`]
+//! (ordering) → [`bounds`] (what the table remembers) →
 //! [`score`] (what a score is: strength, win, draw and loss bounds, windows) → [`book`]
 //! (opening books: stored scores, and the tree that scores them) → [`search`] (one thread's
 //! negamax and score search) → [`parallel`] (threads on one solve) → [`solver`] (the solver)
@@ -53,6 +53,7 @@ pub mod bitboard;
 pub mod board;
 pub mod book;
 pub mod bounds;
+pub mod coding;
 pub mod moves;
 pub mod parallel;
 pub mod pool;

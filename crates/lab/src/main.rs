@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 /// Experiments on transposition tables.
 #[derive(Parser)]
-#[command(name = "transpo-lab", version, about, after_help = failure::EXIT_STATUS_HELP)]
+#[command(name = "transpo-lab", version, about, after_help = failure::EXIT_STATUS)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -51,13 +51,7 @@ fn main() -> ExitCode {
         Command::Elo(args) => elo::run(&args),
         Command::Merge(args) => merge::run(&args),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => {
-            eprintln!("error: {failure}");
-            failure.exit_code()
-        }
-    }
+    failure::exit_status(result)
 }
 
 #[cfg(test)]

@@ -20,14 +20,14 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<(), Failure> {
     let inputs = &args.inputs;
     if let Some(missing) = inputs.iter().find(|i| !i.exists()) {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "{}: no such file or directory",
             missing.display()
         )));
     }
     let (elo_runs, others): (Vec<_>, Vec<_>) = inputs.iter().partition(|i| elo::is_elo_input(i));
     match (elo_runs.first(), others.first()) {
-        (Some(elo), Some(other)) => Err(Failure::Input(format!(
+        (Some(elo), Some(other)) => Err(Failure::Usage(format!(
             "{} is an elo run (pairs.csv) but {} is not: merge runs of one kind",
             elo.display(),
             other.display()

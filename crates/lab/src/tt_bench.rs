@@ -70,7 +70,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
     let table = Table::<ChessEntry>::with_mib(args.hash_mib)
-        .map_err(|e| Failure::of_table(format_args!("--hash-mib {}", args.hash_mib), e))?;
+        .map_err(|e| Failure::of_table(format_args!("--hash-mib {}", args.hash_mib), &e))?;
     let filled = fill(&table, threads);
     // Probe and chase take turns, ROUNDS times, and each reports its median, so that a burst
     // of load on the machine moves one sample rather than one whole measurement.

@@ -152,7 +152,7 @@ fn exact_entries_never_tear() {
         let h = mix(k);
         ExactEntry {
             value: NonZeroU8::new((h % 255 + 1) as u8).expect("1..=255"),
-            depth: (h >> 8) as u8,
+            aux: (h >> 8) as u8,
         }
     });
     assert!(hits > 1000, "saw {hits}");
@@ -171,7 +171,7 @@ fn wide_exact_entries_never_tear() {
         let h = mix(k);
         WideExactEntry {
             value: NonZeroU8::new((h % 255 + 1) as u8).expect("1..=255"),
-            depth: (h >> 8) as u8,
+            aux: (h >> 8) as u8,
             rest: k.rotate_left(7) ^ 0x5a5a_0f0f_3c3c_9696,
         }
     });

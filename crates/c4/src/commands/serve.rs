@@ -59,7 +59,7 @@ pub(crate) fn pool<const W: usize, const H: usize, B: Bitboard>(
     let mut pool = SolverPool::<W, H, B>::new(solving.hash_mib, solving.threads)
         .map_err(super::table_failure)?;
     let book = solving.book;
-    if let Some(book) = book.or_else(|| (!args.no_book).then(Book::bundled).flatten()) {
+    if let Some(book) = book.or_else(|| (!args.no_book).then(Book::built_in_of_board).flatten()) {
         pool.set_book(book);
     }
     Ok(Arc::new(pool))

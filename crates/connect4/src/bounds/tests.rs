@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::Position;
+use crate::coding::{Coding, REST_MIX};
 use crate::position::random_games;
 
 type BoundTable = super::BoundTable<7, 6>;

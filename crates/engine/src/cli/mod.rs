@@ -13,7 +13,7 @@
 //! for a failed check or a failure while running (I/O, a table the machine cannot give); 2
 //! for bad usage or bad input — a malformed command line (clap's message), an illegal FEN,
 //! an unknown feature, an input file that cannot be read or is malformed, an output path
-//! that cannot be written to. The message goes to stderr as `error: …` ([`exit_status`]).
+//! that cannot be written to, a table size the table refuses. The message goes to stderr as `error: …` ([`exit_status`]).
 //! The UCI loop is no such command: it never exits on bad input, it answers
 //! `info string error: …` and goes on.
 
@@ -22,92 +22,14 @@ pub mod perft;
 pub mod search;
 pub mod tune;
 
-use std::fmt;
-use std::process::ExitCode;
-
 use transpo::{ChessEntry, Table};
 use transpo_chess::Position;
 
 use crate::search::{Profile, SearchConfig};
 
-/// The exit status of `transpo-chess`, as its `--help` states it.
-pub const EXIT_STATUS: &str = concat!(
-    "Exit status:\n",
-    "  0  success\n",
-    "  1  a failed check or a failure while running (I/O, a table the machine cannot give)\n",
-    "  2  bad usage or bad input: a malformed command line, an illegal FEN, an unknown\n",
-    "     feature, an input file that cannot be read or is malformed, an output path that\n",
-    "     cannot be written to\n",
-    "Errors go to stderr as `error: ...`. The UCI loop never exits on bad input: it answers\n",
-    "`info string error: ...` and goes on.",
-);
-
-/// Why a command failed, which decides the exit status (see the module docs).
-#[derive(Debug)]
-pub enum Failure {
-    /// Bad usage or bad input (exit status 2): nothing was done, the command line or a file
-    /// it names must change.
-    Usage(String),
-    /// A failed check or a failure while running (exit status 1): I/O, memory.
-    Run(String),
-}
-
-impl Failure {
-    /// Bad usage or bad input.
-    pub fn usage(message: impl fmt::Display) -> Self {
-        Failure::Usage(message.to_string())
-    }
-
-    /// A failed check or a failure while running.
-    pub fn run(message: impl fmt::Display) -> Self {
-        Failure::Run(message.to_string())
-    }
-
-    /// The exit status: 2 for [`Failure::Usage`], 1 for [`Failure::Run`].
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Failure::Usage(_) => 2,
-            Failure::Run(_) => 1,
-        }
-    }
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Failure::Usage(message) | Failure::Run(message) => f.write_str(message),
-        }
-    }
-}
-
-impl std::error::Error for Failure {}
-
-/// Writing a command's output failed while running (stdout closed, a full disk). (The
-/// files a command names map their errors themselves, naming the file.)
-impl From<std::io::Error> for Failure {
-    fn from(e: std::io::Error) -> Self {
-        Failure::run(format!("cannot write the output: {e}"))
-    }
-}
-
-/// The table could not be had (the machine cannot give its memory).
-impl From<transpo::Error> for Failure {
-    fn from(e: transpo::Error) -> Self {
-        Failure::run(e)
-    }
-}
-
-/// How the process ends after a command: success, or `error: MESSAGE` on stderr and the
-/// failure's status.
-pub fn exit_status(result: Result<(), Failure>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => {
-            eprintln!("error: {failure}");
-            ExitCode::from(failure.exit_code())
-        }
-    }
-}
+/// The project's convention, written once for every binary (`transpo-cli`): the failure a
+/// command returns, the status it gives, and the `--help` text that states it.
+pub use transpo_cli::{EXIT_STATUS, Failure, exit_status};
 
 /// Search depths: 1 to the search's maximum.
 fn depth_range() -> clap::builder::RangedI64ValueParser<u32> {

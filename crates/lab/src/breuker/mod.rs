@@ -23,7 +23,7 @@ use crate::experiment::{
 };
 use crate::failure::{
     self,
-    Failure::{self, Input, Run},
+    Failure::{self, Run, Usage},
 };
 use matrix::{Cell, Matrix};
 use positions::GamePosition;
@@ -94,12 +94,12 @@ impl Args {
 
 /// Runs (or resumes) the experiment and writes the report.
 pub fn run(args: &Args) -> Result<(), Failure> {
-    let positions = positions::load(args.positions.as_deref()).map_err(Input)?;
+    let positions = positions::load(args.positions.as_deref()).map_err(Usage)?;
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
     let bounds = record::Bounds::of_set(positions.iter().map(|p| p.id.as_str()));
     let done = record::complete_cells(
-        csv::read(&csv_path, &bounds).map_err(Input)?,
+        csv::read(&csv_path, &bounds).map_err(Usage)?,
         positions.len(),
     );
     csv::write_all(&csv_path, done.values().flatten()).map_err(Run)?;
@@ -159,7 +159,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut runs = Vec::new();
     let mut first: Option<(record::Bounds, PathBuf)> = None;
     for input in inputs {
-        let path = csv::of_run(input, CSV).map_err(Input)?;
+        let path = csv::of_run(input, CSV).map_err(Usage)?;
         let (rows, set) = read_shard(&path, first.as_ref())?;
         if first.is_none() && set.positions > 0 {
             first = Some((set, path));
@@ -186,10 +186,10 @@ fn read_shard(
     path: &Path,
     first: Option<&(record::Bounds, PathBuf)>,
 ) -> Result<(Vec<Row>, record::Bounds), Failure> {
-    let (rows, set) = record::read_without_set(path, true).map_err(Input)?;
+    let (rows, set) = record::read_without_set(path, true).map_err(Usage)?;
     let positions = set.positions;
     if let Some((cell, held)) = record::incomplete_cell(&rows, positions) {
-        return Err(Input(format!(
+        return Err(Usage(format!(
             "{}: cell {cell} holds {held} of the {positions} positions: an unfinished shard \
              (run it again to finish it) or an edited file",
             path.display()
@@ -197,7 +197,7 @@ fn read_shard(
     }
     match first {
         Some((first, first_path)) if positions > 0 && first.positions != positions => {
-            Err(Input(format!(
+            Err(Usage(format!(
                 "{}: cells of {positions} positions, but {} has cells of {}: merge runs of \
                  one position set",
                 path.display(),
@@ -208,7 +208,7 @@ fn read_shard(
         Some((first, first_path)) if positions > 0 && first.ids != set.ids => {
             // Read it against the first run's set: the error names the line whose id differs.
             csv::read_finished::<Row>(path, first)
-                .map_err(|e| Input(format!("{e} (as {} has it)", first_path.display())))?;
+                .map_err(|e| Usage(format!("{e} (as {} has it)", first_path.display())))?;
             Ok((rows, set))
         }
         _ => Ok((rows, set)),
@@ -223,7 +223,7 @@ fn write_report(
     incomplete: Option<&str>,
 ) -> Result<(), Failure> {
     let rows: Vec<Row> = record::complete_cells(
-        csv::read(&out.join(CSV), set).map_err(Input)?,
+        csv::read(&out.join(CSV), set).map_err(Usage)?,
         set.positions,
     )
     .into_values()

@@ -24,7 +24,7 @@ use crate::experiment::{
     schemes::{self, SchemeSpec},
     sizes,
 };
-use crate::failure::Failure::{self, Input, Run};
+use crate::failure::Failure::{self, Run, Usage};
 use bounds::ResearchBounds;
 use record::Row;
 use std::{
@@ -159,7 +159,7 @@ fn observe(
 
 /// Runs the study and writes its CSV and report.
 pub fn run(args: &Args) -> Result<(), Failure> {
-    let problems = load(&args.positions, args.limit).map_err(Input)?;
+    let problems = load(&args.positions, args.limit).map_err(Usage)?;
     let schemes = List::or(&args.schemes, {
         let mut s = SchemeSpec::paper();
         s.push(SchemeSpec {

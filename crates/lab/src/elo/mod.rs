@@ -22,7 +22,7 @@ use crate::experiment::{
 };
 use crate::failure::{
     self,
-    Failure::{self, Input, Run},
+    Failure::{self, Run, Usage},
 };
 use plan::{Cell, Opening, Setup};
 use record::{Result3, Row};
@@ -147,7 +147,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     let setup = args.setup();
     let cells = args.cells();
     if cells.is_empty() {
-        return Err(Input(format!(
+        return Err(Usage(format!(
             "no cells to play: every scheme given is the reference {}",
             args.reference
         )));
@@ -157,7 +157,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     check_sizes(&setup, &cells, pairs)?;
     let _lock = files::lock_run(&args.run.out)?;
     let csv_path = args.run.out.join(CSV);
-    let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
+    let done = record::unite(csv::read(&csv_path, &()).map_err(Usage)?).map_err(Run)?;
     csv::write_all(&csv_path, done.values()).map_err(Run)?;
     let settings = ReportSettings {
         sprt: args.sprt,
@@ -173,15 +173,15 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     }
     let name = args.openings.display().to_string();
     let text = files::read_input(&args.openings).map_err(|e| {
-        Input(format!("{e} (give the openings with --openings FILE, or run from the repository root beside ../shared)"))
+        Usage(format!("{e} (give the openings with --openings FILE, or run from the repository root beside ../shared)"))
     })?;
-    let openings = plan::openings(&text, &name, args.seed, pairs).map_err(Input)?;
+    let openings = plan::openings(&text, &name, args.seed, pairs).map_err(Usage)?;
     for ((cell, pair), row) in &done {
         if let Some(opening) = openings.get(*pair)
             && keys.contains(cell)
             && row.opening != opening.index
         {
-            return Err(Input(format!(
+            return Err(Usage(format!(
                 "{}: pair {pair} of cell {cell} was played from opening {}, but these \
                  --openings and --seed give opening {}: resume with the same --openings and \
                  --seed, or use another --out",
@@ -230,7 +230,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             String::new()
         }
     );
-    let done = record::unite(csv::read(&csv_path, &()).map_err(Input)?).map_err(Run)?;
+    let done = record::unite(csv::read(&csv_path, &()).map_err(Usage)?).map_err(Run)?;
     let status = incomplete(&items, &keys, &done, args.sprt);
     write_report(&settings, status.as_deref())
 }
@@ -239,7 +239,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
 /// ([`plan::check_run_size`]) and each cell's two tables (asked of the table, as
 /// [`SchemeSpec::whole_entries`] does).
 fn check_sizes(setup: &Setup, cells: &[Cell], pairs: usize) -> Result<(), Failure> {
-    plan::check_run_size(cells.len(), pairs).map_err(Input)?;
+    plan::check_run_size(cells.len(), pairs).map_err(Usage)?;
     for cell in cells {
         let entries = setup.entries(cell.pressure);
         cell.scheme.whole_entries(entries)?;
@@ -294,10 +294,10 @@ pub fn is_elo_input(input: &Path) -> bool {
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> Result<(), Failure> {
     let mut rows = Vec::new();
     for input in inputs {
-        let path = csv::of_run(input, CSV).map_err(Input)?;
-        let run = csv::read_finished(&path, &()).map_err(Input)?;
+        let path = csv::of_run(input, CSV).map_err(Usage)?;
+        let run = csv::read_finished(&path, &()).map_err(Usage)?;
         if run.is_empty() {
-            return Err(Input(format!(
+            return Err(Usage(format!(
                 "{}: no pairs (an empty or unfinished shard?)",
                 path.display()
             )));
@@ -327,17 +327,17 @@ struct ReportSettings {
 
 /// Writes the report of the pairs in the CSV of `settings.out`, with its figures.
 fn write_report(settings: &ReportSettings, incomplete: Option<&str>) -> Result<(), Failure> {
-    let rows: Vec<Row> = csv::read(&settings.out.join(CSV), &()).map_err(Input)?;
-    let cells = report::cells(&rows).map_err(Input)?;
+    let rows: Vec<Row> = csv::read(&settings.out.join(CSV), &()).map_err(Usage)?;
+    let cells = report::cells(&rows).map_err(Usage)?;
     let figures = plots::figures(&cells, &settings.out).map_err(Run)?;
-    let node_counts = report::NodeCounts::read(&settings.node_counts).map_err(Input)?;
+    let node_counts = report::NodeCounts::read(&settings.node_counts).map_err(Usage)?;
     let context = report::Context {
         sprt: settings.sprt,
         node_counts: node_counts.as_ref(),
         node_counts_path: &settings.node_counts,
         figures: figures.iter().map(|f| settings.report.link(f)).collect(),
     };
-    let markdown = report::markdown(&rows, &context).map_err(Input)?;
+    let markdown = report::markdown(&rows, &context).map_err(Usage)?;
     settings.report.write(markdown, incomplete).map_err(Run)
 }
 

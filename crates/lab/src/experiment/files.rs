@@ -72,26 +72,21 @@ pub fn write_whole(path: &Path, text: &str) -> Result<(), String> {
     .map_err(|e: io::Error| format!("{}: {e}", path.display()))
 }
 
-/// Creates a run directory if it is missing and takes its lock (an advisory `flock` on the
-/// directory itself, released when the returned handle is dropped or the process dies), so
-/// that a second run into the same directory — which would rewrite the CSV under the first —
-/// stops with a message. NFS may not honour the lock. A directory another run holds is bad
-/// usage (status 2, as `transpo-c4 solve-list` says of its results file: choose another
-/// `--out` or wait); a directory that cannot be made or locked is a failure while running.
+/// Creates a run directory if it is missing and takes its lock
+/// ([`transpo_cli::lock::lock_exclusive`] on the directory itself, released when the returned
+/// handle is dropped or the process dies), so that a second run into the same directory —
+/// which would rewrite the CSV under the first — stops with a message: bad usage (status 2:
+/// wait for it, or use another `--out`). A directory that cannot be made or opened is a
+/// failure while running; on a file system without locks the run goes on with a note.
 pub fn lock_run(dir: &Path) -> Result<File, Failure> {
-    let name = dir.display();
+    let name = dir.display().to_string();
     std::fs::create_dir_all(dir).map_err(|e| Failure::Run(format!("{name}: {e}")))?;
     let handle = File::open(dir).map_err(|e| Failure::Run(format!("{name}: {e}")))?;
-    match handle.try_lock() {
-        Ok(()) => Ok(handle),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Failure::Input(format!(
-            "{name}: another run is writing into this directory (it holds its lock); wait \
-             for it, or use another --out"
-        ))),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(Failure::Run(format!("{name}: cannot lock: {e}")))
-        }
+    let holder = "another run (wait for it, or use another --out)";
+    if let Some(note) = transpo_cli::lock::lock_exclusive(&handle, &name, holder)? {
+        eprintln!("{note}");
     }
+    Ok(handle)
 }
 
 #[cfg(test)]

@@ -70,7 +70,7 @@ impl SchemeSpec {
     ) -> Result<Table<ResearchEntry>, Failure> {
         let whole = self.whole_entries(entries)?;
         Table::new(Size::Entries(whole), self.config(stamping))
-            .map_err(|e| Failure::of_table(format_args!("{self} with {entries} entries"), e))
+            .map_err(|e| Failure::of_table(format_args!("{self} with {entries} entries"), &e))
     }
 
     /// The entries a [`SchemeSpec::research_table`] of `entries` holds, in whole buckets,
@@ -81,7 +81,7 @@ impl SchemeSpec {
         // Stamping changes neither the ways nor the buckets.
         self.config(false)
             .entries_for::<ResearchEntry>(Size::Entries(entries))
-            .map_err(|e| Failure::of_table(format_args!("{self} with {entries} entries"), e))
+            .map_err(|e| Failure::of_table(format_args!("{self} with {entries} entries"), &e))
     }
 }
 
@@ -188,10 +188,10 @@ mod tests {
         assert_eq!(capacity("priority", 9999), Ok(9998));
         let spec: SchemeSpec = "depth-age-8:3".parse().expect("a scheme");
         assert_eq!(spec.whole_entries(8192), Ok(8190));
-        assert!(matches!(spec.whole_entries(2), Err(Failure::Input(_))));
+        assert!(matches!(spec.whole_entries(2), Err(Failure::Usage(_))));
         let refused = capacity("priority", 1).expect_err("one entry");
         assert!(
-            matches!(&refused, Failure::Input(m) if m.contains("priority")),
+            matches!(&refused, Failure::Usage(m) if m.contains("priority")),
             "{refused}"
         );
     }

@@ -35,7 +35,7 @@ use std::num::NonZeroU8;
 /// [`super::WideExactEntry`], which is an `ExactEntry`).
 pub(super) const CHECK_BITS: u32 = 48;
 pub(super) const CHECK_MASK: u64 = (1 << CHECK_BITS) - 1;
-const DEPTH_SHIFT: u32 = 48;
+const AUX_SHIFT: u32 = 48;
 pub(super) const VALUE_SHIFT: u32 = 56;
 
 /// An 8-byte entry, eight to a cache line: the key's low 48 bits, a depth and one non-zero
@@ -46,7 +46,7 @@ pub(super) const VALUE_SHIFT: u32 = 56;
 /// | bits | field |
 /// |---|---|
 /// | 0..48 | key check: the key's low 48 bits |
-/// | 48..56 | depth (any measure of the work below the entry, for the DEEP-like schemes) |
+/// | 48..56 | `aux`: the solver's second byte (the depth a DEEP-like scheme reads, or anything under always-replace) |
 /// | 56..64 | value, non-zero |
 ///
 /// No generation: a solver clears its table per problem (or folds an epoch into its keys).
@@ -54,8 +54,11 @@ pub(super) const VALUE_SHIFT: u32 = 56;
 pub struct ExactEntry {
     /// The solver's byte.
     pub value: NonZeroU8,
-    /// Work below the entry, as the solver measures it (e.g. empty squares left).
-    pub depth: Depth,
+    /// The solver's second byte, free for its own use. A depth-preferring scheme reads it as
+    /// the work below the entry ([`Entry::depth`], e.g. empty squares left); under one that
+    /// never reads depth (always replace) it can carry anything: `transpo-connect4` keeps its
+    /// best column + 1 there.
+    pub aux: u8,
 }
 
 impl ExactEntry {
@@ -71,15 +74,15 @@ impl Entry for ExactEntry {
     #[inline]
     fn pack(&self, key: u64, _generation: Generation) -> Bits<Self> {
         (key & CHECK_MASK)
-            | u64::from(self.depth) << DEPTH_SHIFT
+            | u64::from(self.aux) << AUX_SHIFT
             | u64::from(self.value.get()) << VALUE_SHIFT
     }
 
     #[inline]
     fn unpack(bits: Bits<Self>) -> Option<(Self, Generation)> {
         let value = NonZeroU8::new((bits >> VALUE_SHIFT) as u8)?;
-        let depth = (bits >> DEPTH_SHIFT) as u8;
-        Some((ExactEntry { value, depth }, 0))
+        let aux = (bits >> AUX_SHIFT) as u8;
+        Some((ExactEntry { value, aux }, 0))
     }
 
     #[inline]
@@ -88,7 +91,7 @@ impl Entry for ExactEntry {
     }
 
     fn depth(&self) -> Depth {
-        self.depth
+        self.aux
     }
 
     fn bound(&self) -> Bound {
@@ -110,10 +113,10 @@ mod tests {
     #[test]
     fn every_value_and_depth_round_trips() {
         for v in 1..=u8::MAX {
-            for depth in [0, 1, 42, u8::MAX] {
+            for aux in [0, 1, 42, u8::MAX] {
                 assert_round_trips(ExactEntry {
                     value: NonZeroU8::new(v).expect("v starts at 1"),
-                    depth,
+                    aux,
                 });
             }
         }
@@ -152,7 +155,7 @@ mod tests {
         let table = Table::<ExactEntry>::new(size, config).expect("small table");
         let entry = ExactEntry {
             value: NonZeroU8::MIN,
-            depth: 3,
+            aux: 3,
         };
         let key = |high: u64| high << CHECK_BITS | 0xabc;
         for high in (0..1 << 16).step_by(2) {

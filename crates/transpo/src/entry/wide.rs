@@ -86,7 +86,7 @@ const REST_SHIFT: u32 = 64;
 /// | bits | field |
 /// |---|---|
 /// | 0..48 | key check: the key's low 48 bits |
-/// | 48..56 | depth (any measure of the work below the entry, for the DEEP-like schemes) |
+/// | 48..56 | `aux`: the solver's second byte (the depth a DEEP-like scheme reads, or anything under always-replace) |
 /// | 56..64 | value, non-zero |
 /// | 64..128 | rest: the caller's 64 bits beside the key |
 ///
@@ -131,7 +131,7 @@ const REST_SHIFT: u32 = 64;
 /// };
 /// let code = 0x2ab_cdef_u128 << 64 | 0x1234_5678_9abc_def0; // a 90-bit code
 /// let (key, rest) = split(code);
-/// let entry = WideExactEntry { value: NonZeroU8::new(3).expect("3 ≠ 0"), depth: 12, rest };
+/// let entry = WideExactEntry { value: NonZeroU8::new(3).expect("3 ≠ 0"), aux: 12, rest };
 /// table.store(key, entry);
 /// assert_eq!(probe(code), Some(entry));
 /// assert_eq!(probe(code ^ 1 << 80), None);
@@ -141,8 +141,11 @@ const REST_SHIFT: u32 = 64;
 pub struct WideExactEntry {
     /// The solver's byte.
     pub value: NonZeroU8,
-    /// Work below the entry, as the solver measures it (e.g. empty squares left).
-    pub depth: Depth,
+    /// The solver's second byte, free for its own use. A depth-preferring scheme reads it as
+    /// the work below the entry ([`Entry::depth`], e.g. empty squares left); under one that
+    /// never reads depth (always replace) it can carry anything: `transpo-connect4` keeps its
+    /// best column + 1 there.
+    pub aux: u8,
     /// The part of the position code (and anything else, e.g. an epoch) that the table key
     /// does not hold; stored whole, for the caller to compare after a probe.
     pub rest: u64,
@@ -157,7 +160,7 @@ impl WideExactEntry {
     fn low(&self) -> ExactEntry {
         ExactEntry {
             value: self.value,
-            depth: self.depth,
+            aux: self.aux,
         }
     }
 }
@@ -174,9 +177,9 @@ impl Entry for WideExactEntry {
 
     #[inline]
     fn unpack(bits: Bits<Self>) -> Option<(Self, Generation)> {
-        let (ExactEntry { value, depth }, generation) = ExactEntry::unpack(bits as u64)?;
+        let (ExactEntry { value, aux }, generation) = ExactEntry::unpack(bits as u64)?;
         let rest = (bits >> REST_SHIFT) as u64;
-        Some((WideExactEntry { value, depth, rest }, generation))
+        Some((WideExactEntry { value, aux, rest }, generation))
     }
 
     #[inline]
@@ -185,7 +188,7 @@ impl Entry for WideExactEntry {
     }
 
     fn depth(&self) -> Depth {
-        self.depth
+        self.aux
     }
 
     fn bound(&self) -> Bound {
@@ -210,7 +213,7 @@ mod tests {
         let h = mix(x);
         WideExactEntry {
             value: NonZeroU8::new((h % 255 + 1) as u8).expect("1..=255"),
-            depth: (h >> 8) as u8,
+            aux: (h >> 8) as u8,
             rest: x.rotate_left(7) ^ 0x5a5a_0f0f_3c3c_9696,
         }
     }
@@ -228,11 +231,11 @@ mod tests {
     #[test]
     fn every_value_depth_and_rest_round_trips() {
         for v in 1..=u8::MAX {
-            for depth in [0, 1, 42, u8::MAX] {
+            for aux in [0, 1, 42, u8::MAX] {
                 for rest in [0, 1, 1 << 63, 0x0123_4567_89ab_cdef, u64::MAX] {
                     assert_round_trips(WideExactEntry {
                         value: NonZeroU8::new(v).expect("v starts at 1"),
-                        depth,
+                        aux,
                         rest,
                     });
                 }
@@ -247,7 +250,7 @@ mod tests {
     fn the_layout_is_pinned_and_its_low_word_is_an_exact_entry() {
         let entry = WideExactEntry {
             value: NonZeroU8::new(0xa5).expect("not zero"),
-            depth: 0x3c,
+            aux: 0x3c,
             rest: 0x0123_4567_89ab_cdef,
         };
         let key = 0xffff_1234_5678_9abc;
@@ -255,7 +258,7 @@ mod tests {
         assert_eq!(bits, 0x0123_4567_89ab_cdef_a53c_1234_5678_9abc);
         let narrow = ExactEntry {
             value: entry.value,
-            depth: entry.depth,
+            aux: entry.aux,
         };
         assert_eq!(bits as u64, narrow.pack(key, 0));
         for bit in 0..64 {
@@ -317,11 +320,11 @@ mod tests {
     fn a_second_code_with_the_same_key_replaces_the_first() {
         let key = 0x0123_4567_89ab_cdef;
         let first = WideExactEntry {
-            depth: 9,
+            aux: 9,
             ..entry_of(1)
         };
         let second = WideExactEntry {
-            depth: 3,
+            aux: 3,
             ..entry_of(2)
         };
         let for_rest = |table: &Table<WideExactEntry>, rest| {

@@ -113,7 +113,7 @@ mod tests {
     fn exact(key: u64) -> crate::ExactEntry {
         crate::ExactEntry {
             value: std::num::NonZeroU8::new((key >> 56) as u8 | 1).expect("or 1"),
-            depth: key as u8,
+            aux: key as u8,
         }
     }
 
