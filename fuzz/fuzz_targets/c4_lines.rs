@@ -1,7 +1,7 @@
 //! Connect Four input lines, as `transpo-c4` reads them on stdin: every line through
-//! `cli::parse_line`, and each position it accepts through the `Position` operations the
+//! `protocol::parse_line`, and each position it accepts through the `Position` operations the
 //! solver uses. Lines that fail to parse, and positions with at least 36 stones (6 empty
-//! squares or fewer, solved in a few hundred positions explored), also go through `cli::run`
+//! squares or fewer, solved in a few hundred positions explored), also go through `protocol::run`
 //! with a 1 MiB table, strong and weak, plain and `--analyze`. Emptier positions are parsed
 //! and exercised but not solved: from 30 stones a solve could take milliseconds, which kept
 //! this target at a tenth of the others' speed.
@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use transpo_connect4::{
     Solver, Strength,
     board::Board,
-    cli::{Options, parse_line, run},
+    protocol::{Options, parse_line, run},
     position::Position,
     with_board,
 };

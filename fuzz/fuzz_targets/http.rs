@@ -1,7 +1,7 @@
 //! `transpo-c4 serve`'s HTTP server on any bytes: the input is what a client sends on one
 //! connection, into hyper's HTTP/1 server with the real router (page, `/api/solve`,
 //! `/api/health`) and the server's own connection handling
-//! (`transpo_connect4::serve::serve_connection`: header and idle timeouts), over an
+//! (`transpo_c4::serve::serve_connection`: header and idle timeouts), over an
 //! in-memory `tokio::io::duplex` pipe. The solver is bounded: a 1 MiB table, one worker, the
 //! built-in book, every request solved as on an empty table, 5 ms per request.
 //!
@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use transpo_connect4::Book;
 use transpo_connect4::pool::SolverPool;
-use transpo_connect4::serve::{Limits, ServeOptions, router, serve_connection};
+use transpo_c4::serve::{Limits, ServeOptions, router, serve_connection};
 
 /// The longest input used: well within the pipe's buffer, so sending never waits on the
 /// server.
