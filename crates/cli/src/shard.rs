@@ -71,7 +71,7 @@ mod tests {
     #[test]
     fn shards_partition_the_units() {
         for count in 1..=7 {
-            let mut seen = vec![0; 30];
+            let mut seen = [0; 30];
             for index in 1..=count {
                 let shard = Shard { index, count };
                 let mine = shard.select((0..30).collect::<Vec<usize>>());
