@@ -106,7 +106,7 @@ fn a_tiny_study_is_deterministic_resumable_and_shardable() {
     run(&again, &openings, "3", &["--threads", "1"]);
     assert_eq!(pairs(&again), rows, "games must not change between runs");
     // Another seed plays other openings: the same pair may not be asked to change them.
-    let log = common::lab(&[
+    let log = common::lab([
         "elo",
         "--schemes",
         "twobig1,old",

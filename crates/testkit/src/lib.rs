@@ -209,7 +209,8 @@ impl Run {
 
 /// A child started by [`Run::spawn`].
 pub struct Running {
-    /// The child itself (its stdout and stderr are piped, for [`finish`] to drain).
+    /// The child itself (its stderr, and its stdout unless [`Run::stdout`] gave another, are
+    /// pipes for [`finish`] to drain).
     pub child: Child,
     writer: Option<std::thread::JoinHandle<()>>,
     deadline: Duration,
