@@ -3,18 +3,14 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-use common::{play, shared_data};
+use common::play;
 use transpo_chess::book::ENTRY_SIZE;
 use transpo_chess::move16;
 use transpo_chess::{Book, BookEntry, BookError, Position, SplitMix64};
+use transpo_testkit::{scratch, shared_data};
 
-fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("transpo-chess-book-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-chess-book";
 
 /// The book's moves for `pos`, as (UCI text, weight), are `expected` in order.
 fn assert_moves(book: &Book, pos: &Position, expected: &[(&str, u16)]) {
@@ -81,7 +77,8 @@ fn written_book_reads_back_with_castling() {
         learn: 0,
     });
     let book = Book::from_entries(entries);
-    let path = temp_path("written.bin");
+    let dir = scratch(SCRATCH, "written");
+    let path = dir.join("written.bin");
     std::fs::write(&path, book.to_bytes()).unwrap();
     assert_eq!(
         std::fs::metadata(&path).unwrap().len(),
@@ -119,13 +116,14 @@ fn written_book_reads_back_with_castling() {
     }
     // No entries: nothing to pick.
     assert!(read.pick(&play("a2a3"), &mut rng).is_none());
-    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bad_book_files_are_errors() {
     // Truncated: not a multiple of 16 bytes; the message names the size.
-    let path = temp_path("truncated.bin");
+    let dir = scratch(SCRATCH, "bad");
+    let path = dir.join("truncated.bin");
     std::fs::write(&path, [0u8; 17]).unwrap();
     let err = Book::open(&path).unwrap_err();
     assert!(matches!(err, BookError::Size { len: 17 }), "{err:?}");
@@ -133,7 +131,7 @@ fn bad_book_files_are_errors() {
     std::fs::remove_file(&path).unwrap();
 
     // Missing file.
-    let err = Book::open(temp_path("does-not-exist.bin")).unwrap_err();
+    let err = Book::open(dir.join("does-not-exist.bin")).unwrap_err();
     assert!(matches!(err, BookError::Io { .. }), "{err:?}");
     assert!(err.to_string().contains("does-not-exist.bin"), "{err}");
 
@@ -171,6 +169,7 @@ fn bad_book_files_are_errors() {
 
     // Empty is a valid, empty book.
     assert!(Book::from_bytes(&[]).unwrap().is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 14: `BookFile /dev/zero` read until memory ran out. Devices, pipes and directories
@@ -186,13 +185,14 @@ fn book_reads_are_bounded() {
     assert!(matches!(err, BookError::NotAFile { .. }), "{err:?}");
 
     // A sparse file one entry beyond the limit: refused from its size, nothing read.
-    let path = temp_path("huge.bin");
+    let dir = scratch(SCRATCH, "huge");
+    let path = dir.join("huge.bin");
     let file = std::fs::File::create(&path).unwrap();
     file.set_len(transpo_chess::book::MAX_BOOK_BYTES + 16)
         .unwrap();
     drop(file);
     let err = Book::open(&path).unwrap_err();
-    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
     assert!(matches!(err, BookError::TooLarge { .. }), "{err:?}");
     assert!(err.to_string().contains("more than"), "{err}");
 }
@@ -202,13 +202,9 @@ fn book_reads_are_bounded() {
 #[cfg(unix)]
 #[test]
 fn a_fifo_book_is_refused_at_once() {
-    let path = temp_path("fifo.bin");
-    let _ = std::fs::remove_file(&path);
-    let status = std::process::Command::new("mkfifo")
-        .arg(&path)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let dir = scratch(SCRATCH, "fifo");
+    let path = dir.join("fifo.bin");
+    transpo_testkit::mkfifo(&path);
     let (sender, receiver) = std::sync::mpsc::channel();
     let fifo = path.clone();
     std::thread::spawn(move || {
@@ -217,7 +213,7 @@ fn a_fifo_book_is_refused_at_once() {
     let result = receiver
         .recv_timeout(std::time::Duration::from_secs(5))
         .expect("Book::open of a FIFO must return at once, not wait for a writer");
-    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
     let err = result.unwrap_err();
     assert!(matches!(err, BookError::NotAFile { .. }), "{err:?}");
     assert!(err.to_string().contains("FIFO"), "{err}");

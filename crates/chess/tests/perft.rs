@@ -5,8 +5,9 @@ mod common;
 
 use std::time::Instant;
 
-use common::{read_perft_cases, shared_data};
+use common::read_perft_cases;
 use transpo_chess::perft::{divide, perft, perft_make_all};
+use transpo_testkit::shared_data;
 
 #[test]
 fn fixture_counts_match() {

@@ -5,76 +5,30 @@
 //! `info string error: ...`, and a GUI waited for `bestmove` until it lost on time. Each
 //! answer is waited for with a deadline, so a missing one fails the test instead of hanging.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use transpo_testkit::{Run, Session};
 
 /// How long an answer may take. The engine answers a malformed `go` from a depth-1 search
 /// (milliseconds); the margin is for a loaded test machine, not for a search.
 const DEADLINE: Duration = Duration::from_secs(10);
 
 /// The binary's UCI loop, with its stdout read line by line on a thread.
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
+struct Engine(Session);
 
 impl Engine {
     fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the binary starts");
-        let stdin = child.stdin.take().expect("a piped stdin");
-        let stdout = child.stdout.take().expect("a piped stdout");
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin,
-            lines,
-        }
+        Engine(Run::new(env!("CARGO_BIN_EXE_transpo-chess")).session())
     }
 
     fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("the engine reads its input");
-        self.stdin.flush().expect("the engine reads its input");
+        self.0.send(line);
     }
 
     /// The lines up to and including the first one that `last` accepts; panics (naming
     /// `what` and what came) if none comes within [`DEADLINE`].
     fn read_until(&self, what: &str, last: impl Fn(&str) -> bool) -> Vec<String> {
-        let deadline = Instant::now() + DEADLINE;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = last(&line);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("{what}: no answer within {DEADLINE:?}; got {seen:#?}")
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("{what}: the engine ended; got {seen:#?}")
-                }
-            }
-        }
+        self.0.until(what, DEADLINE, last)
     }
 
     /// Sends `position` and `go`, waits for `bestmove`, then checks with `isready` that no
@@ -91,13 +45,6 @@ impl Engine {
             "{what}: a second bestmove: {answer:#?} {after:#?}"
         );
         answer
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -1,92 +1,21 @@
 //! Issue 29 through the `transpo-chess` binary: files, pipes and endless input named by a
 //! hostile user. Every run has a deadline, so a hang fails the test instead of CI.
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "transpo-chess-hostile-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use transpo_testkit::{Output, Run, scratch};
 
-#[cfg(unix)]
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success());
-}
-
-/// Waits for `child` until `limit`; kills it and panics (naming `what`) past the deadline.
-fn wait_within(mut child: Child, limit: Duration, what: &str) -> Output {
-    // Drain stdout and stderr as they come, so a full pipe cannot stall the child.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-    }
-}
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-chess-hostile";
 
 /// Runs the binary with `args` and `input` on stdin, within `limit`.
 fn chess(args: &[&str], input: &[u8], limit: Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+    Run::new(env!("CARGO_BIN_EXE_transpo-chess"))
         .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // A child that stops reading (or dies) makes this write fail; that is for the test to see
-    // in the output, not a panic here.
-    std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    wait_within(child, limit, &format!("transpo-chess {args:?}"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+        .input(input)
+        .deadline(limit)
+        .output()
 }
 
 /// `text` with each line cut to 200 characters, for assertion messages.
@@ -102,6 +31,7 @@ fn short(text: &str) -> String {
 #[cfg(target_os = "linux")]
 #[test]
 fn endless_stdin_is_read_in_bounded_memory() {
+    use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
         .stdin(std::fs::File::open("/dev/zero").unwrap())
         .stdout(Stdio::null())
@@ -140,7 +70,7 @@ fn overlong_and_non_utf8_uci_lines_are_answered_and_the_loop_goes_on() {
     assert!(input.len() > (3 << 20) + 100_000);
     let out = chess(&[], &input, Duration::from_secs(10));
     assert!(out.status.success(), "{:?}", out.status);
-    let stdout = text(&out.stdout);
+    let stdout = out.stdout_text();
     let shown = short(&stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
@@ -167,9 +97,9 @@ fn overlong_and_non_utf8_uci_lines_are_answered_and_the_loop_goes_on() {
 #[cfg(unix)]
 #[test]
 fn fifos_named_in_the_uci_loop_are_refused_and_the_loop_goes_on() {
-    let dir = scratch("fifo");
+    let dir = scratch(SCRATCH, "fifo");
     let fifo = dir.join("f");
-    mkfifo(&fifo);
+    transpo_testkit::mkfifo(&fifo);
     let f = fifo.display();
     let input = format!(
         "setoption name BookFile value {f}\nisready\nsetoption name Hash value 1\n\
@@ -178,7 +108,7 @@ fn fifos_named_in_the_uci_loop_are_refused_and_the_loop_goes_on() {
     );
     let out = chess(&[], input.as_bytes(), Duration::from_secs(10));
     assert!(out.status.success(), "{out:?}");
-    let stdout = text(&out.stdout);
+    let stdout = out.stdout_text();
     let errors: Vec<&str> = stdout
         .lines()
         .filter(|l| l.starts_with("info string error"))
@@ -201,7 +131,7 @@ fn fifos_named_in_the_uci_loop_are_refused_and_the_loop_goes_on() {
 #[cfg(unix)]
 #[test]
 fn table_saves_never_write_through_links_or_leave_temporary_files() {
-    let dir = scratch("save");
+    let dir = scratch(SCRATCH, "save");
     std::fs::write(dir.join("victim"), "precious").unwrap();
     std::os::unix::fs::symlink(dir.join("victim"), dir.join("x.tmp")).unwrap();
     std::fs::write(dir.join("notes.tmp"), "my notes").unwrap();
@@ -215,7 +145,7 @@ fn table_saves_never_write_through_links_or_leave_temporary_files() {
     );
     let out = chess(&[], input.as_bytes(), Duration::from_secs(20));
     assert!(out.status.success(), "{out:?}");
-    let stdout = text(&out.stdout);
+    let stdout = out.stdout_text();
     let errors: Vec<&str> = stdout
         .lines()
         .filter(|l| l.starts_with("info string error"))
@@ -255,7 +185,7 @@ fn dev_zero_as_a_book_or_tuning_data_is_refused_at_once() {
     if !Path::new("/dev/zero").exists() {
         return;
     }
-    let dir = scratch("zero");
+    let dir = scratch(SCRATCH, "zero");
     let out_path = dir.join("never.rs");
     let out_path = out_path.to_str().unwrap();
     for args in [
@@ -265,7 +195,7 @@ fn dev_zero_as_a_book_or_tuning_data_is_refused_at_once() {
     ] {
         let out = chess(&args, b"", Duration::from_secs(10));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
-        let stderr = text(&out.stderr);
+        let stderr = out.stderr_text();
         assert!(
             stderr.contains("cannot read /dev/zero: a device"),
             "{args:?}: {stderr}"
@@ -280,7 +210,7 @@ fn dev_zero_as_a_book_or_tuning_data_is_refused_at_once() {
 /// (It used to be taken whole: an endless one read until memory ran out.)
 #[test]
 fn overlong_lines_in_books_and_data_are_reported_and_skipped() {
-    let dir = scratch("long");
+    let dir = scratch(SCRATCH, "long");
     let book = dir.join("book.epd");
     std::fs::write(
         &book,
@@ -307,7 +237,7 @@ fn overlong_lines_in_books_and_data_are_reported_and_skipped() {
         Duration::from_secs(30),
     );
     assert!(out.status.success(), "{out:?}");
-    let stderr = text(&out.stderr);
+    let stderr = out.stderr_text();
     assert!(
         stderr.contains(&format!("{book}:1: line too long (over 4096 bytes)")),
         "{stderr}"
@@ -316,7 +246,7 @@ fn overlong_lines_in_books_and_data_are_reported_and_skipped() {
         stderr.contains(&format!("{book}: 1 lines rejected")),
         "{stderr}"
     );
-    assert!(text(&out.stdout).contains(": 2 games"), "{out:?}");
+    assert!(out.stdout_text().contains(": 2 games"), "{out:?}");
 
     let data = dir.join("data.txt");
     let mut bytes = b"4k3/8/8/3P4/8/8/8/4K3 w - - 0 1;1\n".to_vec();
@@ -338,14 +268,14 @@ fn overlong_lines_in_books_and_data_are_reported_and_skipped() {
         Duration::from_secs(30),
     );
     assert!(out.status.success(), "{out:?}");
-    let stderr = text(&out.stderr);
+    let stderr = out.stderr_text();
     assert!(
         stderr.contains(&format!("{data}:2: line too long (over 4096 bytes)")),
         "{stderr}"
     );
     assert!(stderr.contains(&format!("{data}:3: not UTF-8")), "{stderr}");
     assert!(
-        text(&out.stdout).contains("2 positions (2 lines skipped)"),
+        out.stdout_text().contains("2 positions (2 lines skipped)"),
         "{out:?}"
     );
     assert!(weights.is_file());
@@ -360,7 +290,7 @@ fn overlong_lines_in_books_and_data_are_reported_and_skipped() {
 /// status 1), the refused output bad usage (2).
 #[test]
 fn tune_refuses_a_non_finite_fit_and_replaces_the_weights_file_whole() {
-    let dir = scratch("tune");
+    let dir = scratch(SCRATCH, "tune");
     let data = dir.join("data.txt");
     std::fs::write(
         &data,
@@ -380,7 +310,7 @@ fn tune_refuses_a_non_finite_fit_and_replaces_the_weights_file_whole() {
     };
     let refused = run("1e308");
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");
-    let stderr = text(&refused.stderr);
+    let stderr = refused.stderr_text();
     assert!(
         stderr.contains("non-finite") && stderr.contains("1e308"),
         "{stderr}"
@@ -404,7 +334,7 @@ fn tune_refuses_a_non_finite_fit_and_replaces_the_weights_file_whole() {
     #[cfg(unix)]
     {
         let fifo = dir.join("fifo.rs");
-        mkfifo(&fifo);
+        transpo_testkit::mkfifo(&fifo);
         for target in [fifo.to_str().unwrap(), dir.to_str().unwrap()] {
             let refused = chess(
                 &["tune", data, "--out", target, "--steps", "5"],
@@ -413,7 +343,7 @@ fn tune_refuses_a_non_finite_fit_and_replaces_the_weights_file_whole() {
             );
             assert_eq!(refused.status.code(), Some(2), "{refused:?}");
             assert!(
-                text(&refused.stderr).contains("not a regular file"),
+                refused.stderr_text().contains("not a regular file"),
                 "{refused:?}"
             );
         }
@@ -435,7 +365,7 @@ fn tune_refuses_a_non_finite_fit_and_replaces_the_weights_file_whole() {
 /// go out whole.
 #[test]
 fn datagen_ends_a_cut_off_line_before_appending() {
-    let dir = scratch("datagen");
+    let dir = scratch(SCRATCH, "datagen");
     let book = dir.join("book.epd");
     std::fs::write(
         &book,

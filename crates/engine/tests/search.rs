@@ -1,8 +1,6 @@
 //! The search against facts: mate distances proved here by exhaustive search, the
 //! search-instability check, determinism, subtree sizes for the lab, and a WAC strength test.
 
-mod common;
-
 use std::time::Instant;
 
 use transpo::{Bound, ChessEntry, Config, ResearchEntry, Scheme, Size, Table};
@@ -297,7 +295,7 @@ fn wac(step: usize, budget: u64) -> Option<(usize, usize)> {
 }
 
 fn wac_with(config: SearchConfig, step: usize, budget: u64) -> Option<(usize, usize)> {
-    let path = common::shared_data("chess/suites/wac.epd")?;
+    let path = transpo_testkit::shared_data("chess/suites/wac.epd")?;
     let text = std::fs::read_to_string(path).unwrap();
     let searcher = Searcher::new(config);
     let table = Table::<ChessEntry>::with_mib(16).unwrap();

@@ -4,38 +4,17 @@
 //! announced 8 games, played 6 (two of them "games" of no move, counted as results) and
 //! said nothing on stderr.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use transpo_testkit::{Output, Run, scratch};
 
-/// A scratch file for one test, holding `text`.
-fn scratch(name: &str, text: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!(
-        "transpo-chess-selfplay-book-{name}-{}",
-        std::process::id()
-    ));
-    std::fs::write(&path, text).unwrap();
-    path
-}
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-chess-selfplay-book";
 
 /// Runs the binary with `args`; panics if it has not ended within a minute.
 fn chess(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+    Run::new(env!("CARGO_BIN_EXE_transpo-chess"))
         .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("transpo-chess {args:?}: still running after a minute");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+        .deadline(std::time::Duration::from_secs(60))
+        .output()
 }
 
 /// A book of five lines: two openings to play, a line that is no position, a checkmate and
@@ -50,7 +29,9 @@ R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1
 
 #[test]
 fn selfplay_reports_each_bad_opening_and_counts_the_games_it_plays() {
-    let book = scratch("selfplay", BOOK);
+    let dir = scratch(SCRATCH, "selfplay");
+    let book = dir.join("book.epd");
+    std::fs::write(&book, BOOK).unwrap();
     let name = book.to_str().unwrap();
     let out = chess(&[
         "selfplay",
@@ -66,8 +47,8 @@ fn selfplay_reports_each_bad_opening_and_counts_the_games_it_plays() {
         "1",
         "--verbose",
     ]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = out.stdout_text();
+    let stderr = out.stderr_text();
     assert!(out.status.success(), "{stdout}{stderr}");
     assert!(stderr.contains(&format!("{name}:3: ")), "{stderr}");
     assert!(
@@ -94,15 +75,14 @@ fn selfplay_reports_each_bad_opening_and_counts_the_games_it_plays() {
     assert_eq!(stdout.lines().filter(|l| l.starts_with("game ")).count(), 4);
     assert!(stdout.contains("(4 games)"), "{stdout}");
     assert!(!stdout.contains("after 0 plies"), "{stdout}");
-    std::fs::remove_file(&book).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_book_with_no_playable_opening_is_bad_input() {
-    let book = scratch(
-        "none",
-        "not a position\nR5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1\n",
-    );
+    let dir = scratch(SCRATCH, "none");
+    let book = dir.join("book.epd");
+    std::fs::write(&book, "not a position\nR5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1\n").unwrap();
     let name = book.to_str().unwrap();
     for command in ["selfplay", "datagen"] {
         let mut args = vec![command, "--book", name, "--nodes", "100"];
@@ -110,14 +90,14 @@ fn a_book_with_no_playable_opening_is_bad_input() {
             args.push("/nonexistent/never-written.txt");
         }
         let out = chess(&args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = out.stderr_text();
         assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
         assert!(
             stderr.contains("no playable opening"),
             "{command}: {stderr}"
         );
     }
-    std::fs::remove_file(&book).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -132,7 +112,7 @@ fn selfplay_refuses_tables_the_match_could_not_hold() {
         "--book",
         "/nonexistent/book.epd",
     ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = out.stderr_text();
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("at most 65536"), "{stderr}");
     // A table of 0 MiB was taken as 1 MiB without a word: now refused.

@@ -4,31 +4,26 @@
 
 mod common;
 
-use std::process::Command;
-
 use cozy_chess::Board;
 use transpo_engine::eval::tapered::WEIGHT_COUNT;
+use transpo_testkit::{Output, Run, scratch, shared_data};
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("transpo-tune-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-tune";
 
-fn chess(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+fn chess(args: &[&str]) -> Output {
+    Run::new(env!("CARGO_BIN_EXE_transpo-chess"))
         .args(args)
         .output()
-        .unwrap()
 }
 
 #[test]
 fn datagen_labels_quiet_positions_and_tune_writes_compilable_weights() {
-    let Some(book) = common::shared_data("chess/openings/8moves_v3.epd") else {
+    let Some(book) = shared_data("chess/openings/8moves_v3.epd") else {
         return;
     };
-    let data = scratch("data.txt");
-    let _ = std::fs::remove_file(&data);
+    let dir = scratch(SCRATCH, "datagen");
+    let data = dir.join("data.txt");
     let book = book.to_str().unwrap();
     let data_path = data.to_str().unwrap();
     let out = common::chess_stdout([
@@ -65,7 +60,7 @@ fn datagen_labels_quiet_positions_and_tune_writes_compilable_weights() {
     let more = std::fs::read_to_string(&data).unwrap();
     assert!(more.starts_with(&text) && more.len() > text.len());
 
-    let weights = scratch("weights.rs");
+    let weights = dir.join("weights.rs");
     let out = common::chess_stdout([
         "tune",
         data_path,
@@ -90,9 +85,10 @@ fn datagen_labels_quiet_positions_and_tune_writes_compilable_weights() {
 /// nothing is written.
 #[test]
 fn tune_refuses_bad_input_with_a_message() {
-    let junk = scratch("junk.txt");
+    let dir = scratch(SCRATCH, "refuse");
+    let junk = dir.join("junk.txt");
     std::fs::write(&junk, "not a position;1\n8/8/8/8/8/8/8/8 w - - 0 1;0.3\n").unwrap();
-    let out_path = scratch("never.rs");
+    let out_path = dir.join("never.rs");
     let out_path = out_path.to_str().unwrap();
     let junk_path = junk.to_str().unwrap();
     for (args, message) in [
@@ -115,7 +111,7 @@ fn tune_refuses_bad_input_with_a_message() {
     ] {
         let out = chess(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = out.stderr_text();
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
     let out = chess(&["datagen", out_path, "--book", "/nonexistent/book.epd"]);

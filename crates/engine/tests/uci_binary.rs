@@ -1,24 +1,23 @@
 //! Drives the `transpo-chess` binary through stdin/stdout and its `perft` subcommand.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+use transpo_testkit::{Output, Run};
 
 mod common;
 
+/// Runs the binary with `args`, within the testkit's default deadline.
+fn chess(args: &[&str]) -> Output {
+    Run::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        .args(args)
+        .output()
+}
+
+/// Feeds `input` to the UCI loop, asserts that it ends well and returns its stdout.
 fn run_uci(input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = Run::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        .input(input)
+        .output();
     assert!(output.status.success(), "{output:?}");
     String::from_utf8(output.stdout).unwrap()
 }
@@ -74,10 +73,7 @@ fn perft_subcommand_divides_like_stockfish() {
     assert!(out.ends_with("\nNodes searched: 2039\n"), "{out}");
     assert!(out.contains("e1g1: "), "{out}");
 
-    let output = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-        .args(["perft", "2", "not a fen"])
-        .output()
-        .unwrap();
+    let output = chess(&["perft", "2", "not a fen"]);
     assert!(!output.status.success());
     let err = String::from_utf8(output.stderr).unwrap();
     assert!(err.contains("error: invalid FEN: 3 fields"), "{err}");
@@ -88,12 +84,6 @@ fn perft_subcommand_divides_like_stockfish() {
 /// range; impossible positions are bad input (code 2 too, since issue 32; it was 1).
 #[test]
 fn subcommands_check_their_arguments() {
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
     for args in [
         &["perft", "1000000"][..],
         &["bench-perft", "1000000"],
@@ -102,20 +92,20 @@ fn subcommands_check_their_arguments() {
         &["analyse", "--depth", "0"],
         &["analyse", "--hash", "99999999"],
     ] {
-        let out = run(args);
+        let out = chess(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = out.stderr_text();
         assert!(err.contains("is not in"), "{args:?}: {err}");
     }
     for command in ["perft 2", "analyse --depth 3", "bench-perft 2"] {
         let mut args: Vec<&str> = command.split(' ').collect();
         args.extend("8/8/8/8/8/8/8/Kk6 w - - 0 1".split(' '));
-        let out = run(&args);
+        let out = chess(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = out.stderr_text();
         assert!(err.contains("side by side"), "{args:?}: {err}");
     }
-    let help = String::from_utf8(run(&["perft", "--help"]).stdout).unwrap();
+    let help = String::from_utf8(chess(&["perft", "--help"]).stdout).unwrap();
     assert!(help.contains("0 to 12"), "{help}");
 }
 
@@ -125,12 +115,10 @@ fn subcommands_check_their_arguments() {
 #[test]
 fn exit_status_follows_the_projects_convention() {
     let run = |args: &[&str], stdout: Stdio| {
-        Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
+        Run::new(env!("CARGO_BIN_EXE_transpo-chess"))
             .args(args)
             .stdout(stdout)
-            .stderr(Stdio::piped())
             .output()
-            .unwrap()
     };
     let help = String::from_utf8(run(&["--help"], Stdio::piped()).stdout).unwrap();
     assert!(help.contains("Exit status:\n  0  success\n  1  "), "{help}");
@@ -141,7 +129,7 @@ fn exit_status_follows_the_projects_convention() {
     ] {
         let out = run(args, Stdio::piped());
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = out.stderr_text();
         assert!(err.starts_with("error: unknown feature"), "{args:?}: {err}");
     }
     // A full disk under stdout: a failure while running.
@@ -157,7 +145,7 @@ fn exit_status_follows_the_projects_convention() {
                 .unwrap();
             let out = run(args, Stdio::from(full));
             assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
-            let err = String::from_utf8_lossy(&out.stderr);
+            let err = out.stderr_text();
             assert!(err.starts_with("error: "), "{args:?}: {err}");
         }
     }

@@ -2,71 +2,36 @@
 //! deadlines: options, positions with moves, `go depth/nodes/movetime/infinite`, `stop` and
 //! `isready` during a search, malformed lines, illegal moves, Hash 0 and an impossible Hash.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use transpo_chess::Position;
+use transpo_testkit::{DEADLINE, Run, Session, scratch, shared_data};
 
 mod common;
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-uci";
+
+/// The binary's UCI loop, with its stdout read line by line on a thread.
+struct Engine(Session);
 
 impl Engine {
     fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-chess"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the binary starts");
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = child.stdout.take().expect("piped");
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin,
-            lines,
-        }
+        Engine(Run::new(env!("CARGO_BIN_EXE_transpo-chess")).session())
     }
 
     fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("engine reads");
-        self.stdin.flush().expect("engine reads");
+        self.0.send(line);
     }
 
     /// Lines up to and including the first that starts with `prefix`, within `limit`.
     fn until(&mut self, prefix: &str, limit: Duration) -> Vec<String> {
-        let deadline = Instant::now() + limit;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no {prefix:?} within {limit:?}; got {seen:#?}")
-                }
-                Err(RecvTimeoutError::Disconnected) => panic!("engine exited; got {seen:#?}"),
-            }
-        }
+        self.0.until(prefix, limit, |line| line.starts_with(prefix))
+    }
+
+    /// Waits for the engine to end after `quit`, within `limit`.
+    fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
+        self.0.wait(limit)
     }
 
     /// The `bestmove` line's move, checked to be legal in `pos`.
@@ -112,7 +77,7 @@ fn a_whole_session() {
     e.bestmove(&Position::startpos(), SECOND * 10);
     e.send("go infinite");
     e.send("quit");
-    let status = e.child.wait().unwrap();
+    let status = e.wait(DEADLINE);
     assert!(status.success());
 }
 
@@ -235,7 +200,8 @@ fn malformed_lines(e: &mut Engine, pos: &Position) {
 
 /// `savehash` and `loadhash`; Hash 0 searches without a table.
 fn table_files(e: &mut Engine, pos: &Position) {
-    let file = std::env::temp_dir().join(format!("transpo-uci-{}.tt", std::process::id()));
+    let dir = scratch(SCRATCH, "table-files");
+    let file = dir.join("table.tt");
     e.send("setoption name Hash value 1");
     e.send("go depth 5");
     e.bestmove(pos, SECOND * 10);
@@ -245,7 +211,7 @@ fn table_files(e: &mut Engine, pos: &Position) {
     e.send("isready");
     let lines = e.until("readyok", SECOND * 5);
     assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
-    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_dir_all(&dir);
     e.send("setoption name Hash value 0");
     e.send("go depth 4");
     let lines = e.until("bestmove", SECOND * 10);
@@ -259,8 +225,8 @@ fn table_files(e: &mut Engine, pos: &Position) {
 /// `LoadHashfromFile` and `NeverClearHash`; a bad path is an error the session survives.
 #[test]
 fn table_file_options() {
-    let dir = std::env::temp_dir();
-    let file = |name: &str| dir.join(format!("transpo-uci-{}-{name}.tt", std::process::id()));
+    let dir = scratch(SCRATCH, "table-file-options");
+    let file = |name: &str| dir.join(format!("{name}.tt"));
     let (saved, kept, cleared) = (file("saved"), file("kept"), file("cleared"));
     let mut e = Engine::start();
     let ready_without_errors = |e: &mut Engine| {
@@ -307,9 +273,7 @@ fn table_file_options() {
         bytes(&saved),
         "ucinewgame clears the table"
     );
-    for path in [&saved, &kept, &cleared] {
-        let _ = std::fs::remove_file(path);
-    }
+    let _ = std::fs::remove_dir_all(&dir);
     // A path that cannot be loaded or saved: an error each, and the session goes on.
     e.send("setoption name HashFile value /nonexistent/dir/table.tt");
     for button in ["LoadHashfromFile", "SaveHashtoFile"] {
@@ -320,22 +284,14 @@ fn table_file_options() {
     e.send("go depth 3");
     e.bestmove(&Position::startpos(), SECOND * 10);
     e.send("quit");
-    assert!(e.child.wait().unwrap().success());
+    assert!(e.wait(DEADLINE).success());
 }
 
 #[test]
 fn the_book_answers_at_once() {
-    let book = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/chess/performance.bin");
-    if !book.is_file() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} missing",
-            book.display()
-        );
-        eprintln!("skipping: {} is missing", book.display());
+    let Some(book) = shared_data("chess/performance.bin") else {
         return;
-    }
+    };
     let mut e = Engine::start();
     e.send(&format!("setoption name BookFile value {}", book.display()));
     e.send("setoption name OwnBook value true");
@@ -350,7 +306,7 @@ fn the_book_answers_at_once() {
     );
     assert!(lines.iter().any(|l| l.starts_with("info string book move")));
     e.send("quit");
-    assert!(e.child.wait().unwrap().success());
+    assert!(e.wait(DEADLINE).success());
 }
 
 #[test]
@@ -424,7 +380,7 @@ fn nothing_hangs_the_engine() {
     std::thread::sleep(Duration::from_millis(50));
     let start = Instant::now();
     e.send("quit");
-    let status = e.child.wait().unwrap();
+    let status = e.wait(DEADLINE);
     assert!(status.success());
     assert!(start.elapsed() < SECOND * 2, "{:?}", start.elapsed());
 }

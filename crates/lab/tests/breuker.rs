@@ -4,19 +4,14 @@
 //! that does not depend on the schemes and sizes around it.
 
 mod common;
-use std::{
-    path::{Path, PathBuf},
-    process::Command,
-};
+use std::path::{Path, PathBuf};
+
+use transpo_testkit::scratch;
 
 const POSITIONS: usize = 3;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("transpo-lab-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-lab";
 
 /// The first three positions of the paper's set, as an EPD file.
 fn positions(dir: &Path) -> PathBuf {
@@ -31,17 +26,15 @@ fn positions(dir: &Path) -> PathBuf {
     path
 }
 
+/// Runs `transpo-lab args`, asserts that it succeeds and returns its stderr.
 fn lab(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
-        .args(args)
-        .output()
-        .expect("run transpo-lab");
+    let out = common::lab(args);
     assert!(
         out.status.success(),
         "transpo-lab {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        out.stderr_text()
     );
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    out.stderr_text()
 }
 
 /// Runs `breuker` on `positions` into `dir` at depth 3; `matrix` defaults to the small
@@ -67,7 +60,7 @@ fn observations(dir: &Path) -> Vec<String> {
 
 #[test]
 fn small_matrix_is_deterministic_resumable_and_shardable() {
-    let dir = scratch("matrix");
+    let dir = scratch(SCRATCH, "matrix");
     let epd = positions(&dir);
 
     let whole = dir.join("whole");
@@ -145,12 +138,15 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
     fields[6] = &nodes;
     lines[1] = fields.join(",");
     std::fs::write(&shard1, lines.join("\n") + "\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
-        .args(["merge", "--out", merged.to_str().expect("utf-8")])
-        .args([&shard1, &whole.join("observations.csv")])
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let whole_csv = whole.join("observations.csv");
+    let out = common::lab([
+        "merge",
+        "--out",
+        merged.to_str().expect("utf-8"),
+        shard1.to_str().expect("utf-8"),
+        whole_csv.to_str().expect("utf-8"),
+    ]);
+    let err = out.stderr_text();
     assert!(
         out.status.code() == Some(1) && err.contains("error: runs disagree"),
         "{err}"
@@ -162,16 +158,11 @@ fn small_matrix_is_deterministic_resumable_and_shardable() {
     let text = std::fs::read_to_string(&shard2).expect("csv");
     let torn = format!("{text}{}", &text.lines().nth(1).expect("a row")[..20]);
     std::fs::write(&shard2, torn).expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
-        .args([
-            "merge",
-            "--out",
-            dir.join("merged2").to_str().expect("utf-8"),
-        ])
-        .args(&shards)
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let merged2 = dir.join("merged2");
+    let mut args = vec!["merge", "--out", merged2.to_str().expect("utf-8")];
+    args.extend(shards.iter().map(|s| s.to_str().expect("utf-8")));
+    let out = common::lab(&args);
+    let err = out.stderr_text();
     assert!(
         out.status.code() == Some(2) && err.contains("torn last line"),
         "{err}"
@@ -220,11 +211,8 @@ fn bad_flags_are_clear_errors() {
             "no such file",
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
-            .args(&args)
-            .output()
-            .expect("run");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = common::lab(&args);
+        let err = out.stderr_text();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(
             err.contains("error: ") && err.contains(expected),

@@ -4,7 +4,12 @@
 //! failed check) or a bad line (2, bad input).
 
 mod common;
-use std::{path::PathBuf, process::Command};
+use std::path::PathBuf;
+
+use transpo_testkit::scratch;
+
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-lab-c4";
 
 /// The first `n` positions of the Connect Four facts fixture (Pons' test-set lines and their
 /// children, scores from his sets and cross-checked there).
@@ -21,23 +26,10 @@ fn facts(dir: &std::path::Path, n: usize, tamper: impl Fn(&str) -> String) -> Pa
     path
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("transpo-lab-c4-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 /// Runs `transpo-lab args`: (exit status, stderr); -1 for a process killed by a signal.
 fn lab(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
-        .args(args)
-        .output()
-        .expect("run transpo-lab");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let out = common::lab(args);
+    (out.code().unwrap_or(-1), out.stderr_text())
 }
 
 fn run(positions: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> (i32, String) {
@@ -63,7 +55,7 @@ fn nodes(out: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn a_small_study_checks_scores_and_is_deterministic() {
-    let dir = scratch("study");
+    let dir = scratch(SCRATCH, "study");
     let positions = facts(&dir, 8, str::to_string);
     let (status, log) = run(&positions, &dir.join("a"), &["--threads", "1"]);
     assert_eq!(status, 0, "{log}");
@@ -98,7 +90,7 @@ fn a_small_study_checks_scores_and_is_deterministic() {
 
 #[test]
 fn a_wrong_expected_score_or_a_bad_line_stops_the_run() {
-    let dir = scratch("bad");
+    let dir = scratch(SCRATCH, "bad");
     // Flip the sign of the first position's score (-1 in the fixture).
     let wrong = facts(&dir, 3, |l| l.replacen(" -1", " 1", 1));
     // A wrong score is a failed check: status 1.

@@ -4,10 +4,12 @@
 //! one, three shards merged equal to one run, and clear errors for bad input.
 
 mod common;
-use std::{
-    path::{Path, PathBuf},
-    process::{Command, Output},
-};
+use std::path::{Path, PathBuf};
+
+use transpo_testkit::scratch;
+
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-lab-elo";
 
 /// Six openings from `8moves_v3.epd` (lines 101, 5001, 5002, 20001, 20002 and 30001).
 const OPENINGS: &str = "\
@@ -22,28 +24,15 @@ r2qk2r/pp1n1ppp/2p1pn2/3p4/1bP5/1P1PPb2/PB1NBPPP/R2QK2R w KQkq - 0 9
 /// Columns of the CSV: the wall time is the last (19th).
 const MICROS: usize = 18;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("transpo-lab-elo-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-fn lab_output(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
-        .args(args)
-        .output()
-        .expect("run transpo-lab")
-}
-
+/// Runs `transpo-lab args`, asserts that it succeeds and returns its stderr.
 fn lab(args: &[&str]) -> String {
-    let out = lab_output(args);
+    let out = common::lab(args);
     assert!(
         out.status.success(),
         "transpo-lab {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        out.stderr_text()
     );
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    out.stderr_text()
 }
 
 /// Runs the tiny study into `dir` with `pairs` pairs and `extra` flags; returns its stderr.
@@ -83,7 +72,7 @@ fn pairs(dir: &Path) -> Vec<String> {
 
 #[test]
 fn a_tiny_study_is_deterministic_resumable_and_shardable() {
-    let dir = scratch("study");
+    let dir = scratch(SCRATCH, "study");
     let openings = dir.join("openings.epd");
     std::fs::write(&openings, OPENINGS).expect("write openings");
 
@@ -117,7 +106,7 @@ fn a_tiny_study_is_deterministic_resumable_and_shardable() {
     run(&again, &openings, "3", &["--threads", "1"]);
     assert_eq!(pairs(&again), rows, "games must not change between runs");
     // Another seed plays other openings: the same pair may not be asked to change them.
-    let log = lab_output(&[
+    let log = common::lab([
         "elo",
         "--schemes",
         "twobig1,old",
@@ -139,7 +128,7 @@ fn a_tiny_study_is_deterministic_resumable_and_shardable() {
         again.to_str().expect("utf-8"),
     ]);
     assert_eq!(log.status.code(), Some(2), "bad usage");
-    assert!(String::from_utf8_lossy(&log.stderr).contains("--seed"));
+    assert!(log.stderr_text().contains("--seed"));
 
     // Resumed: one pair per cell, then up to three, equals three at once; so does a run
     // killed in the middle of writing a row.
@@ -192,17 +181,17 @@ fn a_tiny_study_is_deterministic_resumable_and_shardable() {
     let mut args = vec!["merge", "--out", merged.to_str().expect("utf-8")];
     args.extend(shards.iter().map(|s| s.to_str().expect("utf-8")));
     args.push(missing.to_str().expect("utf-8"));
-    let out = lab_output(&args);
+    let out = common::lab(&args);
     assert_eq!(out.status.code(), Some(2), "bad input");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("shard4"));
+    assert!(out.stderr_text().contains("shard4"));
     let shard1 = shards[0].join("pairs.csv");
     let text = std::fs::read_to_string(&shard1).expect("csv");
     std::fs::write(&shard1, format!("{text}paper,twobig1,garbage\n")).expect("write");
     let mut args = vec!["merge", "--out", merged.to_str().expect("utf-8")];
     args.extend(shards.iter().map(|s| s.to_str().expect("utf-8")));
-    let out = lab_output(&args);
+    let out = common::lab(&args);
     assert_eq!(out.status.code(), Some(2), "bad input");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = out.stderr_text();
     assert!(err.contains("shard1") && err.contains("line 4"), "{err}");
 
     // --report-only writes the report without playing, with the SPRT when asked.
@@ -221,6 +210,9 @@ fn a_tiny_study_is_deterministic_resumable_and_shardable() {
 /// Bad usage and bad input, flags and files alike, exit with status 2 and `error: …`.
 #[test]
 fn bad_flags_are_clear_errors() {
+    let dir = scratch(SCRATCH, "bad");
+    let out_dir = dir.join("out");
+    let out_dir = out_dir.to_str().expect("utf-8 path");
     for (args, expected) in [
         (vec!["elo", "--pressures", "0"], "bad pressure"),
         (vec!["elo", "--pressures", "x"], "bad pressure"),
@@ -232,33 +224,21 @@ fn bad_flags_are_clear_errors() {
         (vec!["elo", "--shard", "4/3"], "bad shard"),
         (vec!["elo", "--nodes", "5"], "5"),
         (
-            vec![
-                "elo",
-                "--openings",
-                "/nonexistent/o.epd",
-                "--out",
-                "/tmp/transpo-lab-elo-bad",
-            ],
+            vec!["elo", "--openings", "/nonexistent/o.epd", "--out", out_dir],
             "/nonexistent/o.epd",
         ),
         (
-            vec![
-                "elo",
-                "--schemes",
-                "depth-age-8:4",
-                "--out",
-                "/tmp/transpo-lab-elo-bad",
-            ],
+            vec!["elo", "--schemes", "depth-age-8:4", "--out", out_dir],
             "no cells",
         ),
     ] {
-        let out = lab_output(&args);
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = common::lab(&args);
+        let err = out.stderr_text();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(
             err.contains("error: ") && err.contains(expected),
             "{args:?}: {err}"
         );
     }
-    let _ = std::fs::remove_dir_all("/tmp/transpo-lab-elo-bad");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,48 +5,22 @@
 
 use std::{
     fs::File,
-    io::Read,
     path::{Path, PathBuf},
-    process::{Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("transpo-lab-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use transpo_testkit::{Run, mkfifo, scratch};
+
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-lab-hostile";
 
 /// Runs `transpo-lab args`, killed after 60 s; (exit status, stderr).
 fn lab(args: &[&str]) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
+    let out = Run::new(env!("CARGO_BIN_EXE_transpo-lab"))
         .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run transpo-lab");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("transpo-lab {args:?} still running after 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut err)
-        .expect("stderr");
-    (status.code().unwrap_or(-1), err)
+        .deadline(Duration::from_secs(60))
+        .output();
+    (out.code().unwrap_or(-1), out.stderr_text())
 }
 
 /// The first two positions of the paper's set.
@@ -80,14 +54,9 @@ fn breuker(dir: &Path, positions: &Path) -> (i32, String) {
     ])
 }
 
-fn mkfifo(path: &Path) {
-    let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
-    assert!(made.success());
-}
-
 #[test]
 fn a_device_for_positions_is_refused() {
-    let dir = scratch("device");
+    let dir = scratch(SCRATCH, "device");
     let (status, err) = breuker(&dir.join("run"), Path::new("/dev/zero"));
     assert!(
         status == 2 && err.contains("/dev/zero") && err.contains("device"),
@@ -97,7 +66,7 @@ fn a_device_for_positions_is_refused() {
 
 #[test]
 fn a_fifo_at_the_runs_csv_is_refused_not_waited_on() {
-    let dir = scratch("fifo");
+    let dir = scratch(SCRATCH, "fifo");
     let run = dir.join("run");
     std::fs::create_dir_all(&run).expect("mkdir");
     mkfifo(&run.join("observations.csv"));
@@ -107,7 +76,7 @@ fn a_fifo_at_the_runs_csv_is_refused_not_waited_on() {
 
 #[test]
 fn a_planted_link_at_the_old_temporary_name_is_not_written_through() {
-    let dir = scratch("link");
+    let dir = scratch(SCRATCH, "link");
     let run = dir.join("run");
     std::fs::create_dir_all(&run).expect("mkdir");
     std::fs::write(dir.join("victim"), "precious").expect("write");
@@ -125,7 +94,7 @@ fn a_planted_link_at_the_old_temporary_name_is_not_written_through() {
 
 #[test]
 fn a_second_run_into_a_directory_in_use_is_refused() {
-    let dir = scratch("lock");
+    let dir = scratch(SCRATCH, "lock");
     let run = dir.join("run");
     std::fs::create_dir_all(&run).expect("mkdir");
     // The first run, as far as the lock can tell: this test holds the directory's lock.
@@ -142,7 +111,7 @@ fn a_second_run_into_a_directory_in_use_is_refused() {
 
 #[test]
 fn long_and_non_utf8_lines_are_reported_and_skipped() {
-    let dir = scratch("lines");
+    let dir = scratch(SCRATCH, "lines");
     let mut bytes = std::fs::read(positions(&dir)).expect("positions");
     bytes.extend(b"\xff\xfe\n");
     bytes.extend(std::iter::repeat_n(b'8', 5000));

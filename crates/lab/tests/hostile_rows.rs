@@ -7,47 +7,22 @@
 //! Every run is bounded by a deadline, so a hang fails the test instead of stalling CI.
 
 use std::{
-    io::Read,
     path::{Path, PathBuf},
-    process::{Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("transpo-lab-rows-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use transpo_testkit::{Run, scratch};
+
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-lab-rows";
 
 /// Runs `transpo-lab args`, killed after 120 s; (exit status, stderr).
 fn lab(args: &[&str]) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-lab"))
+    let out = Run::new(env!("CARGO_BIN_EXE_transpo-lab"))
         .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run transpo-lab");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("transpo-lab {args:?} still running after 120 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut err)
-        .expect("stderr");
-    (status.code().unwrap_or(-1), err)
+        .deadline(Duration::from_secs(120))
+        .output();
+    (out.code().unwrap_or(-1), out.stderr_text())
 }
 
 fn text(path: &Path) -> &str {
@@ -115,7 +90,7 @@ fn refused_everywhere(
 
 #[test]
 fn observations_the_writer_could_not_have_written_are_refused_with_their_line() {
-    let dir = scratch("breuker");
+    let dir = scratch(SCRATCH, "breuker");
     let run = dir.join("run");
     let (status, err) = lab(&breuker_args(&run));
     assert_eq!(status, 0, "{err}");
@@ -171,7 +146,7 @@ fn observations_the_writer_could_not_have_written_are_refused_with_their_line() 
 
 #[test]
 fn a_merge_refuses_a_run_with_a_cell_missing_a_position() {
-    let dir = scratch("missing");
+    let dir = scratch(SCRATCH, "missing");
     let run = dir.join("run");
     let (status, err) = lab(&breuker_args(&run));
     assert_eq!(status, 0, "{err}");
@@ -204,7 +179,7 @@ fn two_positions(dir: &Path, first: usize) -> PathBuf {
 
 #[test]
 fn runs_of_another_position_set_of_the_same_size_are_refused() {
-    let dir = scratch("sets");
+    let dir = scratch(SCRATCH, "sets");
     let (early, late) = (two_positions(&dir, 0), two_positions(&dir, 2));
     let run = |out: &Path, set: &Path| {
         let mut args = breuker_args(out);
@@ -268,7 +243,7 @@ fn elo_args<'a>(out: &'a Path, openings: &'a Path) -> Vec<&'a str> {
 
 #[test]
 fn pairs_the_writer_could_not_have_written_are_refused_with_their_line() {
-    let dir = scratch("elo");
+    let dir = scratch(SCRATCH, "elo");
     let openings = dir.join("openings.epd");
     std::fs::write(&openings, OPENINGS).expect("write openings");
     let run = dir.join("run");
@@ -315,7 +290,7 @@ fn pairs_the_writer_could_not_have_written_are_refused_with_their_line() {
 
 #[test]
 fn node_counts_the_writer_could_not_have_written_are_refused_with_their_line() {
-    let dir = scratch("node-counts");
+    let dir = scratch(SCRATCH, "node-counts");
     let run = dir.join("run");
     let (status, err) = lab(&breuker_args(&run));
     assert_eq!(status, 0, "{err}");

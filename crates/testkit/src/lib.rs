@@ -1,8 +1,9 @@
 //! # transpo-testkit: the scaffolding of the workspace's integration tests
 //!
 //! A dev-dependency only. The integration tests of every crate make scratch directories,
-//! name FIFOs where files should be, run a binary that must not hang, and read the shared
-//! test data beside the repository; each of those is written here once.
+//! name FIFOs where files should be, run a binary that must not hang (to its end, or line by
+//! line as a [`Session`]), and read the shared test data beside the repository; each of
+//! those is written here once.
 //!
 //! Tests are allowed to panic: every function here panics, naming what failed, where the
 //! machine refuses something a test needs (a directory, a child process).
@@ -10,9 +11,10 @@
 #![deny(missing_docs)]
 
 use std::ffi::OsStr;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 /// A fresh, empty directory `PREFIX-PID-NAME` under the system's temp directory: unique to
@@ -65,6 +67,7 @@ enum Input {
 pub struct Run {
     command: Command,
     input: Input,
+    stdout: Option<Stdio>,
     deadline: Duration,
 }
 
@@ -79,6 +82,7 @@ impl Run {
         Run {
             command: Command::new(program),
             input: Input::Stdio(Stdio::null()),
+            stdout: None,
             deadline: DEADLINE,
         }
     }
@@ -114,6 +118,13 @@ impl Run {
         self
     }
 
+    /// Gives the child this standard output (a file, `/dev/full`, ...) instead of a pipe; the
+    /// [`Output`]'s `stdout` is then empty.
+    pub fn stdout(mut self, stdout: Stdio) -> Self {
+        self.stdout = Some(stdout);
+        self
+    }
+
     /// Kills the child and fails the test if it runs longer than `limit`.
     pub fn deadline(mut self, limit: Duration) -> Self {
         self.deadline = limit;
@@ -125,6 +136,7 @@ impl Run {
         let Run {
             mut command,
             input,
+            stdout,
             deadline,
         } = self;
         let what = format!("{command:?}");
@@ -134,7 +146,7 @@ impl Run {
         };
         let mut child = command
             .stdin(stdin)
-            .stdout(Stdio::piped())
+            .stdout(stdout.unwrap_or_else(Stdio::piped))
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
@@ -160,11 +172,45 @@ impl Run {
     pub fn output(self) -> Output {
         finish(self.spawn())
     }
+
+    /// Starts the child for a conversation: its standard input is a pipe for
+    /// [`Session::send`], its standard output is read line by line for [`Session::until`],
+    /// its standard error is discarded. The input and the standard output set on this `Run`
+    /// are not used, nor is the deadline: each wait of a session names its own.
+    pub fn session(self) -> Session {
+        let Run { mut command, .. } = self;
+        let what = format!("{command:?}");
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+        // Both are pipes, set just above.
+        let stdin = child.stdin.take().expect("a piped stdin");
+        let stdout = child.stdout.take().expect("a piped stdout");
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            child,
+            stdin,
+            lines,
+            what,
+        }
+    }
 }
 
 /// A child started by [`Run::spawn`].
 pub struct Running {
-    /// The child itself (its stdout and stderr are piped, for [`finish`] to drain).
+    /// The child itself (its stderr, and its stdout unless [`Run::stdout`] gave another, are
+    /// pipes for [`finish`] to drain).
     pub child: Child,
     writer: Option<std::thread::JoinHandle<()>>,
     deadline: Duration,
@@ -220,20 +266,7 @@ pub fn finish(running: Running) -> Output {
     };
     let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
     let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
-    let end = Instant::now() + deadline;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => {}
-            Err(e) => panic!("{what}: cannot wait: {e}"),
-        }
-        if Instant::now() > end {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: still running after {deadline:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = wait_within(&mut child, deadline, &what);
     if let Some(writer) = writer {
         let _ = writer.join();
     }
@@ -241,6 +274,83 @@ pub fn finish(running: Running) -> Output {
         status,
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
+    }
+}
+
+/// A child talked to line by line (a UCI engine, a server on stdin): started by
+/// [`Run::session`]. Every wait has a deadline, so a missing answer fails the test instead of
+/// hanging it; a session dropped with the child still running kills the child.
+pub struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    what: String,
+}
+
+impl Session {
+    /// Writes `line` and a newline to the child's standard input, and flushes it.
+    pub fn send(&mut self, line: &str) {
+        let stdin = &mut self.stdin;
+        writeln!(stdin, "{line}")
+            .and_then(|()| stdin.flush())
+            .unwrap_or_else(|e| panic!("{}: cannot send {line:?}: {e}", self.what));
+    }
+
+    /// The lines of standard output up to and including the first one that `last` accepts;
+    /// panics, naming `what` and the lines that came, if none comes within `limit` or the
+    /// output ends first.
+    pub fn until(&self, what: &str, limit: Duration, last: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + limit;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = last(&line);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("{what}: no answer within {limit:?}; got {seen:#?}")
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("{what}: the output of {} ended; got {seen:#?}", self.what)
+                }
+            }
+        }
+    }
+
+    /// Waits up to `limit` for the child to end by itself (its standard input stays open, so
+    /// only what it was sent can end it); kills it and panics past `limit`.
+    pub fn wait(&mut self, limit: Duration) -> ExitStatus {
+        wait_within(&mut self.child, limit, &self.what)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits for `child` until `limit`; kills it and panics, naming `what`, past it.
+fn wait_within(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
+    let end = Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status,
+            Ok(None) => {}
+            Err(e) => panic!("{what}: cannot wait: {e}"),
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -270,5 +380,45 @@ mod tests {
         std::fs::write(dir.join("x"), "x").unwrap();
         let again = scratch("transpo-testkit", "empty");
         assert_eq!(std::fs::read_dir(again).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_session_answers_line_by_line_and_ends_when_asked() {
+        // `sh` reads a line, runs it and reads the next: a conversation.
+        let mut session = Run::new("sh").session();
+        session.send("echo one; echo two");
+        let lines = session.until("echo", DEADLINE, |l| l == "two");
+        assert_eq!(lines, ["one", "two"]);
+        session.send("exit 3");
+        assert_eq!(session.wait(DEADLINE).code(), Some(3));
+    }
+
+    #[test]
+    #[should_panic(expected = "no answer within")]
+    fn a_missing_answer_fails_at_the_deadline() {
+        let mut session = Run::new("sh").session();
+        session.send("echo one");
+        session.until("never", Duration::from_millis(200), |l| l == "two");
+    }
+
+    #[test]
+    #[should_panic(expected = "still running after")]
+    fn a_session_that_does_not_end_fails_at_the_deadline() {
+        let mut session = Run::new("cat").session();
+        session.wait(Duration::from_millis(200));
+    }
+
+    #[test]
+    fn standard_output_can_go_to_a_file() {
+        let dir = scratch("transpo-testkit", "stdout");
+        let file = std::fs::File::create(dir.join("out")).unwrap();
+        let out = Run::new("echo")
+            .args(["to the file"])
+            .stdout(Stdio::from(file))
+            .output();
+        assert!(out.status.success());
+        assert!(out.stdout.is_empty());
+        let text = std::fs::read_to_string(dir.join("out")).unwrap();
+        assert_eq!(text, "to the file\n");
     }
 }

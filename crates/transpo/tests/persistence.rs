@@ -4,6 +4,10 @@
 use transpo::{
     Bound, ChessEntry, CompactEntry, Config, Error, ResearchEntry, Scheme, Size, Table, TableFile,
 };
+use transpo_testkit::scratch;
+
+/// The prefix of this file's scratch directories.
+const SCRATCH: &str = "transpo-persist";
 
 fn entry(k: u64) -> ChessEntry {
     ChessEntry {
@@ -48,8 +52,7 @@ fn save_and_load_round_trip() {
 
 #[test]
 fn table_file_save_and_load_round_trip() {
-    let dir = std::env::temp_dir().join(format!("transpo-persist-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch(SCRATCH, "round-trip");
     let path = dir.join("table.tthash");
     let config = Config {
         scheme: Scheme::TwoBig1,
@@ -383,8 +386,7 @@ fn an_endless_input_after_a_valid_header_is_read_only_as_far_as_the_header_says(
 
 #[test]
 fn a_file_of_the_wrong_length_or_a_directory_is_rejected_before_its_entries_are_read() {
-    let dir = std::env::temp_dir().join(format!("transpo-persist-len-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch(SCRATCH, "len");
     let (table, keys) = filled(1, 5000, 5);
     let file = saved(&table);
     let path = dir.join("t.tthash");
@@ -410,14 +412,6 @@ fn a_file_of_the_wrong_length_or_a_directory_is_rejected_before_its_entries_are_
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("transpo-persist-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 /// The names in `dir`, sorted.
 fn entries(dir: &std::path::Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -434,7 +428,7 @@ fn entries(dir: &std::path::Path) -> Vec<String> {
 #[cfg(unix)]
 #[test]
 fn saving_a_table_file_never_writes_through_a_planted_link_or_consumes_a_tmp_file() {
-    let dir = scratch("links");
+    let dir = scratch(SCRATCH, "links");
     std::fs::write(dir.join("victim"), "precious").expect("write");
     std::os::unix::fs::symlink(dir.join("victim"), dir.join("x.tmp")).expect("symlink");
     std::fs::write(dir.join("notes.tmp"), "my notes").expect("write");
@@ -477,7 +471,7 @@ fn saving_a_table_file_never_writes_through_a_planted_link_or_consumes_a_tmp_fil
 /// a table-sized `PATH.tmp` (or `DIR/.tmp`) behind.
 #[test]
 fn a_failed_save_to_a_directory_leaves_no_temporary_file() {
-    let dir = scratch("dir");
+    let dir = scratch(SCRATCH, "dir");
     std::fs::create_dir(dir.join("sub")).expect("mkdir");
     let (table, _) = filled(1, 100, 3);
     let err = table
@@ -498,13 +492,9 @@ fn a_failed_save_to_a_directory_leaves_no_temporary_file() {
 #[cfg(unix)]
 #[test]
 fn a_fifo_is_neither_loaded_nor_replaced() {
-    let dir = scratch("fifo");
+    let dir = scratch(SCRATCH, "fifo");
     let fifo = dir.join("f");
-    let status = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("mkfifo runs");
-    assert!(status.success());
+    transpo_testkit::mkfifo(&fifo);
     let (sender, receiver) = std::sync::mpsc::channel();
     let path = fifo.clone();
     std::thread::spawn(move || {

@@ -1,30 +1,8 @@
-//! Helpers shared by the integration tests: finding the shared data folder and reading
-//! perft records.
+//! Helpers shared by the integration tests: reading perft records and playing moves.
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use transpo_chess::{Epd, Position};
-
-/// A file under `shared/data/` beside the repository, if present. When it is missing the
-/// test fails under CI (`CI` set) and is skipped with a message otherwise.
-pub fn shared_data(relative: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(relative);
-    if path.is_file() {
-        return Some(path);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("{} is missing, and CI is set", path.display());
-    }
-    eprintln!(
-        "skipping: {} is missing (set CI to make this fail)",
-        path.display()
-    );
-    None
-}
 
 /// A position with its expected perft counts as `(depth, nodes)`.
 pub struct PerftCase {
