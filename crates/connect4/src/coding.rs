@@ -19,7 +19,7 @@ const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
 pub(crate) const REST_MIX: u64 = 0xbf58_476d_1ce4_e5b9;
 /// How a board word's exact position keys become keys and entries of the table: `u64` keys
 /// in [`ExactEntry`], `u128` keys in [`WideExactEntry`] (see the module docs). Implemented
-/// for the two [`Bitboard`] words.
+/// for the two [`Bitboard`](crate::bitboard::Bitboard) words.
 pub trait Coding: Sized {
     /// The table's entry.
     type Entry: Entry;

@@ -165,7 +165,7 @@ impl Window {
 
     /// The next null window `[t, t + 1]` of the binary search, for a score in `min..=max`
     /// not yet [`decided`](Window::decided): an open threshold, the middle of the open ones
-    /// pulled towards 0 ([`next_window`]).
+    /// pulled towards 0 (`next_window`).
     #[inline]
     pub fn next(&self, min: i32, max: i32) -> i32 {
         next_window(min.max(self.alpha), max.min(self.beta))
