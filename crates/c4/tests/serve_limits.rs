@@ -35,6 +35,7 @@ fn start(workers: usize, max_ms: u64, limits: Limits) -> Server {
         max_time: Duration::from_millis(max_ms),
         fresh_table: false,
         hash_mib: 16,
+        strength: transpo_connect4::Strength::Strong,
     };
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
