@@ -36,11 +36,11 @@ pub(crate) struct SolveArgs {
     /// Weak solve: 1 win, 0 draw, -1 loss.
     #[arg(long, global = true)]
     pub(crate) weak: bool,
-    /// Table size in MiB, 1 to 2^30 (8 bytes an entry, 16 on a wide board; rounded down to a
+    /// Table size in MiB, at most 2^30 (8 bytes an entry, 16 on a wide board; rounded down to a
     /// power of two of entries, so that the table can grow without losing entries), plus a
     /// fixed 2 MiB table (4 MiB on a wide board) for positions near the end of the game.
     /// Default: 128.
-    #[arg(long, global = true, value_parser = clap::value_parser!(u64).range(1..=MAX_HASH_MIB))]
+    #[arg(long, global = true, value_parser = clap::value_parser!(u64).range(0..=MAX_HASH_MIB))]
     pub(crate) hash_mib: Option<u64>,
     /// An opening book made by `transpo-c4 book`.
     #[arg(long, global = true)]
@@ -197,7 +197,7 @@ pub(crate) fn check_file_out(out: &Path, what: &str) -> Result<(), Failure> {
             return bad("not a regular file (a device or FIFO): the file is replaced whole");
         }
         Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) if is_missing(&e) => {}
         Err(e) => return bad(&e.to_string()),
     }
     let parent = match out.parent() {
@@ -222,7 +222,7 @@ pub(crate) fn check_dir_out(out: &Path, what: &str) -> Result<(), Failure> {
             Ok(meta) if meta.is_dir() => return check_writable_dir(existing, what, out),
             Ok(_) if existing == out => return bad("not a directory"),
             Ok(_) => return bad(&format!("{} is not a directory", existing.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) if is_missing(&e) => {}
             Err(e) => return bad(&format!("{}: {e}", existing.display())),
         }
         existing = match existing.parent() {
@@ -230,6 +230,12 @@ pub(crate) fn check_dir_out(out: &Path, what: &str) -> Result<(), Failure> {
             _ => Path::new("."),
         };
     }
+}
+
+/// Whether `e` says a path is not there: missing, or under a file (its parent checked next
+/// says which).
+fn is_missing(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR)
 }
 
 /// Whether this process can create a file in the directory `dir`: tried with a file of its

@@ -325,7 +325,9 @@ fn is_solved<const W: usize, const H: usize, B: Bitboard>(
     let Ok(files) = split::results_files(dir) else {
         return false;
     };
-    if files.is_empty() {
+    // Only regular files: a FIFO would wait for a writer (solve-list refuses its own below).
+    let regular = |path: &PathBuf| std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+    if files.is_empty() || !files.iter().all(regular) {
         return false;
     }
     let Ok(shards) = read_results(&files, rounds) else {
