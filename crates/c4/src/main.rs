@@ -4,12 +4,15 @@
 //! transpo-c4 [--board WxH] [--weak] [--analyze] [--hash-mib N] [--book FILE]   < lines "moves [expected]"
 //! transpo-c4 bench FILE... [--board WxH] [--weak] [--limit N] [--hash-mib N] [--book FILE]
 //! transpo-c4 book --depth N --out FILE [--board WxH] [--from MOVES] [--hash-mib N] [--threads N]
-//! transpo-c4 serve [--port 8080] [--bind 127.0.0.1] [--max-ms N] [--book FILE] [--threads N]
-//! transpo-c4 sample --depth D --count N [--seed S] [--board WxH]   > lines "moves score"
+//! transpo-c4 serve [--port 8080] [--bind 127.0.0.1] [--max-ms N] [--weak] [--book FILE] [--threads N]
+//! transpo-c4 sample --depth D --count N [--seed S] [--board WxH] [--hash-mib N] [--book FILE] [--threads N]   > lines "moves score"
 //! transpo-c4 split --depth D --out DIR [--board WxH] [--from MOVES] [--weak | --full-book]
 //! transpo-c4 solve-list DIR --shard I/N [--threads N] [--hash-mib N]
-//! transpo-c4 merge DIR [RESULTS...] [--out BOOK]
+//! transpo-c4 merge DIR [RESULTS...] [--out BOOK] [--weak]
 //! ```
+//!
+//! A global flag that a command does not honour is refused (exit status 2), never ignored:
+//! [`Command::honours`] lists what each honours.
 //!
 //! This file only dispatches (as ripgrep's `main → try_main`): clap parses the command line,
 //! [`try_main`] picks the board, and each command is one module of [`commands`] that wires
@@ -32,7 +35,7 @@
 mod commands;
 
 use clap::{Parser, Subcommand};
-use commands::{SolveArgs, Solving, TreeArgs, bench, book, sample, solve, split};
+use commands::{Flag, SolveArgs, Solving, TreeArgs, bench, book, sample, solve, split};
 use std::process::ExitCode;
 use transpo_cli::{EXIT_STATUS, Failure, exit_status};
 use transpo_connect4::board::Board;
@@ -48,8 +51,9 @@ struct Cli {
     command: Option<Command>,
     #[command(flatten)]
     solve: SolveArgs,
-    /// Print the score of every column (`-` for a full one) instead of the position's.
-    #[arg(long)]
+    /// Print the score of every column (`-` for a full one) instead of the position's (only
+    /// with no command).
+    #[arg(long, global = true)]
     analyze: bool,
 }
 
@@ -88,8 +92,30 @@ fn main() -> ExitCode {
     exit_status(try_main(Cli::parse()))
 }
 
+impl Command {
+    /// The command's name and the global flags it honours besides `--board` (the table is
+    /// in the crate README): any other is refused ([`commands::refuse_unhonoured`]).
+    fn honours(&self) -> (&'static str, &'static [Flag]) {
+        use Flag::{Book, HashMib, Threads, Weak};
+        match self {
+            Command::Bench(_) => ("bench", &[Weak, HashMib, Book, Threads]),
+            Command::Book(_) => ("book", &[HashMib, Book, Threads]),
+            Command::Sample(_) => ("sample", &[HashMib, Book, Threads]),
+            Command::Split(_) => ("split", &[Weak]),
+            Command::SolveList(_) => ("solve-list", &[Weak, HashMib, Book, Threads]),
+            Command::Merge(_) => ("merge", &[Weak]),
+            #[cfg(feature = "serve")]
+            Command::Serve(_) => ("serve", &[Weak, HashMib, Book, Threads]),
+        }
+    }
+}
+
 /// Picks the board and runs the command on the board compiled for it.
 fn try_main(args: Cli) -> Result<(), Failure> {
+    if let Some(command) = &args.command {
+        let (name, honoured) = command.honours();
+        commands::refuse_unhonoured(name, honoured, &args.solve, args.analyze)?;
+    }
     let board = board(&args)?;
     with_board!(
         board,
@@ -126,12 +152,15 @@ fn run_on<const W: usize, const H: usize, B: Bitboard>(args: Cli) -> Result<(), 
         Some(Command::Sample(s)) => sample::run(solving, s.depth, s.count, s.seed),
         Some(Command::Split(s)) => split::split_tree(solving, &s.tree, s.full_book),
         Some(Command::SolveList(list)) => split::solve_list(solving, &list.dir, list.shard),
-        Some(Command::Merge(m)) => split::merge::<W, H, B>(&m.dir, m.results, m.out),
+        Some(Command::Merge(m)) => {
+            split::merge::<W, H, B>(solving.strength, &m.dir, m.results, m.out)
+        }
         Some(Command::Book(tree)) => book::run(solving, &tree),
         #[cfg(feature = "serve")]
         Some(Command::Serve(serve)) => {
-            let hash_mib = solving.hash_mib;
-            commands::serve::run(&serve, hash_mib, commands::serve::pool(solving, &serve)?)
+            let (hash_mib, strength) = (solving.hash_mib, solving.strength);
+            let pool = commands::serve::pool(solving, &serve)?;
+            commands::serve::run(&serve, hash_mib, strength, pool)
         }
     }
 }

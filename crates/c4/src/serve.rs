@@ -6,8 +6,12 @@
 //! GET /api/solve?pos=4453       {"pos":"4453","score":-2,"columns":[…7],"best":[…],
 //!     [&weak=1]                  "positions":n,"micros":t,"weak":false,"book":false}
 //! GET /api/health               {"status":"ok","board":"7x6","width":7,"height":6,
-//!                                "workers":2,…}
+//!                                "strength":"strong","workers":2,…}
 //! ```
+//!
+//! A request without `weak` is solved with the server's strength (`serve --weak`: weak),
+//! which `/api/health` names; `weak=1` or `weak=0` asks for one. A parameter given twice is a
+//! 400, as is one the API does not know.
 //!
 //! The board is the pool's ([`BoardPool`]: `transpo-c4 serve --board WxH`), named by
 //! `/api/health`; `pos` is a move sequence of it (columns `1`–`9`, then `a`, `b`, …).
@@ -66,6 +70,9 @@ pub struct ServeOptions {
     pub fresh_table: bool,
     /// The table's size as asked, for `/api/health`.
     pub hash_mib: u64,
+    /// The strength of a request that does not say (`weak=1` or `weak=0` does), named by
+    /// `/api/health`.
+    pub strength: Strength,
 }
 
 /// What every handler shares.
@@ -203,16 +210,24 @@ struct Solved {
     book: bool,
 }
 
-/// A checked `/api/solve` query: the move sequence of a position of `pool`'s board (`""` for
-/// the empty board), and the strength.
+/// A checked `/api/solve` query, its parameters in the order given: the move sequence of a
+/// position of `pool`'s board (`""` for the empty board), and the strength (`default`
+/// without `weak`). A parameter unknown or given twice is refused.
 fn parse_query(
-    query: &HashMap<String, String>,
+    pairs: &[(String, String)],
     pool: &dyn BoardPool,
+    default: Strength,
 ) -> Result<(String, Strength), String> {
-    if let Some(unknown) = query.keys().find(|k| !matches!(k.as_str(), "pos" | "weak")) {
-        return Err(format!(
-            "unknown parameter {unknown:?} (the parameters are pos and weak)"
-        ));
+    let mut query: HashMap<&str, &str> = HashMap::new();
+    for (key, value) in pairs {
+        if !matches!(key.as_str(), "pos" | "weak") {
+            return Err(format!(
+                "unknown parameter {key:?} (the parameters are pos and weak)"
+            ));
+        }
+        if query.insert(key, value).is_some() {
+            return Err(format!("parameter {key:?} given twice: give it once"));
+        }
     }
     let moves = query.get("pos").map_or("", |p| p.trim());
     let characters = moves.chars().count();
@@ -223,8 +238,9 @@ fn parse_query(
         ));
     }
     pool.check(moves).map_err(|e| format!("pos: {e}"))?;
-    let strength = match query.get("weak").map(String::as_str) {
-        None | Some("0" | "false") => Strength::Strong,
+    let strength = match query.get("weak").copied() {
+        None => default,
+        Some("0" | "false") => Strength::Strong,
         Some("" | "1" | "true") => Strength::Weak,
         Some(other) => return Err(format!("weak={other:?}: use weak=1 or weak=0")),
     };
@@ -307,7 +323,7 @@ impl Running {
 async fn solve(
     State(state): State<AppState>,
     running: Option<Extension<Arc<Running>>>,
-    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Response {
     let running = running.map(|Extension(running)| running);
     let started = Instant::now();
@@ -315,7 +331,7 @@ async fn solve(
         Ok(Query(query)) => query,
         Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
     };
-    let (moves, strength) = match parse_query(&query, state.pool.as_ref()) {
+    let (moves, strength) = match parse_query(&query, state.pool.as_ref(), state.options.strength) {
         Ok(parsed) => parsed,
         Err(why) => return error(StatusCode::BAD_REQUEST, why),
     };
@@ -408,6 +424,7 @@ async fn health(State(state): State<AppState>) -> Response {
         board: String,
         width: usize,
         height: usize,
+        strength: &'static str,
         workers: usize,
         busy: usize,
         hash_mib: u64,
@@ -423,6 +440,10 @@ async fn health(State(state): State<AppState>) -> Response {
         board: board.to_string(),
         width: board.width(),
         height: board.height(),
+        strength: match state.options.strength {
+            Strength::Strong => "strong",
+            Strength::Weak => "weak",
+        },
         workers: pool.workers(),
         busy: pool.busy(),
         hash_mib: state.options.hash_mib,
@@ -439,7 +460,7 @@ async fn health(State(state): State<AppState>) -> Response {
 mod tests {
     use super::*;
 
-    fn query(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    fn query(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -449,10 +470,18 @@ mod tests {
     #[test]
     fn queries_parse_or_say_why_not() {
         let pool = transpo_connect4::pool::SolverPool::<7, 6>::new(1, 1).expect("1 MiB");
-        let (moves, strength) = parse_query(&query(&[("pos", "4453")]), &pool).expect("valid");
+        let (moves, strength) =
+            parse_query(&query(&[("pos", "4453")]), &pool, Strength::Strong).expect("valid");
         assert_eq!((moves.as_str(), strength), ("4453", Strength::Strong));
-        let (moves, strength) = parse_query(&query(&[("weak", "1")]), &pool).expect("valid");
+        let (moves, strength) =
+            parse_query(&query(&[("weak", "1")]), &pool, Strength::Strong).expect("valid");
         assert_eq!((moves.as_str(), strength), ("", Strength::Weak));
+        // The server's strength without `weak`, the asked one with it.
+        let weak = |pairs: &[(&str, &str)]| {
+            parse_query(&query(pairs), &pool, Strength::Weak).map(|(_, strength)| strength)
+        };
+        assert_eq!(weak(&[("pos", "44")]), Ok(Strength::Weak));
+        assert_eq!(weak(&[("pos", "44"), ("weak", "0")]), Ok(Strength::Strong));
         for (bad, why) in [
             (query(&[("pos", "48")]), "out of range"),
             (query(&[("pos", "4x")]), "not a column"),
@@ -463,15 +492,24 @@ mod tests {
             (query(&[("pos", &"é".repeat(22))]), "not a column"),
             (query(&[("pos", "44"), ("weak", "yes")]), "weak=1"),
             (query(&[("position", "44")]), "unknown parameter"),
+            (
+                query(&[("pos", "3434"), ("pos", "3")]),
+                "\"pos\" given twice",
+            ),
+            (
+                query(&[("weak", "1"), ("pos", "3"), ("weak", "0")]),
+                "\"weak\" given twice",
+            ),
         ] {
-            let e = parse_query(&bad, &pool).expect_err("invalid");
+            let e = parse_query(&bad, &pool, Strength::Strong).expect_err("invalid");
             assert!(e.contains(why), "{bad:?}: {e}");
         }
         // Another board: its own columns and length.
         let wide = transpo_connect4::pool::SolverPool::<9, 7, u128>::new(1, 1).expect("1 MiB");
-        assert!(parse_query(&query(&[("pos", "9988")]), &wide).is_ok());
-        assert!(parse_query(&query(&[("pos", "9988")]), &pool).is_err());
-        let e = parse_query(&query(&[("pos", &"é".repeat(64))]), &wide).expect_err("long");
+        let strong = Strength::Strong;
+        assert!(parse_query(&query(&[("pos", "9988")]), &wide, strong).is_ok());
+        assert!(parse_query(&query(&[("pos", "9988")]), &pool, strong).is_err());
+        let e = parse_query(&query(&[("pos", &"é".repeat(64))]), &wide, strong).expect_err("long");
         assert!(e.contains("more than the 63 moves"), "{e}");
     }
 }

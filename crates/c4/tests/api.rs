@@ -48,6 +48,7 @@ fn start_pool(pool: Arc<dyn BoardPool>, max_ms: u64) -> Server {
         max_time: Duration::from_millis(max_ms),
         fresh_table: false,
         hash_mib: 16,
+        strength: transpo_connect4::Strength::Strong,
     };
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))

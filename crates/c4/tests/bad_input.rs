@@ -5,6 +5,7 @@ use transpo_connect4::{
     Solver, Strength,
     protocol::{Options, run},
 };
+use transpo_testkit::{Run, scratch};
 
 /// `(line, words the error must contain)`.
 const BAD: &[(&str, &str)] = &[
@@ -82,22 +83,10 @@ fn a_wrong_expected_score_is_reported() {
 
 #[test]
 fn the_binary_survives_bad_input_and_fails_with_status_1() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_transpo-c4"))
+    let output = Run::new(env!("CARGO_BIN_EXE_transpo-c4"))
         .args(["--hash-mib", "4", "--analyze"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(b"x\n\n2252576253462244111563365343671351441\n")
-        .expect("write");
-    let output = child.wait_with_output().expect("the binary ends");
+        .input(b"x\n\n2252576253462244111563365343671351441\n".as_slice())
+        .output();
     assert_eq!(output.status.code(), Some(1));
     let out = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -131,16 +120,14 @@ fn a_corrupt_book_is_a_clear_error() {
         (&bad_sum, "not a valid opening book: checksum mismatch"),
     ];
     for (i, (bytes, words)) in cases.into_iter().enumerate() {
-        let path =
-            std::env::temp_dir().join(format!("transpo-c4-bad-book-{}-{i}", std::process::id()));
+        let dir = scratch("transpo-c4-bad-book", &i.to_string());
+        let path = dir.join("bad.book");
         std::fs::write(&path, bytes).expect("temp file");
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_transpo-c4"))
+        let output = Run::new(env!("CARGO_BIN_EXE_transpo-c4"))
             .args(["--hash-mib", "4", "--book"])
-            .arg(&path)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("the binary runs");
-        let _ = std::fs::remove_file(&path);
+            .args([&path])
+            .output();
+        let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(output.status.code(), Some(2));
         let err = String::from_utf8_lossy(&output.stderr);
         assert!(err.contains(words), "{err}");
@@ -152,28 +139,14 @@ fn a_corrupt_book_is_a_clear_error() {
 /// seconds.
 #[test]
 fn an_endless_book_device_is_a_clear_error_at_once() {
-    use std::time::{Duration, Instant};
     for device in ["/dev/zero", "/dev/urandom"] {
         if !std::path::Path::new(device).exists() {
             continue;
         }
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_transpo-c4"))
+        let output = Run::new(env!("CARGO_BIN_EXE_transpo-c4"))
             .args(["--hash-mib", "4", "--book", device])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("the binary runs");
-        let start = Instant::now();
-        while child.try_wait().expect("wait").is_none() {
-            if start.elapsed() > Duration::from_secs(20) {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("transpo-c4 --book {device} still running after 20 s");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let output = child.wait_with_output().expect("the binary ends");
+            .deadline(std::time::Duration::from_secs(20))
+            .output();
         assert_eq!(output.status.code(), Some(2), "{device}");
         let err = String::from_utf8_lossy(&output.stderr);
         assert!(

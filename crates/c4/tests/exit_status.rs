@@ -5,29 +5,17 @@
 //! shards — assert their status where they are.)
 
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
+use transpo_testkit::{Output, Run, finish, scratch};
 
 const BIN: &str = env!("CARGO_BIN_EXE_transpo-c4");
 
+/// The scratch directories' prefix.
+const PREFIX: &str = "transpo-c4-exit";
+
+/// The binary run with `args`, within the testkit's deadline.
 fn c4(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("transpo-c4 runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("transpo-c4-exit-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    Run::new(BIN).args(args).output()
 }
 
 #[test]
@@ -62,42 +50,45 @@ fn bad_usage_is_2() {
         &["merge", "/no/such/split"],
     ] {
         let out = c4(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert!(
-            stderr(&out).starts_with("error"),
+        assert_eq!(
+            out.status.code(),
+            Some(2),
             "{args:?}: {}",
-            stderr(&out)
+            out.stderr_text()
+        );
+        assert!(
+            out.stderr_text().starts_with("error"),
+            "{args:?}: {}",
+            out.stderr_text()
         );
     }
     let out = c4(&["--hash-mib", "0"]);
     assert!(
-        stderr(&out).starts_with("error: table: "),
+        out.stderr_text().starts_with("error: table: "),
         "{}",
-        stderr(&out)
+        out.stderr_text()
     );
 }
 
 /// A failure while running: the output cannot be written (the reader of stdout went away).
 #[test]
 fn an_output_that_cannot_be_written_is_1() {
-    let mut child = Command::new(BIN)
+    let mut running = Run::new(BIN)
         .args(["--board", "4x4", "--hash-mib", "4", "--threads", "1"])
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("transpo-c4 runs");
-    drop(child.stdout.take());
-    let mut stdin = child.stdin.take().expect("piped");
+        .spawn();
+    drop(running.child.stdout.take());
+    let mut stdin = running.child.stdin.take().expect("piped");
     // Ignored: the child may have ended already.
     let _ = stdin.write_all(b"1\n11\n");
     drop(stdin);
-    let out = child.wait_with_output().expect("transpo-c4 ends");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = finish(running);
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr_text());
     assert!(
-        stderr(&out).starts_with("error: standard input or output: "),
+        out.stderr_text()
+            .starts_with("error: standard input or output: "),
         "{}",
-        stderr(&out)
+        out.stderr_text()
     );
 }
 
@@ -106,27 +97,27 @@ fn an_output_that_cannot_be_written_is_1() {
 /// `error:`: it is none), until the root is solved: 0.
 #[test]
 fn a_merge_that_needs_another_round_is_3() {
-    let dir = scratch("round");
+    let dir = scratch(PREFIX, "round");
     let d = dir.display().to_string();
     let ok = |args: &[&str]| {
         let out = c4(args);
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert!(out.status.success(), "{args:?}: {}", out.stderr_text());
     };
     ok(&["split", "--board", "4x4", "--depth", "2", "--out", &d]);
     let out = c4(&["merge", &d]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert_eq!(stderr(&out), "error: round 1: no results files\n");
+    assert_eq!(out.status.code(), Some(3), "{}", out.stderr_text());
+    assert_eq!(out.stderr_text(), "error: round 1: no results files\n");
     std::fs::write(
         dir.join("round-1-results-1-of-1.txt"),
         "# transpo-c4 solve-list",
     )
     .expect("write");
     let out = c4(&["merge", &d]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", out.stderr_text());
     assert!(
-        stderr(&out).contains("no complete header"),
+        out.stderr_text().contains("no complete header"),
         "{}",
-        stderr(&out)
+        out.stderr_text()
     );
     for round in 2.. {
         ok(&["solve-list", &d, "--threads", "1", "--hash-mib", "4"]);
@@ -134,11 +125,11 @@ fn a_merge_that_needs_another_round_is_3() {
         if out.status.success() {
             break;
         }
-        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert_eq!(out.status.code(), Some(3), "{}", out.stderr_text());
         assert!(
-            stderr(&out).starts_with(&format!("round {round}: ")),
+            out.stderr_text().starts_with(&format!("round {round}: ")),
             "{}",
-            stderr(&out)
+            out.stderr_text()
         );
         assert!(round < 20, "too many rounds");
     }

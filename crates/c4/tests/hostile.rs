@@ -2,105 +2,20 @@
 //! nothing hangs, floods memory, ends a run early or destroys a file a user keeps. Every
 //! child is killed if it runs past a deadline, so a hang fails the test instead of CI.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
 use transpo_connect4::book::Book;
+use transpo_testkit::{Run, finish, mkfifo, scratch};
 
 const BIN: &str = env!("CARGO_BIN_EXE_transpo-c4");
 
+/// The scratch directories' prefix.
+const PREFIX: &str = "transpo-c4-hostile";
+
 /// How long a child may run before it counts as hung.
 const DEADLINE: Duration = Duration::from_secs(20);
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("transpo-c4-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
-/// Waits for `child` until [`DEADLINE`], killing it then, and collects its output.
-fn finish(mut child: Child, what: &str) -> Output {
-    // Drain the pipes in threads, so a child that writes much is not blocked on them.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: still running after {DEADLINE:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: out.join().expect("stdout"),
-        stderr: err.join().expect("stderr"),
-    }
-}
-
-/// Runs the binary with `args`, standard input from `stdin`, within the deadline.
-fn run(args: &[&str], stdin: Stdio) -> Output {
-    let child = Command::new(BIN)
-        .args(args)
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("transpo-c4 runs");
-    finish(child, &format!("transpo-c4 {args:?}"))
-}
-
-/// Runs the binary with `input` on its standard input.
-fn run_with_input(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("transpo-c4 runs");
-    let mut stdin = child.stdin.take().expect("piped");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let output = finish(child, &format!("transpo-c4 {args:?}"));
-    writer.join().expect("writer");
-    output
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("mkfifo runs");
-    assert!(status.success(), "mkfifo {}", path.display());
-}
 
 fn s(path: &Path) -> String {
     path.display().to_string()
@@ -109,12 +24,16 @@ fn s(path: &Path) -> String {
 /// Item 2: `--book` naming a FIFO waited forever for a writer; it is refused at once.
 #[test]
 fn a_fifo_book_is_refused_at_once() {
-    let dir = scratch("fifo-book");
+    let dir = scratch(PREFIX, "fifo-book");
     let fifo = dir.join("book");
     mkfifo(&fifo);
-    let out = run(&["--board", "4x4", "--book", &s(&fifo)], Stdio::null());
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&["--board", "4x4", "--book", &s(&fifo)])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
+    assert!(out.stderr_text().contains("FIFO"), "{}", out.stderr_text());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -123,12 +42,24 @@ fn a_fifo_book_is_refused_at_once() {
 #[test]
 fn an_endless_device_on_stdin_is_refused() {
     let zero = std::fs::File::open("/dev/zero").expect("/dev/zero");
-    let out = run(&["--board", "4x4", "--hash-mib", "4"], Stdio::from(zero));
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("a device"), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&["--board", "4x4", "--hash-mib", "4"])
+        .stdin(Stdio::from(zero))
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("a device"),
+        "{}",
+        out.stderr_text()
+    );
     // /dev/null is a device too, and an empty input: no lines, nothing wrong.
-    let out = run(&["--board", "4x4", "--hash-mib", "4"], Stdio::null());
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&["--board", "4x4", "--hash-mib", "4"])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr_text());
 }
 
 /// The largest resident memory the process `pid` has had, in KiB (Linux), or `None`.
@@ -143,15 +74,13 @@ fn peak_kib(pid: u32) -> Option<u64> {
 /// for an endless line until memory ran out).
 #[test]
 fn a_huge_stdin_line_is_rejected_in_bounded_memory() {
-    let mut child = Command::new(BIN)
+    let mut running = Run::new(BIN)
         .args(["--board", "4x4", "--hash-mib", "4", "--threads", "1"])
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("transpo-c4 runs");
-    let pid = child.id();
-    let mut stdin = child.stdin.take().expect("piped");
+        .deadline(DEADLINE)
+        .spawn();
+    let pid = running.child.id();
+    let mut stdin = running.child.stdin.take().expect("piped");
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let writer = std::thread::spawn(move || {
         let chunk = vec![b'1'; 1 << 20];
@@ -165,7 +94,7 @@ fn a_huge_stdin_line_is_rejected_in_bounded_memory() {
         // Keep standard input open until the test has measured the process.
         let _ = done_rx.recv_timeout(DEADLINE);
     });
-    let stdout = child.stdout.take().expect("piped");
+    let stdout = running.child.stdout.take().expect("piped");
     let (line_tx, line_rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut first = String::new();
@@ -176,14 +105,15 @@ fn a_huge_stdin_line_is_rejected_in_bounded_memory() {
     let peak = peak_kib(pid);
     let _ = done_tx.send(());
     writer.join().expect("writer");
-    let out = finish(child, "transpo-c4 with a 64 MiB line");
+    let out = finish(running);
     let first = first.expect("the line after the long one is solved");
     assert!(first.starts_with("11 0 "), "{first}");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr_text());
     assert!(
-        stderr(&out).contains("line 1: line too long (over 4096 bytes)"),
+        out.stderr_text()
+            .contains("line 1: line too long (over 4096 bytes)"),
         "{}",
-        stderr(&out)
+        out.stderr_text()
     );
     if let Some(peak) = peak {
         assert!(peak < 48 * 1024, "peak resident memory {peak} KiB");
@@ -193,16 +123,17 @@ fn a_huge_stdin_line_is_rejected_in_bounded_memory() {
 /// Item 4: a line that is not UTF-8 ended the run; it is one rejected line.
 #[test]
 fn a_line_not_utf8_is_rejected_and_the_run_goes_on() {
-    let out = run_with_input(
-        &["--board", "4x4", "--hash-mib", "4", "--threads", "1"],
-        b"1\n\xff\xfe\n11\n",
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    let out = Run::new(BIN)
+        .args(&["--board", "4x4", "--hash-mib", "4", "--threads", "1"])
+        .input(b"1\n\xff\xfe\n11\n")
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr_text());
+    let lines: Vec<String> = out.stdout_text().lines().map(str::to_owned).collect();
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert!(lines[0].starts_with("1 0 ") && lines[1].starts_with("11 0 "));
     assert_eq!(
-        stderr(&out).trim(),
+        out.stderr_text().trim(),
         "line 2: not UTF-8\nerror: 1 of 3 lines rejected, 0 scored other than expected"
     );
 }
@@ -211,15 +142,19 @@ fn a_line_not_utf8_is_rejected_and_the_run_goes_on() {
 /// `FILE:N: reason` and the rest of the set is solved. A device is refused at once.
 #[test]
 fn bench_names_bad_lines_and_solves_the_rest() {
-    let dir = scratch("bench");
+    let dir = scratch(PREFIX, "bench");
     let set = dir.join("set.txt");
     let mut bytes = b"1 0\n\xff\xfe 0\n".to_vec();
     bytes.extend_from_slice(&[b'1'; 5000]);
     bytes.extend_from_slice(b"\n11 0\n");
     std::fs::write(&set, &bytes).expect("write");
     let args = ["bench", &s(&set), "--board", "4x4", "--hash-mib", "4"];
-    let out = run(&args, Stdio::null());
-    let err = stderr(&out);
+    let out = Run::new(BIN)
+        .args(&args)
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    let err = out.stderr_text();
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains(&format!("{}:2: not UTF-8", s(&set))), "{err}");
     assert!(
@@ -227,41 +162,46 @@ fn bench_names_bad_lines_and_solves_the_rest() {
         "{err}"
     );
     assert!(
-        stdout(&out).contains("| set.txt | 2 | 2 |"),
+        out.stdout_text().contains("| set.txt | 2 | 2 |"),
         "{}",
-        stdout(&out)
+        out.stdout_text()
     );
     // The same set through a pipe (no length known beforehand), named as /dev/stdin.
-    let out = run_with_input(
-        &["bench", "/dev/stdin", "--board", "4x4", "--hash-mib", "4"],
-        &bytes,
+    let out = Run::new(BIN)
+        .args(&["bench", "/dev/stdin", "--board", "4x4", "--hash-mib", "4"])
+        .input(bytes.as_slice())
+        .deadline(DEADLINE)
+        .output();
+    assert!(
+        out.stdout_text().contains("| stdin | 2 | 2 |"),
+        "{}",
+        out.stderr_text()
     );
     assert!(
-        stdout(&out).contains("| stdin | 2 | 2 |"),
+        out.stderr_text().contains("/dev/stdin:3: line too long"),
         "{}",
-        stderr(&out)
+        out.stderr_text()
     );
+    let out = Run::new(BIN)
+        .args(&["bench", "/dev/zero", "--board", "4x4"])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
     assert!(
-        stderr(&out).contains("/dev/stdin:3: line too long"),
+        out.stderr_text().contains("/dev/zero: a device"),
         "{}",
-        stderr(&out)
-    );
-    let out = run(&["bench", "/dev/zero", "--board", "4x4"], Stdio::null());
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("/dev/zero: a device"),
-        "{}",
-        stderr(&out)
+        out.stderr_text()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A 4×4 split of the positions with 2 stones in `dir`, every leaf solved in round 1
-/// (`--full-book`) in `shards` shards.
+/// (`--full-book`) in `shards` shards (none: only split).
 fn solved_split(dir: &Path, shards: usize) {
     let d = s(dir);
-    let out = run(
-        &[
+    let out = Run::new(BIN)
+        .args(&[
             "split",
             "--board",
             "4x4",
@@ -270,15 +210,20 @@ fn solved_split(dir: &Path, shards: usize) {
             "--full-book",
             "--out",
             &d,
-        ],
-        Stdio::null(),
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+        ])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert!(out.status.success(), "{}", out.stderr_text());
     for i in 1..=shards {
         let shard = format!("{i}/{shards}");
         let args = ["solve-list", &d, "--shard", &shard, "--threads", "1"];
-        let out = run(&[&args[..], &["--hash-mib", "4"]].concat(), Stdio::null());
-        assert!(out.status.success(), "{}", stderr(&out));
+        let out = Run::new(BIN)
+            .args(&[&args[..], &["--hash-mib", "4"]].concat())
+            .stdin(Stdio::null())
+            .deadline(DEADLINE)
+            .output();
+        assert!(out.status.success(), "{}", out.stderr_text());
     }
 }
 
@@ -286,25 +231,31 @@ fn solved_split(dir: &Path, shards: usize) {
 /// the split's list, or as a shard's results file, is refused at once (they hung).
 #[test]
 fn merge_and_solve_list_refuse_devices_and_fifos() {
-    let dir = scratch("merge-devices");
-    solved_split(&dir, 1);
+    let dir = scratch(PREFIX, "merge-devices");
+    // Split only: a solved run would have solve-list do nothing, whatever its results file.
+    solved_split(&dir, 0);
     let d = s(&dir);
-    let out = run(&["merge", &d, "/dev/zero"], Stdio::null());
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&["merge", &d, "/dev/zero"])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
     assert!(
-        stderr(&out).contains("/dev/zero: a device"),
+        out.stderr_text().contains("/dev/zero: a device"),
         "{}",
-        stderr(&out)
+        out.stderr_text()
     );
     // A shard's results file that is a FIFO.
     let results = dir.join("round-1-results-1-of-2.txt");
     mkfifo(&results);
-    let out = run(
-        &["solve-list", &d, "--shard", "1/2", "--hash-mib", "4"],
-        Stdio::null(),
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&["solve-list", &d, "--shard", "1/2", "--hash-mib", "4"])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
+    assert!(out.stderr_text().contains("FIFO"), "{}", out.stderr_text());
     // The list itself a FIFO: every command that reads it, and split writing it.
     let list = dir.join("positions.txt");
     std::fs::remove_file(&list).expect("remove");
@@ -322,9 +273,22 @@ fn merge_and_solve_list_refuse_devices_and_fifos() {
             d.as_str(),
         ],
     ] {
-        let out = run(&args, Stdio::null());
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains("FIFO"), "{args:?}: {}", stderr(&out));
+        let out = Run::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .deadline(DEADLINE)
+            .output();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            out.stderr_text()
+        );
+        assert!(
+            out.stderr_text().contains("FIFO"),
+            "{args:?}: {}",
+            out.stderr_text()
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -334,43 +298,41 @@ fn merge_and_solve_list_refuse_devices_and_fifos() {
 /// leave it cut; and a link at the book's name is replaced, not written through.
 #[test]
 fn a_book_is_replaced_whole_or_not_at_all() {
-    let dir = scratch("atomic-book");
+    let dir = scratch(PREFIX, "atomic-book");
     let book = dir.join("b.book");
     let b = s(&book);
-    let out = run(
-        &["book", "--board", "4x4", "--depth", "2", "--out", &b],
-        Stdio::null(),
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&["book", "--board", "4x4", "--depth", "2", "--out", &b])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert!(out.status.success(), "{}", out.stderr_text());
     let old = Book::<4, 4>::load(&book).expect("the old book");
     // Depth 6 is 8 KiB, past a 2 KiB limit (`ulimit -f` counts 512- or 1024-byte blocks).
-    let child = Command::new("sh")
+    let out = Run::new("sh")
         .args(["-c", "ulimit -f 2 && exec \"$0\" \"$@\"", BIN])
         .args(["book", "--board", "4x4", "--depth", "6", "--out", &b])
         .args(["--hash-mib", "4", "--threads", "1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sh runs");
-    let out = finish(child, "book under a file size limit");
+        .deadline(DEADLINE)
+        .output();
     assert!(!out.status.success(), "the limit should have stopped it");
     assert_eq!(
         Book::<4, 4>::load(&book).expect("the old book, whole"),
         old,
         "{}",
-        stderr(&out)
+        out.stderr_text()
     );
     // A link at the book's name: the file it points to is left alone.
     let victim = dir.join("victim");
     std::fs::write(&victim, "keep me").expect("write");
     let link = dir.join("linked.book");
     std::os::unix::fs::symlink(&victim, &link).expect("symlink");
-    let out = run(
-        &["book", "--board", "4x4", "--depth", "2", "--out", &s(&link)],
-        Stdio::null(),
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&["book", "--board", "4x4", "--depth", "2", "--out", &s(&link)])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert!(out.status.success(), "{}", out.stderr_text());
     assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep me");
     assert_eq!(Book::<4, 4>::load(&link).expect("the new book"), old);
     // The same for merge's book and split's list.
@@ -378,14 +340,18 @@ fn a_book_is_replaced_whole_or_not_at_all() {
     solved_split(&split, 1);
     let link = split.join("book.bin");
     std::os::unix::fs::symlink(&victim, &link).expect("symlink");
-    let out = run(&["merge", &s(&split)], Stdio::null());
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&["merge", &s(&split)])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert!(out.status.success(), "{}", out.stderr_text());
     assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep me");
     let fresh = dir.join("fresh");
     std::fs::create_dir_all(&fresh).expect("dir");
     std::os::unix::fs::symlink(dir.join("absent"), fresh.join("positions.txt")).expect("link");
-    let out = run(
-        &[
+    let out = Run::new(BIN)
+        .args(&[
             "split",
             "--board",
             "4x4",
@@ -393,10 +359,11 @@ fn a_book_is_replaced_whole_or_not_at_all() {
             "2",
             "--out",
             &s(&fresh),
-        ],
-        Stdio::null(),
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+        ])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert!(out.status.success(), "{}", out.stderr_text());
     assert!(!dir.join("absent").exists(), "split wrote through a link");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -420,7 +387,7 @@ fn scores(text: &str) -> Vec<String> {
 /// the file as it was; once the lock is gone the shard finishes.
 #[test]
 fn a_second_solve_list_of_a_shard_is_refused() {
-    let dir = scratch("lock");
+    let dir = scratch(PREFIX, "lock");
     solved_split(&dir, 1);
     let d = s(&dir);
     let results = dir.join("round-1-results-1-of-1.txt");
@@ -432,20 +399,28 @@ fn a_second_solve_list_of_a_shard_is_refused() {
     let held = std::fs::File::open(&results).expect("open");
     held.try_lock().expect("the lock is free");
     let args = ["solve-list", &d, "--threads", "1", "--hash-mib", "4"];
-    let out = run(&args, Stdio::null());
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&args)
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
     assert!(
-        stderr(&out).contains(&format!(
+        out.stderr_text().contains(&format!(
             "{}: another solve-list holds it (lock); not started",
             s(&results)
         )),
         "{}",
-        stderr(&out)
+        out.stderr_text()
     );
     assert_eq!(std::fs::read_to_string(&results).expect("results"), partial);
     drop(held);
-    let out = run(&args, Stdio::null());
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&args)
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert!(out.status.success(), "{}", out.stderr_text());
     let now = std::fs::read_to_string(&results).expect("results");
     assert_eq!(scores(&now), scores(&text));
     let _ = std::fs::remove_dir_all(&dir);
@@ -456,7 +431,7 @@ fn a_second_solve_list_of_a_shard_is_refused() {
 /// header of another solve is still an error, and the file is left alone.
 #[test]
 fn a_shard_killed_before_its_header_was_whole_starts_over() {
-    let dir = scratch("header");
+    let dir = scratch(PREFIX, "header");
     solved_split(&dir, 1);
     let d = s(&dir);
     let results = dir.join("round-1-results-1-of-1.txt");
@@ -465,20 +440,28 @@ fn a_shard_killed_before_its_header_was_whole_starts_over() {
     let args = ["solve-list", &d, "--threads", "1", "--hash-mib", "4"];
     for start in ["", &whole[..header_end], &whole[..10], "\0\0\0\0"] {
         std::fs::write(&results, start).expect("write");
-        let out = run(&args, Stdio::null());
-        assert!(out.status.success(), "{start:?}: {}", stderr(&out));
+        let out = Run::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .deadline(DEADLINE)
+            .output();
+        assert!(out.status.success(), "{start:?}: {}", out.stderr_text());
         let now = std::fs::read_to_string(&results).expect("results");
         assert_eq!(scores(&now), scores(&whole), "{start:?}");
         assert!(now.ends_with('\n'));
     }
     let foreign = whole[..header_end].replace("list ", "list f") + "\n";
     std::fs::write(&results, &foreign).expect("write");
-    let out = run(&args, Stdio::null());
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = Run::new(BIN)
+        .args(&args)
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
     assert!(
-        stderr(&out).contains("is not for this list"),
+        out.stderr_text().contains("is not for this list"),
         "{}",
-        stderr(&out)
+        out.stderr_text()
     );
     assert_eq!(std::fs::read_to_string(&results).expect("same"), foreign);
     let _ = std::fs::remove_dir_all(&dir);
@@ -488,17 +471,23 @@ fn a_shard_killed_before_its_header_was_whole_starts_over() {
 /// restart makes) never land in the file it points to.
 #[test]
 fn a_link_as_results_file_is_refused() {
-    let dir = scratch("results-link");
-    solved_split(&dir, 1);
+    let dir = scratch(PREFIX, "results-link");
+    // Split only: a solved run would have solve-list do nothing, whatever its results file.
+    solved_split(&dir, 0);
     let victim = dir.join("victim");
     let results = dir.join("round-1-results-1-of-2.txt");
     std::os::unix::fs::symlink(&victim, &results).expect("symlink");
-    let out = run(
-        &["solve-list", &s(&dir), "--shard", "1/2", "--hash-mib", "4"],
-        Stdio::null(),
+    let out = Run::new(BIN)
+        .args(&["solve-list", &s(&dir), "--shard", "1/2", "--hash-mib", "4"])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("symbolic link"),
+        "{}",
+        out.stderr_text()
     );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
     assert!(!victim.exists(), "solve-list wrote through a link");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -514,7 +503,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// wrapped) and the book stored 0; every field is range-checked now.
 #[test]
 fn merge_refuses_a_score_out_of_range() {
-    let dir = scratch("score");
+    let dir = scratch(PREFIX, "score");
     solved_split(&dir, 1);
     let results = dir.join("round-1-results-1-of-1.txt");
     let text = std::fs::read_to_string(&results).expect("results");
@@ -524,13 +513,17 @@ fn merge_refuses_a_score_out_of_range() {
         let check = fnv1a(format!("{moves} {score}..{score}").as_bytes()) as u32;
         lines[1] = format!("{moves} {score}..{score} 1 1 {check:08x}");
         std::fs::write(&results, lines.join("\n") + "\n").expect("write");
-        let out = run(&["merge", &s(&dir)], Stdio::null());
-        assert_eq!(out.status.code(), Some(2), "{score}: {}", stderr(&out));
+        let out = Run::new(BIN)
+            .args(&["merge", &s(&dir)])
+            .stdin(Stdio::null())
+            .deadline(DEADLINE)
+            .output();
+        assert_eq!(out.status.code(), Some(2), "{score}: {}", out.stderr_text());
         assert!(
-            stderr(&out).contains("line 2: corrupt: scores")
-                && stderr(&out).contains("out of range"),
+            out.stderr_text().contains("line 2: corrupt: scores")
+                && out.stderr_text().contains("out of range"),
             "{score}: {}",
-            stderr(&out)
+            out.stderr_text()
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -540,7 +533,7 @@ fn merge_refuses_a_score_out_of_range() {
 /// an error naming both. A depth equal to them makes the root the one leaf.
 #[test]
 fn a_depth_below_the_root_is_an_error() {
-    let dir = scratch("depth");
+    let dir = scratch(PREFIX, "depth");
     let d = s(&dir);
     let book = s(&dir.join("b.book"));
     for out_args in [["split", "--out", &d], ["book", "--out", &book]] {
@@ -549,28 +542,39 @@ fn a_depth_below_the_root_is_an_error() {
             &["--board", "4x4", "--from", "1234", "--depth", "2"],
         ]
         .concat();
-        let out = run(&args, Stdio::null());
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        let err = stderr(&out);
+        let out = Run::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .deadline(DEADLINE)
+            .output();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            out.stderr_text()
+        );
+        let err = out.stderr_text();
         assert!(err.contains("depth 2") && err.contains("4 stones"), "{err}");
     }
     assert!(!dir.join("positions.txt").exists() && !dir.join("b.book").exists());
-    let out = run(
-        &[
+    let out = Run::new(BIN)
+        .args(&[
             "split", "--board", "4x4", "--from", "1234", "--depth", "4", "--out", &d,
-        ],
-        Stdio::null(),
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+        ])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert!(out.status.success(), "{}", out.stderr_text());
     let list = std::fs::read_to_string(dir.join("positions.txt")).expect("list");
     assert_eq!(list.lines().skip(1).collect::<Vec<_>>(), ["1234"]);
-    let out = run(
-        &[
+    let out = Run::new(BIN)
+        .args(&[
             "book", "--board", "4x4", "--from", "1234", "--depth", "4", "--out", &book,
-        ],
-        Stdio::null(),
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+        ])
+        .stdin(Stdio::null())
+        .deadline(DEADLINE)
+        .output();
+    assert!(out.status.success(), "{}", out.stderr_text());
     assert_eq!(Book::<4, 4>::load(Path::new(&book)).expect("book").len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }

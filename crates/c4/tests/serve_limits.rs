@@ -7,12 +7,12 @@
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 use transpo_c4::serve::{Limits, ServeOptions, router, serve};
 use transpo_connect4::pool::SolverPool;
+use transpo_testkit::{Run, Running};
 
 const BIN: &str = env!("CARGO_BIN_EXE_transpo-c4");
 
@@ -35,6 +35,7 @@ fn start(workers: usize, max_ms: u64, limits: Limits) -> Server {
         max_time: Duration::from_millis(max_ms),
         fresh_table: false,
         hash_mib: 16,
+        strength: transpo_connect4::Strength::Strong,
     };
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -264,7 +265,7 @@ fn at_the_cap_with_every_connection_busy_a_new_one_is_closed_at_once() {
 
 /// `transpo-c4 serve` on a free port, killed if the test ends before it does.
 struct Binary {
-    child: Child,
+    running: Running,
     address: SocketAddr,
     /// Its stderr, line by line.
     lines: Receiver<String>,
@@ -272,15 +273,11 @@ struct Binary {
 
 impl Binary {
     fn start(extra: &[&str]) -> Binary {
-        let mut child = Command::new(BIN)
+        let mut running = Run::new(BIN)
             .args(["serve", "--port", "0", "--threads", "1", "--hash-mib", "16"])
             .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the server starts");
-        let stderr = child.stderr.take().expect("piped");
+            .spawn();
+        let stderr = running.child.stderr.take().expect("piped");
         let (tx, lines) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
@@ -291,7 +288,7 @@ impl Binary {
             }
         });
         let mut binary = Binary {
-            child,
+            running,
             address: SocketAddr::from(([127, 0, 0, 1], 0)),
             lines,
         };
@@ -320,7 +317,7 @@ impl Binary {
     }
 
     fn signal(&self, signal: libc::c_int) {
-        let pid = libc::pid_t::try_from(self.child.id()).expect("a pid");
+        let pid = libc::pid_t::try_from(self.running.child.id()).expect("a pid");
         // SAFETY: `kill` only sends a signal to our own child, which has not been waited
         // for yet, so its pid is still its own.
         let sent = unsafe { libc::kill(pid, signal) };
@@ -332,7 +329,7 @@ impl Binary {
     fn exited_within(&mut self, limit: Duration) -> (Option<i32>, Duration) {
         let started = Instant::now();
         loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
+            if let Some(status) = self.running.child.try_wait().expect("wait") {
                 return (status.code(), started.elapsed());
             }
             assert!(started.elapsed() < limit, "still running after {limit:?}");
@@ -343,8 +340,8 @@ impl Binary {
 
 impl Drop for Binary {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = self.running.child.kill();
+        let _ = self.running.child.wait();
     }
 }
 
@@ -397,4 +394,43 @@ fn a_second_sigint_exits_at_once() {
     // Either the shutdown was already over (0) or the second signal ended it (130).
     assert!(matches!(code, Some(0 | 130)), "{code:?}");
     assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+/// Issue 45, items 6 and 7: `serve --weak` solves a request that names no strength weakly
+/// and says so on `/api/health`; a client that half-closes after its request (as `nc -N`
+/// does) still gets the answer; a parameter given twice is a 400, not the last one's answer.
+#[test]
+fn serve_weak_half_closed_clients_and_repeated_parameters() {
+    let binary = Binary::start(&["--board", "4x4", "--weak"]);
+    // The whole request, then the write side shut: the answer must still come.
+    let half_closed = |target: &str| {
+        let mut stream = TcpStream::connect(binary.address).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        write!(
+            stream,
+            "GET {target} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
+        )
+        .expect("request");
+        stream
+            .shutdown(std::net::Shutdown::Write)
+            .expect("half-close");
+        let mut text = String::new();
+        let _ = stream.read_to_string(&mut text);
+        text
+    };
+    let health = half_closed("/api/health");
+    assert!(health.starts_with("HTTP/1.1 200"), "{health:?}");
+    assert!(health.contains("\"strength\":\"weak\""), "{health}");
+    // Without `weak`, the server's strength; `weak=0` asks for a strong solve. On 4x4 the
+    // empty board's first player draws (strong score 0), and "1" leaves a draw too.
+    let weak = half_closed("/api/solve?pos=1");
+    assert!(weak.starts_with("HTTP/1.1 200"), "{weak}");
+    assert!(weak.contains("\"weak\":true"), "{weak}");
+    let strong = half_closed("/api/solve?pos=1&weak=0");
+    assert!(strong.contains("\"weak\":false"), "{strong}");
+    let repeated = half_closed("/api/solve?pos=3434&pos=3");
+    assert!(repeated.starts_with("HTTP/1.1 400"), "{repeated}");
+    assert!(repeated.contains("given twice"), "{repeated}");
 }

@@ -5,30 +5,23 @@
 //! again must finish what it began, in round 1 or later; a shard of a past round, and a
 //! missing, corrupt, foreign or unfinished shard must stop the merge with its name.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use transpo_connect4::Strength;
 use transpo_connect4::book::{Book, Tree};
 use transpo_connect4::position::Bitboard;
 use transpo_connect4::position::Position;
 use transpo_connect4::solver::Solver;
+use transpo_testkit::{Output, Run, finish, scratch};
 
 const BIN: &str = env!("CARGO_BIN_EXE_transpo-c4");
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("transpo-c4-split-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
+/// The scratch directories' prefix.
+const PREFIX: &str = "transpo-c4-split";
 
+/// The binary run with `args`, within the testkit's deadline.
 fn c4(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("transpo-c4 runs")
+    Run::new(BIN).args(args).output()
 }
 
 fn ok(args: &[&str]) -> String {
@@ -119,7 +112,7 @@ fn rounds_give_the_root_of_one_solve() {
         let root = Position::<W, H, B>::from_moves(from).expect("a root");
         let mut solver = Solver::<W, H, B>::new(16).expect("16 MiB");
         for weak in [false, true] {
-            let dir = scratch(&format!("rounds-{board}-{from}-{weak}"));
+            let dir = scratch(PREFIX, &format!("rounds-{board}-{from}-{weak}"));
             let d = dir.display().to_string();
             let depth = depth.to_string();
             let mut args = vec!["split", "--board", &board, "--depth", &depth, "--out", &d];
@@ -172,7 +165,7 @@ fn rounds_give_the_root_of_one_solve() {
 
 #[test]
 fn full_book_gives_the_root_and_book_of_one_solve() {
-    let dir = scratch("same");
+    let dir = scratch(PREFIX, "same");
     split_and_solve(&dir, "6x5", 4, 3, &["--full-book"]);
     let d = dir.display().to_string();
     let line = ok(&["merge", &d]);
@@ -217,7 +210,7 @@ fn full_book_gives_the_root_and_book_of_one_solve() {
 
 #[test]
 fn a_killed_shard_goes_on_where_it_stopped() {
-    let dir = scratch("killed");
+    let dir = scratch(PREFIX, "killed");
     let d = dir.display().to_string();
     ok(&[
         "split",
@@ -230,18 +223,17 @@ fn a_killed_shard_goes_on_where_it_stopped() {
         &d,
     ]);
     let results = dir.join("round-1-results-1-of-2.txt");
-    let mut child = Command::new(BIN)
+    let mut running = Run::new(BIN)
         .args(["solve-list", &d, "--shard", "1/2", "--threads", "1"])
-        .spawn()
-        .expect("transpo-c4 starts");
+        .spawn();
     // Kill it once it has written some lines, long before it is done.
     let lines = || std::fs::read_to_string(&results).map_or(0, |t| t.lines().count());
     let start = Instant::now();
     while lines() < 20 && start.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(5));
     }
-    child.kill().expect("kill");
-    child.wait().expect("wait");
+    running.child.kill().expect("kill");
+    finish(running);
     let before = lines();
     let total = std::fs::read_to_string(dir.join("round-1.txt"))
         .expect("list")
@@ -285,7 +277,7 @@ fn a_killed_shard_goes_on_where_it_stopped() {
 /// the current round's name is refused by solve-list and merge.
 #[test]
 fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
-    let dir = scratch("later");
+    let dir = scratch(PREFIX, "later");
     let d = dir.display().to_string();
     split_and_solve(&dir, "6x5", 4, 2, &[]);
     let out = c4(&["merge", &d]);
@@ -354,7 +346,7 @@ fn a_later_round_resumes_and_refuses_a_past_rounds_shard() {
 
 #[test]
 fn bad_shards_stop_the_merge_with_their_name() {
-    let dir = scratch("bad");
+    let dir = scratch(PREFIX, "bad");
     split_and_solve(&dir, "5x5", 3, 3, &["--full-book"]);
     let file = |i: usize| dir.join(format!("round-1-results-{i}-of-3.txt"));
     let original = std::fs::read_to_string(file(2)).expect("shard 2");
@@ -386,7 +378,7 @@ fn bad_shards_stop_the_merge_with_their_name() {
     let e = merge_error(&dir, 3);
     assert!(e.contains("shard 2/3") && e.contains("incomplete"), "{e}");
     // Another split's results.
-    let other = scratch("other");
+    let other = scratch(PREFIX, "other");
     split_and_solve(&other, "5x5", 2, 3, &["--full-book"]);
     std::fs::copy(other.join("round-1-results-2-of-3.txt"), file(2)).expect("copy");
     let e = merge_error(&dir, 2);
@@ -448,7 +440,7 @@ fn bad_shards_stop_the_merge_with_their_name() {
 /// for a book, instead of taking memory without end.
 #[test]
 fn an_impossible_depth_is_a_clear_error() {
-    let dir = scratch("huge");
+    let dir = scratch(PREFIX, "huge");
     let d = dir.display().to_string();
     for args in [
         [
@@ -482,7 +474,7 @@ fn an_impossible_depth_is_a_clear_error() {
 /// split's: `solve-list --weak` on a strong split is refused.
 #[test]
 fn weak_splits_give_the_outcome() {
-    let dir = scratch("weak");
+    let dir = scratch(PREFIX, "weak");
     let d = dir.display().to_string();
     // 6×4: the second player wins (Tromp).
     split_and_solve(&dir, "6x4", 3, 2, &["--weak"]);
@@ -495,7 +487,7 @@ fn weak_splits_give_the_outcome() {
         "{stderr}"
     );
     assert!(!dir.join("book.bin").exists());
-    let strong = scratch("strong");
+    let strong = scratch(PREFIX, "strong");
     let s = strong.display().to_string();
     ok(&["split", "--board", "6x4", "--depth", "3", "--out", &s]);
     let out = c4(&["solve-list", &s, "--weak", "--threads", "1"]);
@@ -526,7 +518,7 @@ fn weak_splits_give_the_outcome() {
 /// removes its work; a work directory of another book is refused and left alone.
 #[test]
 fn a_book_goes_on_from_its_work_directory() {
-    let dir = scratch("book");
+    let dir = scratch(PREFIX, "book");
     let out = dir.join("d5.book");
     let o = out.display().to_string();
     let work = dir.join("d5.book.work");

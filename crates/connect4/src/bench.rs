@@ -172,7 +172,8 @@ pub fn run_lines<const W: usize, const H: usize, B: Bitboard>(
 /// Up to `count` distinct positions (no two mirrors of each other) with `depth` stones, made by
 /// random play from the empty board that never wins and never lets the opponent win at once,
 /// and in which the side to move cannot win at once either (so every one needs a search),
-/// each with its score by `solve`: test sets like Pons' for any board, as `(moves, score)`.
+/// each with its score by `solve`: test sets like Pons' for any board, as `(moves, score)`
+/// (the empty board, at depth 0, as [`crate::position::EMPTY_BOARD`]).
 /// Fewer than `count` if random play keeps finding the same positions (a small depth) or
 /// cannot reach `depth` (a board that fills up).
 pub fn sample<const W: usize, const H: usize, B: Bitboard>(
@@ -213,6 +214,10 @@ pub fn sample<const W: usize, const H: usize, B: Bitboard>(
         {
             misses += 1;
             continue;
+        }
+        if moves.is_empty() {
+            // Depth 0: the empty board, as the line protocol writes it.
+            moves.push_str(crate::position::EMPTY_BOARD);
         }
         out.push((moves, solve(&pos)));
     }

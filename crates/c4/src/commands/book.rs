@@ -2,12 +2,12 @@
 //! the same command goes on from its work directory.
 
 use super::split::read_results;
-use super::{Solving, TreeArgs, root_name, save_book};
+use super::{Solving, TreeArgs, check_file_out, root_name, save_book};
 use std::path::{Path, PathBuf};
 use transpo_c4::split::{self, Outcome, ResultsFile, Split, results_file_name};
 use transpo_cli::{Failure, Shard, progress};
-use transpo_connect4::position::{Bitboard, Position};
-use transpo_connect4::{Strength, book::Tree};
+use transpo_connect4::Strength;
+use transpo_connect4::position::Bitboard;
 
 /// `transpo-c4 book`: every position below `--from` down to `--depth` stones, solved,
 /// written to `--out`. The deepest positions are solved as the one round of a `split
@@ -18,18 +18,18 @@ use transpo_connect4::{Strength, book::Tree};
 /// removed.
 pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     solving: Solving<W, H, B>,
-    tree: &TreeArgs,
+    args: &TreeArgs,
 ) -> Result<(), Failure> {
-    let TreeArgs { depth, out, from } = tree;
     if solving.strength == Strength::Weak {
         return Err(Failure::usage(
             "a book holds exact scores: book takes no --weak",
         ));
     }
-    let root = Position::<W, H, B>::from_moves(from)
-        .map_err(|e| Failure::usage(format!("--from: {e}")))?;
-    let tree = Tree::new(&root, from, *depth).map_err(Failure::usage)?;
-    let split = Split::of(&tree, root_name(from), Strength::Strong, true);
+    let out = &args.out;
+    // Before the work directory is made and anything is solved.
+    check_file_out(out, "--out")?;
+    let tree = args.tree::<W, H, B>()?;
+    let split = Split::of(&tree, root_name(args.from_moves()), Strength::Strong, true);
     let work = work_dir(out);
     let round = split.full_round();
     let files = [split.write_in(&work)?, round.write_in(&work)?];

@@ -18,9 +18,9 @@ pub(crate) mod split;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use transpo_cli::Failure;
+use transpo_connect4::book::Tree;
 use transpo_connect4::bounds::TableError;
-use transpo_connect4::position::Bitboard;
-use transpo_connect4::protocol::EMPTY_BOARD;
+use transpo_connect4::position::{Bitboard, EMPTY_BOARD, Position};
 use transpo_connect4::{BookError, Strength, board::Board, book::Book, solver::Solver};
 
 /// The options of every command that solves (global: they may follow the command).
@@ -36,11 +36,12 @@ pub(crate) struct SolveArgs {
     /// Weak solve: 1 win, 0 draw, -1 loss.
     #[arg(long, global = true)]
     pub(crate) weak: bool,
-    /// Table size in MiB (8 bytes an entry, 16 on a wide board; rounded down to a power of
-    /// two of entries, so that the table can grow without losing entries), plus a fixed
-    /// 2 MiB table (4 MiB on a wide board) for positions near the end of the game.
-    #[arg(long, default_value_t = 128, global = true)]
-    pub(crate) hash_mib: u64,
+    /// Table size in MiB, at most 2^30 (8 bytes an entry, 16 on a wide board; rounded down to a
+    /// power of two of entries, so that the table can grow without losing entries), plus a
+    /// fixed 2 MiB table (4 MiB on a wide board) for positions near the end of the game.
+    /// Default: 128.
+    #[arg(long, global = true, value_parser = clap::value_parser!(u64).range(0..=MAX_HASH_MIB))]
+    pub(crate) hash_mib: Option<u64>,
     /// An opening book made by `transpo-c4 book`.
     #[arg(long, global = true)]
     pub(crate) book: Option<PathBuf>,
@@ -48,6 +49,85 @@ pub(crate) struct SolveArgs {
     /// cores). Scores do not depend on it.
     #[arg(long, global = true, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(crate) threads: Option<u16>,
+}
+
+/// The most `--hash-mib`: 2^30 MiB (a pebibyte), far past any machine's memory, so that the
+/// bytes it asks for fit a `u64`; a table the machine cannot give is refused when it is made.
+const MAX_HASH_MIB: u64 = 1 << 30;
+
+/// The table's size when `--hash-mib` is not given.
+const DEFAULT_HASH_MIB: u64 = 128;
+
+/// A global flag that a command may or may not honour (`--board` every command honours).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flag {
+    /// `--weak`.
+    Weak,
+    /// `--hash-mib`.
+    HashMib,
+    /// `--book`.
+    Book,
+    /// `--threads`.
+    Threads,
+    /// `--analyze`.
+    Analyze,
+}
+
+impl Flag {
+    /// Every flag, in the order `--help` lists them.
+    const ALL: [Flag; 5] = [
+        Flag::Weak,
+        Flag::HashMib,
+        Flag::Book,
+        Flag::Threads,
+        Flag::Analyze,
+    ];
+
+    /// The flag as it is written.
+    fn name(self) -> &'static str {
+        match self {
+            Flag::Weak => "--weak",
+            Flag::HashMib => "--hash-mib",
+            Flag::Book => "--book",
+            Flag::Threads => "--threads",
+            Flag::Analyze => "--analyze",
+        }
+    }
+
+    /// Whether the command line gave it.
+    fn given(self, solve: &SolveArgs, analyze: bool) -> bool {
+        match self {
+            Flag::Weak => solve.weak,
+            Flag::HashMib => solve.hash_mib.is_some(),
+            Flag::Book => solve.book.is_some(),
+            Flag::Threads => solve.threads.is_some(),
+            Flag::Analyze => analyze,
+        }
+    }
+}
+
+/// Refuses, as bad usage, a global flag given to `command` that it does not honour (it
+/// honours `honoured` and `--board`): a flag is never silently ignored. The message names
+/// the flag, the command, and what the command honours.
+pub(crate) fn refuse_unhonoured(
+    command: &str,
+    honoured: &[Flag],
+    solve: &SolveArgs,
+    analyze: bool,
+) -> Result<(), Failure> {
+    let Some(flag) = Flag::ALL
+        .into_iter()
+        .find(|f| f.given(solve, analyze) && !honoured.contains(f))
+    else {
+        return Ok(());
+    };
+    let mut takes = vec!["--board"];
+    takes.extend(honoured.iter().map(|f| f.name()));
+    Err(Failure::usage(format!(
+        "{command} takes no {}: it honours {} (of the global flags)",
+        flag.name(),
+        takes.join(", ")
+    )))
 }
 
 /// The positions of `book` and `split`: a tree below a root, down to some number of stones.
@@ -60,9 +140,123 @@ pub(crate) struct TreeArgs {
     /// Where to write it: the book's file, or the split's directory (made if missing).
     #[arg(long)]
     pub(crate) out: PathBuf,
-    /// Only positions reachable from this move sequence, instead of the empty board.
+    /// Only positions reachable from this move sequence, instead of the empty board (`-`,
+    /// the default).
     #[arg(long, default_value = "")]
     pub(crate) from: String,
+}
+
+impl TreeArgs {
+    /// The root's move sequence: `--from`, empty for the empty board (given as `-` or not
+    /// at all).
+    pub(crate) fn from_moves(&self) -> &str {
+        if self.from == EMPTY_BOARD {
+            ""
+        } else {
+            &self.from
+        }
+    }
+
+    /// The root position and the tree below it down to `--depth` stones on the board
+    /// `W`×`H`, checked before anything is made: `--from` a position of the board, `--depth`
+    /// at least its stones and below the board's squares (a position with every square
+    /// taken has no move left to list or solve), and the tree within
+    /// [`transpo_connect4::book::MAX_TREE_POSITIONS`].
+    pub(crate) fn tree<const W: usize, const H: usize, B: Bitboard>(
+        &self,
+    ) -> Result<Tree<W, H, B>, Failure> {
+        let from = self.from_moves();
+        let root = Position::<W, H, B>::from_moves(from)
+            .map_err(|e| Failure::usage(format!("--from: {e}")))?;
+        check_depth::<W, H>(self.depth)?;
+        Tree::new(&root, from, self.depth).map_err(Failure::usage)
+    }
+}
+
+/// Checks a `--depth` against the board `W`×`H`: at most one stone fewer than its squares.
+pub(crate) fn check_depth<const W: usize, const H: usize>(depth: u32) -> Result<(), Failure> {
+    let most = W * H - 1;
+    if usize::try_from(depth).map_or(true, |d| d > most) {
+        return Err(Failure::usage(format!(
+            "--depth {depth}: a {W}x{H} board has {} squares, so at most {most} stones",
+            W * H
+        )));
+    }
+    Ok(())
+}
+
+/// Checks, before any work, that the file `out` (`what` names the flag) can be written:
+/// it is a regular file or nothing yet, in an existing directory this process can create
+/// files in. A directory, a device or a FIFO there, a missing directory, or one that cannot
+/// be written to is bad usage, said at once rather than after a long solve.
+pub(crate) fn check_file_out(out: &Path, what: &str) -> Result<(), Failure> {
+    let bad = |why: &str| Err(Failure::usage(format!("{what} {}: {why}", out.display())));
+    match std::fs::metadata(out) {
+        Ok(meta) if meta.is_dir() => return bad("a directory, not a file"),
+        Ok(meta) if !meta.is_file() => {
+            return bad("not a regular file (a device or FIFO): the file is replaced whole");
+        }
+        Ok(_) => {}
+        Err(e) if is_missing(&e) => {}
+        Err(e) => return bad(&e.to_string()),
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(parent) {
+        Ok(meta) if meta.is_dir() => check_writable_dir(parent, what, out),
+        Ok(_) => bad(&format!("{} is not a directory", parent.display())),
+        Err(e) => bad(&format!("directory {}: {e}", parent.display())),
+    }
+}
+
+/// Checks, before any work, that the directory `out` (`what` names the flag) can be made
+/// and written in: a directory, or nothing yet under an existing directory (made with its
+/// missing parents), writable. Anything else there is bad usage.
+pub(crate) fn check_dir_out(out: &Path, what: &str) -> Result<(), Failure> {
+    let bad = |why: &str| Err(Failure::usage(format!("{what} {}: {why}", out.display())));
+    let mut existing = out;
+    loop {
+        match std::fs::metadata(existing) {
+            Ok(meta) if meta.is_dir() => return check_writable_dir(existing, what, out),
+            Ok(_) if existing == out => return bad("not a directory"),
+            Ok(_) => return bad(&format!("{} is not a directory", existing.display())),
+            Err(e) if is_missing(&e) => {}
+            Err(e) => return bad(&format!("{}: {e}", existing.display())),
+        }
+        existing = match existing.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+    }
+}
+
+/// Whether `e` says a path is not there: missing, or under a file (its parent checked next
+/// says which).
+fn is_missing(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR)
+}
+
+/// Whether this process can create a file in the directory `dir`: tried with a file of its
+/// own, removed at once (permissions alone do not say it: a read-only mount, or root).
+fn check_writable_dir(dir: &Path, what: &str, out: &Path) -> Result<(), Failure> {
+    let probe = dir.join(format!(".transpo-c4-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(Failure::usage(format!(
+            "{what} {}: cannot write in {}: {e}",
+            out.display(),
+            dir.display()
+        ))),
+    }
 }
 
 /// What the commands that solve share, as the command line gives it: the strength, the
@@ -85,7 +279,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
                 Strength::Strong
             },
             threads: threads(solve),
-            hash_mib: solve.hash_mib,
+            hash_mib: solve.hash_mib.unwrap_or(DEFAULT_HASH_MIB),
             book: solve.book.as_deref().map(load_book).transpose()?,
         })
     }
@@ -154,7 +348,8 @@ pub(crate) fn table_failure(e: TableError) -> Failure {
     }
 }
 
-/// The root's name in a split: its move sequence, `-` for the empty board.
+/// The root's name in a split: its move sequence, `-` for the empty board (`from` as
+/// [`TreeArgs::from_moves`] gives it).
 pub(crate) fn root_name(from: &str) -> &str {
     if from.is_empty() { EMPTY_BOARD } else { from }
 }

@@ -8,6 +8,7 @@ use transpo_c4::serve::{
     Limits, ServeOptions, fit_open_file_limit, router, serve as serve_on, stop_signal,
 };
 use transpo_cli::Failure;
+use transpo_connect4::Strength;
 use transpo_connect4::book::Book;
 use transpo_connect4::pool::{BoardPool, SolverPool};
 use transpo_connect4::position::Bitboard;
@@ -65,12 +66,14 @@ pub(crate) fn pool<const W: usize, const H: usize, B: Bitboard>(
     Ok(Arc::new(pool))
 }
 
-/// `transpo-c4 serve` on `pool` (a table of `hash_mib` MiB): serves until SIGINT (Ctrl-C) or
+/// `transpo-c4 serve` on `pool` (a table of `hash_mib` MiB), solving a request that names no
+/// strength with `strength` (`--weak`): serves until SIGINT (Ctrl-C) or
 /// SIGTERM, then stops within a few seconds (a second signal: at once). An address that
 /// cannot be listened on is bad usage.
 pub(crate) fn run(
     args: &ServeArgs,
     hash_mib: u64,
+    strength: Strength,
     pool: Arc<dyn BoardPool>,
 ) -> Result<(), Failure> {
     let board = pool.board();
@@ -79,6 +82,7 @@ pub(crate) fn run(
         max_time: Duration::from_millis(args.max_ms),
         fresh_table: args.fresh_table,
         hash_mib,
+        strength,
     };
     let (max_connections, fitted) =
         fit_open_file_limit(usize::try_from(args.max_connections).unwrap_or(usize::MAX));
@@ -106,8 +110,12 @@ pub(crate) fn run(
         // Watched before the announcement: a signal sent on seeing it is never missed.
         let stop = stop_signal();
         eprintln!(
-            "listening on http://{local}/ ({board}, {threads} solver{}, {} MiB table{}; Ctrl-C \
-             stops)",
+            "listening on http://{local}/ ({board}, {}, {threads} solver{}, {} MiB table{}; \
+             Ctrl-C stops)",
+            match strength {
+                Strength::Strong => "strong solves",
+                Strength::Weak => "weak solves unless asked weak=0",
+            },
             if threads == 1 { "" } else { "s" },
             hash_mib,
             pool.book_size().map_or_else(

@@ -1,14 +1,17 @@
 //! `transpo-c4 split`, `solve-list` and `merge`: one solve spread over many machines in
 //! rounds ([`transpo_c4::split`]).
 
-use super::{Solving, TreeArgs, root_name, save_book};
+use super::{Solving, TreeArgs, check_dir_out, check_file_out, root_name, save_book};
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
-use transpo_c4::split::{self, Outcome, Results, ResultsFile, Round, Split, results_file_name};
+use transpo_c4::split::{
+    self, LIST_FILE, Outcome, Results, ResultsFile, Round, Split, parse_results_file_name,
+    results_file_name,
+};
 use transpo_cli::{Failure, Shard, progress};
-use transpo_connect4::position::{Bitboard, Position};
+use transpo_connect4::Strength;
+use transpo_connect4::position::Bitboard;
 use transpo_connect4::protocol::{self, EMPTY_BOARD};
-use transpo_connect4::{Strength, book::Tree};
 
 /// `split`'s own arguments.
 #[derive(clap::Args)]
@@ -48,14 +51,19 @@ pub(crate) struct MergeArgs {
 /// first ([`split::Plan`]), or with `--full-book` every leaf.
 pub(crate) fn split_tree<const W: usize, const H: usize, B: Bitboard>(
     solving: Solving<W, H, B>,
-    tree: &TreeArgs,
+    args: &TreeArgs,
     full_book: bool,
 ) -> Result<(), Failure> {
-    let TreeArgs { depth, out, from } = tree;
-    let root = Position::<W, H, B>::from_moves(from)
-        .map_err(|e| Failure::usage(format!("--from: {e}")))?;
-    let tree = Tree::new(&root, from, *depth).map_err(Failure::usage)?;
-    let split = Split::of(&tree, root_name(from), solving.strength, full_book);
+    let out = &args.out;
+    // Before the tree is built and the first round planned.
+    check_dir_out(out, "--out")?;
+    let tree = args.tree::<W, H, B>()?;
+    let split = Split::of(
+        &tree,
+        root_name(args.from_moves()),
+        solving.strength,
+        full_book,
+    );
     let tree_len = tree.len();
     let round = if full_book {
         split.full_round()
@@ -92,14 +100,22 @@ pub(crate) fn solve_list<const W: usize, const H: usize, B: Bitboard>(
     shard: Shard,
 ) -> Result<(), Failure> {
     let split = Split::<W, H, B>::load(dir)?;
-    if solving.strength == Strength::Weak && split.strength == Strength::Strong {
-        return Err(Failure::usage(format!(
-            "--weak, but {} is a strong split: its strength is set by split",
-            dir.display()
-        )));
-    }
+    refuse_weak_on_strong("solve-list", solving.strength, &split, dir)?;
+    // Before anything is sized by the count or written.
+    check_shard_count(shard, &split, dir)?;
     let number = split::current_round(dir)?;
-    let round = Round::load(dir, number, &split)?;
+    let rounds = load_rounds(dir, number, &split)?;
+    if is_solved(dir, &split, &rounds) {
+        eprintln!(
+            "{}: solved: nothing to do (merge prints the root's score)",
+            dir.display()
+        );
+        return Ok(());
+    }
+    check_round_shards(dir, number, shard)?;
+    let Some(round) = rounds.last() else {
+        unreachable!("current_round gives a round from 1, and load_rounds loads it")
+    };
     let mut solver = solving.solver()?;
     // The table goes on from the shard's last round: the whole of it in use, to be saved.
     solver.table_mut().use_whole_table();
@@ -113,15 +129,15 @@ pub(crate) fn solve_list<const W: usize, const H: usize, B: Bitboard>(
         ),
     }
     let path = dir.join(results_file_name(number, shard));
-    let mut results = ResultsFile::open(&path, &round, shard, split.strength)?;
+    let mut results = ResultsFile::open(&path, round, shard, split.strength)?;
     for note in results.notes() {
         eprintln!("{note}");
     }
     let bar = progress::bar(
-        results.todo(&round).len() as u64,
+        results.todo(round).len() as u64,
         &format!("round {number}, shard {shard}"),
     );
-    let run = split::solve_shard(&mut solver, &round, &mut results, || bar.inc(1))?;
+    let run = split::solve_shard(&mut solver, round, &mut results, || bar.inc(1))?;
     bar.finish_and_clear();
     if run.solved_now > 0
         && let Err(e) = split::save_table(&solver, &table, split.checksum())
@@ -146,15 +162,29 @@ pub(crate) fn solve_list<const W: usize, const H: usize, B: Bitboard>(
 /// written and exit status 3 ([`Failure::NextRound`]). A shard of the current round missing
 /// or unfinished is more work too ([`Failure::Unfinished`]).
 pub(crate) fn merge<const W: usize, const H: usize, B: Bitboard>(
+    strength: Strength,
     dir: &Path,
     results: Vec<PathBuf>,
     out: Option<PathBuf>,
 ) -> Result<(), Failure> {
     let split = Split::<W, H, B>::load(dir)?;
+    refuse_weak_on_strong("merge", strength, &split, dir)?;
+    let out = match (out, split.strength) {
+        (Some(out), Strength::Weak) => {
+            return Err(Failure::usage(format!(
+                "--out {}: {} is a weak split, whose merge writes no book",
+                out.display(),
+                dir.display()
+            )));
+        }
+        (out, _) => out.unwrap_or_else(|| dir.join("book.bin")),
+    };
+    if split.strength == Strength::Strong {
+        // Before the merge: a book that cannot be written is said at once.
+        check_file_out(&out, "--out")?;
+    }
     let current = split::current_round(dir)?;
-    let rounds = (1..=current)
-        .map(|number| Round::load(dir, number, &split))
-        .collect::<Result<Vec<_>, _>>()?;
+    let rounds = load_rounds(dir, current, &split)?;
     let files = if results.is_empty() {
         split::results_files(dir)?
     } else {
@@ -163,7 +193,7 @@ pub(crate) fn merge<const W: usize, const H: usize, B: Bitboard>(
     let shards = read_results(&files, &rounds)?;
     let tree = split.tree().map_err(Failure::usage)?;
     let merged = split::merge(&split, tree, &rounds, &shards)?;
-    let book = match merged.outcome {
+    let (score, book) = match merged.outcome {
         Outcome::Next(round) => {
             let path = round.write_in(dir)?;
             return Err(Failure::NextRound(format!(
@@ -175,24 +205,12 @@ pub(crate) fn merge<const W: usize, const H: usize, B: Bitboard>(
                 merged.searched
             )));
         }
-        Outcome::Solved { score, book } => {
-            remove_tables(dir);
-            let mut stdout = io::stdout().lock();
-            writeln!(
-                stdout,
-                "{} {score} {} {}",
-                split.root, merged.nodes, merged.micros
-            )?;
-            stdout.flush()?;
-            if split.root == EMPTY_BOARD {
-                eprintln!("{}", protocol::ending(W * H, split.strength, score));
-            }
-            book
-        }
+        Outcome::Solved { score, book } => (score, book),
     };
+    // The outputs first, the tables last: a merge stopped in between leaves the tables a
+    // later run may still need.
     let book = match &book {
         Some(book) => {
-            let out = out.unwrap_or_else(|| dir.join("book.bin"));
             save_book(book, &out)?;
             format!(
                 "{}: {} positions up to {} stones",
@@ -203,6 +221,17 @@ pub(crate) fn merge<const W: usize, const H: usize, B: Bitboard>(
         }
         None => "weak results: no book".to_string(),
     };
+    let mut stdout = io::stdout().lock();
+    writeln!(
+        stdout,
+        "{} {score} {} {}",
+        split.root, merged.nodes, merged.micros
+    )?;
+    stdout.flush()?;
+    if split.root == EMPTY_BOARD {
+        eprintln!("{}", protocol::ending(W * H, split.strength, score));
+    }
+    remove_tables(dir);
     eprintln!(
         "{current} rounds, {} positions searched, {} positions explored, {:.1} s of solving in \
          all; {book}",
@@ -211,6 +240,109 @@ pub(crate) fn merge<const W: usize, const H: usize, B: Bitboard>(
         merged.micros as f64 / 1e6,
     );
     Ok(())
+}
+
+/// Refuses `--weak` for `command` on a strong split: its strength is the split's.
+fn refuse_weak_on_strong<const W: usize, const H: usize, B: Bitboard>(
+    command: &str,
+    strength: Strength,
+    split: &Split<W, H, B>,
+    dir: &Path,
+) -> Result<(), Failure> {
+    if strength == Strength::Weak && split.strength == Strength::Strong {
+        return Err(Failure::usage(format!(
+            "{command} --weak, but {} is a strong split: its strength is set by split",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Checks `--shard I/N` against the split before anything is sized by it: `N` at most the
+/// split's positions (one position a shard; a later round with fewer positions leaves the
+/// extra shards nothing to do).
+fn check_shard_count<const W: usize, const H: usize, B: Bitboard>(
+    shard: Shard,
+    split: &Split<W, H, B>,
+    dir: &Path,
+) -> Result<(), Failure> {
+    let most = split.most_shards();
+    if shard.count > most {
+        return Err(Failure::usage(format!(
+            "--shard {shard}: {} shards, but the split has {} positions ({}): at most {most} \
+             shards",
+            shard.count,
+            split.moves.len(),
+            dir.join(LIST_FILE).display()
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses a shard of round `number` in another count of shards than the round's results
+/// files already in `dir` have: a merge could not unite them.
+fn check_round_shards(dir: &Path, number: u32, shard: Shard) -> Result<(), Failure> {
+    for path in split::results_files(dir)? {
+        let Some((round, other)) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(parse_results_file_name)
+        else {
+            continue;
+        };
+        if round == number && other.count != shard.count {
+            return Err(Failure::usage(format!(
+                "--shard {shard}: round {number} is searched in {} shards ({}): run it with \
+                 --shard I/{}, or remove that round's results files to start it over",
+                other.count,
+                path.display(),
+                other.count
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The lists of rounds 1 to `current` of `split` in `dir`.
+fn load_rounds<const W: usize, const H: usize, B: Bitboard>(
+    dir: &Path,
+    current: u32,
+    split: &Split<W, H, B>,
+) -> Result<Vec<Round<W, H, B>>, Failure> {
+    Ok((1..=current)
+        .map(|number| Round::load(dir, number, split))
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
+/// Whether the results files in `dir` already solve the split's root: what `merge` would
+/// find, read the same way (a file it could not read means not solved: the shard's run
+/// then says what is wrong with it).
+fn is_solved<const W: usize, const H: usize, B: Bitboard>(
+    dir: &Path,
+    split: &Split<W, H, B>,
+    rounds: &[Round<W, H, B>],
+) -> bool {
+    let Ok(files) = split::results_files(dir) else {
+        return false;
+    };
+    // Only regular files: a FIFO would wait for a writer (solve-list refuses its own below).
+    let regular = |path: &PathBuf| std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+    if files.is_empty() || !files.iter().all(regular) {
+        return false;
+    }
+    let Ok(shards) = read_results(&files, rounds) else {
+        return false;
+    };
+    let Ok(tree) = split.tree() else {
+        return false;
+    };
+    matches!(
+        split::merge(split, tree, rounds, &shards),
+        Ok(split::Merged {
+            outcome: Outcome::Solved { .. },
+            ..
+        })
+    )
 }
 
 /// The results files at `paths`, each read against `rounds` and named by its path. A file

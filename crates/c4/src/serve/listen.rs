@@ -449,6 +449,10 @@ where
     let conn = http1::Builder::new()
         // Our own header timeout instead (see the module's documentation).
         .header_read_timeout(None)
+        // A client that sends its request and then shuts its side down (`nc -N`,
+        // `shutdown(SHUT_WR)`) still gets the answer: the read side's end is not taken for
+        // the client going away.
+        .half_close(true)
         .serve_connection(io, service);
     Guarded {
         conn: Box::pin(conn),

@@ -140,6 +140,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Split<W, H, B> {
         Ok(split)
     }
 
+    /// The most shards a round of this split may be dealt to: one a position (at least
+    /// one). A later round with fewer positions leaves the extra shards nothing; a count
+    /// past this one is refused before it sizes anything.
+    pub fn most_shards(&self) -> usize {
+        self.moves.len().max(1)
+    }
+
     /// The root position.
     pub fn root_position(&self) -> Result<Position<W, H, B>, String> {
         Position::from_moves(self.root_moves()).map_err(|e| format!("root: {e}"))
@@ -193,17 +200,22 @@ impl<const W: usize, const H: usize, B: Bitboard> Split<W, H, B> {
 
 impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
     /// The indices of the positions of `shard`, in the list's order ([`Round::owners`]).
+    /// Memory is bounded by the round's positions whatever `shard.count`.
     pub fn of_shard(&self, shard: super::Shard) -> Vec<usize> {
-        self.shares(shard.count)
+        let mine = shard.index.wrapping_sub(1);
+        self.owners(shard.count)
             .into_iter()
-            .nth(shard.index - 1)
-            .unwrap_or_default()
+            .enumerate()
+            .filter(|&(_, owner)| owner == mine)
+            .map(|(i, _)| i)
+            .collect()
     }
 
     /// The indices of each shard's positions, in the list's order, when the round is dealt
-    /// to `count` shards ([`Round::owners`]).
+    /// to `count` shards ([`Round::owners`]): one list a shard that holds a position, at most
+    /// one a position whatever `count` (shards past the last listed hold none).
     pub fn shares(&self, count: usize) -> Vec<Vec<usize>> {
-        let mut shares = vec![Vec::new(); count.max(1)];
+        let mut shares = vec![Vec::new(); count.clamp(1, self.moves.len().max(1))];
         for (i, owner) in self.owners(count).into_iter().enumerate() {
             shares[owner].push(i);
         }
@@ -223,9 +235,15 @@ impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
     /// file, where it was. Two shards searched 3.24 times one solve's positions on 6×6 with
     /// every position dealt by its own hash, 2.93 times grouped (9×4 weak: 4.88, 3.92; the
     /// crate README has every board).
+    ///
+    /// More shards than positions deal one position to each of the first shards, as many
+    /// shards as positions would: the count is cut to the positions before it sizes
+    /// anything, so memory is bounded by the round's positions whatever `count`.
     pub fn owners(&self, count: usize) -> Vec<usize> {
         let n = self.moves.len();
-        let count = count.max(1);
+        // With `count` ≥ `n` only one position a group leaves a group for every shard, and
+        // the deal gives the groups to the first `n` shards in turn: the same as `n` shards.
+        let count = count.clamp(1, n.max(1));
         // The positions sorted by their moves: a group's positions lie side by side.
         let mut sorted: Vec<usize> = (0..n).collect();
         sorted.sort_by(|&a, &b| self.moves[a].cmp(&self.moves[b]));

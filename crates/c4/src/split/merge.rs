@@ -42,7 +42,9 @@ pub enum Outcome<const W: usize, const H: usize, B: Bitboard> {
 /// `rounds` its lists, round 1 first; `files` the results as `(name, results)`, in any order, each read by
 /// [`Results::read`] against its round's list) and replays the root's search over them.
 ///
-/// Stops with an error naming the file or shard if one is given twice, if files of one round
+/// Stops with an error naming the file or shard if one names more shards than the split has
+/// positions ([`Split::most_shards`]: checked before the count sizes anything), if one is
+/// given twice, if files of one round
 /// disagree on the number of shards or on the strength (or with the split's), if a result is
 /// for a position its shard does not hold, if two results of a position contradict each
 /// other, or if the counts add up past `u64`. A shard of the last round missing or
@@ -55,6 +57,18 @@ pub fn merge<const W: usize, const H: usize, B: Bitboard>(
     files: &[(String, Results)],
 ) -> Result<Merged<W, H, B>, SplitError> {
     let root = split.root_position().map_err(SplitError::input)?;
+    for (name, results) in files {
+        let most = split.most_shards();
+        if results.shard.count > most {
+            return Err(SplitError::input(format!(
+                "{name}: shard {}: {} shards, but the split has {} positions: at most {most} \
+                 shards",
+                results.shard,
+                results.shard.count,
+                split.moves.len()
+            )));
+        }
+    }
     let mut plan = Plan::new(&root, split.depth, split.window());
     let (mut nodes, mut micros, mut searched) = (0u64, 0u64, 0usize);
     for round in rounds {
@@ -186,9 +200,17 @@ fn unite<'a, const W: usize, const H: usize, B: Bitboard>(
     }
     let count = count.ok_or_else(|| lacking(format!("round {number}: no results files")))?;
     let mut united = Vec::with_capacity(round.moves.len());
-    for (share, i) in round.shares(count).into_iter().zip(1..) {
+    // Every shard of the count (at most the split's positions: see `merge`), those past the
+    // round's positions with nothing to own.
+    let mut shares = round.shares(count).into_iter();
+    for i in 1..=count {
         let shard = Shard { index: i, count };
-        let owned: HashSet<&str> = share.into_iter().map(|j| round.moves[j].as_str()).collect();
+        let owned: HashSet<&str> = shares
+            .next()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|j| round.moves[j].as_str())
+            .collect();
         let (name, results) = shards.get(&i).ok_or_else(|| {
             lacking(format!(
                 "round {number}, shard {shard}: no results file ({})",
