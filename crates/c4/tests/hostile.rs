@@ -28,7 +28,7 @@ fn a_fifo_book_is_refused_at_once() {
     let fifo = dir.join("book");
     mkfifo(&fifo);
     let out = Run::new(BIN)
-        .args(&["--board", "4x4", "--book", &s(&fifo)])
+        .args(["--board", "4x4", "--book", &s(&fifo)])
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -43,7 +43,7 @@ fn a_fifo_book_is_refused_at_once() {
 fn an_endless_device_on_stdin_is_refused() {
     let zero = std::fs::File::open("/dev/zero").expect("/dev/zero");
     let out = Run::new(BIN)
-        .args(&["--board", "4x4", "--hash-mib", "4"])
+        .args(["--board", "4x4", "--hash-mib", "4"])
         .stdin(Stdio::from(zero))
         .deadline(DEADLINE)
         .output();
@@ -55,7 +55,7 @@ fn an_endless_device_on_stdin_is_refused() {
     );
     // /dev/null is a device too, and an empty input: no lines, nothing wrong.
     let out = Run::new(BIN)
-        .args(&["--board", "4x4", "--hash-mib", "4"])
+        .args(["--board", "4x4", "--hash-mib", "4"])
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -124,7 +124,7 @@ fn a_huge_stdin_line_is_rejected_in_bounded_memory() {
 #[test]
 fn a_line_not_utf8_is_rejected_and_the_run_goes_on() {
     let out = Run::new(BIN)
-        .args(&["--board", "4x4", "--hash-mib", "4", "--threads", "1"])
+        .args(["--board", "4x4", "--hash-mib", "4", "--threads", "1"])
         .input(b"1\n\xff\xfe\n11\n")
         .deadline(DEADLINE)
         .output();
@@ -150,7 +150,7 @@ fn bench_names_bad_lines_and_solves_the_rest() {
     std::fs::write(&set, &bytes).expect("write");
     let args = ["bench", &s(&set), "--board", "4x4", "--hash-mib", "4"];
     let out = Run::new(BIN)
-        .args(&args)
+        .args(args)
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -168,7 +168,7 @@ fn bench_names_bad_lines_and_solves_the_rest() {
     );
     // The same set through a pipe (no length known beforehand), named as /dev/stdin.
     let out = Run::new(BIN)
-        .args(&["bench", "/dev/stdin", "--board", "4x4", "--hash-mib", "4"])
+        .args(["bench", "/dev/stdin", "--board", "4x4", "--hash-mib", "4"])
         .input(bytes.as_slice())
         .deadline(DEADLINE)
         .output();
@@ -183,7 +183,7 @@ fn bench_names_bad_lines_and_solves_the_rest() {
         out.stderr_text()
     );
     let out = Run::new(BIN)
-        .args(&["bench", "/dev/zero", "--board", "4x4"])
+        .args(["bench", "/dev/zero", "--board", "4x4"])
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -201,7 +201,7 @@ fn bench_names_bad_lines_and_solves_the_rest() {
 fn solved_split(dir: &Path, shards: usize) {
     let d = s(dir);
     let out = Run::new(BIN)
-        .args(&[
+        .args([
             "split",
             "--board",
             "4x4",
@@ -219,7 +219,7 @@ fn solved_split(dir: &Path, shards: usize) {
         let shard = format!("{i}/{shards}");
         let args = ["solve-list", &d, "--shard", &shard, "--threads", "1"];
         let out = Run::new(BIN)
-            .args(&[&args[..], &["--hash-mib", "4"]].concat())
+            .args([&args[..], &["--hash-mib", "4"]].concat())
             .stdin(Stdio::null())
             .deadline(DEADLINE)
             .output();
@@ -236,7 +236,7 @@ fn merge_and_solve_list_refuse_devices_and_fifos() {
     solved_split(&dir, 0);
     let d = s(&dir);
     let out = Run::new(BIN)
-        .args(&["merge", &d, "/dev/zero"])
+        .args(["merge", &d, "/dev/zero"])
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -250,7 +250,7 @@ fn merge_and_solve_list_refuse_devices_and_fifos() {
     let results = dir.join("round-1-results-1-of-2.txt");
     mkfifo(&results);
     let out = Run::new(BIN)
-        .args(&["solve-list", &d, "--shard", "1/2", "--hash-mib", "4"])
+        .args(["solve-list", &d, "--shard", "1/2", "--hash-mib", "4"])
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -302,7 +302,7 @@ fn a_book_is_replaced_whole_or_not_at_all() {
     let book = dir.join("b.book");
     let b = s(&book);
     let out = Run::new(BIN)
-        .args(&["book", "--board", "4x4", "--depth", "2", "--out", &b])
+        .args(["book", "--board", "4x4", "--depth", "2", "--out", &b])
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -328,7 +328,7 @@ fn a_book_is_replaced_whole_or_not_at_all() {
     let link = dir.join("linked.book");
     std::os::unix::fs::symlink(&victim, &link).expect("symlink");
     let out = Run::new(BIN)
-        .args(&["book", "--board", "4x4", "--depth", "2", "--out", &s(&link)])
+        .args(["book", "--board", "4x4", "--depth", "2", "--out", &s(&link)])
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -341,7 +341,7 @@ fn a_book_is_replaced_whole_or_not_at_all() {
     let link = split.join("book.bin");
     std::os::unix::fs::symlink(&victim, &link).expect("symlink");
     let out = Run::new(BIN)
-        .args(&["merge", &s(&split)])
+        .args(["merge", &s(&split)])
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -351,7 +351,7 @@ fn a_book_is_replaced_whole_or_not_at_all() {
     std::fs::create_dir_all(&fresh).expect("dir");
     std::os::unix::fs::symlink(dir.join("absent"), fresh.join("positions.txt")).expect("link");
     let out = Run::new(BIN)
-        .args(&[
+        .args([
             "split",
             "--board",
             "4x4",
@@ -400,7 +400,7 @@ fn a_second_solve_list_of_a_shard_is_refused() {
     held.try_lock().expect("the lock is free");
     let args = ["solve-list", &d, "--threads", "1", "--hash-mib", "4"];
     let out = Run::new(BIN)
-        .args(&args)
+        .args(args)
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -416,7 +416,7 @@ fn a_second_solve_list_of_a_shard_is_refused() {
     assert_eq!(std::fs::read_to_string(&results).expect("results"), partial);
     drop(held);
     let out = Run::new(BIN)
-        .args(&args)
+        .args(args)
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -441,7 +441,7 @@ fn a_shard_killed_before_its_header_was_whole_starts_over() {
     for start in ["", &whole[..header_end], &whole[..10], "\0\0\0\0"] {
         std::fs::write(&results, start).expect("write");
         let out = Run::new(BIN)
-            .args(&args)
+            .args(args)
             .stdin(Stdio::null())
             .deadline(DEADLINE)
             .output();
@@ -453,7 +453,7 @@ fn a_shard_killed_before_its_header_was_whole_starts_over() {
     let foreign = whole[..header_end].replace("list ", "list f") + "\n";
     std::fs::write(&results, &foreign).expect("write");
     let out = Run::new(BIN)
-        .args(&args)
+        .args(args)
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -478,7 +478,7 @@ fn a_link_as_results_file_is_refused() {
     let results = dir.join("round-1-results-1-of-2.txt");
     std::os::unix::fs::symlink(&victim, &results).expect("symlink");
     let out = Run::new(BIN)
-        .args(&["solve-list", &s(&dir), "--shard", "1/2", "--hash-mib", "4"])
+        .args(["solve-list", &s(&dir), "--shard", "1/2", "--hash-mib", "4"])
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
@@ -514,7 +514,7 @@ fn merge_refuses_a_score_out_of_range() {
         lines[1] = format!("{moves} {score}..{score} 1 1 {check:08x}");
         std::fs::write(&results, lines.join("\n") + "\n").expect("write");
         let out = Run::new(BIN)
-            .args(&["merge", &s(&dir)])
+            .args(["merge", &s(&dir)])
             .stdin(Stdio::null())
             .deadline(DEADLINE)
             .output();
@@ -558,7 +558,7 @@ fn a_depth_below_the_root_is_an_error() {
     }
     assert!(!dir.join("positions.txt").exists() && !dir.join("b.book").exists());
     let out = Run::new(BIN)
-        .args(&[
+        .args([
             "split", "--board", "4x4", "--from", "1234", "--depth", "4", "--out", &d,
         ])
         .stdin(Stdio::null())
@@ -568,7 +568,7 @@ fn a_depth_below_the_root_is_an_error() {
     let list = std::fs::read_to_string(dir.join("positions.txt")).expect("list");
     assert_eq!(list.lines().skip(1).collect::<Vec<_>>(), ["1234"]);
     let out = Run::new(BIN)
-        .args(&[
+        .args([
             "book", "--board", "4x4", "--from", "1234", "--depth", "4", "--out", &book,
         ])
         .stdin(Stdio::null())

@@ -29,7 +29,7 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     // Before the work directory is made and anything is solved.
     check_file_out(out, "--out")?;
     let tree = args.tree::<W, H, B>()?;
-    let split = Split::of(&tree, root_name(args.from_moves()), Strength::Strong, true);
+    let split = Split::of(&tree, root_name(args.root_moves()), Strength::Strong, true);
     let work = work_dir(out);
     let round = split.full_round();
     let files = [split.write_in(&work)?, round.write_in(&work)?];

@@ -149,7 +149,7 @@ pub(crate) struct TreeArgs {
 impl TreeArgs {
     /// The root's move sequence: `--from`, empty for the empty board (given as `-` or not
     /// at all).
-    pub(crate) fn from_moves(&self) -> &str {
+    pub(crate) fn root_moves(&self) -> &str {
         if self.from == EMPTY_BOARD {
             ""
         } else {
@@ -165,7 +165,7 @@ impl TreeArgs {
     pub(crate) fn tree<const W: usize, const H: usize, B: Bitboard>(
         &self,
     ) -> Result<Tree<W, H, B>, Failure> {
-        let from = self.from_moves();
+        let from = self.root_moves();
         let root = Position::<W, H, B>::from_moves(from)
             .map_err(|e| Failure::usage(format!("--from: {e}")))?;
         check_depth::<W, H>(self.depth)?;
@@ -349,7 +349,7 @@ pub(crate) fn table_failure(e: TableError) -> Failure {
 }
 
 /// The root's name in a split: its move sequence, `-` for the empty board (`from` as
-/// [`TreeArgs::from_moves`] gives it).
+/// [`TreeArgs::root_moves`] gives it).
 pub(crate) fn root_name(from: &str) -> &str {
     if from.is_empty() { EMPTY_BOARD } else { from }
 }

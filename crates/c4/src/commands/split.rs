@@ -60,7 +60,7 @@ pub(crate) fn split_tree<const W: usize, const H: usize, B: Bitboard>(
     let tree = args.tree::<W, H, B>()?;
     let split = Split::of(
         &tree,
-        root_name(args.from_moves()),
+        root_name(args.root_moves()),
         solving.strength,
         full_book,
     );
