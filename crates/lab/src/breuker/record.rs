@@ -8,7 +8,6 @@
 use super::matrix::{self, Cell};
 use crate::experiment::{
     csv::{self, CsvRow, Fields, ParseRow},
-    schemes::SchemeSpec,
     stamping::{self, Stamping},
 };
 use std::{
@@ -184,15 +183,7 @@ fn cell_fields(f: &Fields) -> Result<(), String> {
         f.number(2, 0..=0)?;
         return Ok(());
     }
-    f.word(
-        0,
-        "a scheme as the lab writes it (e.g. twobig1, depth-age-8:4)",
-        |s| {
-            s.parse::<SchemeSpec>()
-                .ok()
-                .filter(|spec| spec.to_string() == s)
-        },
-    )?;
+    f.scheme(0)?;
     let offered = stamping::BREUKER.both;
     f.word(1, "cleared or stamped", |s| {
         Stamping::from_name(s).filter(|stamping| offered.contains(stamping))

@@ -9,7 +9,6 @@ use super::{plan, stats::Penta};
 use crate::experiment::{
     csv::{CsvRow, Fields, ParseRow},
     files,
-    schemes::SchemeSpec,
     stamping::{self, Stamping},
 };
 use std::{collections::BTreeMap, ops::RangeInclusive};
@@ -202,23 +201,12 @@ fn cell_fields(f: &Fields) -> Result<u64, String> {
     f.word(0, "full or paper", |s| {
         s.parse::<Profile>().ok().filter(|p| p.to_string() == s)
     })?;
-    let scheme = |i: usize| {
-        f.word(
-            i,
-            "a scheme as the lab writes it (e.g. twobig1, depth-age-8:4)",
-            |s| {
-                s.parse::<SchemeSpec>()
-                    .ok()
-                    .filter(|spec| spec.to_string() == s)
-            },
-        )
-    };
-    scheme(1)?;
+    f.scheme(1)?;
     let offered = stamping::ELO.both;
     f.word(2, "stamped or unstamped", |s| {
         Stamping::from_name(s).filter(|stamping| offered.contains(stamping))
     })?;
-    scheme(3)?;
+    f.scheme(3)?;
     let pressure = f.word(
         4,
         "a positive number as the lab writes it (e.g. 0.1)",

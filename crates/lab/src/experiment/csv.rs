@@ -149,6 +149,20 @@ impl<'a> Fields<'a> {
         parse(self.fields[i]).ok_or_else(|| self.bad(i, format_args!("is not {spelled}")))
     }
 
+    /// Field `i` as a table scheme spelled exactly as the lab writes it (`twobig1`,
+    /// `depth-age-8:4`; not `DEEP`): the one rule for every CSV that names a scheme.
+    pub fn scheme(&self, i: usize) -> Result<super::schemes::SchemeSpec, String> {
+        self.word(
+            i,
+            "a scheme as the lab writes it (e.g. twobig1, depth-age-8:4)",
+            |s| {
+                s.parse::<super::schemes::SchemeSpec>()
+                    .ok()
+                    .filter(|spec| spec.to_string() == s)
+            },
+        )
+    }
+
     /// Field `i` as a whole number in `range`, in the writer's decimal spelling (no sign,
     /// no leading zeros, no blanks).
     pub fn number(&self, i: usize, range: std::ops::RangeInclusive<u64>) -> Result<u64, String> {
