@@ -73,6 +73,8 @@ pub mod cell;
 pub mod entry;
 mod error;
 pub mod key;
+mod packed_move;
+#[cfg(feature = "persist")]
 mod persist;
 mod raw;
 pub mod scheme;
@@ -85,6 +87,8 @@ pub use entry::{
     WideExactEntry,
 };
 pub use error::Error;
+pub use packed_move::PackedMove;
+#[cfg(feature = "persist")]
 pub use persist::{FORMAT_VERSION, LoadFrom, SaveTo, TableFile};
 pub use scheme::Scheme;
 pub use stats::Stats;

@@ -70,7 +70,7 @@ impl Default for Config {
 /// | make | [`Table::with_mib`], [`Table::new`] ([`Size`], [`Config`]) |
 /// | search | [`Table::probe`], [`Table::store`], [`Table::prefetch`] |
 /// | between searches | [`Table::new_search`], [`Table::generation`], [`Table::hashfull`] |
-/// | memory | [`Table::clear`], [`Table::resize`], [`Table::use_buckets`] |
+/// | memory | [`Table::clear`], [`Table::prefault`], [`Table::resize`], [`Table::use_buckets`] |
 /// | look | [`Table::shape`] ([`Shape`]), [`Table::take_stats`] ([`Stats`]) |
 /// | files | [`Table::save`], [`Table::load`] (a writer or reader, or a [`TableFile`]) |
 ///
@@ -230,12 +230,35 @@ impl<E: Entry> Table<E> {
         let _ = key;
     }
 
-    /// Empties every slot and resets the generation, on several threads for big tables.
+    /// Empties every slot and resets the generation, on several threads for big tables:
+    /// [`Table::prefault`] with one thread per core.
     pub fn clear(&self) {
+        self.prefault(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    }
+
+    /// Empties every slot and resets the generation, writing the memory with up to
+    /// `threads` threads (at least one, and one per 32 MiB at most): Stockfish's threaded
+    /// clear.
+    ///
+    /// **Why call it:** a new table costs nothing until it is touched, because the operating
+    /// system maps its pages on first write ([`Table::new`] stays lazy, so that a solver or a
+    /// short run never pays for memory it does not use). The search that touches them first
+    /// pays instead, one page fault per page, on the search's own threads and in the middle
+    /// of its time budget: with a 1 GiB table the first search of a game ran measurably slower
+    /// than the same search on a warm table (`examples/first_search.rs` and the README give the
+    /// numbers). An engine calls `prefault` where it makes or resizes its table (the UCI
+    /// `Hash` option) and at `ucinewgame`, with its `Threads` count, so the cost is paid
+    /// before the clock runs.
+    ///
+    /// **What it costs:** one write of every byte of the table, spread over the threads:
+    /// roughly the time the kernel takes to zero the pages (a few hundred milliseconds for
+    /// 1 GiB on one core of a desktop, less with more threads), once. On a table already
+    /// touched it is a plain clear. It empties the table: call it before searching, not
+    /// between the searches of a game.
+    pub fn prefault(&self, threads: usize) {
         const PER_THREAD_MIN: usize = 32 << 20;
         let cells = self.cells.cells();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
+        let threads = threads
             .min(self.cells.bytes().div_ceil(PER_THREAD_MIN))
             .max(1);
         if threads == 1 {
@@ -291,11 +314,13 @@ impl<E: Entry> Table<E> {
     }
 
     /// The raw cells, for persistence.
+    #[cfg(any(test, feature = "persist"))]
     pub(crate) fn cells(&self) -> &[E::Cell] {
         self.cells.cells()
     }
 
     /// Swaps in cells loaded from a file (same length) and their generation.
+    #[cfg(feature = "persist")]
     pub(crate) fn adopt(&mut self, cells: RawCells<E::Cell>, generation: u32) {
         debug_assert_eq!(cells.cells().len(), self.buckets * self.ways);
         self.cells = cells;
@@ -334,8 +359,9 @@ mod tests {
             mv: u16::from(depth) + 1,
             score: i16::from(depth) * 10,
             eval: -3,
-            depth,
+            depth: depth as i8,
             bound: Bound::Exact,
+            pv: false,
         }
     }
 
