@@ -90,8 +90,8 @@ pub use error::Error;
 pub use packed_move::PackedMove;
 #[cfg(feature = "persist")]
 pub use persist::{FORMAT_VERSION, LoadFrom, SaveTo, TableFile};
-pub use scheme::Scheme;
-pub use stats::Stats;
+pub use scheme::{Replace, Scheme};
+pub use stats::{Stats, Usage};
 pub use table::{Buckets, Config, MAX_WAYS, Shape, Size, Stored, Table};
 
 /// The code in the READMEs is compiled and run as doc tests, so it cannot rot.

@@ -16,7 +16,7 @@ use crate::{
     entry::{Entry, Generation},
     raw::RawCells,
     scheme::Scheme,
-    stats::{Counters, Stats},
+    stats::{Counters, Stats, Usage},
 };
 use std::{
     marker::PhantomData,
@@ -49,6 +49,18 @@ pub struct Config {
     pub counting: bool,
 }
 
+impl crate::scheme::Replace for Config {
+    /// The configured scheme's [`Scheme::place`], with the configured time stamping.
+    #[inline]
+    fn place(
+        &self,
+        slots: &[crate::scheme::Slot],
+        new: &crate::scheme::Candidate,
+    ) -> crate::scheme::Placement {
+        self.scheme.place(slots, new, self.stamping)
+    }
+}
+
 impl Default for Config {
     /// Depth-and-age replacement with `k = 8`, full cache-line buckets, no counters.
     fn default() -> Self {
@@ -68,10 +80,10 @@ impl Default for Config {
 /// | | |
 /// |---|---|
 /// | make | [`Table::with_mib`], [`Table::new`] ([`Size`], [`Config`]) |
-/// | search | [`Table::probe`], [`Table::store`], [`Table::prefetch`] |
+/// | search | [`Table::probe`], [`Table::store`], [`Table::store_by`] (your own [`Replace`](crate::scheme::Replace) rule), [`Table::prefetch`] |
 /// | between searches | [`Table::new_search`], [`Table::generation`], [`Table::hashfull`] |
 /// | memory | [`Table::clear`], [`Table::prefault`], [`Table::resize`], [`Table::use_buckets`] |
-/// | look | [`Table::shape`] ([`Shape`]), [`Table::take_stats`] ([`Stats`]) |
+/// | look | [`Table::shape`] ([`Shape`]), [`Table::stats`], [`Table::take_stats`] ([`Stats`]), [`Table::usage`] ([`Usage`]), [`Table::set_counting`] |
 /// | files | [`Table::save`], [`Table::load`] (a writer or reader, or a [`TableFile`]) |
 ///
 /// How many ways and entries a size gives is [`Config::ways_for`] and
@@ -293,6 +305,51 @@ impl<E: Entry> Table<E> {
         }
     }
 
+    /// The counters since the table was made or since the last [`Table::take_stats`], left
+    /// as they are (all zero unless [`Config::counting`] is on, or [`Table::set_counting`]).
+    /// Each counter is read on its own, so a snapshot taken while other threads search may
+    /// be a few counts out between counters.
+    pub fn stats(&self) -> Stats {
+        self.counters.read()
+    }
+
+    /// Turns the [`Stats`] counters on or off ([`Config::counting`]) without building a
+    /// [`Config`]; the counts so far stay.
+    ///
+    /// ```
+    /// let mut t = transpo::Table::<transpo::ChessEntry>::with_mib(1)?;
+    /// t.set_counting(true);
+    /// t.probe(42);
+    /// assert_eq!((t.stats().probes, t.stats().hits), (1, 0)); // reading does not reset
+    /// println!("{}", t.stats()); // probes 1 hits 0 (0.0%) stores 0 overwrites 0 refused 0
+    /// # Ok::<(), transpo::Error>(())
+    /// ```
+    pub fn set_counting(&mut self, on: bool) {
+        self.config.counting = on;
+    }
+
+    /// How many slots of the buckets in use hold an entry, and how many of those are from
+    /// the current search: what an engine's `stats` command prints beside
+    /// [`Table::hashfull`]. It reads every slot (a 1 GiB table takes about as long as a
+    /// [`Table::clear`]), so call it between searches, not in one; `hashfull` samples 1000
+    /// buckets instead.
+    pub fn usage(&self) -> Usage {
+        let now = self.generation_bits();
+        let cells = &self.cells.cells()[..self.in_use * self.ways];
+        let (mut used, mut current) = (0, 0);
+        for cell in cells {
+            if let Some((_, g)) = E::unpack(cell.load()) {
+                used += 1;
+                current += u64::from(Self::age(now, g) == 0);
+            }
+        }
+        Usage {
+            slots: cells.len() as u64,
+            used,
+            current,
+        }
+    }
+
     /// The counters since the table was made or since the last call, which sets them back
     /// to zero (all zero unless [`Config::counting`] is on). Each counter is read and zeroed
     /// in one atomic step, so a count made meanwhile by another thread goes to this snapshot
@@ -418,6 +475,13 @@ mod tests {
             t.store(i + 100, entry);
         }
         assert_eq!(t.hashfull(), 1, "8 of 8000 slots is one permille");
+        // Over every slot: bucket 0 is full (its eighth store evicted key 7, the first
+        // slot at equal depth and age), the other 1999 buckets keep one old entry each.
+        let usage = t.usage();
+        assert_eq!(
+            (usage.slots, usage.used, usage.current),
+            (16_000, 1999 + 8, 8)
+        );
     }
 
     #[test]

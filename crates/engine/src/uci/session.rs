@@ -173,6 +173,19 @@ impl UciSession {
                 Ok(())
             }
             "perft" => self.perft(&rest),
+            "stats" => {
+                // The table's fill, counted over every slot (between searches: a full scan).
+                match &self.table {
+                    Some(table) => writeln!(
+                        out,
+                        "info string hash {} hashfull {}",
+                        table.usage(),
+                        table.hashfull()
+                    )?,
+                    None => writeln!(out, "info string hash off")?,
+                }
+                Ok(())
+            }
             "bench" => self.bench(&rest),
             "savehash" => self.save_hash(&rest),
             "loadhash" => self.load_hash(&rest),
