@@ -1,9 +1,6 @@
 //! Probe hit, probe miss and store on tables from 1 MiB to 1 GiB, against
-//! `hashbrown::HashMap<u64, ChessEntry>` holding as many entries and against a
-//! **hand-written Stockfish-style table** (the comparison an engine author makes: the table an
-//! engine writes itself, with the same four 16-byte XOR-verified entries a cache line, the
-//! same index and the same depth-and-age replacement, k = 8, in [`hand_written`]), plus the
-//! compact 8-byte layout beside the 16-byte XOR-verified one.
+//! `hashbrown::HashMap<u64, ChessEntry>` holding as many entries, plus the compact 8-byte
+//! layout beside the 16-byte XOR-verified one.
 //!
 //! `cargo bench -p transpo --bench table` (all sizes; the 1 GiB runs need ~3 GiB of memory),
 //! or `cargo bench -p transpo --bench table -- '16 MiB'` for one size.
@@ -135,104 +132,7 @@ fn bench_hashbrown(c: &mut Criterion) {
     });
 }
 
-/// The comparison: a transposition table as an engine writes it by hand, for one entry type
-/// and one scheme, with nothing generic. Not part of the crate.
-mod hand_written {
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-    /// One cache line: four entries of `[key ^ data, data]`.
-    #[repr(C, align(64))]
-    #[derive(Default)]
-    struct Line([AtomicU64; 8]);
-
-    /// Data word: move 16, score 16, eval 16, depth 8, bound 2 (0 = empty), PV 1, generation 5
-    /// (the `ChessEntry` packing).
-    pub struct HandTable {
-        lines: Vec<Line>,
-        generation: u64,
-    }
-
-    impl HandTable {
-        pub fn with_mib(mib: u64) -> Self {
-            let n = (mib << 20) as usize / 64;
-            HandTable {
-                lines: (0..n).map(|_| Line::default()).collect(),
-                generation: 0,
-            }
-        }
-
-        #[inline]
-        fn line(&self, key: u64) -> &Line {
-            &self.lines[((u128::from(key) * self.lines.len() as u128) >> 64) as usize]
-        }
-
-        /// The data word stored for `key`, if any.
-        #[inline]
-        pub fn probe(&self, key: u64) -> Option<u64> {
-            let line = self.line(key);
-            for slot in 0..4 {
-                let data = line.0[2 * slot + 1].load(Relaxed);
-                if line.0[2 * slot].load(Relaxed) ^ data == key && data >> 56 & 3 != 0 {
-                    return Some(data);
-                }
-            }
-            None
-        }
-
-        /// Depth-and-age (k = 8): the same key's slot, else an empty one, else the lowest
-        /// `depth − 8·age`.
-        #[inline]
-        pub fn store(&self, key: u64, data: u64) {
-            let line = self.line(key);
-            let mut victim = 0;
-            let mut worst = i32::MAX;
-            for slot in 0..4 {
-                let old = line.0[2 * slot + 1].load(Relaxed);
-                if old >> 56 & 3 == 0 || line.0[2 * slot].load(Relaxed) ^ old == key {
-                    victim = slot;
-                    break;
-                }
-                let age = (self.generation.wrapping_sub(old >> 59) & 31) as i32;
-                let worth = i32::from((old >> 48) as u8) - 8 * age;
-                if worth < worst {
-                    (victim, worst) = (slot, worth);
-                }
-            }
-            let data = data & !(31 << 59) | (self.generation & 31) << 59;
-            line.0[2 * victim].store(key ^ data, Relaxed);
-            line.0[2 * victim + 1].store(data, Relaxed);
-        }
-    }
-}
-
-fn bench_hand_written(c: &mut Criterion) {
-    let name = "hand-written Stockfish-style (4 x 16 B a line, depth-age-8)";
-    for_each_size(c, name, |group, mib| {
-        let table = hand_written::HandTable::with_mib(mib);
-        // The data word `ChessEntry` packs for `chess(key)` (bound exact: code 3).
-        let data = |key: u64| {
-            u64::from(key as u16)
-                | u64::from((key >> 16) as u16) << 16
-                | (key >> 56) << 48
-                | 3 << 56
-        };
-        let filled = (mib << 20) / 16 / 2;
-        for i in 0..filled {
-            table.store(mix(i), data(mix(i)));
-        }
-        let store = |_hit, miss| table.store(miss, data(miss));
-        bench_ops(
-            group,
-            &format!("{mib} MiB"),
-            key_sets(filled),
-            |k| table.probe(k),
-            store,
-        );
-    });
-}
-
 fn benches(c: &mut Criterion) {
-    bench_hand_written(c);
     bench_table(c, "transpo ChessEntry (16 B, XOR-verified)", chess);
     bench_table(c, "transpo CompactEntry (8 B, 16-bit check)", compact);
     bench_hashbrown(c);

@@ -96,7 +96,7 @@ impl Default for Config {
 /// let key = 0x463b_9618_1691_fc9c;
 /// table.prefetch(key);
 /// assert_eq!(table.probe(key), None);
-/// let entry = ChessEntry { mv: 796, score: 35, eval: 20, depth: 12, bound: Bound::Exact };
+/// let entry = ChessEntry { mv: 796, score: 35, eval: 20, depth: 12, bound: Bound::Exact, pv: true };
 /// table.store(key, entry);
 /// assert_eq!(table.probe(key), Some(entry));
 /// table.new_search();
