@@ -1,40 +1,40 @@
 //! A chess-like move in 16 bits, for the `mv` field of the search entries, with no chess in
 //! the crate: from-square, to-square and a promotion code, nothing else.
 //!
-//! Why it exists: [`crate::ChessEntry::mv`] is a `u16`, and an engine whose own move type
-//! carries more (moving piece, flags, a score) needs a way to fit it in. Sixteen bits hold
-//! from, to and promotion; the rest an engine recovers by matching the stored move against
-//! the moves it generates, which it must do anyway (see below).
-//!
-//! The layout is Polyglot's (bit 15 … 0): `promotion:4 | from:6 | to:6`, squares `0..64` in
-//! the engine's own numbering (Polyglot and most engines: `8 * rank + file`, a1 = 0). The
-//! promotion code is the engine's: Polyglot uses 0 = none, 1 = knight, 2 = bishop,
-//! 3 = rook, 4 = queen. The value 0 (square 0 to square 0, no promotion) is never a move, so
-//! it is [`PackedMove::NONE`], "no move", which is what a default entry holds.
-//!
-//! **The rule:** a move read from the table may belong to another position (a key collision,
-//! a torn write with a partial key check, a file from elsewhere). Before playing it or
-//! trusting the entry, match it against the legal moves of the position: play the legal
-//! move whose from, to and promotion are the stored ones, and treat an entry whose move
-//! matches none as a miss.
-//!
-//! ```
-//! use transpo::PackedMove;
-//!
-//! let e2e4 = PackedMove::new(12, 28, 0);
-//! assert_eq!((e2e4.from(), e2e4.to(), e2e4.promotion()), (12, 28, 0));
-//! assert_eq!(e2e4.bits(), 12 << 6 | 28); // Polyglot's code
-//! assert_eq!(PackedMove::from_bits(e2e4.bits()), e2e4);
-//! assert!(PackedMove::NONE.is_none() && !e2e4.is_none());
-//! // The engine's generated moves, matched by the three fields (here: tuples).
-//! let legal = [(12u8, 28u8, 0u8, "pawn double push"), (6, 21, 0, "knight")];
-//! let found = legal.iter().find(|m| PackedMove::new(m.0, m.1, m.2) == e2e4);
-//! assert_eq!(found.map(|m| m.3), Some("pawn double push"));
-//! ```
+//! [`PackedMove`]'s docs give the layout and the rule for using a stored move.
 
-/// A move as from-square, to-square and promotion code in 16 bits (see the
-/// [module docs](self) for the layout and for the rule: match it against the legal moves
-/// before playing it).
+/// A move as from-square, to-square and promotion code in 16 bits.
+///
+/// Why it exists: [`crate::ChessEntry::mv`] is a `u16`, and an engine whose own move type
+/// carries more (moving piece, flags, a score) needs a way to fit it in. Sixteen bits hold
+/// from, to and promotion; the rest an engine recovers by matching the stored move against
+/// the moves it generates, which it must do anyway (see below).
+///
+/// The layout is Polyglot's (bit 15 … 0): `promotion:4 | from:6 | to:6`, squares `0..64` in
+/// the engine's own numbering (Polyglot and most engines: `8 * rank + file`, a1 = 0). The
+/// promotion code is the engine's: Polyglot uses 0 = none, 1 = knight, 2 = bishop,
+/// 3 = rook, 4 = queen. The value 0 (square 0 to square 0, no promotion) is never a move, so
+/// it is [`PackedMove::NONE`], "no move", which is what a default entry holds.
+///
+/// **The rule:** a move read from the table may belong to another position (a key collision,
+/// a torn write with a partial key check, a file from elsewhere). Before playing it or
+/// trusting the entry, match it against the legal moves of the position: play the legal
+/// move whose from, to and promotion are the stored ones, and treat an entry whose move
+/// matches none as a miss.
+///
+/// ```
+/// use transpo::PackedMove;
+///
+/// let e2e4 = PackedMove::new(12, 28, 0);
+/// assert_eq!((e2e4.from(), e2e4.to(), e2e4.promotion()), (12, 28, 0));
+/// assert_eq!(e2e4.bits(), 12 << 6 | 28); // Polyglot's code
+/// assert_eq!(PackedMove::from_bits(e2e4.bits()), e2e4);
+/// assert!(PackedMove::NONE.is_none() && !e2e4.is_none());
+/// // The engine's generated moves, matched by the three fields (here: tuples).
+/// let legal = [(12u8, 28u8, 0u8, "pawn double push"), (6, 21, 0, "knight")];
+/// let found = legal.iter().find(|m| PackedMove::new(m.0, m.1, m.2) == e2e4);
+/// assert_eq!(found.map(|m| m.3), Some("pawn double push"));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PackedMove(u16);
 

@@ -34,7 +34,7 @@ pub struct ChessEntry {
     /// Best or refutation move, in the engine's own 16-bit encoding (0 conventionally "no
     /// move"); [`crate::PackedMove`] packs from, to and promotion. **Match the stored move
     /// against your legal moves before playing it**: the entry may be another position's
-    /// (see [`crate::PackedMove`]'s module docs).
+    /// (see [`crate::PackedMove`]).
     pub mv: u16,
     /// Score, already made node-relative for mates (see [`crate::score`]).
     pub score: i16,
