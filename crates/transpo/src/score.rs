@@ -142,7 +142,9 @@ pub fn cut<S: Score>(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict<S> {
     /// Return this score (root-relative): the entry is deep enough and its bound settles
-    /// the window.
+    /// the window. It is the stored score, as a fail-soft search returns it; a fail-hard
+    /// search returns `score.clamp(alpha, beta)` (beta for a lower bound, alpha for an upper
+    /// one).
     Cut(S),
     /// Search the node, trying the entry's move first: `mv` in the engine's encoding (0 for
     /// none), to be matched against the legal moves before it is played.
