@@ -431,6 +431,7 @@ fn entries_with_illegal_moves_feed_nothing() {
                 eval: 25_000,
                 depth: 0,
                 bound: Bound::Upper,
+                pv: false,
             },
         );
     };
@@ -481,6 +482,7 @@ fn a_quiescence_store_does_not_replace_a_deeper_entry() {
         eval: transpo_engine::search::entry::NO_EVAL,
         depth: 10,
         bound: Bound::Upper,
+        pv: false,
     };
     for (scheme, kept) in [
         (transpo_engine::search::ENGINE_SCHEME, true),

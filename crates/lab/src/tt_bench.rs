@@ -44,8 +44,9 @@ fn entry_for(key: u64) -> ChessEntry {
         mv: key as u16,
         score: (key >> 16) as i16,
         eval: (key >> 32) as i16,
-        depth: (key >> 48) as u8,
+        depth: (key >> 48) as i8,
         bound: Bound::Exact,
+        pv: false,
     }
 }
 

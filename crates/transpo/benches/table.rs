@@ -21,8 +21,9 @@ fn chess(key: u64) -> ChessEntry {
         mv: key as u16,
         score: (key >> 16) as i16,
         eval: 0,
-        depth: (key >> 56) as u8,
+        depth: (key >> 56) as i8,
         bound: Bound::Exact,
+        pv: false,
     }
 }
 

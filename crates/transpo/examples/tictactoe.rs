@@ -65,8 +65,9 @@ fn negamax(p: Pos, tt: Option<&Table<ChessEntry>>, n: &mut u64, mut a: i16, mut 
             mv: 0,
             score: best,
             eval: 0,
-            depth: empty.count_ones() as u8, // all that is left: every entry is exact
+            depth: empty.count_ones() as i8, // all that is left: every entry is exact
             bound,
+            pv: false,
         };
         t.store(p.key, entry);
     }

@@ -3,35 +3,41 @@
 //! An engine's search, with the table:
 //!
 //! ```
-//! use transpo::{Bound, ChessEntry, Table};
+//! use transpo::{Bound, ChessEntry, Table, score::{self, Verdict}};
+//!
+//! const MATE_THRESHOLD: i16 = 32000 - 256; // inclusive: |s| >= it is a mate score
 //!
 //! /// A node: the table answers first when it can, and learns the result after.
-//! fn search(tt: &Table<ChessEntry>, key: u64, depth: u8, alpha: i16, beta: i16) -> i16 {
-//!     if let Some(e) = tt.probe(key).filter(|e| e.depth >= depth) {
-//!         match e.bound {
-//!             Bound::Exact => return e.score,
-//!             Bound::Lower if e.score >= beta => return e.score,
-//!             Bound::Upper if e.score <= alpha => return e.score,
-//!             _ => {} // not enough here, but `e.mv` is the move to try first
+//! fn search(tt: &Table<ChessEntry>, key: u64, depth: i8, ply: u8, alpha: i16, beta: i16) -> i16 {
+//!     if let Some(e) = tt.probe(key) {
+//!         match e.verdict(depth, ply, (alpha, beta), MATE_THRESHOLD) {
+//!             Verdict::Cut(score) => return score,
+//!             Verdict::Search { mv } => {} // try `mv` first, once matched to a legal move
 //!         }
 //!     }
-//!     let (score, mv) = (35, 796); // ... the moves searched: the best score and move ...
-//!     let bound = match score {
-//!         s if s >= beta => Bound::Lower,
-//!         s if s <= alpha => Bound::Upper,
-//!         _ => Bound::Exact,
-//!     };
-//!     tt.store(key, ChessEntry { mv, score, eval: 20, depth, bound });
-//!     score
+//!     let (best, mv) = (35, 796); // ... the moves searched: the best score and move ...
+//!     tt.store(key, ChessEntry {
+//!         mv,
+//!         score: score::to_table(best, ply, MATE_THRESHOLD),
+//!         depth,
+//!         bound: Bound::from_window(best, (alpha, beta)),
+//!         ..ChessEntry::default()
+//!     });
+//!     best
 //! }
 //!
 //! let tt = Table::<ChessEntry>::with_mib(16)?; // once; search threads share `&tt`
+//! tt.prefault(1); // before the first search: maps the memory now (see `Table::prefault`)
 //! tt.new_search(); // at each `go`: the entries stored so far age by one search
-//! assert_eq!(search(&tt, 0x463b_9618_1691_fc9c, 12, -100, 100), 35);
-//! assert_eq!(search(&tt, 0x463b_9618_1691_fc9c, 12, -100, 100), 35); // from the table
+//! assert_eq!(search(&tt, 0x463b_9618_1691_fc9c, 12, 0, -100, 100), 35);
+//! assert_eq!(search(&tt, 0x463b_9618_1691_fc9c, 12, 0, -100, 100), 35); // from the table
 //! println!("info hashfull {}", tt.hashfull());
 //! # Ok::<(), transpo::Error>(())
 //! ```
+//!
+//! The crate builds without its persistence (and without `transpo-files`) with
+//! `default-features = false`; the default feature `persist` adds `Table::save` and
+//! `Table::load`.
 //!
 //! A transposition table caches what an alpha-beta search learned about a position (score,
 //! whether it is exact or a bound, the depth searched, the best move) under the position's
@@ -42,7 +48,9 @@
 //! One design serves three kinds of user:
 //! - **engines** with many search threads: [`ChessEntry`] (16 bytes, full-key lockless XOR
 //!   verification) or [`CompactEntry`] (8 bytes, 16-bit key check), in cache-line buckets,
-//!   shared through `&Table` with relaxed atomics and no locks;
+//!   shared through `&Table` with relaxed atomics and no locks; [`PackedMove`] packs a move,
+//!   [`score`] converts mate scores and turns a probe into a cut-off ([`ChessEntry::verdict`]),
+//!   [`Replace`] plugs in a replacement rule of one's own;
 //! - **solvers** that want as many entries per MiB as possible: [`SolverEntry`] (4 bytes);
 //! - **labs** that compare replacement schemes: exact entry counts, one- or two-level
 //!   buckets, full keys and subtree sizes in [`ResearchEntry`], and [`Stats`] counters.
@@ -50,7 +58,8 @@
 //! The layers, from the bottom: [`cell`] (atomic words), the raw memory (allocation,
 //! alignment, huge pages; private), [`entry`] (packing), [`scheme`] (replacement policy,
 //! plain functions), [`Table`] (probe, store, new search, clear, resize, hashfull, prefetch),
-//! persistence ([`Table::save`], [`Table::load`]) and [`score`] (mate scores in the table).
+//! persistence (`Table::save`, `Table::load`, feature `persist`) and [`score`] (mate scores
+//! in the table, the node's verdict).
 //!
 //! ```
 //! use transpo::{Bound, Config, ResearchEntry, Scheme, Size, Table};
@@ -62,6 +71,7 @@
 //! let entry = ResearchEntry { mv: 0, score: -12, depth: 3, bound: Bound::Upper, nodes: 517 };
 //! table.store(0xdead_beef_f00d_cafe, entry);
 //! assert_eq!(table.probe(0xdead_beef_f00d_cafe), Some(entry));
+//! assert_eq!(table.stats().hits, 1); // reading leaves the counters
 //! assert_eq!(table.take_stats().hits, 1);
 //! assert_eq!(table.take_stats().hits, 0); // taking the counters zeroes them
 //! # Ok::<(), transpo::Error>(())
@@ -73,6 +83,8 @@ pub mod cell;
 pub mod entry;
 mod error;
 pub mod key;
+mod packed_move;
+#[cfg(feature = "persist")]
 mod persist;
 mod raw;
 pub mod scheme;
@@ -85,10 +97,27 @@ pub use entry::{
     WideExactEntry,
 };
 pub use error::Error;
+pub use packed_move::PackedMove;
+#[cfg(feature = "persist")]
 pub use persist::{FORMAT_VERSION, LoadFrom, SaveTo, TableFile};
-pub use scheme::Scheme;
-pub use stats::Stats;
+pub use scheme::{Replace, Scheme};
+pub use stats::{Stats, Usage};
 pub use table::{Buckets, Config, MAX_WAYS, Shape, Size, Stored, Table};
+
+/// The program an engine author writes first, which must keep building with
+/// `default-features = false` (issue 48):
+///
+/// ```
+/// use transpo::{ChessEntry, Table};
+/// let key = 0x463b_9618_1691_fc9c;
+/// let t = Table::<ChessEntry>::with_mib(16)?;
+/// let e = ChessEntry { depth: 3, ..ChessEntry::default() };
+/// t.store(key, e);
+/// assert!(t.probe(key).is_some());
+/// # Ok::<(), transpo::Error>(())
+/// ```
+#[cfg(doctest)]
+struct FirstProgram;
 
 /// The code in the READMEs is compiled and run as doc tests, so it cannot rot.
 #[cfg(doctest)]

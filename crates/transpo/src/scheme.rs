@@ -206,6 +206,54 @@ impl Scheme {
     }
 }
 
+/// A replacement rule: where a newcomer goes in a bucket, given what each slot holds.
+///
+/// Implement it (or pass a closure `Fn(&[Slot], &Candidate) -> Placement`) to store with
+/// your own rule through [`crate::Table::store_by`]. The built-in schemes are rules too:
+/// [`crate::Config`] implements `Replace` as its [`Scheme::place`] with its time stamping, and
+/// [`crate::Table::store`] is `store_by(key, entry, &config)` (with quicker paths for one-
+/// and two-slot buckets that a test checks against it).
+///
+/// The table calls `place` with the bucket's slots in order (each [`Slot`] says whether it is
+/// occupied, by the same position, how deep, how old) and carries the answer out. Rules 1
+/// and 2 of the [module docs](self) are the built-ins' convention, not the table's: a rule
+/// that ignores [`Slot::holds_same`] may leave two entries of one position in a bucket
+/// (a probe finds the first). A [`Placement::Replace`] beyond the bucket, or a
+/// [`Placement::PushFront`] in a one-slot bucket, is refused (the newcomer is dropped).
+///
+/// ```
+/// use transpo::{Bound, ChessEntry, Stored, Table};
+/// use transpo::scheme::{Candidate, Placement, Slot};
+///
+/// /// Never lets an exact entry go; otherwise replaces the shallowest slot.
+/// fn keep_exact(slots: &[Slot], new: &Candidate) -> Placement {
+///     if let Some(i) = slots.iter().position(|s| s.holds_same() || !s.occupied) {
+///         return Placement::Replace(i);
+///     }
+///     let victim = (0..slots.len())
+///         .filter(|&i| slots[i].bound != Bound::Exact)
+///         .min_by_key(|&i| slots[i].depth);
+///     victim.map_or(Placement::Refuse, Placement::Replace)
+/// }
+///
+/// let t = Table::<ChessEntry>::with_mib(1)?;
+/// let e = ChessEntry { depth: 4, ..ChessEntry::default() };
+/// assert_eq!(t.store_by(9, e, &keep_exact), Stored::Empty);
+/// assert_eq!(t.probe(9), Some(e));
+/// # Ok::<(), transpo::Error>(())
+/// ```
+pub trait Replace {
+    /// Where `new` goes in the bucket described by `slots` (never empty).
+    fn place(&self, slots: &[Slot], new: &Candidate) -> Placement;
+}
+
+impl<F: Fn(&[Slot], &Candidate) -> Placement> Replace for F {
+    #[inline]
+    fn place(&self, slots: &[Slot], new: &Candidate) -> Placement {
+        self(slots, new)
+    }
+}
+
 /// How much of a bucket a scheme reads (see [`Scheme::reads`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Reads {

@@ -1,6 +1,10 @@
-//! Counters a lab can read: what the table was asked and what it did.
+//! Counters a lab or an engine's `stats` command reads: what the table was asked and what it
+//! did ([`Stats`]), and how full it is ([`Usage`]).
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::{
+    fmt,
+    sync::atomic::{AtomicU64, Ordering::Relaxed},
+};
 
 /// Live counters, on their own cache line so that counting does not slow the table's
 /// read-mostly fields down.
@@ -15,6 +19,17 @@ pub(crate) struct Counters {
 }
 
 impl Counters {
+    /// The counts so far, left as they are.
+    pub(crate) fn read(&self) -> Stats {
+        Stats {
+            probes: self.probes.load(Relaxed),
+            hits: self.hits.load(Relaxed),
+            stores: self.stores.load(Relaxed),
+            overwrites: self.overwrites.load(Relaxed),
+            refused: self.refused.load(Relaxed),
+        }
+    }
+
     /// The counts so far, each read and set back to zero in one atomic step.
     pub(crate) fn take(&self) -> Stats {
         Stats {
@@ -27,7 +42,9 @@ impl Counters {
     }
 }
 
-/// A snapshot of a table's counters ([`crate::Table::take_stats`]).
+/// A snapshot of a table's counters ([`crate::Table::stats`], [`crate::Table::take_stats`]).
+///
+/// `Display` prints one line: `probes 10 hits 4 (40.0%) stores 7 overwrites 1 refused 2`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Calls to `probe`.
@@ -42,4 +59,89 @@ pub struct Stats {
     pub overwrites: u64,
     /// Stores the scheme refused (collisions lost by the new entry).
     pub refused: u64,
+}
+
+impl Stats {
+    /// Hits per probe, 0 to 1 (0 with no probes).
+    pub fn hit_rate(&self) -> f64 {
+        if self.probes == 0 {
+            0.0
+        } else {
+            self.hits as f64 / self.probes as f64
+        }
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "probes {} hits {} ({:.1}%) stores {} overwrites {} refused {}",
+            self.probes,
+            self.hits,
+            100.0 * self.hit_rate(),
+            self.stores,
+            self.overwrites,
+            self.refused
+        )
+    }
+}
+
+/// How full a table is, counted over every slot ([`crate::Table::usage`]).
+///
+/// `Display` prints one line: `entries 1200 of 4096 in use (29.3%), 800 from this search`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Slots in the buckets in use.
+    pub slots: u64,
+    /// Slots holding an entry.
+    pub used: u64,
+    /// Slots holding an entry written in the current search (since the last
+    /// [`crate::Table::new_search`]; every used slot for entries without generation bits).
+    pub current: u64,
+}
+
+impl fmt::Display for Usage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let percent = if self.slots == 0 {
+            0.0
+        } else {
+            100.0 * self.used as f64 / self.slots as f64
+        };
+        write!(
+            f,
+            "entries {} of {} in use ({percent:.1}%), {} from this search",
+            self.used, self.slots, self.current
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_and_usage_print_one_line() {
+        let stats = Stats {
+            probes: 10,
+            hits: 4,
+            stores: 7,
+            overwrites: 1,
+            refused: 2,
+        };
+        assert_eq!(
+            stats.to_string(),
+            "probes 10 hits 4 (40.0%) stores 7 overwrites 1 refused 2"
+        );
+        assert_eq!(Stats::default().hit_rate(), 0.0);
+        let usage = Usage {
+            slots: 4096,
+            used: 1200,
+            current: 800,
+        };
+        assert_eq!(
+            usage.to_string(),
+            "entries 1200 of 4096 in use (29.3%), 800 from this search"
+        );
+    }
 }

@@ -16,7 +16,7 @@ use crate::{
     entry::{Entry, Generation},
     raw::RawCells,
     scheme::Scheme,
-    stats::{Counters, Stats},
+    stats::{Counters, Stats, Usage},
 };
 use std::{
     marker::PhantomData,
@@ -49,6 +49,18 @@ pub struct Config {
     pub counting: bool,
 }
 
+impl crate::scheme::Replace for Config {
+    /// The configured scheme's [`Scheme::place`], with the configured time stamping.
+    #[inline]
+    fn place(
+        &self,
+        slots: &[crate::scheme::Slot],
+        new: &crate::scheme::Candidate,
+    ) -> crate::scheme::Placement {
+        self.scheme.place(slots, new, self.stamping)
+    }
+}
+
 impl Default for Config {
     /// Depth-and-age replacement with `k = 8`, full cache-line buckets, no counters.
     fn default() -> Self {
@@ -68,10 +80,10 @@ impl Default for Config {
 /// | | |
 /// |---|---|
 /// | make | [`Table::with_mib`], [`Table::new`] ([`Size`], [`Config`]) |
-/// | search | [`Table::probe`], [`Table::store`], [`Table::prefetch`] |
+/// | search | [`Table::probe`], [`Table::store`], [`Table::store_by`] (your own [`Replace`](crate::scheme::Replace) rule), [`Table::prefetch`] |
 /// | between searches | [`Table::new_search`], [`Table::generation`], [`Table::hashfull`] |
-/// | memory | [`Table::clear`], [`Table::resize`], [`Table::use_buckets`] |
-/// | look | [`Table::shape`] ([`Shape`]), [`Table::take_stats`] ([`Stats`]) |
+/// | memory | [`Table::clear`], [`Table::prefault`], [`Table::resize`], [`Table::use_buckets`] |
+/// | look | [`Table::shape`] ([`Shape`]), [`Table::stats`], [`Table::take_stats`] ([`Stats`]), [`Table::usage`] ([`Usage`]), [`Table::set_counting`] |
 /// | files | [`Table::save`], [`Table::load`] (a writer or reader, or a [`TableFile`]) |
 ///
 /// How many ways and entries a size gives is [`Config::ways_for`] and
@@ -84,7 +96,7 @@ impl Default for Config {
 /// let key = 0x463b_9618_1691_fc9c;
 /// table.prefetch(key);
 /// assert_eq!(table.probe(key), None);
-/// let entry = ChessEntry { mv: 796, score: 35, eval: 20, depth: 12, bound: Bound::Exact };
+/// let entry = ChessEntry { mv: 796, score: 35, eval: 20, depth: 12, bound: Bound::Exact, pv: true };
 /// table.store(key, entry);
 /// assert_eq!(table.probe(key), Some(entry));
 /// table.new_search();
@@ -230,12 +242,35 @@ impl<E: Entry> Table<E> {
         let _ = key;
     }
 
-    /// Empties every slot and resets the generation, on several threads for big tables.
+    /// Empties every slot and resets the generation, on several threads for big tables:
+    /// [`Table::prefault`] with one thread per core.
     pub fn clear(&self) {
+        self.prefault(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    }
+
+    /// Empties every slot and resets the generation, writing the memory with up to
+    /// `threads` threads (at least one, and one per 32 MiB at most): Stockfish's threaded
+    /// clear.
+    ///
+    /// **Why call it:** a new table costs nothing until it is touched, because the operating
+    /// system maps its pages on first write ([`Table::new`] stays lazy, so that a solver or a
+    /// short run never pays for memory it does not use). The search that touches them first
+    /// pays instead, one page fault per page, on the search's own threads and in the middle
+    /// of its time budget: with a 1 GiB table the first search of a game ran measurably slower
+    /// than the same search on a warm table (`examples/first_search.rs` and the README give the
+    /// numbers). An engine calls `prefault` where it makes or resizes its table (the UCI
+    /// `Hash` option) and at `ucinewgame`, with its `Threads` count, so the cost is paid
+    /// before the clock runs.
+    ///
+    /// **What it costs:** one write of every byte of the table, spread over the threads:
+    /// roughly the time the kernel takes to zero the pages (a few hundred milliseconds for
+    /// 1 GiB on one core of a desktop, less with more threads), once. On a table already
+    /// touched it is a plain clear. It empties the table: call it before searching, not
+    /// between the searches of a game.
+    pub fn prefault(&self, threads: usize) {
         const PER_THREAD_MIN: usize = 32 << 20;
         let cells = self.cells.cells();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
+        let threads = threads
             .min(self.cells.bytes().div_ceil(PER_THREAD_MIN))
             .max(1);
         if threads == 1 {
@@ -270,6 +305,51 @@ impl<E: Entry> Table<E> {
         }
     }
 
+    /// The counters since the table was made or since the last [`Table::take_stats`], left
+    /// as they are (all zero unless [`Config::counting`] is on, or [`Table::set_counting`]).
+    /// Each counter is read on its own, so a snapshot taken while other threads search may
+    /// be a few counts out between counters.
+    pub fn stats(&self) -> Stats {
+        self.counters.read()
+    }
+
+    /// Turns the [`Stats`] counters on or off ([`Config::counting`]) without building a
+    /// [`Config`]; the counts so far stay.
+    ///
+    /// ```
+    /// let mut t = transpo::Table::<transpo::ChessEntry>::with_mib(1)?;
+    /// t.set_counting(true);
+    /// t.probe(42);
+    /// assert_eq!((t.stats().probes, t.stats().hits), (1, 0)); // reading does not reset
+    /// println!("{}", t.stats()); // probes 1 hits 0 (0.0%) stores 0 overwrites 0 refused 0
+    /// # Ok::<(), transpo::Error>(())
+    /// ```
+    pub fn set_counting(&mut self, on: bool) {
+        self.config.counting = on;
+    }
+
+    /// How many slots of the buckets in use hold an entry, and how many of those are from
+    /// the current search: what an engine's `stats` command prints beside
+    /// [`Table::hashfull`]. It reads every slot (a 1 GiB table takes about as long as a
+    /// [`Table::clear`]), so call it between searches, not in one; `hashfull` samples 1000
+    /// buckets instead.
+    pub fn usage(&self) -> Usage {
+        let now = self.generation_bits();
+        let cells = &self.cells.cells()[..self.in_use * self.ways];
+        let (mut used, mut current) = (0, 0);
+        for cell in cells {
+            if let Some((_, g)) = E::unpack(cell.load()) {
+                used += 1;
+                current += u64::from(Self::age(now, g) == 0);
+            }
+        }
+        Usage {
+            slots: cells.len() as u64,
+            used,
+            current,
+        }
+    }
+
     /// The counters since the table was made or since the last call, which sets them back
     /// to zero (all zero unless [`Config::counting`] is on). Each counter is read and zeroed
     /// in one atomic step, so a count made meanwhile by another thread goes to this snapshot
@@ -291,11 +371,13 @@ impl<E: Entry> Table<E> {
     }
 
     /// The raw cells, for persistence.
+    #[cfg(any(test, feature = "persist"))]
     pub(crate) fn cells(&self) -> &[E::Cell] {
         self.cells.cells()
     }
 
     /// Swaps in cells loaded from a file (same length) and their generation.
+    #[cfg(feature = "persist")]
     pub(crate) fn adopt(&mut self, cells: RawCells<E::Cell>, generation: u32) {
         debug_assert_eq!(cells.cells().len(), self.buckets * self.ways);
         self.cells = cells;
@@ -334,8 +416,9 @@ mod tests {
             mv: u16::from(depth) + 1,
             score: i16::from(depth) * 10,
             eval: -3,
-            depth,
+            depth: depth as i8,
             bound: Bound::Exact,
+            pv: false,
         }
     }
 
@@ -392,6 +475,13 @@ mod tests {
             t.store(i + 100, entry);
         }
         assert_eq!(t.hashfull(), 1, "8 of 8000 slots is one permille");
+        // Over every slot: bucket 0 is full (its eighth store evicted key 7, the first
+        // slot at equal depth and age), the other 1999 buckets keep one old entry each.
+        let usage = t.usage();
+        assert_eq!(
+            (usage.slots, usage.used, usage.current),
+            (16_000, 1999 + 8, 8)
+        );
     }
 
     #[test]

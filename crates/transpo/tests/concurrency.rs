@@ -81,8 +81,9 @@ fn chess_entries_never_tear() {
             mv: h as u16,
             score: (h >> 16) as i16,
             eval: (h >> 32) as i16,
-            depth: (h >> 48) as u8,
+            depth: (h >> 48) as i8,
             bound: bound_of(h),
+            pv: h >> 63 == 1,
         }
     });
     assert!(hits > 1000, "the test must exercise hits, saw {hits}");
@@ -187,6 +188,7 @@ fn clear_while_others_probe_is_safe() {
         eval: 2,
         depth: 3,
         bound: Bound::Exact,
+        pv: false,
     };
     std::thread::scope(|scope| {
         let t = &table;

@@ -248,8 +248,9 @@ fn chess(depth: u8, _nodes: u64, bound: Bound, key: usize) -> ChessEntry {
         mv: key as u16,
         score: depth as i16 * 7,
         eval: -(key as i16),
-        depth,
+        depth: depth as i8,
         bound,
+        pv: false,
     }
 }
 

@@ -14,8 +14,9 @@ fn entry(k: u64) -> ChessEntry {
         mv: k as u16,
         score: (k >> 16) as i16,
         eval: (k >> 32) as i16,
-        depth: (k >> 48) as u8,
+        depth: (k >> 48) as i8,
         bound: Bound::Lower,
+        pv: k & 1 == 1,
     }
 }
 

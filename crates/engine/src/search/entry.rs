@@ -23,8 +23,9 @@ pub struct TtData {
     /// Static evaluation of the position ([`NO_EVAL`] when none is stored or the layout does
     /// not keep it).
     pub eval: i16,
-    /// Remaining depth of the search that produced the score, in plies.
-    pub depth: u8,
+    /// Remaining depth of the search that produced the score, in plies (the search stores
+    /// 0 to 255; a layout keeps what fits its depth field).
+    pub depth: i16,
     /// What the score says about the true value.
     pub bound: Bound,
     /// Nodes searched in the subtree (0 when the layout does not keep it).
@@ -38,7 +39,7 @@ impl TtData {
     /// through here, and every score it stores through [`TtData::table_score`].
     #[inline]
     pub fn score_at(&self, ply: usize) -> i32 {
-        transpo::score::from_table(i32::from(self.score), ply as i32, MATE_BOUND)
+        transpo::score::from_table(i32::from(self.score), ply, MATE_BOUND)
     }
 
     /// The score to store for `score`, found at a node `ply` plies below the root: the
@@ -47,7 +48,7 @@ impl TtData {
     pub fn table_score(score: i32, ply: usize) -> i16 {
         // Fits an i16: search scores lie within ±INFINITY (32,001), and a mate score moves
         // by at most its ply (below MAX_PLY, 128).
-        transpo::score::to_table(score, ply as i32, MATE_BOUND) as i16
+        transpo::score::to_table(score, ply, MATE_BOUND) as i16
     }
 }
 
@@ -67,8 +68,9 @@ impl SearchEntry for ChessEntry {
             mv: d.mv,
             score: d.score,
             eval: d.eval,
-            depth: d.depth,
+            depth: d.depth.clamp(i8::MIN.into(), i8::MAX.into()) as i8,
             bound: d.bound,
+            pv: false,
         }
     }
 
@@ -78,7 +80,7 @@ impl SearchEntry for ChessEntry {
             mv: self.mv,
             score: self.score,
             eval: self.eval,
-            depth: self.depth,
+            depth: self.depth.into(),
             bound: self.bound,
             nodes: 0,
         }
@@ -91,7 +93,7 @@ impl SearchEntry for ResearchEntry {
         ResearchEntry {
             mv: d.mv,
             score: d.score,
-            depth: d.depth,
+            depth: d.depth.clamp(0, u8::MAX.into()) as u8,
             bound: d.bound,
             nodes: d.nodes,
         }
@@ -103,7 +105,7 @@ impl SearchEntry for ResearchEntry {
             mv: self.mv,
             score: self.score,
             eval: NO_EVAL,
-            depth: self.depth,
+            depth: self.depth.into(),
             bound: self.bound,
             nodes: self.nodes,
         }

@@ -21,6 +21,7 @@ use transpo::{Bound, Table};
 use transpo_chess::move16;
 
 use super::entry::{SearchEntry, TtData};
+use super::score::MATE_BOUND;
 use super::worker::Worker;
 
 /// What a node's probe found.
@@ -110,7 +111,7 @@ impl<E: SearchEntry> Worker<'_, E> {
     /// Whether a stored depth is enough to use the entry's score at `depth` plies: at least
     /// as deep, or exactly as deep with `exact_depth_probing`.
     #[inline]
-    fn deep_enough(&self, stored: u8, depth: i32) -> bool {
+    fn deep_enough(&self, stored: i16, depth: i32) -> bool {
         if self.exact_depth_probing {
             i32::from(stored) == depth
         } else {
@@ -132,7 +133,7 @@ impl<E: SearchEntry> Worker<'_, E> {
     ) {
         let Some(table) = table else { return };
         let (alpha, beta) = result.window;
-        let bound = bound_of(result.best, alpha, beta);
+        let bound = Bound::from_window(result.best, (alpha, beta));
         let mv = if bound == Bound::Upper {
             result.move_if_upper
         } else {
@@ -142,7 +143,7 @@ impl<E: SearchEntry> Worker<'_, E> {
             mv: move16::encode_opt(mv),
             score: TtData::table_score(result.best, ply),
             eval: self.eval_to_store(result.eval),
-            depth: result.depth.clamp(0, 255) as u8,
+            depth: result.depth.clamp(0, 255) as i16,
             bound,
             nodes: result.nodes,
         };
@@ -157,25 +158,8 @@ impl<E: SearchEntry> Worker<'_, E> {
 }
 
 /// The stored score, when the entry's bound settles a node searched with (`alpha`, `beta`)
-/// at `ply` (its depth is the caller's question).
+/// at `ply` (its depth is the caller's question): [`transpo::score::cut`].
 #[inline]
 pub(super) fn table_cut(d: &TtData, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
-    let stored = d.score_at(ply);
-    let cut = match d.bound {
-        Bound::Exact => true,
-        Bound::Lower => stored >= beta,
-        Bound::Upper => stored <= alpha,
-    };
-    cut.then_some(stored)
-}
-
-/// What a node's result says about its true value, given the window it was searched with.
-fn bound_of(best: i32, old_alpha: i32, beta: i32) -> Bound {
-    if best >= beta {
-        Bound::Lower
-    } else if best > old_alpha {
-        Bound::Exact
-    } else {
-        Bound::Upper
-    }
+    transpo::score::cut(i32::from(d.score), d.bound, ply, (alpha, beta), MATE_BOUND)
 }

@@ -142,7 +142,7 @@ impl UciSession {
                 if let Some(table) = &self.table
                     && !self.options.never_clear_hash
                 {
-                    table.clear();
+                    table.prefault(self.options.threads);
                 }
                 self.position = Position::startpos();
                 Ok(())
@@ -173,6 +173,19 @@ impl UciSession {
                 Ok(())
             }
             "perft" => self.perft(&rest),
+            "stats" => {
+                // The table's fill, counted over every slot (between searches: a full scan).
+                match &self.table {
+                    Some(table) => writeln!(
+                        out,
+                        "info string hash {} hashfull {}",
+                        table.usage(),
+                        table.hashfull()
+                    )?,
+                    None => writeln!(out, "info string hash off")?,
+                }
+                Ok(())
+            }
             "bench" => self.bench(&rest),
             "savehash" => self.save_hash(&rest),
             "loadhash" => self.load_hash(&rest),
@@ -189,9 +202,13 @@ impl UciSession {
         Ok(Flow::Continue)
     }
 
-    /// A table of `mib` MiB with the current scheme.
+    /// A table of `mib` MiB with the current scheme, its memory touched now with the
+    /// session's threads ([`Table::prefault`]) so that the first search does not pay for it.
     fn make_table(&self, mib: u64) -> Result<Table<ChessEntry>, String> {
-        crate::search::engine_table(mib, self.options.scheme).map_err(|e| e.to_string())
+        let table =
+            crate::search::engine_table(mib, self.options.scheme).map_err(|e| e.to_string())?;
+        table.prefault(self.options.threads);
+        Ok(table)
     }
 
     /// `go ...`: starts a search thread (or answers from the book, or runs `go perft N`).
@@ -321,7 +338,7 @@ impl UciSession {
             OptionChange::ClearHash => {
                 self.thread.stop();
                 if let Some(table) = &self.table {
-                    table.clear();
+                    table.prefault(self.options.threads);
                 }
             }
             OptionChange::Replacement(scheme) => {

@@ -328,3 +328,39 @@ fn options_are_checked_and_failures_keep_the_old_state() {
         "{out}"
     );
 }
+
+/// `stats` prints the table's fill over every slot: none before a search, some after, and
+/// says so when the table is off; a table made with several threads (prefaulted) searches
+/// like any other.
+#[test]
+fn stats_prints_the_tables_fill() {
+    let out = session_output(&[
+        "setoption name Threads value 2",
+        "setoption name Hash value 2",
+        "stats",
+        "go depth 3",
+        "stats",
+        "ucinewgame",
+        "stats",
+        "setoption name Hash value 0",
+        "stats",
+    ]);
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string hash"))
+        .collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(
+        lines[0].starts_with("info string hash entries 0 of "),
+        "{out}"
+    );
+    assert!(
+        !lines[1].starts_with("info string hash entries 0 of "),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("info string hash entries 0 of "),
+        "{out}"
+    );
+    assert_eq!(lines[3], "info string hash off");
+}

@@ -1,21 +1,132 @@
-//! The default entry for a multi-threaded chess engine.
+//! The default entry for a multi-threaded chess engine: a full 64-bit key check, everything
+//! an engine keeps (move, score, static eval, signed depth, bound, PV flag), four to a cache
+//! line.
 
-use super::search_word::search_entry;
+use super::{Bits, Bound, Depth, Entry, Generation};
 use crate::cell::XorCell;
 
-search_entry! {
-    /// A 16-byte entry with a full 64-bit key, XOR-verified so that torn concurrent writes
-    /// read as misses: four to a cache line.
-    ///
-    /// Words: `[key ^ data, data]`, `data` laid out as in the search word (move, score, eval,
-    /// depth, bound, 6-bit generation).
-    pub struct ChessEntry {
-        /// Static evaluation of the position, kept so it need not be recomputed.
-        pub eval: i16,
+/// Generation bits a [`ChessEntry`] keeps (one bit of the search word holds the PV flag, as in
+/// Stockfish, which keeps five too).
+const GENERATION_BITS: u32 = 5;
+
+/// A 16-byte entry with a full 64-bit key, XOR-verified so that torn concurrent writes
+/// read as misses: four to a cache line.
+///
+/// Words: `[key ^ data, data]`, `data` laid out as (from bit 0) move 16, score 16, eval 16,
+/// depth 8 (two's complement), bound 2 (0 marks the empty slot), PV flag 1, generation 5.
+///
+/// Every field is public and [`Default`] fills what an engine does not keep:
+///
+/// ```
+/// use transpo::{ChessEntry, Table};
+///
+/// let t = Table::<ChessEntry>::with_mib(16)?;
+/// let e = ChessEntry { depth: 3, ..ChessEntry::default() };
+/// t.store(7, e);
+/// assert_eq!(t.probe(7), Some(e));
+/// // Quiescence entries at negative depth fit.
+/// t.store(8, ChessEntry { depth: -2, ..e });
+/// assert_eq!(t.probe(8).map(|e| e.depth), Some(-2));
+/// # Ok::<(), transpo::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ChessEntry {
+    /// Best or refutation move, in the engine's own 16-bit encoding (0 conventionally "no
+    /// move"); [`crate::PackedMove`] packs from, to and promotion. **Match the stored move
+    /// against your legal moves before playing it**: the entry may be another position's
+    /// (see [`crate::PackedMove`]).
+    pub mv: u16,
+    /// Score, already made node-relative for mates (see [`crate::score`]).
+    pub score: i16,
+    /// Static evaluation of the position, kept so it need not be recomputed (any value,
+    /// e.g. 0, when the engine keeps none).
+    pub eval: i16,
+    /// Depth of the search that produced the score, in plies; negative for quiescence
+    /// entries. Replacement schemes see a negative depth as 0 ([`Entry::depth`]).
+    pub depth: i8,
+    /// What the score says about the true value.
+    pub bound: Bound,
+    /// Whether the entry was stored at a principal-variation node (Stockfish's `is_pv`):
+    /// kept for the engine, not read by the table.
+    pub pv: bool,
+}
+
+impl Entry for ChessEntry {
+    type Cell = XorCell<2>;
+    const GENERATION_BITS: u32 = GENERATION_BITS;
+    const LAYOUT: &'static str = "chess-xor2-v2";
+
+    #[inline]
+    fn pack(&self, key: u64, generation: Generation) -> Bits<Self> {
+        debug_assert!(u32::from(generation) < 1 << GENERATION_BITS);
+        let data = u64::from(self.mv)
+            | u64::from(self.score as u16) << 16
+            | u64::from(self.eval as u16) << 32
+            | u64::from(self.depth as u8) << 48
+            | self.bound.code() << 56
+            | u64::from(self.pv) << 58
+            | u64::from(generation) << 59;
+        [key, data]
     }
-    cell: XorCell<2>,
-    layout: "chess-xor2-v1",
-    pack(entry, key, word) => [key, word(entry.eval as u16)],
-    unpack(bits) => bits[1], |w| { eval: w.extra as i16 },
-    verifies(bits, key) => bits[0] == key,
+
+    #[inline]
+    fn unpack(bits: Bits<Self>) -> Option<(Self, Generation)> {
+        let data = bits[1];
+        let entry = ChessEntry {
+            mv: data as u16,
+            score: (data >> 16) as u16 as i16,
+            eval: (data >> 32) as u16 as i16,
+            depth: (data >> 48) as u8 as i8,
+            bound: Bound::from_code(data >> 56)?,
+            pv: data >> 58 & 1 == 1,
+        };
+        Some((entry, (data >> 59) as Generation))
+    }
+
+    #[inline]
+    fn verifies(bits: Bits<Self>, key: u64) -> bool {
+        bits[0] == key
+    }
+
+    /// The depth, negative depths (quiescence) as 0.
+    #[inline]
+    fn depth(&self) -> Depth {
+        self.depth.max(0) as Depth
+    }
+
+    #[inline]
+    fn bound(&self) -> Bound {
+        self.bound
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::tests::assert_round_trips;
+
+    #[test]
+    fn every_field_round_trips_at_its_extremes() {
+        for (mv, score, eval, depth) in [
+            (0, 0, 0, 0),
+            (u16::MAX, i16::MAX, i16::MIN, i8::MAX),
+            (1, i16::MIN, i16::MAX, i8::MIN),
+            (0x8001, -1, -32000, -1),
+        ] {
+            for bound in [Bound::Exact, Bound::Lower, Bound::Upper] {
+                for pv in [false, true] {
+                    let e = ChessEntry {
+                        mv,
+                        score,
+                        eval,
+                        depth,
+                        bound,
+                        pv,
+                    };
+                    assert_round_trips(e);
+                    assert_eq!(e.depth(), depth.max(0) as u8);
+                }
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 //!
 //! | type | cell | per 64-byte line | key check | payload |
 //! |---|---|---|---|---|
-//! | [`ChessEntry`] | 2 × u64, XOR-verified | 4 | full 64 bits | move, score, eval, depth, bound, generation |
+//! | [`ChessEntry`] | 2 × u64, XOR-verified | 4 | full 64 bits | move, score, eval, signed depth, bound, PV flag, 5-bit generation |
 //! | [`CompactEntry`] | u64 | 8 | 16 low bits | move, score, depth, bound, generation |
 //! | [`ResearchEntry`] | 3 × u64, XOR-verified | 2 (48 bytes) | full 64 bits | move, score, depth, bound, generation, subtree nodes |
 //! | [`SolverEntry`] | u32 | 16 | 24 low bits | one non-zero byte |
@@ -41,13 +41,17 @@ pub type Depth = u8;
 pub type Generation = u8;
 
 /// What a stored score says about the true value of the position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// The default is [`Bound::Upper`], the lowest in [`Bound::priority`]; any bound, the default
+/// included, can be stored (the empty slot is marked by a code no `Bound` has).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Bound {
     /// The score is exact (a PV node: alpha < score < beta).
     Exact,
     /// The true value is at least the score (a cut node: score ≥ beta).
     Lower,
     /// The true value is at most the score (an all node: score ≤ alpha).
+    #[default]
     Upper,
 }
 
@@ -68,6 +72,28 @@ impl Bound {
             2 => Some(Bound::Lower),
             1 => Some(Bound::Upper),
             _ => None,
+        }
+    }
+
+    /// The bound a node's result proves, given the window `(alpha, beta)` the node was
+    /// searched with (`alpha` as it was on entry, before the moves raised it): `Lower` when
+    /// `score >= beta` (a cut), `Upper` when `score <= alpha` (no move raised alpha),
+    /// `Exact` between. Works for any score type (`i16`, `i32`, …).
+    ///
+    /// ```
+    /// use transpo::Bound;
+    /// assert_eq!(Bound::from_window(50i16, (-10, 50)), Bound::Lower);
+    /// assert_eq!(Bound::from_window(-10i32, (-10, 50)), Bound::Upper);
+    /// assert_eq!(Bound::from_window(3, (-10, 50)), Bound::Exact);
+    /// ```
+    #[inline]
+    pub fn from_window<S: PartialOrd>(score: S, (alpha, beta): (S, S)) -> Bound {
+        if score >= beta {
+            Bound::Lower
+        } else if score > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
         }
     }
 
@@ -185,8 +211,9 @@ pub(crate) mod tests {
                     mv,
                     score,
                     eval,
-                    depth,
+                    depth: depth as i8,
                     bound,
+                    pv: depth % 2 == 1,
                 });
                 assert_round_trips(ResearchEntry {
                     mv,

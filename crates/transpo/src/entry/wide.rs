@@ -206,7 +206,7 @@ mod tests {
     use super::*;
     use crate::entry::exact::{CHECK_BITS, CHECK_MASK, VALUE_SHIFT};
     use crate::entry::tests::{assert_round_trips, exact_table};
-    use crate::{Config, Error, Scheme, Size, Stored, Table, key::mix};
+    use crate::{Config, Scheme, Size, Stored, Table, key::mix};
 
     /// An entry whose every field is a function of `x`.
     fn entry_of(x: u64) -> WideExactEntry {
@@ -375,6 +375,7 @@ mod tests {
 
     /// A saved table loads back cell for cell, and only into a table of this layout.
     #[test]
+    #[cfg(feature = "persist")]
     fn save_and_load_round_trip_and_other_layouts_are_refused() {
         let config = Config {
             scheme: Scheme::DepthAge { k: 8 },
@@ -401,7 +402,7 @@ mod tests {
         let mut narrow = Table::<ExactEntry>::new(Size::Entries(entries), config).expect("small");
         let refused = narrow.load(file.as_slice()).expect_err("another layout");
         assert!(
-            matches!(&refused, Error::Mismatch(m) if m.contains("exact-wide-u128-v1")),
+            matches!(&refused, crate::Error::Mismatch(m) if m.contains("exact-wide-u128-v1")),
             "{refused}"
         );
         // And the other way round.
@@ -409,7 +410,7 @@ mod tests {
         narrow.save(&mut file).expect("save to memory");
         assert!(matches!(
             loaded.load(file.as_slice()),
-            Err(Error::Mismatch(_))
+            Err(crate::Error::Mismatch(_))
         ));
         assert_eq!(
             loaded.probe(keys[0]),

@@ -203,6 +203,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "persist")]
     fn a_table_using_part_of_its_buckets_is_not_saved() {
         let mut t = exact_table(1);
         t.use_buckets(Buckets::First(crate::ExactEntry::MIN_BUCKETS));

@@ -11,7 +11,7 @@ use super::Table;
 use crate::{
     cell::Cell,
     entry::{Bits, Entry, Generation},
-    scheme::{Candidate, Placement, Reads, Slot},
+    scheme::{Candidate, Placement, Reads, Replace, Slot},
     table::MAX_WAYS,
 };
 
@@ -48,6 +48,21 @@ impl<E: Entry> Table<E> {
             Reads::Nothing => self.store_first(key, entry),
             Reads::FirstSlot => self.store_two_level(key, entry),
             Reads::AllSlots => self.store_general(key, entry),
+        }
+    }
+
+    /// Offers `entry` for `key` to the bucket, placed by `rule` instead of the table's
+    /// scheme (see [`Replace`]: a closure or your own type). A placement outside the bucket
+    /// is [`Stored::Refused`]. Counted like [`Table::store`].
+    #[inline]
+    pub fn store_by<R: Replace + ?Sized>(&self, key: u64, entry: E, rule: &R) -> Stored {
+        // Scratch arrays sized for the bucket, so a 4-way store does not fill 16 slots.
+        match self.ways {
+            1 => self.store_with::<1, R>(key, entry, rule),
+            2 => self.store_with::<2, R>(key, entry, rule),
+            3 | 4 => self.store_with::<4, R>(key, entry, rule),
+            5..=8 => self.store_with::<8, R>(key, entry, rule),
+            _ => self.store_with::<MAX_WAYS, R>(key, entry, rule),
         }
     }
 
@@ -130,23 +145,22 @@ impl<E: Entry> Table<E> {
         self.tally(outcome)
     }
 
-    /// [`Table::store`] through the scheme's [`crate::Scheme::place`], for any configuration
-    /// (the quicker paths must agree with it; the tests check that they do).
+    /// [`Table::store`] through the scheme's [`crate::Scheme::place`] (the configuration as a
+    /// [`Replace`] rule), for any configuration (the quicker paths must agree with it; the
+    /// tests check that they do).
     #[inline]
     fn store_general(&self, key: u64, entry: E) -> Stored {
-        // Scratch arrays sized for the bucket, so a 4-way store does not fill 16 slots.
-        match self.ways {
-            1 => self.store_with::<1>(key, entry),
-            2 => self.store_with::<2>(key, entry),
-            3 | 4 => self.store_with::<4>(key, entry),
-            5..=8 => self.store_with::<8>(key, entry),
-            _ => self.store_with::<MAX_WAYS>(key, entry),
-        }
+        self.store_by(key, entry, &self.config)
     }
 
-    /// [`Table::store_general`] with scratch room for `N ≥ ways` slots.
+    /// [`Table::store_by`] with scratch room for `N ≥ ways` slots.
     #[inline]
-    fn store_with<const N: usize>(&self, key: u64, entry: E) -> Stored {
+    fn store_with<const N: usize, R: Replace + ?Sized>(
+        &self,
+        key: u64,
+        entry: E,
+        rule: &R,
+    ) -> Stored {
         let bucket = self.bucket(key);
         let now = self.generation_bits();
         let mut bits = [<E::Cell as Cell>::EMPTY; N];
@@ -159,17 +173,17 @@ impl<E: Entry> Table<E> {
             }
         }
         let slots = &slots[..self.ways];
-        let placement =
-            self.config
-                .scheme
-                .place(slots, &Self::candidate(&entry), self.config.stamping);
+        let placement = rule.place(slots, &Self::candidate(&entry));
         let packed = entry.pack(key, now);
         let outcome = match placement {
             Placement::Refuse => Stored::Refused,
-            Placement::Replace(i) => {
+            Placement::Replace(i) if i < self.ways => {
                 bucket[i].store(packed);
                 Stored::over(&slots[i])
             }
+            // A rule's slot beyond the bucket, or a push into a one-slot bucket: refused.
+            Placement::Replace(_) => Stored::Refused,
+            Placement::PushFront if self.ways < 2 => Stored::Refused,
             Placement::PushFront => {
                 bucket[1].store(bits[0]);
                 bucket[0].store(packed);
@@ -278,6 +292,45 @@ mod tests {
         );
         t.probe(1);
         assert_eq!(t.take_stats().probes, 1, "and they count on from zero");
+    }
+
+    /// A rule of one's own goes through `store_by`; placements outside the bucket are
+    /// refused, not a panic; and the configuration as a rule stores as `store` does.
+    #[test]
+    fn store_by_carries_out_any_rule_and_refuses_what_does_not_fit() {
+        let t = Table::<crate::ChessEntry>::new(Size::Entries(4), Config::default())
+            .expect("one bucket");
+        let e = chess(3);
+        let last = |slots: &[Slot], _: &Candidate| Placement::Replace(slots.len() - 1);
+        assert_eq!(t.store_by(1, e, &last), Stored::Empty);
+        assert!(
+            crate::ChessEntry::verifies(t.bucket_bits(1)[3], 1),
+            "went to the last slot"
+        );
+        assert_eq!(
+            t.store_by(2, e, &|_: &[Slot], _: &Candidate| Placement::Replace(4)),
+            Stored::Refused
+        );
+        let one = one_slot(one_slot_old());
+        assert_eq!(
+            one.store_by(2, research(1), &|_: &[Slot], _: &Candidate| {
+                Placement::PushFront
+            }),
+            Stored::Refused
+        );
+        assert_eq!(one.probe(2), None);
+        let by_config = Table::<crate::ChessEntry>::new(Size::Entries(4), Config::default())
+            .expect("one bucket");
+        let plain = Table::<crate::ChessEntry>::new(Size::Entries(4), Config::default())
+            .expect("one bucket");
+        for (i, key) in keys_in_first_bucket(9).enumerate() {
+            let e = chess(i as u8 % 5);
+            assert_eq!(
+                by_config.store_by(key, e, &Config::default()),
+                plain.store(key, e)
+            );
+        }
+        assert_eq!(by_config.bucket_bits(1), plain.bucket_bits(1));
     }
 
     /// OLD, the scheme that refuses every collision.
