@@ -3,15 +3,15 @@
 //!
 //! A table of each layout is filled with `load × entries` random keys, then probed with
 //! `PROBES` fresh random keys that were never stored: every hit is a false one. A full-key
-//! [`ChessEntry`] can have none; a 16-bit check ([`CompactEntry`]) about `occupied ways /
-//! 65536` per probe.
+//! [`ChessEntry`] can have none; a 16-bit check ([`CompactEntry`], [`DenseChessEntry`])
+//! about `occupied ways / 65536` per probe.
 //!
 //! `cargo run --release --example false_hits -p transpo -- [MIB] [PROBES]`
 //! (defaults: 16 MiB, 1,000,000 probes; the notebook's figures used 4,000,000). It checks
 //! that the full-key layout has none and that the 16-bit one stays within three times the
 //! expected count (plus 20).
 
-use transpo::{Bound, ChessEntry, CompactEntry, Entry, Table, key::SplitMix64};
+use transpo::{Bound, ChessEntry, CompactEntry, DenseChessEntry, Entry, Table, key::SplitMix64};
 
 /// Fills a fresh `mib` MiB table with `load × entries` random keys and counts the hits of
 /// `probes` keys never stored. Returns (ways, false hits).
@@ -54,6 +54,10 @@ fn main() {
         for (name, (ways, hits)) in [
             ("ChessEntry", false_hits(mib, load, probes, chess)),
             ("CompactEntry", false_hits(mib, load, probes, compact)),
+            (
+                "DenseChess",
+                false_hits(mib, load, probes, DenseChessEntry::from(chess)),
+            ),
         ] {
             // Random keys into buckets: the mean occupied ways at this load (Poisson).
             let expected = if name == "ChessEntry" {

@@ -5,7 +5,8 @@
 //! the users we know: a 32-bit word (a solver's partial key and one byte), a 64-bit word (a
 //! compact chess entry with a 16-bit key check), a 128-bit word (an exact solver entry for
 //! position codes wider than 64 bits), and a run of 64-bit words verified with Hyatt's
-//! lockless XOR (a full 64-bit key and 64 or 128 bits of payload).
+//! lockless XOR (a full 64-bit key and 64 or 128 bits of payload). A fifth, [`DenseCell`],
+//! holds three slots of 80 bits in 32 bytes (Stockfish's density, a 16-bit key check).
 //!
 //! A single-word cell cannot tear: the key check and the payload are written by one store.
 //! A multi-word cell can, when two threads write it at once; [`XorCell`] stores the key
@@ -26,7 +27,7 @@
 //! `LDP`/`STP` with LSE2, else an exclusive pair or `CASP`), and falls back
 //! to its own lock-based implementation elsewhere, which is slower but never tears either.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 mod sealed {
     pub trait Sealed {}
@@ -40,17 +41,23 @@ mod sealed {
 pub trait Cell: sealed::Sealed + Send + Sync + 'static {
     /// The plain value a cell holds, as the entry codec sees it.
     type Bits: Copy + Eq + std::fmt::Debug + Send + Sync + 'static;
-    /// The value of a cell whose bytes are all zero: an empty slot.
+    /// The value of a slot whose bytes are all zero: an empty slot.
     const EMPTY: Self::Bits;
     /// Size of the cell in bytes, as stored in memory and in a saved table.
     const BYTES: usize;
-    /// Reads the cell (relaxed).
-    fn load(&self) -> Self::Bits;
-    /// Writes the cell (relaxed).
-    fn store(&self, bits: Self::Bits);
-    /// Serialises `bits` little-endian into `out`, which is [`Cell::BYTES`] long.
+    /// Slots (entries) the cell holds: 1 for every cell but [`DenseCell`], which holds
+    /// three. A bucket of a table is a whole number of cells.
+    const SLOTS: usize = 1;
+    /// Bytes one slot takes in a saved table (its cell's bytes when the cell has one slot).
+    const SLOT_BYTES: usize = Self::BYTES;
+    /// Reads slot `slot` (below [`Cell::SLOTS`]) of the cell (relaxed).
+    fn load(&self, slot: usize) -> Self::Bits;
+    /// Writes slot `slot` (below [`Cell::SLOTS`]) of the cell (relaxed).
+    fn store(&self, slot: usize, bits: Self::Bits);
+    /// Serialises one slot's `bits` little-endian into `out`, which is
+    /// [`Cell::SLOT_BYTES`] long.
     fn write_le(bits: Self::Bits, out: &mut [u8]);
-    /// Reads bits back from [`Cell::BYTES`] little-endian bytes.
+    /// Reads one slot's bits back from [`Cell::SLOT_BYTES`] little-endian bytes.
     fn read_le(bytes: &[u8]) -> Self::Bits;
 }
 
@@ -64,11 +71,11 @@ macro_rules! word_cell {
             const EMPTY: $word = 0;
             const BYTES: usize = size_of::<$word>();
             #[inline]
-            fn load(&self) -> $word {
+            fn load(&self, _slot: usize) -> $word {
                 <$atomic>::load(self, Relaxed)
             }
             #[inline]
-            fn store(&self, bits: $word) {
+            fn store(&self, _slot: usize, bits: $word) {
                 <$atomic>::store(self, bits, Relaxed)
             }
             fn write_le(bits: $word, out: &mut [u8]) {
@@ -167,7 +174,7 @@ impl<const N: usize> Cell for XorCell<N> {
         8 * N
     };
     #[inline]
-    fn load(&self) -> [u64; N] {
+    fn load(&self, _slot: usize) -> [u64; N] {
         let () = Self::NON_EMPTY;
         let mut bits = [0; N];
         let mut check = 0;
@@ -182,7 +189,7 @@ impl<const N: usize> Cell for XorCell<N> {
         bits
     }
     #[inline]
-    fn store(&self, bits: [u64; N]) {
+    fn store(&self, _slot: usize, bits: [u64; N]) {
         let () = Self::NON_EMPTY;
         let check = bits.iter().fold(0, |acc, w| acc ^ w);
         for (i, (bit, word)) in bits.iter().zip(&self.0).enumerate() {
@@ -206,6 +213,74 @@ impl<const N: usize> Cell for XorCell<N> {
     }
 }
 
+/// Three 10-byte slots in 32 bytes, Stockfish's cluster (three 10-byte entries and two bytes
+/// of padding) made of atomics: six slots a cache line, for [`crate::DenseChessEntry`].
+///
+/// A slot's logical bits are 80 bits of a `u128`: a 64-bit word (bits 0..64, its low 16
+/// bits the key check) and a 16-bit meta word (bits 64..80). In memory slot `i` is
+/// `words[i]`, an [`AtomicU64`], and `metas[i]`, an [`AtomicU16`] (the fourth meta is
+/// padding, always 0):
+///
+/// ```text
+/// bytes  0..24  three 64-bit words, one per slot: check ^ meta (16), then 48 bits of data
+/// bytes 24..32  three 16-bit metas, one per slot, and 16 bits of padding
+/// ```
+///
+/// **Torn reads.** A slot is two atomics, so a load that races with stores may see the word
+/// of one write (A) and the meta of another (B): the initial all-zero slot counts as a write
+/// of word 0 and meta 0. The word is stored with its 16-bit check XOR-ed with its own meta
+/// (Hyatt's lockless XOR, on the two words of a slot), so the load computes the check
+/// `check_A ^ meta_A ^ meta_B`. Either `meta_A = meta_B`, and then the slot read is
+/// exactly write A's (its word, and a meta equal to its own): a consistent entry; or they
+/// differ, and the computed check differs from `check_A` in at least one bit, so the mix
+/// never verifies against A's key (nor B's, unless B's check happens to equal that
+/// value): it reads as a miss for the position that was stored, and as a false hit for
+/// another position no more often than the 16-bit check already allows (one check value
+/// in 65,536), which a chess engine survives anyway by testing the move's legality. No
+/// order between the two stores is needed; the argument holds for any pair of values.
+/// Slots do not share a word, so storing one slot never disturbs another.
+#[repr(C, align(32))]
+pub struct DenseCell {
+    words: [AtomicU64; 3],
+    metas: [AtomicU16; 4],
+}
+
+impl DenseCell {
+    /// Bits of a slot's logical value: a 64-bit word and a 16-bit meta.
+    const META_SHIFT: u32 = 64;
+}
+
+impl sealed::Sealed for DenseCell {}
+impl Cell for DenseCell {
+    type Bits = u128;
+    const EMPTY: u128 = 0;
+    const BYTES: usize = size_of::<DenseCell>();
+    const SLOTS: usize = 3;
+    const SLOT_BYTES: usize = 10;
+    #[inline]
+    fn load(&self, slot: usize) -> u128 {
+        let word = self.words[slot].load(Relaxed);
+        let meta = self.metas[slot].load(Relaxed);
+        // Undo the XOR of the check with the meta (see the type's docs).
+        u128::from(word ^ u64::from(meta)) | u128::from(meta) << Self::META_SHIFT
+    }
+    #[inline]
+    fn store(&self, slot: usize, bits: u128) {
+        debug_assert!(bits >> (Self::META_SHIFT + 16) == 0, "80 bits a slot");
+        let meta = (bits >> Self::META_SHIFT) as u16;
+        self.words[slot].store(bits as u64 ^ u64::from(meta), Relaxed);
+        self.metas[slot].store(meta, Relaxed);
+    }
+    fn write_le(bits: u128, out: &mut [u8]) {
+        out.copy_from_slice(&bits.to_le_bytes()[..Self::SLOT_BYTES]);
+    }
+    fn read_le(bytes: &[u8]) -> u128 {
+        let mut all = [0; 16];
+        all[..Self::SLOT_BYTES].copy_from_slice(bytes);
+        u128::from_le_bytes(all)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,13 +293,13 @@ mod tests {
 
     #[test]
     fn zeroed_cells_read_empty() {
-        assert_eq!(Cell::load(&zeroed::<AtomicU32>()), AtomicU32::EMPTY);
-        assert_eq!(Cell::load(&zeroed::<AtomicU64>()), AtomicU64::EMPTY);
-        assert_eq!(zeroed::<XorCell<3>>().load(), XorCell::<3>::EMPTY);
+        assert_eq!(Cell::load(&zeroed::<AtomicU32>(), 0), AtomicU32::EMPTY);
+        assert_eq!(Cell::load(&zeroed::<AtomicU64>(), 0), AtomicU64::EMPTY);
+        assert_eq!(zeroed::<XorCell<3>>().load(0), XorCell::<3>::EMPTY);
         let wide = zeroed::<portable_atomic::AtomicU128>();
-        assert_eq!(Cell::load(&wide), portable_atomic::AtomicU128::EMPTY);
-        Cell::store(&wide, u128::MAX - 1);
-        assert_eq!(Cell::load(&wide), u128::MAX - 1);
+        assert_eq!(Cell::load(&wide, 0), portable_atomic::AtomicU128::EMPTY);
+        Cell::store(&wide, 0, u128::MAX - 1);
+        assert_eq!(Cell::load(&wide, 0), u128::MAX - 1);
     }
 
     /// The 128-bit cell is one 16-byte word, aligned so that a cache line holds whole
@@ -251,18 +326,54 @@ mod tests {
     fn xor_cell_round_trips_and_hides_key_in_memory() {
         let cell: XorCell<3> = zeroed();
         let bits = [0x0123_4567_89ab_cdef, 0xdead_beef, u64::MAX];
-        cell.store(bits);
-        assert_eq!(cell.load(), bits);
+        cell.store(0, bits);
+        assert_eq!(cell.load(0), bits);
         assert_eq!(cell.0[0].load(Relaxed), bits[0] ^ bits[1] ^ bits[2]);
     }
 
     #[test]
     fn xor_cell_torn_write_changes_the_key() {
         let cell: XorCell<2> = zeroed();
-        cell.store([7, 100]);
+        cell.store(0, [7, 100]);
         // Simulate a tear: the data word of another write lands without its key word.
         cell.0[1].store(200, Relaxed);
-        assert_ne!(cell.load()[0], 7);
+        assert_ne!(cell.load(0)[0], 7);
+    }
+
+    #[test]
+    fn dense_cell_is_three_independent_slots_in_32_bytes() {
+        assert_eq!((size_of::<DenseCell>(), align_of::<DenseCell>()), (32, 32));
+        let cell: DenseCell = zeroed();
+        assert!((0..3).all(|slot| cell.load(slot) == DenseCell::EMPTY));
+        let bits = [(1 << 80) - 1, 0x1234_5678_9abc_def0_1357, 1 << 64 | 0xffff];
+        for (slot, &b) in bits.iter().enumerate() {
+            cell.store(slot, b);
+        }
+        for (slot, &b) in bits.iter().enumerate() {
+            assert_eq!(cell.load(slot), b, "slot {slot}");
+        }
+        assert_eq!(cell.metas[3].load(Relaxed), 0, "the padding stays zero");
+        let mut buf = [0u8; 10];
+        DenseCell::write_le(bits[1], &mut buf);
+        assert_eq!(DenseCell::read_le(&buf), bits[1]);
+    }
+
+    /// A torn slot (the word of one write, the meta of another) changes the check, unless
+    /// the two metas agree, when the slot is exactly the first write.
+    #[test]
+    fn dense_cell_torn_slot_changes_the_check_or_is_whole() {
+        let cell: DenseCell = zeroed();
+        let write_a = 0x00ab_u128 << 64 | 0xdead_beef_0000_1234;
+        cell.store(1, write_a);
+        for meta_b in [0u16, 1, 0x00ab, 0x8000, 0xffff] {
+            cell.metas[1].store(meta_b, Relaxed);
+            let read = cell.load(1);
+            if meta_b == 0x00ab {
+                assert_eq!(read, write_a);
+            } else {
+                assert_ne!(read as u16, 0x1234, "meta {meta_b:x}");
+            }
+        }
     }
 
     #[test]

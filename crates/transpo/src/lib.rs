@@ -47,7 +47,8 @@
 //!
 //! One design serves three kinds of user:
 //! - **engines** with many search threads: [`ChessEntry`] (16 bytes, full-key lockless XOR
-//!   verification) or [`CompactEntry`] (8 bytes, 16-bit key check), in cache-line buckets,
+//!   verification), [`DenseChessEntry`] (10 bytes, the same fields at Stockfish's density,
+//!   16-bit key check) or [`CompactEntry`] (8 bytes, 16-bit key check), in cache-line buckets,
 //!   shared through `&Table` with relaxed atomics and no locks; [`PackedMove`] packs a move,
 //!   [`score`] converts mate scores and turns a probe into a cut-off ([`ChessEntry::verdict`]),
 //!   [`Replace`] plugs in a replacement rule of one's own;
@@ -93,8 +94,8 @@ mod stats;
 mod table;
 
 pub use entry::{
-    Bound, ChessEntry, CompactEntry, Depth, Entry, ExactEntry, ResearchEntry, SolverEntry,
-    WideExactEntry,
+    Bound, ChessEntry, CompactEntry, DenseChessEntry, Depth, Entry, ExactEntry, ResearchEntry,
+    SolverEntry, WideExactEntry,
 };
 pub use error::Error;
 pub use packed_move::PackedMove;

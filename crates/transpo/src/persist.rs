@@ -191,10 +191,14 @@ impl<E: Entry> Table<E> {
         out.write_all(&(shape.buckets as u64).to_le_bytes())?;
         out.write_all(&self.generation().to_le_bytes())?;
         let size = <E::Cell as Cell>::BYTES;
-        let mut buf = vec![0; CHUNK_CELLS.min(shape.entries) * size];
+        let mut buf = vec![0; CHUNK_CELLS.min(self.cells().len()) * size];
         for cells in self.cells().chunks(CHUNK_CELLS) {
             for (cell, bytes) in cells.iter().zip(buf.chunks_exact_mut(size)) {
-                <E::Cell as Cell>::write_le(cell.load(), bytes);
+                // Slot after slot; a cell's padding after its slots stays zero.
+                let slots = bytes.chunks_exact_mut(<E::Cell as Cell>::SLOT_BYTES);
+                for (slot, out) in slots.take(<E::Cell as Cell>::SLOTS).enumerate() {
+                    <E::Cell as Cell>::write_le(cell.load(slot), out);
+                }
             }
             out.write_all(&buf[..cells.len() * size])?;
         }
@@ -286,15 +290,18 @@ impl<E: Entry> Table<E> {
         &self,
         input: &mut ChecksumReader<R>,
     ) -> Result<RawCells<E::Cell>, Error> {
-        let entries = self.shape().entries;
+        let count = self.cells().len();
         let cell_bytes = <E::Cell as Cell>::BYTES;
-        let cells = RawCells::<E::Cell>::zeroed(entries)?;
-        let mut buf = vec![0; CHUNK_CELLS.min(entries) * cell_bytes];
+        let cells = RawCells::<E::Cell>::zeroed(count)?;
+        let mut buf = vec![0; CHUNK_CELLS.min(count) * cell_bytes];
         for chunk in cells.cells().chunks(CHUNK_CELLS) {
             let bytes = &mut buf[..chunk.len() * cell_bytes];
             input.exact(bytes, "entries")?;
             for (cell, bytes) in chunk.iter().zip(bytes.chunks_exact(cell_bytes)) {
-                cell.store(<E::Cell as Cell>::read_le(bytes));
+                let slots = bytes.chunks_exact(<E::Cell as Cell>::SLOT_BYTES);
+                for (slot, slot_bytes) in slots.take(<E::Cell as Cell>::SLOTS).enumerate() {
+                    cell.store(slot, <E::Cell as Cell>::read_le(slot_bytes));
+                }
             }
         }
         Ok(cells)

@@ -209,9 +209,9 @@ mod tests {
             let raw = RawCells::<AtomicU64>::zeroed(len).expect("small allocation");
             assert_eq!(raw.cells().len(), len);
             assert_eq!(raw.cells().as_ptr() as usize % CACHE_LINE, 0);
-            assert!(raw.cells().iter().all(|c| Cell::load(c) == 0));
-            Cell::store(&raw.cells()[len - 1], 42);
-            assert_eq!(Cell::load(&raw.cells()[len - 1]), 42);
+            assert!(raw.cells().iter().all(|c| Cell::load(c, 0) == 0));
+            Cell::store(&raw.cells()[len - 1], 0, 42);
+            assert_eq!(Cell::load(&raw.cells()[len - 1], 0), 42);
             assert_eq!(raw.bytes(), len * 8);
         }
     }

@@ -142,7 +142,7 @@ impl<E: Entry> Table<E> {
         }
         let buckets = size::whole_buckets::<E>(size, ways)?;
         let len = buckets
-            .checked_mul(ways)
+            .checked_mul(ways / <E::Cell as Cell>::SLOTS)
             .ok_or(Error::InvalidSize(format!("{size:?} overflows")))?;
         Ok(Table {
             cells: RawCells::zeroed(len)?,
@@ -156,11 +156,23 @@ impl<E: Entry> Table<E> {
         })
     }
 
-    /// The bucket `key` belongs to.
+    /// Cells per bucket: the ways, unless a cell holds several slots.
+    #[inline]
+    fn cells_per_bucket(&self) -> usize {
+        self.ways / <E::Cell as Cell>::SLOTS
+    }
+
+    /// The cells of the first `buckets` buckets.
+    #[inline]
+    fn first_buckets(&self, buckets: usize) -> &[E::Cell] {
+        &self.cells.cells()[..buckets * self.cells_per_bucket()]
+    }
+
+    /// The cells of the bucket `key` belongs to.
     #[inline]
     fn bucket(&self, key: u64) -> &[E::Cell] {
-        let start = self.bucket_index(key) * self.ways;
-        &self.cells.cells()[start..start + self.ways]
+        let start = self.bucket_index(key) * self.cells_per_bucket();
+        &self.cells.cells()[start..start + self.cells_per_bucket()]
     }
 
     /// Which bucket `key` maps to: the high 64 bits of `key × buckets in use`.
@@ -189,13 +201,26 @@ impl<E: Entry> Table<E> {
     #[inline]
     pub fn probe(&self, key: u64) -> Option<E> {
         self.count(|c| &c.probes);
-        for cell in self.bucket(key) {
-            let bits = cell.load();
-            if E::verifies(bits, key)
-                && let Some((entry, _)) = E::unpack(bits)
-            {
-                self.count(|c| &c.hits);
-                return Some(entry);
+        let bucket = self.bucket(key);
+        if <E::Cell as Cell>::SLOTS == 1 {
+            // One slot a cell (every layout but the dense one): the plain scan.
+            for cell in bucket {
+                let bits = cell.load(0);
+                if E::verifies(bits, key)
+                    && let Some((entry, _)) = E::unpack(bits)
+                {
+                    self.count(|c| &c.hits);
+                    return Some(entry);
+                }
+            }
+        } else {
+            for bits in slots(bucket) {
+                if E::verifies(bits, key)
+                    && let Some((entry, _)) = E::unpack(bits)
+                {
+                    self.count(|c| &c.hits);
+                    return Some(entry);
+                }
             }
         }
         None
@@ -218,10 +243,8 @@ impl<E: Entry> Table<E> {
     pub fn hashfull(&self) -> u16 {
         let sample = self.in_use.min(1000);
         let now = self.generation_bits();
-        let cells = &self.cells.cells()[..sample * self.ways];
-        let current = cells
-            .iter()
-            .filter(|cell| matches!(E::unpack(cell.load()), Some((_, g)) if Self::age(now, g) == 0))
+        let current = slots(self.first_buckets(sample))
+            .filter(|&bits| matches!(E::unpack(bits), Some((_, g)) if Self::age(now, g) == 0))
             .count();
         (current * 1000 / (sample * self.ways)) as u16
     }
@@ -233,7 +256,7 @@ impl<E: Entry> Table<E> {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let cell = &self.cells.cells()[self.bucket_index(key) * self.ways];
+            let cell = &self.cells.cells()[self.bucket_index(key) * self.cells_per_bucket()];
             // SAFETY: prefetching is a hint that never faults, and the pointer is to our own
             // live memory anyway.
             unsafe { _mm_prefetch::<_MM_HINT_T0>((cell as *const E::Cell).cast()) };
@@ -335,16 +358,15 @@ impl<E: Entry> Table<E> {
     /// buckets instead.
     pub fn usage(&self) -> Usage {
         let now = self.generation_bits();
-        let cells = &self.cells.cells()[..self.in_use * self.ways];
         let (mut used, mut current) = (0, 0);
-        for cell in cells {
-            if let Some((_, g)) = E::unpack(cell.load()) {
+        for bits in slots(self.first_buckets(self.in_use)) {
+            if let Some((_, g)) = E::unpack(bits) {
                 used += 1;
                 current += u64::from(Self::age(now, g) == 0);
             }
         }
         Usage {
-            slots: cells.len() as u64,
+            slots: (self.in_use * self.ways) as u64,
             used,
             current,
         }
@@ -360,7 +382,11 @@ impl<E: Entry> Table<E> {
 
     /// Empties `cells`.
     fn empty(cells: &[E::Cell]) {
-        cells.iter().for_each(|c| c.store(<E::Cell as Cell>::EMPTY));
+        for cell in cells {
+            for slot in 0..<E::Cell as Cell>::SLOTS {
+                cell.store(slot, <E::Cell as Cell>::EMPTY);
+            }
+        }
     }
 
     #[inline]
@@ -379,7 +405,7 @@ impl<E: Entry> Table<E> {
     /// Swaps in cells loaded from a file (same length) and their generation.
     #[cfg(feature = "persist")]
     pub(crate) fn adopt(&mut self, cells: RawCells<E::Cell>, generation: u32) {
-        debug_assert_eq!(cells.cells().len(), self.buckets * self.ways);
+        debug_assert_eq!(cells.cells().len(), self.buckets * self.cells_per_bucket());
         self.cells = cells;
         self.in_use = self.buckets;
         self.generation.store(generation, Relaxed);
@@ -388,8 +414,28 @@ impl<E: Entry> Table<E> {
     /// Packed bits of every slot of `key`'s bucket, for tests.
     #[cfg(test)]
     pub(crate) fn bucket_bits(&self, key: u64) -> Vec<crate::entry::Bits<E>> {
-        self.bucket(key).iter().map(Cell::load).collect()
+        slots(self.bucket(key)).collect()
     }
+}
+
+/// Every slot of `cells`, in order.
+#[inline]
+fn slots<C: Cell>(cells: &[C]) -> impl Iterator<Item = C::Bits> + '_ {
+    cells
+        .iter()
+        .flat_map(|cell| (0..C::SLOTS).map(move |slot| cell.load(slot)))
+}
+
+/// Slot `i` of a bucket's `cells`.
+#[inline]
+fn load_slot<C: Cell>(cells: &[C], i: usize) -> C::Bits {
+    cells[i / C::SLOTS].load(i % C::SLOTS)
+}
+
+/// Writes slot `i` of a bucket's `cells`.
+#[inline]
+fn store_slot<C: Cell>(cells: &[C], i: usize, bits: C::Bits) {
+    cells[i / C::SLOTS].store(i % C::SLOTS, bits)
 }
 
 impl<E: Entry> std::fmt::Debug for Table<E> {

@@ -12,8 +12,8 @@
 
 use std::num::NonZeroU8;
 use transpo::{
-    Bound, ChessEntry, CompactEntry, Config, Entry, ExactEntry, ResearchEntry, Scheme, Size,
-    SolverEntry, Table, WideExactEntry, key::mix,
+    Bound, ChessEntry, CompactEntry, Config, DenseChessEntry, Entry, ExactEntry, ResearchEntry,
+    Scheme, Size, SolverEntry, Table, WideExactEntry, key::mix,
 };
 
 /// Threads and operations per thread: 4 × 300,000 unless the environment says otherwise
@@ -124,6 +124,61 @@ fn compact_entries_never_tear() {
         }
     });
     assert!(hits > 1000, "saw {hits}");
+}
+
+/// The dense layout's two atomics a slot (word and meta): a read that mixes one key's word
+/// with another key's meta must never verify. The keys' checks are `i << 8` and their metas
+/// differ only in the depth byte (bits 0..8; bound, PV flag and generation fixed: no new
+/// search here), so a mix's check, `check ^ meta_a ^ meta_b`, has a non-zero low byte and is
+/// no key's check: every hit must be the probed key's own entry, whole. A stress test only:
+/// on the project's 2-core machine such a tear is rare (with the XOR of check and meta
+/// removed from `DenseCell` it caught one in 1 of 13 runs); the unit test
+/// `dense_cell_torn_slot_changes_the_check_or_is_whole` in `cell.rs` checks the argument
+/// deterministically and fails at once without the XOR.
+#[test]
+fn dense_entries_never_tear() {
+    let keys: Vec<u64> = (0..256).map(|i| mix(i) << 16 | i << 8).collect();
+    let payload = |k: u64| {
+        let h = mix(k);
+        DenseChessEntry {
+            mv: h as u16,
+            score: (h >> 16) as i16,
+            eval: (h >> 32) as i16,
+            depth: (h >> 48) as i8,
+            bound: Bound::Lower,
+            pv: true,
+        }
+    };
+    // One bucket of one cell: every thread writes the same three slots.
+    let one_cell = Config {
+        ways: Some(3),
+        ..Config::default()
+    };
+    let table = Table::<DenseChessEntry>::new(Size::Entries(3), one_cell).expect("one cell");
+    // Ten times the usual operations (still under a second): a tear needs two threads in
+    // one slot at once.
+    let (threads, ops_per_thread) = load();
+    let ops_per_thread = 10 * ops_per_thread;
+    let hits = std::sync::atomic::AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for thread in 0..threads {
+            let (table, payload, keys, hits) = (&table, &payload, &keys, &hits);
+            scope.spawn(move || {
+                let mut x = thread as u64 + 1;
+                for i in 0..ops_per_thread {
+                    x = mix(x);
+                    let key = keys[x as usize % keys.len()];
+                    if i % 2 == 0 {
+                        table.store(key, payload(key));
+                    } else if let Some(found) = table.probe(key) {
+                        assert_eq!(found, payload(key), "torn entry for key {key:#x}");
+                        hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    assert!(hits.into_inner() > 1000);
 }
 
 #[test]

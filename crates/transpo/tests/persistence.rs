@@ -2,7 +2,8 @@
 //! table left untouched.
 
 use transpo::{
-    Bound, ChessEntry, CompactEntry, Config, Error, ResearchEntry, Scheme, Size, Table, TableFile,
+    Bound, ChessEntry, CompactEntry, Config, DenseChessEntry, Error, ResearchEntry, Scheme, Size,
+    Table, TableFile,
 };
 use transpo_testkit::scratch;
 
@@ -49,6 +50,34 @@ fn save_and_load_round_trip() {
     assert_eq!(loaded.generation(), table.generation());
     assert_eq!(loaded.hashfull(), table.hashfull());
     assert!(snapshot(&loaded, &keys).iter().flatten().count() > 10_000);
+}
+
+/// The dense layout's cells hold three slots and two bytes of padding: every slot comes
+/// back, and a `ChessEntry` table refuses the file.
+#[test]
+fn dense_tables_round_trip_and_are_their_own_layout() {
+    let (chess, keys) = filled(1, 30_000, 3);
+    let table = Table::<DenseChessEntry>::with_mib(1).expect("table");
+    for &k in &keys {
+        if let Some(e) = chess.probe(k) {
+            table.store(k, e.into());
+        }
+    }
+    table.new_search();
+    let mut file = Vec::new();
+    table.save(&mut file).expect("save to memory");
+    assert!(file.len() > 1 << 20, "the whole MiB");
+    let mut loaded = Table::<DenseChessEntry>::with_mib(1).expect("table");
+    loaded.load(file.as_slice()).expect("load");
+    let probe = |t: &Table<DenseChessEntry>| keys.iter().map(|&k| t.probe(k)).collect::<Vec<_>>();
+    assert_eq!(probe(&loaded), probe(&table));
+    assert_eq!(loaded.usage(), table.usage());
+    assert!(table.usage().used > 20_000);
+    let mut other = Table::<ChessEntry>::with_mib(1).expect("table");
+    assert!(matches!(
+        other.load(file.as_slice()),
+        Err(Error::Mismatch(_))
+    ));
 }
 
 #[test]

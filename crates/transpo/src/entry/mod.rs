@@ -3,12 +3,13 @@
 //! The table knows nothing about games. It asks an entry type four things: which cell it
 //! lives in, how to pack and unpack it with the key's verification bits and the generation,
 //! whether packed bits belong to a given key, and the three facts replacement schemes weigh
-//! (depth, bound, subtree size). Six layouts ship with the crate:
+//! (depth, bound, subtree size). Seven layouts ship with the crate:
 //!
 //! | type | cell | per 64-byte line | key check | payload |
 //! |---|---|---|---|---|
 //! | [`ChessEntry`] | 2 × u64, XOR-verified | 4 | full 64 bits | move, score, eval, signed depth, bound, PV flag, 5-bit generation |
 //! | [`CompactEntry`] | u64 | 8 | 16 low bits | move, score, depth, bound, generation |
+//! | [`DenseChessEntry`] | 10 bytes, three to a 32-byte [`DenseCell`](crate::cell::DenseCell) | 6 | 16 low bits | move, score, eval, signed depth, bound, PV flag, 5-bit generation |
 //! | [`ResearchEntry`] | 3 × u64, XOR-verified | 2 (48 bytes) | full 64 bits | move, score, depth, bound, generation, subtree nodes |
 //! | [`SolverEntry`] | u32 | 16 | 24 low bits | one non-zero byte |
 //! | [`ExactEntry`] | u64 | 8 | 48 low bits, exact with the bucket index | depth, one non-zero byte |
@@ -19,6 +20,7 @@
 
 mod chess;
 mod compact;
+mod dense;
 mod exact;
 mod research;
 mod search_word;
@@ -27,6 +29,7 @@ mod wide;
 
 pub use chess::ChessEntry;
 pub use compact::CompactEntry;
+pub use dense::DenseChessEntry;
 pub use exact::ExactEntry;
 pub use research::ResearchEntry;
 pub use solver::SolverEntry;

@@ -1,6 +1,6 @@
 //! The buckets in use: a prefix of the table's memory that can start small and grow.
 
-use super::{MAX_WAYS, Table};
+use super::{MAX_WAYS, Table, slots, store_slot};
 use crate::{cell::Cell, entry::Entry};
 
 /// Which buckets a table's probes and stores use from now on (see [`Table::use_buckets`]).
@@ -56,7 +56,7 @@ impl<E: Entry> Table<E> {
     /// Uses the first `n` buckets, emptied.
     fn restart(&mut self, n: usize) {
         self.in_use = n;
-        Self::empty(&self.cells.cells()[..n * self.ways]);
+        Self::empty(self.first_buckets(n));
     }
 
     /// Doubles the buckets in use, or goes up to all of them (see [`Table::use_buckets`]).
@@ -70,7 +70,7 @@ impl<E: Entry> Table<E> {
                 self.split(i, 63 - old.trailing_zeros());
             }
         } else if new != old {
-            Self::empty(&self.cells.cells()[..new * self.ways]);
+            Self::empty(self.first_buckets(new));
         }
         self.in_use = new;
     }
@@ -78,12 +78,11 @@ impl<E: Entry> Table<E> {
     /// Moves the entries of bucket `i` to buckets `2i` (key bit `bit` clear) and `2i + 1`
     /// (set), dropping those whose bit is unknown, and empties the rest of both.
     fn split(&self, i: usize, bit: u32) {
-        let ways = self.ways;
+        let per_bucket = self.cells_per_bucket();
         let cells = self.cells.cells();
         let mut halves = [[<E::Cell as Cell>::EMPTY; MAX_WAYS]; 2];
         let mut filled = [0; 2];
-        for cell in &cells[i * ways..(i + 1) * ways] {
-            let bits = cell.load();
+        for bits in slots(&cells[i * per_bucket..(i + 1) * per_bucket]) {
             if E::unpack(bits).is_some()
                 && let Some(upper) = E::key_bit(bits, bit)
             {
@@ -93,9 +92,10 @@ impl<E: Entry> Table<E> {
             }
         }
         for (half, moved) in halves.iter().enumerate() {
-            let start = (2 * i + half) * ways;
-            for (cell, bits) in cells[start..start + ways].iter().zip(moved) {
-                cell.store(*bits);
+            let start = (2 * i + half) * per_bucket;
+            let bucket = &cells[start..start + per_bucket];
+            for (slot, bits) in moved.iter().take(self.ways).enumerate() {
+                store_slot(bucket, slot, *bits);
             }
         }
     }

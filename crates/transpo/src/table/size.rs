@@ -48,7 +48,7 @@ impl<E: Entry> Table<E> {
     /// of `E` as fill a cache line (4 [`crate::ChessEntry`], 2 [`crate::ResearchEntry`], 16
     /// [`crate::SolverEntry`]), so that a probe reads one line.
     pub const DEFAULT_WAYS: usize = {
-        let ways = CACHE_LINE / <E::Cell as Cell>::BYTES;
+        let ways = CACHE_LINE / <E::Cell as Cell>::BYTES * <E::Cell as Cell>::SLOTS;
         if ways > MAX_WAYS {
             MAX_WAYS
         } else if ways < 1 {
@@ -75,6 +75,14 @@ impl Config {
         if !(1..=MAX_WAYS).contains(&ways) {
             return Err(Error::Config(format!(
                 "ways must be 1 to {MAX_WAYS}, not {ways}"
+            )));
+        }
+        let per_cell = <E::Cell as Cell>::SLOTS;
+        if !ways.is_multiple_of(per_cell) {
+            return Err(Error::Config(format!(
+                "a {} cell holds {per_cell} entries, so ways must be a multiple of {per_cell}, \
+                 not {ways}",
+                E::LAYOUT
             )));
         }
         if let Some(required) = self.scheme.required_ways()
@@ -126,7 +134,7 @@ pub(super) fn whole_buckets<E: Entry>(size: Size, ways: usize) -> Result<usize, 
         bytes: u64::MAX,
         limit: crate::raw::physical_memory(),
     };
-    let bucket_bytes = (ways * <E::Cell as Cell>::BYTES) as u64;
+    let bucket_bytes = (ways / <E::Cell as Cell>::SLOTS * <E::Cell as Cell>::BYTES) as u64;
     let buckets = match size {
         Size::Mib(0) => {
             return Err(Error::InvalidSize("a table needs at least 1 MiB".into()));

@@ -7,7 +7,7 @@
 //! and name what a store did with [`Stored::over`]; a test checks that the quicker paths
 //! leave the same cells and outcomes as the general one.
 
-use super::Table;
+use super::{Table, load_slot, store_slot};
 use crate::{
     cell::Cell,
     entry::{Bits, Entry, Generation},
@@ -104,8 +104,8 @@ impl<E: Entry> Table<E> {
     fn store_first(&self, key: u64, entry: E) -> Stored {
         let bucket = self.bucket(key);
         let now = self.generation_bits();
-        let bits = bucket[0].load();
-        bucket[0].store(entry.pack(key, now));
+        let bits = load_slot(bucket, 0);
+        store_slot(bucket, 0, entry.pack(key, now));
         self.tally(Stored::over(&Self::describe(bits, key, now)))
     }
 
@@ -115,7 +115,7 @@ impl<E: Entry> Table<E> {
     fn store_two_level(&self, key: u64, entry: E) -> Stored {
         let bucket = self.bucket(key);
         let now = self.generation_bits();
-        let bits = bucket[0].load();
+        let bits = load_slot(bucket, 0);
         let first = Self::describe(bits, key, now);
         let placement = self.config.scheme.place_two_level(
             &first,
@@ -127,18 +127,18 @@ impl<E: Entry> Table<E> {
         let outcome = match placement {
             Placement::Refuse => Stored::Refused,
             Placement::Replace(0) => {
-                bucket[0].store(packed);
+                store_slot(bucket, 0, packed);
                 Stored::over(&first)
             }
             Placement::Replace(_) => {
-                let dropped = Self::describe(bucket[1].load(), key, now);
-                bucket[1].store(packed);
+                let dropped = Self::describe(load_slot(bucket, 1), key, now);
+                store_slot(bucket, 1, packed);
                 Stored::over(&dropped)
             }
             Placement::PushFront => {
-                let dropped = Self::describe(bucket[1].load(), key, now);
-                bucket[1].store(bits);
-                bucket[0].store(packed);
+                let dropped = Self::describe(load_slot(bucket, 1), key, now);
+                store_slot(bucket, 1, bits);
+                store_slot(bucket, 0, packed);
                 Stored::over(&dropped)
             }
         };
@@ -165,11 +165,21 @@ impl<E: Entry> Table<E> {
         let now = self.generation_bits();
         let mut bits = [<E::Cell as Cell>::EMPTY; N];
         let mut slots = [Slot::EMPTY; N];
-        for ((cell, bits), slot) in bucket.iter().zip(&mut bits).zip(&mut slots) {
-            *bits = cell.load();
-            // Empty slots keep `Slot::EMPTY` (writing it again costs a few percent).
-            if let Some(occupied) = Self::describe_occupied(*bits, key, now) {
-                *slot = occupied;
+        if <E::Cell as Cell>::SLOTS == 1 {
+            // One slot a cell (every layout but the dense one): the plain scan.
+            for ((cell, bits), slot) in bucket.iter().zip(&mut bits).zip(&mut slots) {
+                *bits = cell.load(0);
+                // Empty slots keep `Slot::EMPTY` (writing it again costs a few percent).
+                if let Some(occupied) = Self::describe_occupied(*bits, key, now) {
+                    *slot = occupied;
+                }
+            }
+        } else {
+            for (i, (bits, slot)) in bits.iter_mut().zip(&mut slots).take(self.ways).enumerate() {
+                *bits = load_slot(bucket, i);
+                if let Some(occupied) = Self::describe_occupied(*bits, key, now) {
+                    *slot = occupied;
+                }
             }
         }
         let slots = &slots[..self.ways];
@@ -178,15 +188,15 @@ impl<E: Entry> Table<E> {
         let outcome = match placement {
             Placement::Refuse => Stored::Refused,
             Placement::Replace(i) if i < self.ways => {
-                bucket[i].store(packed);
+                store_slot(bucket, i, packed);
                 Stored::over(&slots[i])
             }
             // A rule's slot beyond the bucket, or a push into a one-slot bucket: refused.
             Placement::Replace(_) => Stored::Refused,
             Placement::PushFront if self.ways < 2 => Stored::Refused,
             Placement::PushFront => {
-                bucket[1].store(bits[0]);
-                bucket[0].store(packed);
+                store_slot(bucket, 1, bits[0]);
+                store_slot(bucket, 0, packed);
                 // The dropped entry is the second slot's; the first one only moved.
                 Stored::over(&slots[1])
             }
@@ -385,7 +395,7 @@ mod tests {
                         "{what:?}"
                     );
                     let cells = |t: &Table<ResearchEntry>| {
-                        t.cells().iter().map(|c| c.load()).collect::<Vec<_>>()
+                        t.cells().iter().map(|c| c.load(0)).collect::<Vec<_>>()
                     };
                     assert_eq!(cells(&quick), cells(&general), "{what:?}");
                 }
