@@ -33,13 +33,13 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// The atomic storage for one packed entry.
+/// The atomic storage for packed entries: one slot a cell, or [`Cell::SLOTS`] of them.
 ///
 /// The trait is sealed: the raw memory layer relies on every cell being valid when all its
 /// bytes are zero (it allocates zeroed memory and hands it out as cells), and on its bits
 /// [`Cell::EMPTY`] reading back as an empty slot.
 pub trait Cell: sealed::Sealed + Send + Sync + 'static {
-    /// The plain value a cell holds, as the entry codec sees it.
+    /// The plain value one slot holds, as the entry codec sees it.
     type Bits: Copy + Eq + std::fmt::Debug + Send + Sync + 'static;
     /// The value of a slot whose bytes are all zero: an empty slot.
     const EMPTY: Self::Bits;

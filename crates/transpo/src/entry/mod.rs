@@ -110,7 +110,8 @@ impl Bound {
     }
 }
 
-/// The packed bits of an entry type's cell.
+/// The packed bits of one slot of an entry type's cell (the whole cell, but for
+/// [`DenseChessEntry`]'s three-slot [`DenseCell`](crate::cell::DenseCell)).
 pub type Bits<E> = <<E as Entry>::Cell as Cell>::Bits;
 
 /// A value the table can store: a packing of game knowledge into one [`Cell`].
