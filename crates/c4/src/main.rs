@@ -145,7 +145,8 @@ fn board(args: &Cli) -> Result<Board, Failure> {
 
 /// Every command, on the board `W`×`H`: one function a command.
 fn run_on<const W: usize, const H: usize, B: Bitboard>(args: Cli) -> Result<(), Failure> {
-    let solving = Solving::<W, H, B>::new(&args.solve)?;
+    let bench = matches!(args.command, Some(Command::Bench(_)));
+    let solving = Solving::<W, H, B>::new(&args.solve, bench)?;
     match args.command {
         None => solve::run(solving, args.analyze),
         Some(Command::Bench(bench)) => bench::run(solving, &bench.files, bench.limit),

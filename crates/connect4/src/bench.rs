@@ -265,9 +265,62 @@ pub fn format_table(results: &[SetResult]) -> String {
     out
 }
 
+/// A Markdown table of one set solved with several thread counts, `runs` as
+/// `(threads, result)`, the first the base the others are compared with: mean time,
+/// speed-up (the base's time over the row's), positions explored over the base's, and
+/// positions per second per thread.
+pub fn format_scaling(runs: &[(usize, &SetResult)]) -> String {
+    let Some(&(base_threads, base)) = runs.first() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "| {} | threads | mean time | speed-up | positions ÷ {base_threads} thread{}'s | K positions/s a thread |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+        base.name,
+        if base_threads == 1 { "" } else { "s" },
+    );
+    for &(threads, r) in runs {
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            out,
+            "| | {threads} | {} | {:.2}× | {:.3} | {:.0} |",
+            format_duration(r.mean_time()),
+            base.time.as_secs_f64() / r.time.as_secs_f64().max(f64::MIN_POSITIVE),
+            r.nodes as f64 / base.nodes.max(1) as f64,
+            r.kpos_per_sec() / threads.max(1) as f64,
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scaling table's ratios are the plain arithmetic of its rows.
+    #[test]
+    fn scaling_compares_each_row_with_the_first() {
+        let run = |secs: u64, nodes: u64| SetResult {
+            time: Duration::from_secs(secs),
+            nodes,
+            positions: 10,
+            ..SetResult::empty("Begin-Hard")
+        };
+        let (one, four) = (run(8, 1_000_000), run(2, 1_200_000));
+        let table = format_scaling(&[(1, &one), (4, &four)]);
+        let rows: Vec<&str> = table.lines().collect();
+        assert_eq!(rows.len(), 4, "{table}");
+        assert!(rows[0].starts_with("| Begin-Hard | threads |"), "{table}");
+        // 8 s / 2 s = 4×; 1.2 M / 1 M = 1.2; 1.2 M / 2 s / 4 threads = 150 K/s a thread.
+        assert_eq!(
+            rows[3], "| | 4 | 200.0 ms | 4.00× | 1.200 | 150 |",
+            "{table}"
+        );
+        assert_eq!(
+            rows[2], "| | 1 | 800.0 ms | 1.00× | 1.000 | 125 |",
+            "{table}"
+        );
+    }
 
     #[test]
     fn names_and_durations() {

@@ -419,16 +419,18 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
         sorter.start(candidates, hint);
         // Whether this node may offer its younger children to idle threads, once its eldest
-        // has not cut off (young brothers wait; see `crate::parallel`).
+        // children have not cut off (young brothers wait; see `crate::parallel`).
         let splits = A::STOPPABLE
             && self
                 .team
                 .is_some_and(|team| team.splits_at(pos) && candidates.count_ones() > 1);
+        let mut searched = 0;
         while let Some((square, threats)) = sorter.next(pos) {
             let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
             if A::STOPPABLE && self.aborted {
                 return 0;
             }
+            searched += 1;
             if score >= beta {
                 let col = Position::<W, H, B>::column_of(square);
                 let nodes = self.weight - first + 1;
@@ -438,6 +440,7 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
             }
             alpha = alpha.max(score);
             if splits
+                && searched >= crate::parallel::ALONE_BEFORE_SPLIT
                 && !sorter.is_empty()
                 && let Some(team) = self.team.filter(|team| team.has_idle())
             {

@@ -23,7 +23,10 @@ pub(crate) struct Args {
 }
 
 /// `transpo-c4 bench`: every test set solved ([`bench::run_lines`]), bad lines named on
-/// stderr, the table on stdout; a failed check if some line failed.
+/// stderr, the table on stdout; a failed check if some line failed. With several thread
+/// counts (`--threads 1,2,4`), the sets are solved with each in turn, each count's table
+/// printed, then one table a set comparing the counts with the first
+/// ([`bench::format_scaling`]).
 pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     solving: Solving<W, H, B>,
     files: &[PathBuf],
@@ -31,32 +34,51 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
 ) -> Result<(), Failure> {
     let (strength, hash_mib) = (solving.strength, solving.hash_mib);
     let with_book = solving.book.is_some();
+    let counts = solving.thread_counts.clone();
     let mut solver = solving.solver()?;
-    let mut results = Vec::new();
-    for path in files {
-        results.push(bench_set(&mut solver, path, strength, limit)?);
-    }
     let kind = match strength {
         Strength::Strong => "strong",
         Strength::Weak => "weak",
     };
+    let mut runs = Vec::new();
     let mut out = io::stdout().lock();
-    writeln!(
-        out,
-        "{kind} solve of {W}x{H}, {} thread{}, {hash_mib} MiB table + {} MiB near table ({} entries){}\n",
-        solver.threads(),
-        if solver.threads() == 1 { "" } else { "s" },
-        BoundTable::<W, H, B>::NEAR_MIB,
-        solver.table_capacity(),
-        if with_book {
-            ", with book"
-        } else {
-            ", no book"
+    for &threads in &counts {
+        solver.set_threads(threads).map_err(super::table_failure)?;
+        let mut results = Vec::new();
+        for path in files {
+            results.push(bench_set(&mut solver, path, strength, limit)?);
         }
-    )?;
-    write!(out, "{}", bench::format_table(&results))?;
-    out.flush()?;
-    let failed: usize = results.iter().map(|r| r.failed).sum();
+        writeln!(
+            out,
+            "{kind} solve of {W}x{H}, {threads} thread{}, {hash_mib} MiB table + {} MiB near table ({} entries){}\n",
+            if threads == 1 { "" } else { "s" },
+            BoundTable::<W, H, B>::NEAR_MIB,
+            solver.table_capacity(),
+            if with_book {
+                ", with book"
+            } else {
+                ", no book"
+            }
+        )?;
+        write!(out, "{}", bench::format_table(&results))?;
+        out.flush()?;
+        runs.push((threads, results));
+    }
+    if runs.len() > 1 {
+        for set in 0..files.len() {
+            let rows: Vec<_> = runs
+                .iter()
+                .filter_map(|(threads, results)| Some((*threads, results.get(set)?)))
+                .collect();
+            write!(out, "\n{}", bench::format_scaling(&rows))?;
+        }
+        out.flush()?;
+    }
+    let failed: usize = runs
+        .iter()
+        .flat_map(|(_, results)| results)
+        .map(|r| r.failed)
+        .sum();
     match failed {
         0 => Ok(()),
         1 => Err(Failure::run("1 line of the test sets failed")),

@@ -46,9 +46,35 @@ pub(crate) struct SolveArgs {
     #[arg(long, global = true)]
     pub(crate) book: Option<PathBuf>,
     /// Threads that solve each position together on the one table (1 to 256; default: all
-    /// cores). Scores do not depend on it.
-    #[arg(long, global = true, value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub(crate) threads: Option<u16>,
+    /// cores). Scores do not depend on it. bench takes a list, 1,2,4,8,16, and compares the
+    /// counts.
+    #[arg(long, global = true, value_parser = ThreadCounts::parse)]
+    pub(crate) threads: Option<ThreadCounts>,
+}
+
+/// The most thread counts one `bench --threads` list may name.
+const MAX_THREAD_COUNTS: usize = 16;
+
+/// `--threads`: one count, or for `bench` a list of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ThreadCounts(Vec<usize>);
+
+impl ThreadCounts {
+    /// Counts from 1 to 256, separated by commas, at most [`MAX_THREAD_COUNTS`] of them.
+    fn parse(text: &str) -> Result<ThreadCounts, String> {
+        let counts = text
+            .split(',')
+            .take(MAX_THREAD_COUNTS + 1)
+            .map(|count| match count.trim().parse::<usize>() {
+                Ok(n @ 1..=256) => Ok(n),
+                _ => Err(format!("{count:?} is no thread count from 1 to 256")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if counts.len() > MAX_THREAD_COUNTS {
+            return Err(format!("at most {MAX_THREAD_COUNTS} thread counts"));
+        }
+        Ok(ThreadCounts(counts))
+    }
 }
 
 /// The most `--hash-mib`: 2^30 MiB (a pebibyte), far past any machine's memory, so that the
@@ -263,22 +289,36 @@ fn check_writable_dir(dir: &Path, what: &str, out: &Path) -> Result<(), Failure>
 /// threads, the table's size and the book.
 pub(crate) struct Solving<const W: usize, const H: usize, B: Bitboard> {
     pub(crate) strength: Strength,
+    /// The (first) thread count asked for, or all cores.
     pub(crate) threads: usize,
+    /// Every thread count asked for (`bench` compares them): `threads` alone unless a list.
+    pub(crate) thread_counts: Vec<usize>,
     pub(crate) hash_mib: u64,
     pub(crate) book: Option<Book<W, H, B>>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
     /// The options of `solve`, with the book it names loaded (for every command, so that a
-    /// bad `--book` is an error whatever the command).
-    pub(crate) fn new(solve: &SolveArgs) -> Result<Self, Failure> {
+    /// bad `--book` is an error whatever the command). A list of thread counts is bad usage
+    /// unless `lists` (for `bench`).
+    pub(crate) fn new(solve: &SolveArgs, lists: bool) -> Result<Self, Failure> {
+        let thread_counts = match &solve.threads {
+            Some(ThreadCounts(counts)) if counts.len() > 1 && !lists => {
+                return Err(Failure::usage(
+                    "--threads takes a list of counts only for bench; this command takes one",
+                ));
+            }
+            Some(ThreadCounts(counts)) => counts.clone(),
+            None => vec![std::thread::available_parallelism().map_or(1, |n| n.get())],
+        };
         Ok(Solving {
+            threads: thread_counts.first().copied().unwrap_or(1),
+            thread_counts,
             strength: if solve.weak {
                 Strength::Weak
             } else {
                 Strength::Strong
             },
-            threads: threads(solve),
             hash_mib: solve.hash_mib.unwrap_or(DEFAULT_HASH_MIB),
             book: solve.book.as_deref().map(load_book).transpose()?,
         })
@@ -306,14 +346,6 @@ impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
             solver.set_book(book);
         }
         Ok(solver)
-    }
-}
-
-/// The threads asked for, or all cores.
-fn threads(solve: &SolveArgs) -> usize {
-    match solve.threads {
-        Some(n) => usize::from(n),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     }
 }
 
