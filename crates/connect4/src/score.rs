@@ -164,8 +164,8 @@ impl Window {
     }
 
     /// The next null window `[t, t + 1]` of the search on the score, for a score in
-    /// `min..=max` not yet [`decided`](Window::decided): an open threshold, from 0 outward
-    /// (`next_window`).
+    /// `min..=max` not yet [`decided`](Window::decided): an open threshold, 0 and its
+    /// neighbours first (`next_window`).
     #[inline]
     pub fn next(&self, min: i32, max: i32) -> i32 {
         next_window(min.max(self.alpha), max.min(self.beta))
@@ -173,27 +173,36 @@ impl Window {
 }
 
 /// The next null window `[t, t + 1]` of the search on the score, for a score in
-/// `min..=max` with `min < max`: from 0 outward. First whether the score is above 0 (the
-/// weak solve's question); then, from the bound found, thresholds 1, 3, 7, … away from 0
-/// (galloping), and once one of them fails, halving what is left.
+/// `min..=max` with `min < max`: first whether the score is above 0 (the weak solve's
+/// question), then, while the bound found is 0's neighbour, whether the score is that
+/// neighbour; otherwise Pons' bisection, the middle of the range pulled towards 0 (Part 9).
 ///
-/// Why not Pons' bisection (the middle of the range, pulled towards 0; Part 9): a solve's
-/// costly windows are those next to the score, where both the lower and the upper bound are
-/// tight, and most scores lie near 0. Bisection spends windows far from it on the way in
-/// (the empty board: −4, +5, +2, −1, +1, 0, 415 M positions, 1.80× the weak solve's
-/// 230 M), galloping tests the score's neighbours first (0, +1: 325 M, 1.41×; Begin-Hard's
-/// first 20 lines 16.1 M positions a line, bisection 17.0 M; one thread, README).
+/// Why 0 and its neighbours first: a solve's costly windows are those next to the score,
+/// where both bounds are tight, and most scores lie near 0. Bisection alone spends windows
+/// far from the score on the way in (the empty board: −4, +5, +2, −1, +1, 0, 415 M
+/// positions, 1.80× the weak solve's 230 M); 0 then +1 settle it in 325 M (1.41×). Going on
+/// from the neighbour by doubling steps (1, 3, 7, …) cost 2.4× the positions on
+/// Middle-Easy and 10× on Begin-Easy, whose scores are far from 0: there bisection is
+/// back in charge.
 #[inline]
 pub(crate) fn next_window(min: i32, max: i32) -> i32 {
     debug_assert!(min < max);
-    // From the lower bound up; scores below 0 as the mirror image of scores above it.
-    let up = |min: i32, max: i32| (2 * min - 1).min(min + (max - min) / 2).max(min);
-    if min >= 0 {
-        up(min, max)
-    } else if max <= 0 {
-        -up(-max, -min) - 1
-    } else {
+    if min < 0 && 0 < max {
         0
+    } else if min == 0 || min == 1 {
+        // Is the score above its lower bound?
+        min
+    } else if max == 0 || max == -1 {
+        // Is the score at its upper bound?
+        max - 1
+    } else {
+        let mut med = min + (max - min) / 2;
+        if med <= 0 && min / 2 < med {
+            med = min / 2;
+        } else if med >= 0 && max / 2 > med {
+            med = max / 2;
+        }
+        med
     }
 }
 
@@ -222,7 +231,7 @@ mod tests {
     /// score `s` answers them, narrow the range to `s` alone, each window an open threshold
     /// inside the range; and a score of 1 from the widest range takes the two windows 0, 1.
     #[test]
-    fn windows_from_zero_outward_decide_every_score() {
+    fn windows_from_zero_and_its_neighbours_decide_every_score() {
         for lo in -21..=21 {
             for hi in lo + 1..=21 {
                 for s in lo..=hi {
@@ -242,7 +251,7 @@ mod tests {
         assert_eq!(next_window(1, 21), 1);
         assert_eq!(next_window(-21, 0), -1);
         assert_eq!(next_window(-21, -1), -2);
-        assert_eq!(next_window(4, 7), 5);
+        assert_eq!(next_window(4, 21), 12);
     }
 
     #[test]
