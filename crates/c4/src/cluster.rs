@@ -38,6 +38,10 @@ use crate::split::{settled, trivial};
 /// jobs than the manager's round trips pay for, more makes too few jobs to share.
 pub const LEAF_EMPTIES: u32 = 28;
 
+/// The default grouping: a job is placed by its ancestor this many stones above it
+/// ([`TopTree::new`]). Measured in crates/c4/docs/mpi.md.
+pub const GROUP: usize = 2;
+
 /// A worker's search: a position (by its move sequence from the empty board) and the window
 /// its parent in the top tree needs of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +52,13 @@ pub struct Job<const W: usize, const H: usize, B: Bitboard> {
     pub moves: String,
     /// What the search must find out.
     pub window: Window,
+    /// The symmetric key of the ancestor [`TopTree`]'s grouping names (the position itself
+    /// when it groups by 0): where the job goes ([`owner`]).
+    pub group: B,
+    /// How speculative the job is: the sum, over the nodes above it, of its ancestor's
+    /// place among its brothers (0 for the eldest). A job of rank 0 is on the path one solve
+    /// takes first; younger brothers may be cut off by an elder's answer.
+    pub rank: u32,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Job<W, H, B> {
@@ -93,6 +104,12 @@ enum Value {
 #[derive(Clone, Debug)]
 pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     leaf_moves: u32,
+    /// How many stones above the job its placement's ancestor is.
+    group: usize,
+    /// The keys of the nodes from the root down to the one searched.
+    ancestors: Vec<B>,
+    /// The [`Job::rank`] of the node searched.
+    rank: u32,
     table: HashMap<B, (i32, i32)>,
     best: HashMap<B, usize>,
     /// The nodes (and the null window) the manager expanded: its own positions explored.
@@ -102,9 +119,15 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     /// A top tree whose leaves (jobs) are the positions with at most `leaf_empties` empty
     /// squares, knowing nothing yet.
-    pub fn new(leaf_empties: u32) -> Self {
+    /// Each job is placed by its ancestor `group` stones above it (or by the root, if that
+    /// is nearer): brothers share most of their subtrees (two moves of one player in either
+    /// order meet again two stones down), so placed together they meet one table.
+    pub fn new(leaf_empties: u32, group: usize) -> Self {
         TopTree {
             leaf_moves: (W * H) as u32 - leaf_empties.min((W * H) as u32),
+            group,
+            ancestors: Vec::new(),
+            rank: 0,
             table: HashMap::new(),
             best: HashMap::new(),
             expanded: HashSet::new(),
@@ -187,6 +210,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             root_moves
         };
         let mut path = root_moves.to_string();
+        self.ancestors.clear();
+        self.rank = 0;
         while !window.decided(min, max) {
             let med = window.next(min, max);
             let mut jobs = Vec::new();
@@ -217,8 +242,16 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         if lo >= beta || lo == hi {
             return Value::Known(lo);
         }
+        let key = pos.symmetric_key();
         if pos.moves() >= self.leaf_moves {
+            let above = self.ancestors.len().saturating_sub(self.group);
             jobs.push(Job {
+                group: if self.group == 0 {
+                    key
+                } else {
+                    self.ancestors.get(above).copied().unwrap_or(key)
+                },
+                rank: self.rank,
                 position: *pos,
                 moves: path.clone(),
                 // Thresholds outside what is known are decided already.
@@ -229,7 +262,6 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             });
             return Value::Pending;
         }
-        let key = pos.symmetric_key();
         self.expanded.insert((key, alpha));
         // A child whose known bounds prove the move good enough ends the node (enhanced
         // transposition cutoff), whatever the move order puts first.
@@ -247,11 +279,18 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
         sorter.start(pos.non_losing_moves(), self.best.get(&key).copied());
         let (mut best, mut pending, mut eldest) = (i32::MIN, false, true);
+        let rank = self.rank;
+        let mut place = 0;
         while let Some((square, _)) = sorter.next(pos) {
+            self.rank = rank + place;
+            place += 1;
             let column = Position::<W, H, B>::column_of(square);
             path.push(column_char(column));
+            self.ancestors.push(key);
             let value = self.search(&pos.after(square), path, -beta, -alpha.max(best), jobs);
+            self.ancestors.pop();
             path.pop();
+            self.rank = rank;
             match value {
                 Value::Known(child) if -child >= beta => {
                     self.best.insert(key, column);
@@ -420,21 +459,22 @@ mod tests {
 
     /// Solves `root` with the top tree, answering its jobs with `workers` solvers (each job
     /// to its owner, never reset), taking the jobs of each step in an order that `shuffle`
-    /// picks, as a cluster's answers come back in any order; returns the range, the jobs
+    /// picks (0: the search's order), as a cluster's answers come back in any order; returns the range, the jobs
     /// searched and the positions of all solvers and the manager.
     fn solve_top<const W: usize, const H: usize, B: Bitboard>(
         root: &Position<W, H, B>,
+        root_moves: &str,
         leaf_empties: u32,
         strength: Strength,
         workers: usize,
         shuffle: usize,
     ) -> (RangeInclusive<i32>, usize, u64) {
-        let mut top = TopTree::<W, H, B>::new(leaf_empties);
+        let mut top = TopTree::<W, H, B>::new(leaf_empties, 1);
         let mut solvers: Vec<Solver<W, H, B>> =
             (0..workers).map(|_| Solver::new(4).expect("4 MiB")).collect();
         let mut searched = 0;
         loop {
-            match top.step(root, "", Window::of(strength)) {
+            match top.step(root, root_moves, Window::of(strength)) {
                 Step::Solved(range) => {
                     let positions = solvers.iter().map(Solver::nodes).sum::<u64>() + top.positions();
                     return (range, searched, positions);
@@ -442,8 +482,8 @@ mod tests {
                 Step::Jobs(jobs) => {
                     assert!(!jobs.is_empty());
                     // Answer one job of the step, as a worker finishing first would.
-                    let job = &jobs[(searched * 7 + shuffle) % jobs.len()];
-                    let solver = &mut solvers[owner(job.key(), workers)];
+                    let job = &jobs[(searched * 7 * shuffle + shuffle) % jobs.len()];
+                    let solver = &mut solvers[owner(job.group, workers)];
                     let range = solver.solve_window(&job.position, job.window);
                     assert!(job.window.decided(*range.start(), *range.end()));
                     assert_eq!(Position::<W, H, B>::from_moves(&job.moves), Ok(job.position));
@@ -464,7 +504,7 @@ mod tests {
             for strength in [Strength::Strong, Strength::Weak] {
                 let expected = solver.solve(&root, strength);
                 for (workers, shuffle) in [(1, 0), (3, 1), (5, 4)] {
-                    let (range, jobs, _) = solve_top(&root, leaf_empties, strength, workers, shuffle);
+                    let (range, jobs, _) = solve_top(&root, moves, leaf_empties, strength, workers, shuffle);
                     assert!(Window::of(strength).decided(*range.start(), *range.end()));
                     assert_eq!(
                         finish(*range.start(), strength),
@@ -493,7 +533,7 @@ mod tests {
         let mut solver = Solver::<6, 5>::new(4).expect("4 MiB");
         solver.solve(&root, Strength::Strong);
         let one = solver.nodes();
-        let (_, _, positions) = solve_top(&root, 22, Strength::Strong, 1, 0);
+        let (_, _, positions) = solve_top(&root, "", 22, Strength::Strong, 1, 0);
         assert!(positions * 10 <= one * 13, "{positions} against one solve's {one}");
     }
 

@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use transpo_c4::cluster::{self, CurrentLine, Job, LEAF_EMPTIES, State, Step, TopTree, owner};
+use transpo_c4::cluster::{self, CurrentLine, Job, GROUP, LEAF_EMPTIES, State, Step, TopTree, owner};
 use transpo_cli::{Failure, check_stdin};
 use transpo_connect4::position::{Bitboard, Position, column_char};
 use transpo_connect4::protocol::{ending, parse_line};
@@ -65,6 +65,17 @@ fn leaf_empties() -> Result<u32, Failure> {
     }
 }
 
+/// How many stones above a job its placement's ancestor is: [`GROUP`], or
+/// `TRANSPO_C4_MPI_GROUP` (for measuring).
+fn group() -> Result<usize, Failure> {
+    match std::env::var("TRANSPO_C4_MPI_GROUP") {
+        Ok(v) => v.parse().map_err(|_| {
+            Failure::usage(format!("TRANSPO_C4_MPI_GROUP={v:?}: not a number of stones"))
+        }),
+        Err(_) => Ok(GROUP),
+    }
+}
+
 /// What a rank was started as, which every rank must share: the program and its version,
 /// the board, strength, threads, table, analysis and leaf depth.
 fn identity(board: &str, solving: &Setup, analyze: bool) -> Vec<(&'static str, String)> {
@@ -80,6 +91,7 @@ fn identity(board: &str, solving: &Setup, analyze: bool) -> Vec<(&'static str, S
         ("--analyze", analyze.to_string()),
         ("--book", solving.book.clone()),
         ("TRANSPO_C4_MPI_LEAF", solving.leaf_empties.to_string()),
+        ("TRANSPO_C4_MPI_GROUP", solving.group.to_string()),
     ]
 }
 
@@ -90,6 +102,7 @@ struct Setup {
     hash_mib: u64,
     book: String,
     leaf_empties: u32,
+    group: usize,
 }
 
 /// The run under MPI: the manager on rank 0, a worker on every other. Ends the whole job
@@ -111,6 +124,7 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
         hash_mib: solving.hash_mib,
         book: book.map_or_else(|| "none".into(), |p| p.display().to_string()),
         leaf_empties: leaf_empties()?,
+        group: group()?,
     };
     let me = identity(&board, &setup, analyze);
     let outcome = if world.size() < 2 {
@@ -219,6 +233,9 @@ struct Workers<'w, const W: usize, const H: usize, B: Bitboard> {
     positions: Vec<u64>,
     next_id: u64,
     answered: u64,
+    /// Whether an idle worker takes another's job (`TRANSPO_C4_MPI_STEAL=0`: never, for
+    /// measuring what taking costs in positions).
+    steal: bool,
 }
 
 impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
@@ -231,6 +248,7 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
             positions: vec![0; n],
             next_id: 0,
             answered: 0,
+            steal: std::env::var("TRANSPO_C4_MPI_STEAL").map_or(true, |v| v != "0"),
         }
     }
 
@@ -249,7 +267,8 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
 
     /// Makes `needed` (one step's jobs, in the search's order) the work to do: a job a
     /// running one answers is not asked again, and a queued job no longer needed is dropped.
-    /// Each job waits for the worker that owns its position; then every idle worker is given
+    /// Each job waits for the worker that owns its group ([`Job::group`]), in the search's
+    /// order (measured: ordering by [`Job::rank`] instead explored more); then every idle worker is given
     /// its own next job, or else another's (the front of the longest queue).
     fn plan(&mut self, needed: Vec<Job<W, H, B>>) {
         let n = self.running.len();
@@ -262,28 +281,33 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
                 .flatten()
                 .any(|(_, run)| run.key() == key && run.covers(job.window));
             if !covered {
-                self.queues[owner(key, n)].push_back(job);
+                self.queues[owner(job.group, n)].push_back(job);
             }
         }
         for w in 0..n {
             if self.running[w].is_some() {
                 continue;
             }
-            let from = if self.queues[w].is_empty() {
+            let from = if self.queues[w].is_empty() && self.steal {
                 (0..n).max_by_key(|&q| self.queues[q].len()).unwrap_or(w)
             } else {
                 w
             };
             if let Some(job) = self.queues[from].pop_front() {
-                let mut bytes = self.next_id.to_le_bytes().to_vec();
-                bytes.extend(job.window.alpha.to_le_bytes());
-                bytes.extend(job.window.beta.to_le_bytes());
-                bytes.extend(job.moves.as_bytes());
-                self.world.process_at_rank(w as i32 + 1).send_with_tag(&bytes[..], TAG_JOB);
-                self.running[w] = Some((self.next_id, job));
-                self.next_id += 1;
+                self.send(w, job);
             }
         }
+    }
+
+    /// Sends `job` to worker `w`.
+    fn send(&mut self, w: usize, job: Job<W, H, B>) {
+        let mut bytes = self.next_id.to_le_bytes().to_vec();
+        bytes.extend(job.window.alpha.to_le_bytes());
+        bytes.extend(job.window.beta.to_le_bytes());
+        bytes.extend(job.moves.as_bytes());
+        self.world.process_at_rank(w as i32 + 1).send_with_tag(&bytes[..], TAG_JOB);
+        self.running[w] = Some((self.next_id, job));
+        self.next_id += 1;
     }
 
     /// Whether a job is running.
@@ -377,7 +401,7 @@ fn manager<const W: usize, const H: usize, B: Bitboard>(
     saved.config = config;
     let mut run = Manager {
         workers: Workers::<W, H, B>::new(world),
-        top: TopTree::new(setup.leaf_empties),
+        top: TopTree::new(setup.leaf_empties, setup.group),
         strength: setup.strength,
         state_path,
         state: saved,
