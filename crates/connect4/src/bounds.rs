@@ -282,15 +282,6 @@ impl<E: Entry> Tier<E> {
             self.stores + grow_after(buckets)
         };
     }
-
-    /// Counts `n` stores made behind the tier's back, and grows if they reached the growth
-    /// point.
-    fn credit(&mut self, n: u64) {
-        self.stores += n;
-        if self.grow_at != 0 && self.stores >= self.grow_at {
-            self.grow();
-        }
-    }
 }
 
 /// Two [`transpo::Table`]s of score bounds keyed by position (and its mirror) on the board
@@ -343,9 +334,8 @@ impl<const W: usize, const H: usize, B: Bitboard> ThreadView<'_, W, H, B> {
     }
 
     /// [`BoundStore::put`] through a shared reference: the entry goes in without counting
-    /// towards growth (the threads count their stores of far positions themselves and hand
-    /// the sum to [`BoundTable::credit_stores`] while none of them runs). Returns whether
-    /// `pos` went to the big (far) table.
+    /// towards growth (threads share a table that uses all of its buckets:
+    /// [`BoundTable::grow_fully`]). Returns whether `pos` went to the big (far) table.
     #[inline]
     pub fn put(&self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>) -> bool {
         let (key, rest) = key(pos, self.epoch);
@@ -533,18 +523,13 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundTable<W, H, B> {
         (ScoreBound::decode(value), best)
     }
 
-    /// Stores of far positions left before the big table grows, if it will grow again: a
-    /// parallel solve pauses its threads there and grows it with
-    /// [`BoundTable::credit_stores`].
-    pub fn stores_until_growth(&self) -> Option<u64> {
-        let far = &self.far;
-        (far.grow_at != 0).then(|| far.grow_at.saturating_sub(far.stores))
-    }
-
-    /// Counts `far_stores` stores made through [`ThreadView::put`], and grows the big
-    /// table if they reached its growth point.
-    pub fn credit_stores(&mut self, far_stores: u64) {
-        self.far.credit(far_stores);
+    /// Grows the big table to all of its buckets now, keeping every entry, as
+    /// [`crate::parallel`] does before threads share it: from then on no thread ever waits
+    /// for it to grow. Costs one pass over the buckets in use at each doubling.
+    pub fn grow_fully(&mut self) {
+        while self.far.grow_at != 0 {
+            self.far.grow();
+        }
     }
 }
 

@@ -97,6 +97,12 @@ impl<const W: usize, const H: usize, B: Bitboard> MoveSorter<W, H, B> {
         Some((self.squares[self.len], self.threats[self.len]))
     }
 
+    /// Whether every move has been handed out.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.first == B::ZERO && self.rest == B::ZERO && self.len == 0
+    }
+
     /// Inserts after every move of equal or lower score, so equal moves come out
     /// last-added first.
     #[inline]

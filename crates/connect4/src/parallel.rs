@@ -1,319 +1,592 @@
-//! Many threads solving one position on one shared table, without locks.
+//! Many threads solving one position on one shared table: split points after the eldest
+//! child ("young brothers wait", Feldmann, Monien, Mysliwietz & Vornberger 1990), inside the
+//! null-window searches of the score's binary search.
 //!
-//! The scheme is Lazy SMP, as in Steininger's solver: every thread runs the same binary
-//! search on the score (the same null windows, in the same order) over the one
-//! [`BoundTable`], and what one thread stores, the others find. To keep the threads from
-//! walking the same subtrees in step, nodes near the root are marked while a thread searches
-//! them, and a thread leaves a marked child for last (`Busy`, ABDADA's idea without its
-//! table fields): by the time it comes back, the other thread has usually stored the child's
-//! bound. A node's first move is never left for last: if it cuts off, it is all the node
-//! needs, so every thread helps with it. (Steininger's threads jitter their move order instead; here jitter of up to a
-//! threat near the root explored 60–90% more positions than one thread and was slower than
-//! the marks, which explore about 20% more.) When a thread answers a window, it narrows the
-//! score's range for all, and every thread still searching that window drops it and takes
-//! the next one: the first to finish answers.
+//! **The design.** One thread, the master, runs the binary search on the score alone; the
+//! others wait for work. A node far enough from the end of the game
+//! ([`Solver::set_split_empty`](crate::solver::Solver::set_split_empty)) searches its eldest
+//! child (the table's move, else the first in order) alone, as one thread would; only when
+//! that child has not cut off, and some thread is idle, does the node become a *split point*
+//! and offer its younger children, all with the same null window, to idle threads. The
+//! thread that made it takes children too, and once none is left to hand out it helps the
+//! threads still busy below it (the helpful master) until they are done. The first child
+//! that fails high decides the split point: every thread below it stops within
+//! [`STOP_CHECK_EVERY`](crate::search::STOP_CHECK_EVERY) positions and returns without
+//! storing, so the table only ever holds true bounds, and the split point stores its lower
+//! bound; when every child failed low it stores its upper bound. So the threads search the
+//! nodes one thread searches, bar the younger children started beside a sibling that then
+//! cut off: the work a cut node's younger moves would have cost, started speculatively, is
+//! what YBWC never does before the eldest has answered.
 //!
-//! Why Lazy SMP rather than ABDADA or parallel windows: a null-window search of Connect Four
-//! is a single deep, narrow tree, so splitting the window gives the second thread nothing
-//! to do most of the time (the weak solve has at most two windows), and ABDADA's "this node
-//! is being searched" marks need a table entry with a busy flag and a counter per node, which
-//! would cost the one-byte entries their exact keys. Lazy SMP needs nothing of the table but
-//! that it can be shared, which [`transpo::Table`] is built for; measured figures are in the
-//! crate README.
+//! **Why not Lazy SMP any more.** Until this design the threads ran Lazy SMP: every thread
+//! the same binary search over the shared table, busy marks near the root to keep them
+//! apart. Measured (16-core Xeon, 20 Begin-Hard lines): 16 threads searched 2.51× the
+//! positions of one, each at 0.63× a lone thread's rate: a 4.0× speed-up. Repeats of the
+//! same (position, window) were only 1.0–1.7% of one thread's count; 83% of the extra
+//! positions were nodes one thread never enters, because at a cut node every thread started
+//! its own refutation. A split point starts younger children only at a node that turned out
+//! not to be a cut node (its eldest failed low), which is where one thread searches them all
+//! anyway.
 //!
-//! Why the answer is exact whatever the threads do: every bound a thread stores comes from a
-//! search that finished (a thread told to drop its window returns through every frame
-//! without storing), so the table only ever holds true bounds, and every window's answer
-//! is a true bound on the score, whichever thread found it.
+//! **Why the answer is exact whatever the threads do.** Every bound stored comes from a
+//! search that finished: a thread told to stop returns through every frame without storing,
+//! and a split point stores nothing when a split point above it was decided or the solve was
+//! stopped. A split point's lower bound is a child's fail-high, a true bound whichever
+//! thread found it; its upper bound needs every child to have failed low, which the master
+//! knows once it has handed out every child and every thread that took one has returned
+//! without being stopped.
 //!
-//! **Rounds.** The big table starts small after a clear and doubles as the solve stores more
-//! (see [`crate::bounds`]), but doubling moves entries and needs the table to itself. So a
-//! solve runs in rounds: threads stop when their stores reach the growth point; with no
-//! thread running the table grows, and the next round takes up the binary search where the
-//! last one left it (the score's range is kept; the subtrees searched are in the table). A
-//! solve also starts on one thread: most positions of a test set are solved in a fraction of
-//! the time it takes to start a thread, so helpers join only once the first
-//! [`PARALLEL_AFTER`] positions have been explored.
+//! **The table.** The big table starts small after a clear and doubles as a solve stores
+//! more ([`crate::bounds`]), which needs the table to itself. A solve therefore starts on
+//! one thread, which may grow the table as it likes; most positions of a test set are solved
+//! in a fraction of the time it takes to start a thread, and only a solve that goes past
+//! [`PARALLEL_AFTER`] positions calls the other threads, after growing the table to all of
+//! its buckets once ([`BoundTable::grow_fully`]): no thread ever waits for the table to grow.
 
 use crate::book::Book;
-use crate::bounds::{BoundTable, ScoreBound, ThreadView};
-use crate::position::Bitboard;
-use crate::position::Position;
+use crate::bounds::{BoundStore, BoundTable, ScoreBound, ThreadView};
+use crate::moves::MoveSorter;
+use crate::position::{Bitboard, Position};
 use crate::score::{Window, initial_window};
-use crate::search::{Access, Busy, HEARTBEAT_FIRST, Heartbeat, Search, Step};
+use crate::search::{Access, HEARTBEAT_FIRST, Heartbeat, PUBLISH_EVERY, Search, Step};
 use std::ops::RangeInclusive;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-/// Positions a solve explores on one thread before helpers join, unless
+/// Positions a solve explores on one thread before the other threads join, unless
 /// [`crate::Solver::set_parallel_after`] says otherwise: about 2 ms of solving, a hundred
 /// times what starting a thread costs. Begin-Medium's positions take 1.1 M on average.
 pub const PARALLEL_AFTER: u64 = 1 << 16;
-/// Nodes with fewer than this many stones more than the root mark themselves busy and leave
-/// busy children for last ([`Busy`]). Measured on Begin-Hard (10 lines, 2 threads, 3 runs
-/// each): 0 plies 0.89 s, 12 plies 0.51–0.69 s, 20 plies 0.50–0.66 s, every node 1.1–1.3 s
-/// (the marks of deep nodes cost more than they save), one thread 0.86 s; on Begin-Medium
-/// (200 lines, 2 runs each) 8 plies 25.0 ms, 12 plies 24.7 ms, 16 plies 25.4 ms, 20 plies
-/// 27.0 ms; on the empty board (weak) 16 and 22 plies alike.
-const DEFER_PLIES: u32 = 12;
 
-/// The outcome of a parallel solve.
+/// Nodes with at least this many empty squares may become split points, unless
+/// [`crate::Solver::set_split_empty`] says otherwise.
+pub const SPLIT_EMPTY: u32 = 20;
+
+/// The outcome of a solve that may have been stopped.
 pub(crate) struct Solved {
-    /// The range the score lies in: one score, or a range the window asked no more of.
+    /// The range the score lies in: one score, or a range the window asked no more of; the
+    /// range known when the solve stopped, if it did.
     pub(crate) score: RangeInclusive<i32>,
     /// Positions explored by all threads.
     pub(crate) nodes: u64,
+    /// Whether the caller's stop ended the solve before `window` was decided.
+    pub(crate) stopped: bool,
 }
 
-/// What the threads of one round share.
-struct Round<'a, const W: usize, const H: usize, B: Bitboard> {
-    pos: &'a Position<W, H, B>,
-    /// What the solve must find out.
-    window: Window,
-    /// Changed whenever the window being searched stops mattering: the range narrowed, or the
-    /// round pauses.
-    signal: AtomicU32,
-    /// The score lies in `min..=max`.
-    min: AtomicI32,
-    max: AtomicI32,
-    /// Set when the round ends before the score is known.
-    paused: AtomicBool,
-    /// Positions explored and stores of far positions, as published by the threads.
-    nodes: AtomicU64,
-    far_stores: AtomicU64,
-    /// The round pauses once the published counts reach these.
-    pause_at_nodes: u64,
-    pause_at_stores: u64,
-    /// Positions explored in earlier rounds of this solve, for progress reports.
-    nodes_before: u64,
-    started: Instant,
-    /// The nodes near the root being searched (none between rounds: every mark is taken off
-    /// as its node returns, aborted or not).
-    busy: &'a Busy,
-    /// Nodes with fewer stones than this mark themselves busy: none in a round alone.
-    defer_until: u32,
-    progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
+/// A node whose younger children are offered to the team: its eldest failed low.
+pub(crate) struct SplitPoint<const W: usize, const H: usize, B: Bitboard> {
+    pos: Position<W, H, B>,
+    /// The node's null window (after its bounds narrowed it).
+    alpha: i32,
+    beta: i32,
+    /// The split point whose child the master was searching when it made this one.
+    parent: Option<Arc<SplitPoint<W, H, B>>>,
+    /// Set once a child failed high: the node is decided, its children's searches stop.
+    decided: AtomicBool,
+    /// Whether children are left to hand out.
+    open: AtomicBool,
+    /// Threads searching a child now.
+    working: AtomicUsize,
+    /// The children not handed out yet, and the first fail-high.
+    share: Mutex<Share<W, H, B>>,
 }
 
-impl<const W: usize, const H: usize, B: Bitboard> Round<'_, W, H, B> {
-    /// Tells every thread to drop its window.
-    fn raise(&self) {
-        self.signal.fetch_add(1, Ordering::Release);
+/// What the threads at a split point change under its lock.
+struct Share<const W: usize, const H: usize, B: Bitboard> {
+    sorter: MoveSorter<W, H, B>,
+    /// The first child to fail high: its score and column.
+    cut: Option<(i32, usize)>,
+}
+
+/// The lock, whatever a panicking thread left: a split point's share is consistent at every
+/// unlock.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> SplitPoint<W, H, B> {
+    /// Whether this split point or one above it is decided: a search below must stop.
+    pub(crate) fn decided_here_or_above(&self) -> bool {
+        let mut at = Some(self);
+        while let Some(sp) = at {
+            if sp.decided.load(Ordering::Acquire) {
+                return true;
+            }
+            at = sp.parent.as_deref();
+        }
+        false
     }
 
-    /// Adds a thread's counts since its last report; pauses the round if they reached a limit.
-    fn publish(&self, nodes: u64, far_stores: u64) {
-        let total_nodes = self.nodes.fetch_add(nodes, Ordering::Relaxed) + nodes;
-        let total_stores = self.far_stores.fetch_add(far_stores, Ordering::Relaxed) + far_stores;
-        if (total_nodes >= self.pause_at_nodes || total_stores >= self.pause_at_stores)
-            && !self.paused.swap(true, Ordering::Relaxed)
+    /// Whether `ancestor` lies above this split point.
+    fn is_below(&self, ancestor: &SplitPoint<W, H, B>) -> bool {
+        let mut at = self.parent.as_deref();
+        while let Some(sp) = at {
+            if std::ptr::eq(sp, ancestor) {
+                return true;
+            }
+            at = sp.parent.as_deref();
+        }
+        false
+    }
+
+    /// The next child to search, with its player's winning squares, counted as worked on;
+    /// `None` once none is left or the node is decided.
+    fn take(&self) -> Option<(B, B)> {
+        let mut share = lock(&self.share);
+        if self.decided.load(Ordering::Relaxed) || !self.open.load(Ordering::Relaxed) {
+            return None;
+        }
+        let next = share.sorter.next(&self.pos);
+        match next {
+            Some(_) => {
+                self.working.fetch_add(1, Ordering::Relaxed);
+            }
+            None => self.open.store(false, Ordering::Relaxed),
+        }
+        next
+    }
+
+    /// Hands back the child on `square`, with its score if its search finished.
+    fn give_back(&self, square: B, score: Option<i32>) {
+        let mut share = lock(&self.share);
+        if let Some(score) = score
+            && score >= self.beta
         {
-            self.raise();
+            if share.cut.is_none() {
+                share.cut = Some((score, Position::<W, H, B>::column_of(square)));
+            }
+            self.open.store(false, Ordering::Relaxed);
+            self.decided.store(true, Ordering::Release);
+        }
+        // Under the lock, after the cut: a master that sees no one working sees the cut.
+        self.working.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// The threads of one solve: the split points open to them, and who is idle.
+pub(crate) struct Team<const W: usize, const H: usize, B: Bitboard> {
+    /// Split points with children to hand out (or about to be withdrawn).
+    open: Mutex<Vec<Arc<SplitPoint<W, H, B>>>>,
+    /// `open.len()`, read without the lock by threads looking for work.
+    offered: AtomicUsize,
+    /// Threads looking for work: helpers between jobs, and masters waiting at a split point.
+    idle: AtomicUsize,
+    /// Nodes with at least this many empty squares may split.
+    split_empty: u32,
+    /// Set when the caller stops the solve: every thread returns.
+    stop: AtomicBool,
+    /// Set when the master has answered the window asked of it: the helpers go home.
+    done: AtomicBool,
+    /// Positions explored, as the threads published them.
+    nodes: AtomicU64,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
+    fn new(split_empty: u32, helpers: usize) -> Self {
+        Team {
+            open: Mutex::new(Vec::new()),
+            offered: AtomicUsize::new(0),
+            idle: AtomicUsize::new(helpers),
+            split_empty,
+            stop: AtomicBool::new(false),
+            done: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
         }
     }
 
-    /// Records the answer `r` to the window `[med, med + 1]` and tells the others.
-    fn answer(&self, med: i32, r: i32) {
-        let (min, max) = if r <= med {
-            let max = self.max.fetch_min(r, Ordering::Relaxed).min(r);
-            (self.min.load(Ordering::Relaxed), max)
+    /// Whether `pos` is far enough from the end of the game to split.
+    #[inline]
+    pub(crate) fn splits_at(&self, pos: &Position<W, H, B>) -> bool {
+        (W * H) as u32 - pos.moves() >= self.split_empty
+    }
+
+    /// Whether some thread looks for work.
+    #[inline]
+    pub(crate) fn has_idle(&self) -> bool {
+        self.idle.load(Ordering::Relaxed) > 0
+    }
+
+    fn offer(&self, sp: Arc<SplitPoint<W, H, B>>) {
+        let mut open = lock(&self.open);
+        open.push(sp);
+        self.offered.store(open.len(), Ordering::Release);
+    }
+
+    fn withdraw(&self, sp: &SplitPoint<W, H, B>) {
+        let mut open = lock(&self.open);
+        open.retain(|other| !std::ptr::eq(&**other, sp));
+        self.offered.store(open.len(), Ordering::Release);
+    }
+
+    /// An open split point to help at (below `within`, if given): the one nearest the root,
+    /// whose children are the biggest jobs.
+    fn pick(&self, within: Option<&SplitPoint<W, H, B>>) -> Option<Arc<SplitPoint<W, H, B>>> {
+        if self.offered.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let open = lock(&self.open);
+        open.iter()
+            .filter(|sp| {
+                sp.open.load(Ordering::Relaxed)
+                    && !sp.decided.load(Ordering::Relaxed)
+                    && within.is_none_or(|top| sp.is_below(top))
+            })
+            .min_by_key(|sp| sp.pos.moves())
+            .cloned()
+    }
+}
+
+/// Waiting without burning a core another thread could use: spin a little, then yield.
+struct Backoff(u32);
+
+impl Backoff {
+    fn snooze(&mut self) {
+        if self.0 < 64 {
+            for _ in 0..1 << (self.0 / 8) {
+                std::hint::spin_loop();
+            }
+            self.0 += 1;
         } else {
-            let min = self.min.fetch_max(r, Ordering::Relaxed).max(r);
-            (min, self.max.load(Ordering::Relaxed))
-        };
-        self.raise();
-        if let Some(progress) = self.progress {
-            progress(&Step {
-                window: med,
-                answered: true,
-                min,
-                max,
-                nodes: self.nodes_before + self.nodes.load(Ordering::Relaxed),
-                elapsed: self.started.elapsed(),
-            });
+            std::thread::yield_now();
         }
     }
 }
 
-/// The table as one thread of a parallel solve reaches it: shared, with the thread's own count
-/// of stores and the round it reports them to.
+impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'a, A, W, H, B> {
+    /// Makes `pos` a split point: its eldest child failed low in `[alpha, beta]` (a null
+    /// window), and `sorter` holds the younger ones. Searches them with the team, stores the
+    /// node's bound and returns its score as [`Search::negamax`] would, or sets `aborted` if a
+    /// split point above was decided or the solve stopped meanwhile.
+    pub(crate) fn split(
+        &mut self,
+        team: &'a Team<W, H, B>,
+        pos: &Position<W, H, B>,
+        alpha: i32,
+        beta: i32,
+        sorter: MoveSorter<W, H, B>,
+        hint: Option<usize>,
+    ) -> i32 {
+        let sp = Arc::new(SplitPoint {
+            pos: *pos,
+            alpha,
+            beta,
+            parent: self.under.clone(),
+            decided: AtomicBool::new(false),
+            open: AtomicBool::new(true),
+            working: AtomicUsize::new(0),
+            share: Mutex::new(Share { sorter, cut: None }),
+        });
+        team.offer(Arc::clone(&sp));
+        self.work_at(&sp);
+        // Nothing more to hand out, or the node is decided.
+        sp.open.store(false, Ordering::Relaxed);
+        team.withdraw(&sp);
+        self.aborted = false;
+        self.help_below(team, &sp);
+        if team.stop.load(Ordering::Relaxed)
+            || sp
+                .parent
+                .as_deref()
+                .is_some_and(SplitPoint::decided_here_or_above)
+        {
+            self.aborted = true;
+            return 0;
+        }
+        let cut = lock(&sp.share).cut;
+        if let Some((score, col)) = cut {
+            self.table.put(pos, ScoreBound::Lower(score), Some(col), 1);
+            return score;
+        }
+        // Every child was searched to the end and failed low.
+        self.table.put(pos, ScoreBound::Upper(alpha), hint, 1);
+        alpha
+    }
+
+    /// Searches children of `sp` until none is left, the node is decided, or this search
+    /// must stop (`aborted` set).
+    fn work_at(&mut self, sp: &Arc<SplitPoint<W, H, B>>) {
+        let outer = self.under.replace(Arc::clone(sp));
+        while let Some((square, threats)) = sp.take() {
+            let score = -self.negamax(&sp.pos.after(square), -sp.beta, -sp.alpha, threats);
+            if self.aborted {
+                sp.give_back(square, None);
+                break;
+            }
+            sp.give_back(square, Some(score));
+        }
+        self.under = outer;
+    }
+
+    /// Until no thread works at `sp` any more, helps at split points below it (the helpful
+    /// master: the threads there work for `sp`).
+    fn help_below(&mut self, team: &'a Team<W, H, B>, sp: &Arc<SplitPoint<W, H, B>>) {
+        team.idle.fetch_add(1, Ordering::Relaxed);
+        let mut backoff = Backoff(0);
+        while sp.working.load(Ordering::Acquire) > 0 {
+            if let Some(below) = team.pick(Some(sp)) {
+                team.idle.fetch_sub(1, Ordering::Relaxed);
+                self.work_at(&below);
+                self.aborted = false;
+                team.idle.fetch_add(1, Ordering::Relaxed);
+                backoff = Backoff(0);
+            } else {
+                backoff.snooze();
+            }
+        }
+        team.idle.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The table as one thread of a team reaches it: the shared big table, the thread's own near
+/// table, and the team to publish its count to.
 struct Shared<'a, const W: usize, const H: usize, B: Bitboard> {
-    table: ThreadView<'a, W, H, B>,
-    round: &'a Round<'a, W, H, B>,
-    /// Stores of far positions since the last report.
-    far_stores: u64,
+    view: ThreadView<'a, W, H, B>,
+    team: &'a Team<W, H, B>,
+    /// The caller's stop, watched by the master only.
+    stop: Option<&'a AtomicBool>,
     /// Positions explored at the last report.
-    reported_nodes: u64,
+    reported: u64,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Shared<'_, W, H, B> {
-    const SHARED: bool = true;
+    const STOPPABLE: bool = true;
     const WEIGHS_SUBTREES: bool = false;
+    #[inline]
+    fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
+        self.view.get(pos)
+    }
+    #[inline]
+    fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, _: u64) {
+        self.view.put(pos, bound, best);
+    }
+    #[inline]
+    fn prefetch(&self, pos: &Position<W, H, B>) {
+        self.view.prefetch(pos);
+    }
+    #[inline]
+    fn hit_weight(&self, _pos: &Position<W, H, B>) -> u64 {
+        1
+    }
+    fn tick(&mut self, nodes: u64) -> bool {
+        if nodes & (PUBLISH_EVERY - 1) == 0 {
+            self.team
+                .nodes
+                .fetch_add(nodes - self.reported, Ordering::Relaxed);
+            self.reported = nodes;
+        }
+        if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+            self.team.stop.store(true, Ordering::Relaxed);
+        }
+        self.team.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// The table as the first, lone phase of a solve reaches it: to itself (so it grows as it
+/// fills), until `stop_at` positions or the caller's stop.
+struct Alone<'a, T> {
+    table: &'a mut T,
+    stop_at: u64,
+    stop: Option<&'a AtomicBool>,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Access<W, H, B>
+    for Alone<'_, T>
+{
+    const STOPPABLE: bool = true;
+    const WEIGHS_SUBTREES: bool = T::WEIGHS_SUBTREES;
     #[inline]
     fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
         self.table.get(pos)
     }
     #[inline]
-    fn put(
-        &mut self,
-        pos: &Position<W, H, B>,
-        bound: ScoreBound,
-        best: Option<usize>,
-        _nodes: u64,
-    ) {
-        self.far_stores += u64::from(self.table.put(pos, bound, best));
+    fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, n: u64) {
+        self.table.put(pos, bound, best, n);
     }
     #[inline]
     fn prefetch(&self, pos: &Position<W, H, B>) {
         self.table.prefetch(pos);
     }
     #[inline]
-    fn hit_weight(&self, _pos: &Position<W, H, B>) -> u64 {
-        1
+    fn hit_weight(&self, pos: &Position<W, H, B>) -> u64 {
+        self.table.hit_weight(pos)
     }
-    fn tick(&mut self, nodes: u64) {
-        self.round.publish(
-            nodes - self.reported_nodes,
-            std::mem::take(&mut self.far_stores),
-        );
-        self.reported_nodes = nodes;
+    fn tick(&mut self, nodes: u64) -> bool {
+        nodes >= self.stop_at || self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
     }
 }
 
-/// What a parallel solve works with besides the table, from the [`crate::Solver`].
-pub(crate) struct Team<'a, const W: usize, const H: usize, B: Bitboard> {
+/// What a solve works with besides the table, from the [`crate::Solver`].
+pub(crate) struct Plan<'a, const W: usize, const H: usize, B: Bitboard> {
     pub(crate) book: Option<&'a Book<W, H, B>>,
-    pub(crate) busy: &'a Busy,
     /// Threads in all, the caller's included.
     pub(crate) threads: usize,
     /// See [`crate::Solver::set_parallel_after`].
     pub(crate) parallel_after: u64,
+    /// See [`crate::Solver::set_split_empty`].
+    pub(crate) split_empty: u32,
     pub(crate) progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
+    /// The caller's stop, if any.
+    pub(crate) stop: Option<&'a AtomicBool>,
 }
 
-/// Solves `pos` (which the side to move cannot win at once) until `window` is decided, with
-/// `team` on `table`, which a caller cleared or not as it wishes, and made ready for the team's helpers
-/// ([`BoundTable::set_helpers`]).
-pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard>(
-    table: &mut BoundTable<W, H, B>,
+/// Solves `pos` (which the side to move cannot win at once) until `window` is decided or
+/// `plan`'s stop is raised: alone first, then, past [`Plan::parallel_after`] positions, with
+/// the team if there is one and the table can be shared.
+pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>>(
+    table: &mut T,
     pos: &Position<W, H, B>,
     window: Window,
-    team: Team<'_, W, H, B>,
+    plan: &Plan<'_, W, H, B>,
 ) -> Solved {
-    let Team {
-        book,
-        busy,
-        threads,
-        parallel_after,
-        progress,
-    } = team;
-    let (mut min, mut max) = initial_window(pos);
-    let mut nodes = 0;
+    let (min, max) = initial_window(pos);
+    let mut range = min..=max;
     let started = Instant::now();
-    let mut alone = parallel_after > 0;
-    let mut heartbeat_due = HEARTBEAT_FIRST;
-    while !window.decided(min, max) {
-        let round = Round {
-            pos,
-            window,
-            signal: AtomicU32::new(0),
-            min: AtomicI32::new(min),
-            max: AtomicI32::new(max),
-            paused: AtomicBool::new(false),
-            nodes: AtomicU64::new(0),
-            far_stores: AtomicU64::new(0),
-            pause_at_nodes: if alone { parallel_after } else { u64::MAX },
-            pause_at_stores: table.stores_until_growth().unwrap_or(u64::MAX),
-            nodes_before: nodes,
-            started,
-            busy,
-            defer_until: if alone { 0 } else { pos.moves() + DEFER_PLIES },
-            progress,
-        };
-        let shared: &BoundTable<W, H, B> = table;
-        let helpers = if alone { 0 } else { threads - 1 };
-        let due = std::thread::scope(|scope| {
-            let round = &round;
-            for helper in 1..=helpers {
-                scope.spawn(move || work(shared.view(helper), book, round, None));
-            }
-            let heartbeat = progress.map(|progress| Heartbeat {
-                progress,
-                started,
-                due: heartbeat_due,
-                step: Step {
-                    window: 0,
-                    answered: false,
+    let teamed = plan.threads > 1 && table.as_shared().is_some();
+    let stop_at = if teamed {
+        plan.parallel_after
+    } else {
+        u64::MAX
+    };
+    let heartbeat = plan.progress.map(|progress| Heartbeat {
+        progress,
+        started,
+        due: HEARTBEAT_FIRST,
+        step: Step {
+            window: 0,
+            answered: false,
+            min,
+            max,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+        },
+        published: None,
+    });
+    let mut search = Search::new(
+        Alone {
+            table: &mut *table,
+            stop_at,
+            stop: plan.stop,
+        },
+        plan.book,
+    )
+    .reporting(heartbeat);
+    let report = |nodes_before: u64| {
+        move |med: i32, min: i32, max: i32, nodes: u64| {
+            if let Some(progress) = plan.progress {
+                progress(&Step {
+                    window: med,
+                    answered: true,
                     min,
                     max,
-                    nodes: round.nodes_before,
-                    elapsed: Duration::ZERO,
-                },
-                published: Some(&round.nodes),
-            });
-            work(shared.view(0), book, round, heartbeat)
-        });
-        if let Some(due) = due {
-            heartbeat_due = due;
+                    nodes: nodes_before + nodes,
+                    elapsed: started.elapsed(),
+                });
+            }
         }
-        nodes += round.nodes.load(Ordering::Relaxed);
-        min = round.min.load(Ordering::Relaxed);
-        max = round.max.load(Ordering::Relaxed);
-        table.credit_stores(round.far_stores.load(Ordering::Relaxed));
-        alone = false;
+    };
+    let finished = search.bisect(pos, window, &mut range, report(0));
+    let nodes = search.nodes;
+    let due = search.heartbeat.map_or(HEARTBEAT_FIRST, |beat| beat.due);
+    // Without a team the lone phase has no position limit, so it ended only if the window
+    // was decided or the caller stopped it.
+    let shared = if teamed { table.as_shared() } else { None };
+    let Some(table) = shared.filter(|_| !finished) else {
+        return Solved {
+            score: range,
+            nodes,
+            stopped: !finished,
+        };
+    };
+    if plan.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+        return Solved {
+            score: range,
+            nodes,
+            stopped: true,
+        };
     }
+    table.grow_fully();
+    let table: &BoundTable<W, H, B> = table;
+    let team = Team::new(plan.split_empty, plan.threads - 1);
+    let (finished, team_nodes) = std::thread::scope(|scope| {
+        let team = &team;
+        let helpers: Vec<_> = (1..plan.threads)
+            .map(|helper| scope.spawn(move || help(table.view(helper), plan.book, team)))
+            .collect();
+        let heartbeat = plan.progress.map(|progress| Heartbeat {
+            progress,
+            started,
+            due,
+            step: Step {
+                window: 0,
+                answered: false,
+                min: *range.start(),
+                max: *range.end(),
+                nodes,
+                elapsed: Duration::ZERO,
+            },
+            published: Some(&team.nodes),
+        });
+        let mut master = Search::new(
+            Shared {
+                view: table.view(0),
+                team,
+                stop: plan.stop,
+                reported: 0,
+            },
+            plan.book,
+        )
+        .in_team(team)
+        .reporting(heartbeat);
+        let finished = master.bisect(pos, window, &mut range, |med, min, max, _| {
+            report(nodes)(med, min, max, team.nodes.load(Ordering::Relaxed));
+        });
+        team.done.store(true, Ordering::Release);
+        let helped: u64 = helpers
+            .into_iter()
+            .map(|helper| {
+                helper
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .sum();
+        (finished, master.nodes + helped)
+    });
     Solved {
-        score: min..=max,
-        nodes,
+        score: range,
+        nodes: nodes + team_nodes,
+        stopped: !finished,
     }
 }
 
-/// One thread of a round: answers windows until the score is known or the round pauses, then
-/// reports its counts.
-/// The first thread reports on its windows through `heartbeat`, and returns when its next
-/// report is due (for the next round to go on from), or `None` without one.
-fn work<'a, const W: usize, const H: usize, B: Bitboard>(
-    table: ThreadView<'a, W, H, B>,
-    book: Option<&'a Book<W, H, B>>,
-    round: &'a Round<'a, W, H, B>,
-    heartbeat: Option<Heartbeat<'a>>,
-) -> Option<Duration> {
+/// One helper thread of a team: takes children at open split points until the master is
+/// done. Returns the positions it explored.
+fn help<const W: usize, const H: usize, B: Bitboard>(
+    view: ThreadView<'_, W, H, B>,
+    book: Option<&Book<W, H, B>>,
+    team: &Team<W, H, B>,
+) -> u64 {
     let mut search = Search::new(
         Shared {
-            table,
-            round,
-            far_stores: 0,
-            reported_nodes: 0,
+            view,
+            team,
+            stop: None,
+            reported: 0,
         },
         book,
     )
-    .shared(&round.signal, round.busy, round.defer_until)
-    .reporting(heartbeat);
-    let pos = round.pos;
-    let threats = pos.opponent_winning();
-    loop {
-        // The signal first: a range read after it is at least as new as the signal says.
-        search.seen = round.signal.load(Ordering::Acquire);
-        let (min, max) = (
-            round.min.load(Ordering::Relaxed),
-            round.max.load(Ordering::Relaxed),
-        );
-        if round.window.decided(min, max) || round.paused.load(Ordering::Relaxed) {
-            break;
-        }
-        let med = round.window.next(min, max);
-        search.searching(med, min, max);
-        search.aborted = false;
-        let r = search.negamax(pos, med, med + 1, threats);
-        if !search.aborted {
-            round.answer(med, r);
+    .in_team(team);
+    let mut backoff = Backoff(0);
+    while !team.done.load(Ordering::Acquire) {
+        if let Some(sp) = team.pick(None) {
+            team.idle.fetch_sub(1, Ordering::Relaxed);
+            search.work_at(&sp);
+            search.aborted = false;
+            team.idle.fetch_add(1, Ordering::Relaxed);
+            backoff = Backoff(0);
+        } else {
+            backoff.snooze();
         }
     }
-    let Shared {
-        far_stores,
-        reported_nodes,
-        ..
-    } = search.table;
-    round.publish(search.nodes - reported_nodes, far_stores);
-    search.heartbeat.map(|beat| beat.due)
+    search.nodes
 }

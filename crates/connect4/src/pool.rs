@@ -19,8 +19,8 @@ use crate::book::Book;
 use crate::bounds::{BoundTable, ScoreBound, TableError, ThreadView};
 use crate::position::{Bitboard, EMPTY_BOARD, ParseError, Position};
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
-use crate::search::{Access, NO_BUSY, Search};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use crate::search::{Access, Search};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -437,16 +437,13 @@ impl<const W: usize, const H: usize, B: Bitboard> PooledSolve<'_, W, H, B> {
         if pos.can_win_next() {
             return Some(finish(win_now_score(W * H, pos.moves()), strength));
         }
-        let signal = AtomicU32::new(0);
         let mut search = Search::new(
             Pooled {
                 view: &self.view,
                 stop: self.stop,
-                signal: &signal,
             },
             self.book,
-        )
-        .shared(&signal, &NO_BUSY, 0);
+        );
         let score = search.score(pos, Window::of(strength), |_, _, _, _| {});
         self.positions += search.nodes;
         score.map(|s| finish(*s.start(), strength))
@@ -457,11 +454,10 @@ impl<const W: usize, const H: usize, B: Bitboard> PooledSolve<'_, W, H, B> {
 struct Pooled<'a, const W: usize, const H: usize, B: Bitboard> {
     view: &'a ThreadView<'a, W, H, B>,
     stop: &'a Stop,
-    signal: &'a AtomicU32,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Pooled<'_, W, H, B> {
-    const SHARED: bool = true;
+    const STOPPABLE: bool = true;
     const WEIGHS_SUBTREES: bool = false;
     #[inline]
     fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
@@ -485,9 +481,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Pooled<'_,
     fn hit_weight(&self, _pos: &Position<W, H, B>) -> u64 {
         1
     }
-    fn tick(&mut self, _nodes: u64) {
-        if self.stop.is_due() {
-            self.signal.fetch_add(1, Ordering::Relaxed);
-        }
+    fn tick(&mut self, _nodes: u64) -> bool {
+        self.stop.is_due()
     }
 }

@@ -7,11 +7,13 @@
 use crate::book::Book;
 use crate::bounds::{BoundStore, ScoreBound};
 use crate::moves::MoveSorter;
+use crate::parallel::{SplitPoint, Team};
 use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{DRAW, Window, initial_window, loss_later_min, loss_next_score, win_later_max};
 use std::ops::RangeInclusive;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// Enhanced transposition cutoffs only where at least 20 squares are empty: nearer the end
@@ -80,18 +82,14 @@ impl Heartbeat<'_> {
     }
 }
 
-/// The busy nodes of a search alone: never any.
-pub(crate) static NO_BUSY: Busy = Busy::new();
-
-/// A signal no one ever raises, for a search that has the table to itself.
-pub(crate) static NEVER: AtomicU32 = AtomicU32::new(0);
-
 /// How one search thread reaches the bound table: with `&mut` when it has it to itself (and
 /// may grow it as it stores), or through a shared reference when threads share it.
 pub(crate) trait Access<const W: usize, const H: usize, B: Bitboard> {
-    /// Whether other threads search at the same time: only then does the search watch for a
-    /// signal to abandon its window.
-    const SHARED: bool;
+    /// Whether the search may be told to give up its window ([`Access::tick`]) or share its
+    /// nodes with other threads ([`crate::parallel`]): only then does it look every
+    /// [`STOP_CHECK_EVERY`] positions whether it must stop. A plain search alone pays for
+    /// neither.
+    const STOPPABLE: bool;
     /// [`BoundStore::WEIGHS_SUBTREES`].
     const WEIGHS_SUBTREES: bool;
     /// [`BoundStore::get`].
@@ -102,23 +100,29 @@ pub(crate) trait Access<const W: usize, const H: usize, B: Bitboard> {
     fn prefetch(&self, pos: &Position<W, H, B>);
     /// [`BoundStore::hit_weight`].
     fn hit_weight(&self, pos: &Position<W, H, B>) -> u64;
-    /// Called by a shared search every [`PUBLISH_EVERY`] positions explored, with the count
-    /// so far: the moment to tell the other threads.
+    /// Called by a stoppable search every [`STOP_CHECK_EVERY`] positions explored, with the
+    /// count so far: the moment to tell the other threads, and to say whether the search
+    /// must give up its window now (`true`).
     #[inline]
-    fn tick(&mut self, nodes: u64) {
+    fn tick(&mut self, nodes: u64) -> bool {
         let _ = nodes;
+        false
     }
 }
 
-/// A shared search reports its counts (through [`Access::tick`]) every this many positions
-/// explored, a power of two: often enough for a pause to come soon after its cause, seldom
-/// enough that the shared counters cost nothing measurable.
+/// A stoppable search looks whether it must stop (its [`Access::tick`], and the split
+/// points it works under) every this many positions, a power of two: a stop comes some
+/// microseconds after its cause, and the checks cost nothing measurable.
+pub(crate) const STOP_CHECK_EVERY: u64 = 1 << 8;
+
+/// A search reports its counts to the others and to the heartbeat every this many positions
+/// explored, a power of two: seldom enough that the shared counters cost nothing measurable.
 pub(crate) const PUBLISH_EVERY: u64 = 1 << 12;
 
 impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Access<W, H, B>
     for &mut T
 {
-    const SHARED: bool = false;
+    const STOPPABLE: bool = false;
     const WEIGHS_SUBTREES: bool = T::WEIGHS_SUBTREES;
     #[inline]
     fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
@@ -146,102 +150,39 @@ pub(crate) struct Search<'a, A: Access<W, H, B>, const W: usize, const H: usize,
     pub(crate) nodes: u64,
     /// See [`Solver`]'s field of the same name.
     pub(crate) weight: u64,
-    /// Raised (changed from `seen`) when the window being searched no longer matters: another
-    /// thread answered it, or the solve pauses. Only watched when `A::SHARED`.
-    pub(crate) signal: &'a AtomicU32,
-    /// The value of `signal` when the current window began.
-    pub(crate) seen: u32,
-    /// Set once the search saw the signal: every frame then returns at once, storing
-    /// nothing, and the caller discards the result.
+    /// Set once the search must stop: every frame then returns at once, storing nothing, and
+    /// the caller discards the result. Only ever set when `A::STOPPABLE`.
     pub(crate) aborted: bool,
-    /// Nodes being searched near the root, by all threads.
-    pub(crate) busy: &'a Busy,
-    /// Nodes with fewer stones than this mark themselves busy and defer busy children.
-    pub(crate) defer_until: u32,
+    /// The threads this search shares its nodes with, if any: far from the end of the game
+    /// a node whose eldest child did not cut off offers its younger ones to them.
+    pub(crate) team: Option<&'a Team<W, H, B>>,
+    /// The innermost split point whose child this thread searches, if any: the search stops
+    /// when it or any split point above it is decided.
+    pub(crate) under: Option<Arc<SplitPoint<W, H, B>>>,
     /// Reports while a window is searched, if anyone listens.
     pub(crate) heartbeat: Option<Heartbeat<'a>>,
 }
 
-/// Slots of [`Busy`]: a power of two.
-const BUSY_SLOTS: usize = 1 << 12;
-
-/// The nodes near the root that some thread is searching right now, one key per slot
-/// (0: free): ABDADA's idea without its table entries. A thread that meets a busy child
-/// searches its other children first, and by the time it comes back to the busy one the
-/// other thread has often stored its bound, so two threads seldom search the same subtree at
-/// once. A full slot leaves a node unmarked, which only costs that saving.
-pub(crate) struct Busy([AtomicU64; BUSY_SLOTS]);
-
-/// A node's mark in [`Busy`], taken off when the search leaves the node.
-pub(crate) struct Mark<'a>(&'a AtomicU64);
-
-impl Drop for Mark<'_> {
-    fn drop(&mut self) {
-        self.0.store(0, Relaxed);
-    }
-}
-
-impl Busy {
-    /// No node busy.
-    pub(crate) const fn new() -> Busy {
-        Busy([const { AtomicU64::new(0) }; BUSY_SLOTS])
-    }
-
-    #[inline]
-    fn slot(&self, key: u64) -> &AtomicU64 {
-        &self.0[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize & (BUSY_SLOTS - 1)]
-    }
-
-    /// Marks `pos` busy, if its slot is free.
-    #[inline]
-    fn mark<const W: usize, const H: usize, B: Bitboard>(
-        &self,
-        pos: &Position<W, H, B>,
-    ) -> Option<Mark<'_>> {
-        let key = pos.symmetric_key().fold();
-        let slot = self.slot(key);
-        slot.compare_exchange(0, key, Relaxed, Relaxed)
-            .ok()
-            .map(|_| Mark(slot))
-    }
-
-    /// Whether some thread is searching `pos`.
-    #[inline]
-    fn is_busy<const W: usize, const H: usize, B: Bitboard>(
-        &self,
-        pos: &Position<W, H, B>,
-    ) -> bool {
-        let key = pos.symmetric_key().fold();
-        self.slot(key).load(Relaxed) == key
-    }
-}
-
 impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'a, A, W, H, B> {
     /// A search on `table` (and `book`, if any) with nothing counted yet, as a search alone
-    /// has it: never signalled, marking no node busy, reporting to no one.
+    /// has it: in no team, reporting to no one.
     pub(crate) fn new(table: A, book: Option<&'a Book<W, H, B>>) -> Self {
         Search {
             table,
             book,
             nodes: 0,
             weight: 0,
-            signal: &NEVER,
-            seen: 0,
             aborted: false,
-            busy: &NO_BUSY,
-            defer_until: 0,
+            team: None,
+            under: None,
             heartbeat: None,
         }
     }
 
-    /// The search as one of several on a table: it abandons its window when `signal` is
-    /// raised, and nodes with fewer than `defer_until` stones mark themselves in `busy` and
-    /// leave busy children for last.
-    pub(crate) fn shared(self, signal: &'a AtomicU32, busy: &'a Busy, defer_until: u32) -> Self {
+    /// The search as one thread of `team` (see [`crate::parallel`]).
+    pub(crate) fn in_team(self, team: &'a Team<W, H, B>) -> Self {
         Search {
-            signal,
-            busy,
-            defer_until,
+            team: Some(team),
             ..self
         }
     }
@@ -273,38 +214,56 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
     /// null window after null window until `window` is [decided](Window::decided). After
     /// each answer, tells `answered` the window, the new range and the positions explored so
     /// far. Returns the range the score is known to lie in (one score when exact), or `None`
-    /// if a shared search was told to stop.
+    /// if a stoppable search was told to stop.
     pub(crate) fn score(
         &mut self,
         pos: &Position<W, H, B>,
         window: Window,
-        mut answered: impl FnMut(i32, i32, i32, u64),
+        answered: impl FnMut(i32, i32, i32, u64),
     ) -> Option<RangeInclusive<i32>> {
-        let (mut min, mut max) = initial_window(pos);
+        let (min, max) = initial_window(pos);
+        let mut range = min..=max;
+        self.bisect(pos, window, &mut range, answered)
+            .then_some(range)
+    }
+
+    /// [`Search::score`] going on from a score known to lie in `range`, which it narrows as
+    /// windows are answered. Returns whether `window` is decided; `false` if a stoppable
+    /// search was told to stop (`range` then holds what was known).
+    pub(crate) fn bisect(
+        &mut self,
+        pos: &Position<W, H, B>,
+        window: Window,
+        range: &mut RangeInclusive<i32>,
+        mut answered: impl FnMut(i32, i32, i32, u64),
+    ) -> bool {
+        let (mut min, mut max) = (*range.start(), *range.end());
         let threats = pos.opponent_winning();
         while !window.decided(min, max) {
             let med = window.next(min, max);
             self.searching(med, min, max);
             let r = self.negamax(pos, med, med + 1, threats);
-            if A::SHARED && self.aborted {
-                return None;
+            if A::STOPPABLE && self.aborted {
+                self.aborted = false;
+                return false;
             }
             if r <= med {
                 max = r;
             } else {
                 min = r;
             }
+            *range = min..=max;
             answered(med, min, max, self.nodes);
         }
-        Some(min..=max)
+        true
     }
 
     /// Negamax with alpha-beta in `[alpha, beta]`, for a position where the side to move
     /// cannot win at once, whose opponent's winning squares are `threats`
     /// ([`Position::opponent_winning`]: the parent computed them to order its moves). Returns
     /// the exact score if it lies inside the window, else a bound on the same side of the
-    /// window as the score (fail-soft within the known bounds). When shared, returns a
-    /// meaningless 0 with `aborted` set if the signal was raised.
+    /// window as the score (fail-soft within the known bounds). When stoppable, returns a
+    /// meaningless 0 with `aborted` set if the search had to stop.
     pub(crate) fn negamax(
         &mut self,
         pos: &Position<W, H, B>,
@@ -314,19 +273,27 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
     ) -> i32 {
         debug_assert!(alpha < beta && !pos.can_win_next());
         self.nodes += 1;
-        if self.nodes & (PUBLISH_EVERY - 1) == 0 {
-            if A::SHARED {
-                self.table.tick(self.nodes);
-            }
-            if let Some(beat) = &mut self.heartbeat {
-                beat.beat(self.nodes);
-            }
+        if self.nodes & (PUBLISH_EVERY - 1) == 0
+            && let Some(beat) = &mut self.heartbeat
+        {
+            beat.beat(self.nodes);
         }
-        if A::SHARED && self.signal.load(Relaxed) != self.seen {
+        if A::STOPPABLE && self.nodes & (STOP_CHECK_EVERY - 1) == 0 && self.must_stop() {
             self.aborted = true;
             return 0;
         }
         self.node(pos, alpha, beta, threats)
+    }
+
+    /// Whether a stoppable search must stop now: its table access says so, or a split point
+    /// it works under is decided.
+    #[cold]
+    fn must_stop(&mut self) -> bool {
+        self.table.tick(self.nodes)
+            || self
+                .under
+                .as_deref()
+                .is_some_and(SplitPoint::decided_here_or_above)
     }
 
     /// A score for the node without searching it, from a child already refuted at the
@@ -451,39 +418,15 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
         }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
         sorter.start(candidates, hint);
-        // Near the root of a shared search, mark the node as being searched, and leave the
-        // children other threads are searching for last (see `Busy`) — all but the first
-        // move, which every thread searches: one good move is all a node that cuts off
-        // needs, and a thread that went round it to a sibling searched what the proof does
-        // not need (as in ABDADA and "young brothers wait"; the empty board on 2 threads:
-        // 860-870 M positions and 16.5-17.1 s deferring every busy child, 726-728 M and
-        // 14.5-15.2 s sparing the first; strong 1,331 M and 26.2 s, 1,108 M and 22.4 s).
-        let busy = self.busy;
-        let shallow = A::SHARED && pos.moves() < self.defer_until;
-        let _mark = if shallow { busy.mark(pos) } else { None };
-        let mut deferred = [(B::ZERO, B::ZERO); W];
-        let (mut deferred_len, mut deferred_next) = (0, 0);
-        let mut eldest = true;
-        loop {
-            let (square, threats) = match sorter.next(pos) {
-                Some(next) if eldest => {
-                    eldest = false;
-                    next
-                }
-                Some(next) if shallow && busy.is_busy(&pos.after(next.0)) => {
-                    deferred[deferred_len] = next;
-                    deferred_len += 1;
-                    continue;
-                }
-                Some(next) => next,
-                None if deferred_next < deferred_len => {
-                    deferred_next += 1;
-                    deferred[deferred_next - 1]
-                }
-                None => break,
-            };
+        // Whether this node may offer its younger children to idle threads, once its eldest
+        // has not cut off (young brothers wait; see `crate::parallel`).
+        let splits = A::STOPPABLE
+            && self
+                .team
+                .is_some_and(|team| team.splits_at(pos) && candidates.count_ones() > 1);
+        while let Some((square, threats)) = sorter.next(pos) {
             let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
-            if A::SHARED && self.aborted {
+            if A::STOPPABLE && self.aborted {
                 return 0;
             }
             if score >= beta {
@@ -494,6 +437,12 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
                 return score;
             }
             alpha = alpha.max(score);
+            if splits
+                && !sorter.is_empty()
+                && let Some(team) = self.team.filter(|team| team.has_idle())
+            {
+                return self.split(team, pos, alpha, beta, sorter, hint);
+            }
         }
         let nodes = self.weight - first + 1;
         self.table.put(pos, ScoreBound::Upper(alpha), hint, nodes);

@@ -14,11 +14,13 @@
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, TableError};
+use crate::parallel::{PARALLEL_AFTER, Plan, SPLIT_EMPTY};
 use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
-use crate::search::{Busy, HEARTBEAT_FIRST, Heartbeat, Progress, Search, Step};
+use crate::search::{HEARTBEAT_FIRST, Heartbeat, Progress, Search, Step};
 use std::ops::RangeInclusive;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// A solver for the board of `W` columns and `H` rows (7×6 unless said otherwise): a bound
@@ -38,9 +40,7 @@ pub struct Solver<
     weight: u64,
     threads: usize,
     parallel_after: u64,
-    /// The busy marks of parallel solves, kept from one solve to the next (zeroing 32 KiB
-    /// per solve cost a fifth of End-Easy's time on two threads).
-    busy: Option<Box<Busy>>,
+    split_empty: u32,
     progress: Option<Progress>,
 }
 
@@ -65,8 +65,8 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             nodes: 0,
             weight: 0,
             threads: 1,
-            parallel_after: crate::parallel::PARALLEL_AFTER,
-            busy: None,
+            parallel_after: PARALLEL_AFTER,
+            split_empty: SPLIT_EMPTY,
             progress: None,
         }
     }
@@ -94,19 +94,24 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
         if let Some(table) = self.table.as_shared() {
             table.set_helpers(threads - 1)?;
         }
-        if threads > 1 && self.busy.is_none() {
-            self.busy = Some(Box::new(Busy::new()));
-        }
         self.threads = threads;
         Ok(())
     }
 
     /// Helpers join a solve only once it has explored `positions` positions on one thread
-    /// (default [`crate::parallel::PARALLEL_AFTER`]; 0: from the start), so that the many small
-    /// solves of a test set do not pay for starting threads. Tests set it low to make the
-    /// threads meet on small problems.
+    /// (default [`PARALLEL_AFTER`]; 0: from the start), so that the many small solves of a
+    /// test set do not pay for starting threads. Tests set it low to make the threads meet
+    /// on small problems.
     pub fn set_parallel_after(&mut self, positions: u64) {
         self.parallel_after = positions;
+    }
+
+    /// With several threads, nodes with at least `squares` empty squares may become split
+    /// points (default [`SPLIT_EMPTY`]; see [`crate::parallel`]): nearer the end of the game
+    /// a subtree is too small to be worth handing to another thread. Tests set it low to
+    /// make split points on small problems.
+    pub fn set_split_empty(&mut self, squares: u32) {
+        self.split_empty = squares;
     }
 
     /// Threads a solve uses.
@@ -156,23 +161,49 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             let win = win_now_score(W * H, pos.moves());
             return win..=win;
         }
-        if self.threads > 1
-            && let Some(busy) = &self.busy
-            && let Some(table) = self.table.as_shared()
-        {
-            let team = crate::parallel::Team {
-                book: self.book.as_ref(),
-                busy,
-                threads: self.threads,
-                parallel_after: self.parallel_after,
-                progress: self.progress.as_deref(),
-            };
-            let solved = crate::parallel::solve(table, pos, window, team);
-            self.nodes += solved.nodes;
-            solved.score
+        if self.threads > 1 {
+            self.solve_planned(pos, window, None).score
         } else {
             self.solve_alone(pos, window)
         }
+    }
+
+    /// [`Solver::solve_window`] until `stop` is raised: `None` if it was raised before the
+    /// window was decided (the solve then returns within some microseconds on every
+    /// thread, and what it stored in the table stays true). For a caller that may find a
+    /// solve's answer no longer matters, such as a cluster's worker.
+    pub fn solve_window_until(
+        &mut self,
+        pos: &Position<W, H, B>,
+        window: Window,
+        stop: &AtomicBool,
+    ) -> Option<RangeInclusive<i32>> {
+        if pos.can_win_next() {
+            let win = win_now_score(W * H, pos.moves());
+            return Some(win..=win);
+        }
+        let solved = self.solve_planned(pos, window, Some(stop));
+        (!solved.stopped).then_some(solved.score)
+    }
+
+    /// A solve that may use the other threads or be stopped ([`crate::parallel`]).
+    fn solve_planned(
+        &mut self,
+        pos: &Position<W, H, B>,
+        window: Window,
+        stop: Option<&AtomicBool>,
+    ) -> crate::parallel::Solved {
+        let plan = Plan {
+            book: self.book.as_ref(),
+            threads: self.threads,
+            parallel_after: self.parallel_after,
+            split_empty: self.split_empty,
+            progress: self.progress.as_deref(),
+            stop,
+        };
+        let solved = crate::parallel::solve(&mut self.table, pos, window, &plan);
+        self.nodes += solved.nodes;
+        solved
     }
 
     /// The binary search on the score, on this thread with the table to itself.

@@ -83,24 +83,67 @@ fn begin_hard_first_20() {
 }
 
 /// Many threads on a table of the smallest size, joining every solve from its first
-/// position, over positions from every set: each score is the set's.
+/// position, over positions from every set: each score is the set's. Split points at the
+/// default distance from the end, and at every node (so that children are handed out, cut
+/// off and cancelled on every small problem).
 #[test]
 fn many_threads_on_a_tiny_table_score_exactly() {
-    for (file, limit) in [
-        ("Test_L3_R1", 100),
-        ("Test_L2_R1", 100),
-        ("Test_L2_R2", 60),
-        ("Test_L1_R1", 60),
-        ("Test_L1_R2", 6),
-    ] {
-        let Some(text) = read(file) else { continue };
-        let mut solver = Solver::new(1).expect("1 MiB");
-        solver.set_threads(8).expect("helper tables");
+    for split_empty in [transpo_connect4::parallel::SPLIT_EMPTY, 0] {
+        for (file, limit) in [
+            ("Test_L3_R1", 100),
+            ("Test_L2_R1", 100),
+            ("Test_L2_R2", 60),
+            ("Test_L1_R1", 60),
+            ("Test_L1_R2", 6),
+        ] {
+            let Some(text) = read(file) else { continue };
+            let mut solver = Solver::new(1).expect("1 MiB");
+            solver.set_threads(8).expect("helper tables");
+            solver.set_parallel_after(0);
+            solver.set_split_empty(split_empty);
+            for strength in [Strength::Strong, Strength::Weak] {
+                let result = run_set(&mut solver, file, &text, strength, Some(limit), |_, _| {});
+                assert_eq!(result.positions, limit, "{file}");
+                assert!(result.failures.is_empty(), "{file}: {:?}", result.failures);
+            }
+        }
+    }
+}
+
+/// A solve stopped part-way answers `None` and leaves only true bounds in the table: solved
+/// again on the same table, on one thread and on four, every score is the set's.
+#[test]
+fn a_stopped_solve_leaves_only_true_bounds() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use transpo_connect4::{Position, score::Window};
+    let Some(text) = read("Test_L1_R3") else {
+        return;
+    };
+    for threads in [1, 4] {
+        let mut solver = Solver::new(16).expect("16 MiB");
+        solver.set_threads(threads).expect("helper tables");
         solver.set_parallel_after(0);
-        for strength in [Strength::Strong, Strength::Weak] {
-            let result = run_set(&mut solver, file, &text, strength, Some(limit), |_, _| {});
-            assert_eq!(result.positions, limit, "{file}");
-            assert!(result.failures.is_empty(), "{file}: {:?}", result.failures);
+        for line in text.lines().take(2) {
+            let (moves, score) = line.split_once(' ').expect("moves and score");
+            let score: i32 = score.trim().parse().expect("a score");
+            let pos = Position::from_moves(moves).expect("a position");
+            // Raised at once: the solve stops at its first look, after a few hundred positions.
+            let stop = AtomicBool::new(true);
+            assert_eq!(solver.solve_window_until(&pos, Window::EXACT, &stop), None);
+            // Raised part-way through, from another thread.
+            let stop = AtomicBool::new(false);
+            let stopped = std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    stop.store(true, Ordering::Relaxed);
+                });
+                solver.solve_window_until(&pos, Window::EXACT, &stop)
+            });
+            // Finished before the stop or stopped: either way never a wrong score.
+            if let Some(range) = stopped {
+                assert_eq!(range, score..=score, "{moves}");
+            }
+            assert_eq!(solver.solve(&pos, Strength::Strong), score, "{moves}");
         }
     }
 }
