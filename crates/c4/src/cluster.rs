@@ -34,12 +34,12 @@ use transpo_connect4::score::{Window, loss_next_score, win_now_score};
 use crate::split::{settled, trivial};
 
 /// The default leaf depth of the top tree, in empty squares: a position with at most this
-/// many empty squares is a worker's job. Measured (crates/c4/docs/mpi.md): fewer makes more
+/// many empty squares is a worker's job. Measured (docs/connect4/mpi.md): fewer makes more
 /// jobs than the manager's round trips pay for, more makes too few jobs to share.
 pub const LEAF_EMPTIES: u32 = 28;
 
 /// The default grouping: a job is placed by its ancestor this many stones above it
-/// ([`TopTree::new`]). Measured in crates/c4/docs/mpi.md.
+/// ([`TopTree::new`]). Measured in docs/connect4/mpi.md.
 pub const GROUP: usize = 2;
 
 /// A worker's search: a position (by its move sequence from the empty board) and the window
@@ -195,12 +195,20 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     /// Replays the solve of `root` (reached by `root_moves` from the empty board; `-` or
     /// empty for the empty board) for `window` from the table: the root's range if that
     /// decides the window, else the jobs needed now.
-    pub fn step(&mut self, root: &Position<W, H, B>, root_moves: &str, window: Window) -> Step<W, H, B> {
+    pub fn step(
+        &mut self,
+        root: &Position<W, H, B>,
+        root_moves: &str,
+        window: Window,
+    ) -> Step<W, H, B> {
         if let Some(exact) = settled(root) {
             return Step::Solved(exact..=exact);
         }
         let moves = (W * H, root.moves());
-        let (mut min, mut max) = (loss_next_score(moves.0, moves.1), win_now_score(moves.0, moves.1));
+        let (mut min, mut max) = (
+            loss_next_score(moves.0, moves.1),
+            win_now_score(moves.0, moves.1),
+        );
         if let Some(&(lo, hi)) = self.table.get(&root.symmetric_key()) {
             (min, max) = (min.max(lo), max.min(hi));
         }
@@ -271,7 +279,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             rest &= rest - B::ONE;
             let (_, child_hi) = self.known(&pos.after(square));
             if -child_hi >= beta {
-                self.best.insert(key, Position::<W, H, B>::column_of(square));
+                self.best
+                    .insert(key, Position::<W, H, B>::column_of(square));
                 self.learn_key(key, (lo, hi), -child_hi..=i32::MAX);
                 return Value::Known(-child_hi);
             }
@@ -470,13 +479,15 @@ mod tests {
         shuffle: usize,
     ) -> (RangeInclusive<i32>, usize, u64) {
         let mut top = TopTree::<W, H, B>::new(leaf_empties, 1);
-        let mut solvers: Vec<Solver<W, H, B>> =
-            (0..workers).map(|_| Solver::new(4).expect("4 MiB")).collect();
+        let mut solvers: Vec<Solver<W, H, B>> = (0..workers)
+            .map(|_| Solver::new(4).expect("4 MiB"))
+            .collect();
         let mut searched = 0;
         loop {
             match top.step(root, root_moves, Window::of(strength)) {
                 Step::Solved(range) => {
-                    let positions = solvers.iter().map(Solver::nodes).sum::<u64>() + top.positions();
+                    let positions =
+                        solvers.iter().map(Solver::nodes).sum::<u64>() + top.positions();
                     return (range, searched, positions);
                 }
                 Step::Jobs(jobs) => {
@@ -486,7 +497,10 @@ mod tests {
                     let solver = &mut solvers[owner(job.group, workers)];
                     let range = solver.solve_window(&job.position, job.window);
                     assert!(job.window.decided(*range.start(), *range.end()));
-                    assert_eq!(Position::<W, H, B>::from_moves(&job.moves), Ok(job.position));
+                    assert_eq!(
+                        Position::<W, H, B>::from_moves(&job.moves),
+                        Ok(job.position)
+                    );
                     assert!(top.learn(&job.position, range));
                     searched += 1;
                 }
@@ -504,7 +518,8 @@ mod tests {
             for strength in [Strength::Strong, Strength::Weak] {
                 let expected = solver.solve(&root, strength);
                 for (workers, shuffle) in [(1, 0), (3, 1), (5, 4)] {
-                    let (range, jobs, _) = solve_top(&root, moves, leaf_empties, strength, workers, shuffle);
+                    let (range, jobs, _) =
+                        solve_top(&root, moves, leaf_empties, strength, workers, shuffle);
                     assert!(Window::of(strength).decided(*range.start(), *range.end()));
                     assert_eq!(
                         finish(*range.start(), strength),
@@ -534,7 +549,10 @@ mod tests {
         solver.solve(&root, Strength::Strong);
         let one = solver.nodes();
         let (_, _, positions) = solve_top(&root, "", 22, Strength::Strong, 1, 0);
-        assert!(positions * 10 <= one * 13, "{positions} against one solve's {one}");
+        assert!(
+            positions * 10 <= one * 13,
+            "{positions} against one solve's {one}"
+        );
     }
 
     /// A state file reads back as written, and a torn or damaged one is refused.

@@ -17,8 +17,11 @@ use mpi::traits::*;
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use transpo_c4::cluster::{self, CurrentLine, Job, GROUP, LEAF_EMPTIES, State, Step, TopTree, owner};
+use transpo_c4::cluster::{
+    self, CurrentLine, GROUP, Job, LEAF_EMPTIES, State, Step, TopTree, owner,
+};
 use transpo_cli::{Failure, check_stdin};
 use transpo_connect4::position::{Bitboard, Position, column_char};
 use transpo_connect4::protocol::{ending, parse_line};
@@ -28,19 +31,32 @@ use transpo_files::{Line, Lines, TEXT_LINE_MAX};
 
 /// Manager to worker: search a job (`id`, `alpha`, `beta`, the move sequence).
 const TAG_JOB: i32 = 1;
+/// Manager to worker: stop the running job `id`, its answer no longer matters.
+const TAG_CANCEL: i32 = 2;
 /// Manager to worker: a new input line; forget the table and the count.
 const TAG_LINE: i32 = 3;
 /// Manager to worker: the run is over.
 const TAG_END: i32 = 4;
 /// Worker to manager, once at the start: what the worker was started as.
 const TAG_HELLO: i32 = 10;
-/// Worker to manager: a job's answer (`id`, `lo`, `hi`, the worker's positions this line).
+/// Worker to manager: a job's answer (`id`, `lo`, `hi`, the worker's positions this line,
+/// and 1 if answered, 0 if cancelled before its window was decided).
 const TAG_RESULT: i32 = 11;
 
 /// How long an idle rank sleeps between two looks for a message.
 const IDLE_SLEEP: Duration = Duration::from_micros(200);
-/// How often the manager writes its state file (`--state`).
+/// How often the manager writes its state file (`--state`), unless
+/// `TRANSPO_C4_MPI_STATE_MS` says otherwise (the tests kill a solve between two writes).
 const STATE_EVERY: Duration = Duration::from_secs(5);
+
+/// How often the manager writes its state file: [`STATE_EVERY`] or
+/// `TRANSPO_C4_MPI_STATE_MS`.
+fn state_every() -> Duration {
+    std::env::var("TRANSPO_C4_MPI_STATE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(STATE_EVERY, Duration::from_millis)
+}
 /// When the manager first says how a long line goes, and then how often.
 const PROGRESS_FIRST: Duration = Duration::from_secs(2);
 /// See [`PROGRESS_FIRST`].
@@ -59,7 +75,9 @@ pub(crate) fn launched() -> bool {
 fn leaf_empties() -> Result<u32, Failure> {
     match std::env::var("TRANSPO_C4_MPI_LEAF") {
         Ok(v) => v.parse().map_err(|_| {
-            Failure::usage(format!("TRANSPO_C4_MPI_LEAF={v:?}: not a number of empty squares"))
+            Failure::usage(format!(
+                "TRANSPO_C4_MPI_LEAF={v:?}: not a number of empty squares"
+            ))
         }),
         Err(_) => Ok(LEAF_EMPTIES),
     }
@@ -70,7 +88,9 @@ fn leaf_empties() -> Result<u32, Failure> {
 fn group() -> Result<usize, Failure> {
     match std::env::var("TRANSPO_C4_MPI_GROUP") {
         Ok(v) => v.parse().map_err(|_| {
-            Failure::usage(format!("TRANSPO_C4_MPI_GROUP={v:?}: not a number of stones"))
+            Failure::usage(format!(
+                "TRANSPO_C4_MPI_GROUP={v:?}: not a number of stones"
+            ))
         }),
         Err(_) => Ok(GROUP),
     }
@@ -83,7 +103,10 @@ fn identity(board: &str, solving: &Setup, analyze: bool) -> Vec<(&'static str, S
         .and_then(std::fs::metadata)
         .map_or(0, |m| m.len());
     vec![
-        ("program", format!("transpo-c4 {} ({exe} bytes)", env!("CARGO_PKG_VERSION"))),
+        (
+            "program",
+            format!("transpo-c4 {} ({exe} bytes)", env!("CARGO_PKG_VERSION")),
+        ),
         ("--board", board.to_string()),
         ("--weak", (solving.strength == Strength::Weak).to_string()),
         ("--threads", solving.threads.to_string()),
@@ -113,7 +136,8 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     analyze: bool,
     state: Option<PathBuf>,
 ) -> Result<(), Failure> {
-    let Some(universe) = mpi::initialize() else {
+    // Only the main thread of a rank speaks MPI; a worker's solve runs beside it.
+    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
         return Err(Failure::run("MPI could not be initialised"));
     };
     let world = universe.world();
@@ -187,7 +211,11 @@ fn worker<const W: usize, const H: usize, B: Bitboard>(
         let (bytes, status) = next_message(world);
         match status.tag() {
             TAG_JOB => {
-                let parsed = (field::<8>(&bytes, 0), field::<4>(&bytes, 8), field::<4>(&bytes, 12));
+                let parsed = (
+                    field::<8>(&bytes, 0),
+                    field::<4>(&bytes, 8),
+                    field::<4>(&bytes, 12),
+                );
                 let (Some(id), Some(alpha), Some(beta)) = parsed else {
                     return Err(Failure::run("a job message too short"));
                 };
@@ -199,29 +227,61 @@ fn worker<const W: usize, const H: usize, B: Bitboard>(
                     alpha: i32::from_le_bytes(alpha),
                     beta: i32::from_le_bytes(beta),
                 };
-                let range = search(&mut solver, &pos, window);
-                let mut answer = id.to_vec();
-                answer.extend(range.start().to_le_bytes());
-                answer.extend(range.end().to_le_bytes());
+                let id = u64::from_le_bytes(id);
+                let range = search(world, &mut solver, &pos, window, id);
+                let mut answer = id.to_le_bytes().to_vec();
+                let (lo, hi) = range.as_ref().map_or((0, 0), |r| (*r.start(), *r.end()));
+                answer.extend(lo.to_le_bytes());
+                answer.extend(hi.to_le_bytes());
                 answer.extend(solver.nodes().to_le_bytes());
+                answer.push(u8::from(range.is_some()));
                 manager.send_with_tag(&answer[..], TAG_RESULT);
             }
+            // A cancel that crossed the job's answer on the way: nothing runs to stop.
+            TAG_CANCEL => {}
             TAG_LINE => solver.reset(),
             TAG_END => return Ok(()),
-            tag => return Err(Failure::run(format!("a message with the unknown tag {tag}"))),
+            tag => {
+                return Err(Failure::run(format!(
+                    "a message with the unknown tag {tag}"
+                )));
+            }
         }
     }
 }
 
-/// A worker's search of one job. (Where a running job could be stopped, this is where the
-/// stop flag goes: until the solver can be stopped, a job that stopped mattering runs to
-/// its end and its answer is still learnt.)
+/// A worker's search of job `id`: the solve runs on a thread of its own while this one
+/// watches for the manager's cancel of it, and raises the solve's stop flag when it comes.
+/// `None` if the job was cancelled before its window was decided.
 fn search<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
     solver: &mut Solver<W, H, B>,
     pos: &Position<W, H, B>,
     window: Window,
-) -> std::ops::RangeInclusive<i32> {
-    solver.solve_window(pos, window)
+    id: u64,
+) -> Option<std::ops::RangeInclusive<i32>> {
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let solve = scope.spawn(|| solver.solve_window_until(pos, window, &stop));
+        while !solve.is_finished() {
+            match world
+                .any_process()
+                .immediate_matched_probe_with_tag(TAG_CANCEL)
+            {
+                Some(probed) => {
+                    let (bytes, _) = receive(probed);
+                    if field::<8>(&bytes, 0).map(u64::from_le_bytes) == Some(id) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                None => std::thread::sleep(IDLE_SLEEP),
+            }
+        }
+        // A panic of the solve is the solver's bug: pass it on.
+        solve
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// The manager's side of the workers: who runs what, the jobs waiting for each, and each
@@ -229,6 +289,10 @@ fn search<const W: usize, const H: usize, B: Bitboard>(
 struct Workers<'w, const W: usize, const H: usize, B: Bitboard> {
     world: &'w SimpleCommunicator,
     running: Vec<Option<(u64, Job<W, H, B>)>>,
+    /// Whether the running job of each worker was told to stop.
+    cancelled: Vec<bool>,
+    /// Jobs cancelled while running.
+    stopped: u64,
     queues: Vec<VecDeque<Job<W, H, B>>>,
     positions: Vec<u64>,
     next_id: u64,
@@ -244,6 +308,8 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
         Workers {
             world,
             running: vec![None; n],
+            cancelled: vec![false; n],
+            stopped: 0,
             queues: vec![VecDeque::new(); n],
             positions: vec![0; n],
             next_id: 0,
@@ -256,7 +322,9 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
     fn new_line(&mut self) {
         for (w, positions) in self.positions.iter_mut().enumerate() {
             *positions = 0;
-            self.world.process_at_rank(w as i32 + 1).send_with_tag(&[0u8][..], TAG_LINE);
+            self.world
+                .process_at_rank(w as i32 + 1)
+                .send_with_tag(&[0u8][..], TAG_LINE);
         }
     }
 
@@ -272,6 +340,20 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
     /// its own next job, or else another's (the front of the longest queue).
     fn plan(&mut self, needed: Vec<Job<W, H, B>>) {
         let n = self.running.len();
+        // A running job no step needs any more is stopped.
+        for w in 0..n {
+            let Some((id, run)) = &self.running[w] else {
+                continue;
+            };
+            let key = run.key();
+            if !self.cancelled[w]
+                && !needed
+                    .iter()
+                    .any(|job| job.key() == key && run.covers(job.window))
+            {
+                self.cancel(w, *id);
+            }
+        }
         self.queues.iter_mut().for_each(VecDeque::clear);
         for job in needed {
             let key = job.key();
@@ -299,14 +381,35 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
         }
     }
 
+    /// Tells worker `w` to stop its running job `id`.
+    fn cancel(&mut self, w: usize, id: u64) {
+        self.world
+            .process_at_rank(w as i32 + 1)
+            .send_with_tag(&id.to_le_bytes()[..], TAG_CANCEL);
+        self.cancelled[w] = true;
+    }
+
+    /// Stops every running job: the root is solved.
+    fn cancel_all(&mut self) {
+        for w in 0..self.running.len() {
+            if let (Some((id, _)), false) = (&self.running[w], self.cancelled[w]) {
+                let id = *id;
+                self.cancel(w, id);
+            }
+        }
+    }
+
     /// Sends `job` to worker `w`.
     fn send(&mut self, w: usize, job: Job<W, H, B>) {
         let mut bytes = self.next_id.to_le_bytes().to_vec();
         bytes.extend(job.window.alpha.to_le_bytes());
         bytes.extend(job.window.beta.to_le_bytes());
         bytes.extend(job.moves.as_bytes());
-        self.world.process_at_rank(w as i32 + 1).send_with_tag(&bytes[..], TAG_JOB);
+        self.world
+            .process_at_rank(w as i32 + 1)
+            .send_with_tag(&bytes[..], TAG_JOB);
         self.running[w] = Some((self.next_id, job));
+        self.cancelled[w] = false;
         self.next_id += 1;
     }
 
@@ -323,7 +426,10 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
             let message = if first {
                 Some(next_message(self.world))
             } else {
-                self.world.any_process().immediate_matched_probe().map(receive)
+                self.world
+                    .any_process()
+                    .immediate_matched_probe()
+                    .map(receive)
             };
             let Some((bytes, status)) = message else {
                 return Ok(());
@@ -342,15 +448,27 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
                 field::<4>(&bytes, 8),
                 field::<4>(&bytes, 12),
                 field::<8>(&bytes, 16),
+                bytes.get(24),
             );
-            let (Some(id), Some(lo), Some(hi), Some(positions)) = parsed else {
+            let (Some(id), Some(lo), Some(hi), Some(positions), Some(&answered)) = parsed else {
                 return Err(Failure::run(format!("rank {}: an answer too short", w + 1)));
             };
             let Some((running, job)) = self.running[w].take() else {
                 return Err(Failure::run(format!("rank {}: an answer to no job", w + 1)));
             };
+            self.positions[w] = u64::from_le_bytes(positions);
+            if running != u64::from_le_bytes(id) {
+                return Err(Failure::run(format!(
+                    "rank {}: an answer to another job",
+                    w + 1
+                )));
+            }
+            if answered == 0 {
+                self.stopped += 1;
+                continue;
+            }
             let (lo, hi) = (i32::from_le_bytes(lo), i32::from_le_bytes(hi));
-            if running != u64::from_le_bytes(id)
+            if lo > hi
                 || lo > hi
                 || !job.window.decided(lo, hi)
                 || !top.learn(&job.position, lo..=hi)
@@ -362,7 +480,6 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
                     job.window
                 )));
             }
-            self.positions[w] = u64::from_le_bytes(positions);
             self.answered += 1;
         }
     }
@@ -379,7 +496,9 @@ fn manager<const W: usize, const H: usize, B: Bitboard>(
     state_path: Option<&Path>,
 ) -> Result<(), Failure> {
     for rank in 1..world.size() {
-        let (bytes, _) = world.process_at_rank(rank).receive_vec_with_tag::<u8>(TAG_HELLO);
+        let (bytes, _) = world
+            .process_at_rank(rank)
+            .receive_vec_with_tag::<u8>(TAG_HELLO);
         let text = String::from_utf8_lossy(&bytes);
         for ((name, mine), theirs) in me.iter().zip(text.split('\n')) {
             let theirs = theirs.split_once('=').map_or("", |(_, v)| v);
@@ -393,7 +512,12 @@ fn manager<const W: usize, const H: usize, B: Bitboard>(
     }
     drop(solving);
     check_stdin().map_err(Failure::usage)?;
-    let config = cluster::state_config(&format!("{W}x{H}"), setup.strength == Strength::Weak, analyze, setup.leaf_empties);
+    let config = cluster::state_config(
+        &format!("{W}x{H}"),
+        setup.strength == Strength::Weak,
+        analyze,
+        setup.leaf_empties,
+    );
     let mut saved = match state_path {
         Some(path) => load_state(path, &config)?,
         None => State::default(),
@@ -407,13 +531,16 @@ fn manager<const W: usize, const H: usize, B: Bitboard>(
         state: saved,
         solved: 0,
         last_saved: Instant::now(),
+        state_every: state_every(),
         last_progress: None,
         base: (0, 0),
     };
     let result = run.lines(analyze);
     // Whatever happened, the workers are told the run is over.
     for rank in 1..world.size() {
-        world.process_at_rank(rank).send_with_tag(&[0u8][..], TAG_END);
+        world
+            .process_at_rank(rank)
+            .send_with_tag(&[0u8][..], TAG_END);
     }
     result
 }
@@ -451,6 +578,7 @@ struct Manager<'w, 'p, const W: usize, const H: usize, B: Bitboard> {
     /// Input lines solved (or reprinted from the state file) so far.
     solved: usize,
     last_saved: Instant,
+    state_every: Duration,
     last_progress: Option<Instant>,
     /// Positions and microseconds of the line in hand spent before this run (state file).
     base: (u64, u64),
@@ -540,7 +668,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
         }
         let started = Instant::now();
         self.last_progress = None;
-        let root_moves = if moves == transpo_connect4::position::EMPTY_BOARD { "" } else { moves };
+        let root_moves = if moves == transpo_connect4::position::EMPTY_BOARD {
+            ""
+        } else {
+            moves
+        };
         let (text, score) = if analyze {
             let mut scores = [None; W];
             for (col, score) in scores.iter_mut().enumerate() {
@@ -583,7 +715,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
         Failure::usage(format!(
             "--state {}: line {} of its input was {was:?}, this input's is {now:?}: the state \
              of another position",
-            self.state_path.map_or_else(String::new, |p| p.display().to_string()),
+            self.state_path
+                .map_or_else(String::new, |p| p.display().to_string()),
             index + 1
         ))
     }
@@ -602,8 +735,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
         loop {
             match self.top.step(pos, path, window) {
                 Step::Solved(range) => {
-                    // The jobs still running are waited for: their positions count, and a
-                    // worker must be free before the next line resets its table.
+                    // The jobs still running are stopped and waited for: their positions
+                    // count, and a worker must be free before the next line resets its table.
+                    self.workers.cancel_all();
                     while self.workers.busy() {
                         self.workers.collect(&mut self.top)?;
                     }
@@ -618,7 +752,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
                 }
             }
             self.progress(line, started);
-            if self.last_saved.elapsed() >= STATE_EVERY {
+            if self.last_saved.elapsed() >= self.state_every {
                 self.keep_current(line, started);
                 self.save(false)?;
             }
@@ -636,8 +770,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
             self.last_progress = Some(Instant::now());
             let running = self.workers.running.iter().flatten().count();
             eprintln!(
-                "  {line}: {} jobs answered, {running} running, {:.1} s, {} positions",
+                "  {line}: {} jobs answered, {} stopped, {running} running, {:.1} s, {} positions",
                 self.workers.answered,
+                self.workers.stopped,
                 started.elapsed().as_secs_f64(),
                 self.base.0 + self.workers.positions() + self.top.positions()
             );
@@ -661,7 +796,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
             return Ok(());
         };
         let text = self.state.to_text();
-        transpo_files::write_atomic(path, |mut file: &std::fs::File| file.write_all(text.as_bytes()))
-            .map_err(|e| Failure::writing(format!("--state {}: {e}", path.display()), &e))
+        transpo_files::write_atomic(path, |mut file: &std::fs::File| {
+            file.write_all(text.as_bytes())
+        })
+        .map_err(|e| Failure::writing(format!("--state {}: {e}", path.display()), &e))
     }
 }
