@@ -469,7 +469,6 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
             }
             let (lo, hi) = (i32::from_le_bytes(lo), i32::from_le_bytes(hi));
             if lo > hi
-                || lo > hi
                 || !job.window.decided(lo, hi)
                 || !top.learn(&job.position, lo..=hi)
             {
