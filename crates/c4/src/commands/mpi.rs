@@ -468,10 +468,7 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
                 continue;
             }
             let (lo, hi) = (i32::from_le_bytes(lo), i32::from_le_bytes(hi));
-            if lo > hi
-                || !job.window.decided(lo, hi)
-                || !top.learn(&job.position, lo..=hi)
-            {
+            if lo > hi || !job.window.decided(lo, hi) || !top.learn(&job.position, lo..=hi) {
                 return Err(Failure::run(format!(
                     "rank {}: the answer {lo}..={hi} to {} in {:?} contradicts what is known",
                     w + 1,
@@ -484,9 +481,28 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
     }
 }
 
-/// The manager: checks that every worker was started as it was, then runs the line protocol
-/// over stdin as one solve does, each line solved by the workers.
+/// The manager ([`manage`]), which then tells every worker that the run is over, whatever
+/// its outcome: no worker is left waiting.
 fn manager<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
+    solving: Solving<W, H, B>,
+    me: &[(&'static str, String)],
+    setup: &Setup,
+    analyze: bool,
+    state_path: Option<&Path>,
+) -> Result<(), Failure> {
+    let result = manage(world, solving, me, setup, analyze, state_path);
+    for rank in 1..world.size() {
+        world
+            .process_at_rank(rank)
+            .send_with_tag(&[0u8][..], TAG_END);
+    }
+    result
+}
+
+/// The manager's work: checks that every worker was started as it was, then runs the line
+/// protocol over stdin as one solve does, each line solved by the workers.
+fn manage<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
     solving: Solving<W, H, B>,
     me: &[(&'static str, String)],
@@ -534,14 +550,7 @@ fn manager<const W: usize, const H: usize, B: Bitboard>(
         last_progress: None,
         base: (0, 0),
     };
-    let result = run.lines(analyze);
-    // Whatever happened, the workers are told the run is over.
-    for rank in 1..world.size() {
-        world
-            .process_at_rank(rank)
-            .send_with_tag(&[0u8][..], TAG_END);
-    }
-    result
+    run.lines(analyze)
 }
 
 /// Reads the state file at `path` if there is one: one of another configuration, torn or
