@@ -7,6 +7,9 @@
 //!   `merge`): the split and its rounds' lists, a shard's resumable run, the top tree's plan,
 //!   the merge. It says what went wrong as a [`split::SplitError`]; the binary maps that
 //!   onto the exit convention of [`transpo_cli`].
+//! - [`cluster`]: one solve over many machines with a manager that keeps the top of the
+//!   tree and hands workers jobs with exact windows (`mpirun -np N transpo-c4`, feature
+//!   `mpi`): the top tree with young brothers wait, where a job goes, the state file.
 //! - `serve` (feature `serve`, on by default): the web page and the JSON API on axum and
 //!   tokio, answering from a [`transpo_connect4::pool`].
 //!
@@ -15,6 +18,7 @@
 
 #![deny(missing_docs)]
 
+pub mod cluster;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod split;

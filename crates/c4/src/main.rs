@@ -9,6 +9,7 @@
 //! transpo-c4 split --depth D --out DIR [--board WxH] [--from MOVES] [--weak | --full-book]
 //! transpo-c4 solve-list DIR --shard I/N [--threads N] [--hash-mib N]
 //! transpo-c4 merge DIR [RESULTS...] [--out BOOK] [--weak]
+//! mpirun -np N transpo-c4 [--board WxH] [--weak] [--analyze] [--threads T] [--hash-mib M] [--state FILE]   (feature `mpi`)
 //! ```
 //!
 //! A global flag that a command does not honour is refused (exit status 2), never ignored:
@@ -55,6 +56,11 @@ struct Cli {
     /// with no command).
     #[arg(long, global = true)]
     analyze: bool,
+    /// Under mpirun (feature `mpi`): the manager's state file, written every few seconds;
+    /// the same command run again goes on from it.
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    state: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -112,6 +118,8 @@ impl Command {
 
 /// Picks the board and runs the command on the board compiled for it.
 fn try_main(args: Cli) -> Result<(), Failure> {
+    #[cfg(feature = "mpi")]
+    check_mpi(&args)?;
     if let Some(command) = &args.command {
         let (name, honoured) = command.honours();
         commands::refuse_unhonoured(name, honoured, &args.solve, args.analyze)?;
@@ -122,6 +130,26 @@ fn try_main(args: Cli) -> Result<(), Failure> {
         run_on(args),
         else Err(Failure::usage(format!("no {board} board")))
     )
+}
+
+/// Refuses what MPI does not run: a command other than the plain solve under an MPI
+/// launcher, and `--state` without one.
+#[cfg(feature = "mpi")]
+fn check_mpi(args: &Cli) -> Result<(), Failure> {
+    let launched = commands::mpi::launched();
+    if launched && args.command.is_some() {
+        return Err(Failure::usage(
+            "under mpirun or srun only the plain solve runs (lines on stdin): run other \
+             commands without it",
+        ));
+    }
+    if !launched && let Some(state) = &args.state {
+        return Err(Failure::usage(format!(
+            "--state {}: a state file is for a solve under mpirun or srun",
+            state.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The board to solve: `--board` (7×6 by default), or for `solve-list` and `merge` the board
@@ -148,6 +176,13 @@ fn run_on<const W: usize, const H: usize, B: Bitboard>(args: Cli) -> Result<(), 
     let bench = matches!(args.command, Some(Command::Bench(_)));
     let solving = Solving::<W, H, B>::new(&args.solve, bench)?;
     match args.command {
+        #[cfg(feature = "mpi")]
+        None if commands::mpi::launched() => commands::mpi::run(
+            solving,
+            args.solve.book.as_deref(),
+            args.analyze,
+            args.state,
+        ),
         None => solve::run(solving, args.analyze),
         Some(Command::Bench(bench)) => bench::run(solving, &bench.files, bench.limit),
         Some(Command::Sample(s)) => sample::run(solving, s.depth, s.count, s.seed),

@@ -9,6 +9,8 @@
 
 pub(crate) mod bench;
 pub(crate) mod book;
+#[cfg(feature = "mpi")]
+pub(crate) mod mpi;
 pub(crate) mod sample;
 #[cfg(feature = "serve")]
 pub(crate) mod serve;

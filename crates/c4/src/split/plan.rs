@@ -162,7 +162,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Plan<W, H, B> {
 /// The exact score of a position the search settles without looking at its children: a win
 /// with the next stone, a loss when every move hands the opponent one, a draw when two
 /// squares are left and no one can win with them (the solver's own first steps).
-fn settled<const W: usize, const H: usize, B: Bitboard>(pos: &Position<W, H, B>) -> Option<i32> {
+pub(crate) fn settled<const W: usize, const H: usize, B: Bitboard>(
+    pos: &Position<W, H, B>,
+) -> Option<i32> {
     let moves = pos.moves();
     if pos.can_win_next() {
         return Some(win_now_score(W * H, moves));
@@ -178,7 +180,9 @@ fn settled<const W: usize, const H: usize, B: Bitboard>(pos: &Position<W, H, B>)
 
 /// What every position the side to move cannot win at once, whose opponent cannot win with
 /// their next stone, is known to score before any search.
-fn trivial<const W: usize, const H: usize, B: Bitboard>(pos: &Position<W, H, B>) -> (i32, i32) {
+pub(crate) fn trivial<const W: usize, const H: usize, B: Bitboard>(
+    pos: &Position<W, H, B>,
+) -> (i32, i32) {
     match settled(pos) {
         Some(exact) => (exact, exact),
         None => (

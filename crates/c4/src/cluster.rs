@@ -1,0 +1,577 @@
+//! One solve over many machines with a manager that keeps the top of the tree (issue 47):
+//! what the manager decides, apart from how it talks to its workers (`mpirun -np N
+//! transpo-c4`, the binary's feature `mpi`).
+//!
+//! Why this shape: the rounds of [`crate::split`] guess what the root will need, because a
+//! batch array cannot talk back, and pay in full for every wrong guess. A manager that hears
+//! each answer as it comes need not guess. [`TopTree`] runs the same binary search of null
+//! windows as one solve ([`transpo_connect4::solver::Solver`]) over the positions with fewer
+//! than its leaf depth's stones, in the solver's move order, keeping every bound it proves in
+//! its own table (so no part of the top tree is searched twice); a position at the leaf depth
+//! is a [`Job`] for a worker: the position and the exact null window its parent needs now.
+//! Young brothers wait (Feldmann's YBW, as the checkers proof and job-level proof-number
+//! search do it): a node's younger children are asked for only once its eldest has answered
+//! without a cutoff, so the jobs asked are almost exactly those one solve would search. Each
+//! call of [`TopTree::step`] replays the search from the root, from the table, down to what
+//! is still missing: the jobs needed now. A job asked before and no longer needed has stopped
+//! mattering (a brother cut its parent off); the driver drops it. Its answer, if it comes, is
+//! still true and still learnt.
+//!
+//! Transposition-driven placement (Romein, Plaat, Bal and Schaeffer 1999): a job goes to the
+//! worker that owns its position's symmetric key ([`owner`]), so a position reached twice
+//! meets the same worker's table.
+//!
+//! [`State`] is the manager's state file (`--state FILE`): the table and the lines done, so a
+//! killed solve started again goes on where the last write left it.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::ops::RangeInclusive;
+use transpo_connect4::moves::MoveSorter;
+use transpo_connect4::position::{Bitboard, Position, column_char};
+use transpo_connect4::score::{Window, loss_next_score, win_now_score};
+
+use crate::split::{settled, trivial};
+
+/// The default leaf depth of the top tree, in empty squares: a position with at most this
+/// many empty squares is a worker's job. Measured (docs/connect4/mpi.md): fewer makes more
+/// jobs than the manager's round trips pay for, more makes too few jobs to share.
+pub const LEAF_EMPTIES: u32 = 28;
+
+/// The default grouping: a job is placed by its ancestor this many stones above it
+/// ([`TopTree::new`]). Measured in docs/connect4/mpi.md.
+pub const GROUP: usize = 2;
+
+/// A worker's search: a position (by its move sequence from the empty board) and the window
+/// its parent in the top tree needs of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job<const W: usize, const H: usize, B: Bitboard> {
+    /// The position.
+    pub position: Position<W, H, B>,
+    /// Its move sequence from the empty board (what a worker is sent).
+    pub moves: String,
+    /// What the search must find out.
+    pub window: Window,
+    /// The symmetric key of the ancestor [`TopTree`]'s grouping names (the position itself
+    /// when it groups by 0): where the job goes ([`owner`]).
+    pub group: B,
+    /// How speculative the job is: the sum, over the nodes above it, of its ancestor's
+    /// place among its brothers (0 for the eldest). A job of rank 0 is on the path one solve
+    /// takes first; younger brothers may be cut off by an elder's answer.
+    pub rank: u32,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Job<W, H, B> {
+    /// The position's symmetric key: the job's identity in the manager's table.
+    pub fn key(&self) -> B {
+        self.position.symmetric_key()
+    }
+
+    /// Whether an answer to this job (a range that decides its window) also decides
+    /// `window`: the asked window holds it.
+    pub fn covers(&self, window: Window) -> bool {
+        self.window.alpha <= window.alpha && window.beta <= self.window.beta
+    }
+}
+
+/// The worker (of `workers`, numbered from 0) that owns the position whose symmetric key is
+/// `key`: its table is where that position's earlier searches left their bounds. The key is
+/// mixed first, so that neighbouring keys spread over the workers.
+pub fn owner<B: Bitboard>(key: B, workers: usize) -> usize {
+    let mixed = (key.fold() ^ (key.fold() >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // The remainder is below `workers`, a usize.
+    ((mixed >> 32) % workers.max(1) as u64) as usize
+}
+
+/// What [`TopTree::step`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step<const W: usize, const H: usize, B: Bitboard> {
+    /// The root's score lies in this range, which decides its window.
+    Solved(RangeInclusive<i32>),
+    /// The jobs the search needs answered before it can go on, in the order it met them (at
+    /// least one).
+    Jobs(Vec<Job<W, H, B>>),
+}
+
+/// A node's value in a replay: known, or waiting for jobs.
+enum Value {
+    Known(i32),
+    Pending,
+}
+
+/// The top of the tree as the manager keeps it: the bounds proved so far of its positions and
+/// of the leaves' (by symmetric key), and the best move found at each node.
+#[derive(Clone, Debug)]
+pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
+    leaf_moves: u32,
+    /// How many stones above the job its placement's ancestor is.
+    group: usize,
+    /// The keys of the nodes from the root down to the one searched.
+    ancestors: Vec<B>,
+    /// The [`Job::rank`] of the node searched.
+    rank: u32,
+    table: HashMap<B, (i32, i32)>,
+    best: HashMap<B, usize>,
+    /// The nodes (and the null window) the manager expanded: its own positions explored.
+    expanded: HashSet<(B, i32)>,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
+    /// A top tree whose leaves (jobs) are the positions with at most `leaf_empties` empty
+    /// squares, knowing nothing yet.
+    /// Each job is placed by its ancestor `group` stones above it (or by the root, if that
+    /// is nearer): brothers share most of their subtrees (two moves of one player in either
+    /// order meet again two stones down), so placed together they meet one table.
+    pub fn new(leaf_empties: u32, group: usize) -> Self {
+        TopTree {
+            leaf_moves: (W * H) as u32 - leaf_empties.min((W * H) as u32),
+            group,
+            ancestors: Vec::new(),
+            rank: 0,
+            table: HashMap::new(),
+            best: HashMap::new(),
+            expanded: HashSet::new(),
+        }
+    }
+
+    /// Forgets everything: for the next line of input, so that each line's count of
+    /// positions is its own (as one solve's is).
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.best.clear();
+        self.expanded.clear();
+    }
+
+    /// The number of stones from which a position is a job.
+    pub fn leaf_moves(&self) -> u32 {
+        self.leaf_moves
+    }
+
+    /// Positions the manager expanded itself (each node once a null window).
+    pub fn positions(&self) -> u64 {
+        self.expanded.len() as u64
+    }
+
+    /// Takes in that the score of `pos` lies in `range` (a worker's answer): the range known
+    /// of it narrows to the overlap. Returns `false`, taking nothing in, if the two do not
+    /// overlap: some answer is wrong.
+    pub fn learn(&mut self, pos: &Position<W, H, B>, range: RangeInclusive<i32>) -> bool {
+        self.learn_key(pos.symmetric_key(), trivial(pos), range)
+    }
+
+    /// [`TopTree::learn`] by key, `start` the range known without it.
+    fn learn_key(&mut self, key: B, start: (i32, i32), range: RangeInclusive<i32>) -> bool {
+        let (lo, hi) = self.table.get(&key).copied().unwrap_or(start);
+        let (lo, hi) = (lo.max(*range.start()), hi.min(*range.end()));
+        if lo > hi {
+            return false;
+        }
+        self.table.insert(key, (lo, hi));
+        true
+    }
+
+    /// Every range the table holds, by key (for the state file).
+    pub fn entries(&self) -> impl Iterator<Item = (B, (i32, i32))> + '_ {
+        self.table.iter().map(|(k, r)| (*k, *r))
+    }
+
+    /// Puts back a range read from the state file.
+    pub fn restore(&mut self, key: B, range: (i32, i32)) {
+        self.table.insert(key, range);
+    }
+
+    /// The range known of `pos`.
+    fn known(&self, pos: &Position<W, H, B>) -> (i32, i32) {
+        match settled(pos) {
+            Some(exact) => (exact, exact),
+            None => self
+                .table
+                .get(&pos.symmetric_key())
+                .copied()
+                .unwrap_or_else(|| trivial(pos)),
+        }
+    }
+
+    /// Replays the solve of `root` (reached by `root_moves` from the empty board; `-` or
+    /// empty for the empty board) for `window` from the table: the root's range if that
+    /// decides the window, else the jobs needed now.
+    pub fn step(
+        &mut self,
+        root: &Position<W, H, B>,
+        root_moves: &str,
+        window: Window,
+    ) -> Step<W, H, B> {
+        if let Some(exact) = settled(root) {
+            return Step::Solved(exact..=exact);
+        }
+        let moves = (W * H, root.moves());
+        let (mut min, mut max) = (
+            loss_next_score(moves.0, moves.1),
+            win_now_score(moves.0, moves.1),
+        );
+        if let Some(&(lo, hi)) = self.table.get(&root.symmetric_key()) {
+            (min, max) = (min.max(lo), max.min(hi));
+        }
+        let root_moves = if root_moves == transpo_connect4::position::EMPTY_BOARD {
+            ""
+        } else {
+            root_moves
+        };
+        let mut path = root_moves.to_string();
+        self.ancestors.clear();
+        self.rank = 0;
+        while !window.decided(min, max) {
+            let med = window.next(min, max);
+            let mut jobs = Vec::new();
+            match self.search(root, &mut path, med, med + 1, &mut jobs) {
+                Value::Pending => return Step::Jobs(jobs),
+                Value::Known(r) if r <= med => max = r,
+                Value::Known(r) => min = r,
+            }
+        }
+        Step::Solved(min..=max)
+    }
+
+    /// Fail-soft negamax in `[alpha, beta]` over the top tree with young brothers wait: the
+    /// value if the table and the answered jobs give it, else `Pending` with the jobs it
+    /// needs pushed onto `jobs`.
+    fn search(
+        &mut self,
+        pos: &Position<W, H, B>,
+        path: &mut String,
+        alpha: i32,
+        beta: i32,
+        jobs: &mut Vec<Job<W, H, B>>,
+    ) -> Value {
+        let (lo, hi) = self.known(pos);
+        if hi <= alpha {
+            return Value::Known(hi);
+        }
+        if lo >= beta || lo == hi {
+            return Value::Known(lo);
+        }
+        let key = pos.symmetric_key();
+        if pos.moves() >= self.leaf_moves {
+            let above = self.ancestors.len().saturating_sub(self.group);
+            jobs.push(Job {
+                group: if self.group == 0 {
+                    key
+                } else {
+                    self.ancestors.get(above).copied().unwrap_or(key)
+                },
+                rank: self.rank,
+                position: *pos,
+                moves: path.clone(),
+                // Thresholds outside what is known are decided already.
+                window: Window {
+                    alpha: alpha.max(lo - 1),
+                    beta: beta.min(hi + 1),
+                },
+            });
+            return Value::Pending;
+        }
+        self.expanded.insert((key, alpha));
+        // A child whose known bounds prove the move good enough ends the node (enhanced
+        // transposition cutoff), whatever the move order puts first.
+        let mut rest = pos.non_losing_moves();
+        while rest != B::ZERO {
+            let square = rest.lowest();
+            rest &= rest - B::ONE;
+            let (_, child_hi) = self.known(&pos.after(square));
+            if -child_hi >= beta {
+                self.best
+                    .insert(key, Position::<W, H, B>::column_of(square));
+                self.learn_key(key, (lo, hi), -child_hi..=i32::MAX);
+                return Value::Known(-child_hi);
+            }
+        }
+        let mut sorter = MoveSorter::<W, H, B>::EMPTY;
+        sorter.start(pos.non_losing_moves(), self.best.get(&key).copied());
+        let (mut best, mut pending, mut eldest) = (i32::MIN, false, true);
+        let rank = self.rank;
+        let mut place = 0;
+        while let Some((square, _)) = sorter.next(pos) {
+            self.rank = rank + place;
+            place += 1;
+            let column = Position::<W, H, B>::column_of(square);
+            path.push(column_char(column));
+            self.ancestors.push(key);
+            let value = self.search(&pos.after(square), path, -beta, -alpha.max(best), jobs);
+            self.ancestors.pop();
+            path.pop();
+            self.rank = rank;
+            match value {
+                Value::Known(child) if -child >= beta => {
+                    self.best.insert(key, column);
+                    self.learn_key(key, (lo, hi), -child..=i32::MAX);
+                    return Value::Known(-child);
+                }
+                Value::Known(child) => best = best.max(-child),
+                // Young brothers wait: nothing younger is asked before the eldest answers.
+                Value::Pending if eldest => return Value::Pending,
+                Value::Pending => pending = true,
+            }
+            eldest = false;
+        }
+        if pending {
+            return Value::Pending;
+        }
+        let range = if best <= alpha {
+            i32::MIN..=best
+        } else {
+            best..=best
+        };
+        self.learn_key(key, (lo, hi), range);
+        Value::Known(best)
+    }
+}
+
+/// The first words of a state file.
+const STATE_MAGIC: &str = "# transpo-c4 mpi-state v1";
+
+/// The manager's state file (`--state FILE`): what it is for (board, strength, analysis,
+/// leaf depth), the output lines of the input lines already solved, and the line in hand
+/// with the table of its top tree and the positions counted so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    /// What the file is for: `board 8x5 strength strong analyze no leaf 28`; a rerun must
+    /// give the same.
+    pub config: String,
+    /// The output lines of the solved input lines, in order: line `i` of the input is
+    /// `done[i]`'s (printed again, not solved again, on a rerun).
+    pub done: Vec<String>,
+    /// The line in hand: its move sequence, the positions and microseconds spent on it so
+    /// far, and its table (key as a number, range).
+    pub current: Option<CurrentLine>,
+}
+
+/// The line a [`State`] was solving.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CurrentLine {
+    /// Its move sequence as written.
+    pub moves: String,
+    /// Positions explored on it by all ranks before this state was written.
+    pub positions: u64,
+    /// Microseconds spent on it before this state was written.
+    pub micros: u64,
+    /// The table of its top tree.
+    pub table: Vec<(u128, (i32, i32))>,
+}
+
+/// FNV-1a over `text`: the state file's checksum, against a torn or edited file.
+fn checksum(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// What configures a solve as far as its state file is concerned.
+pub fn state_config(board: &str, weak: bool, analyze: bool, leaf_empties: u32) -> String {
+    format!(
+        "board {board} strength {} analyze {} leaf {leaf_empties}",
+        if weak { "weak" } else { "strong" },
+        if analyze { "yes" } else { "no" }
+    )
+}
+
+impl State {
+    /// The file's text.
+    pub fn to_text(&self) -> String {
+        let mut body = String::new();
+        for line in &self.done {
+            let _ = writeln!(body, "done {line}");
+        }
+        if let Some(current) = &self.current {
+            let _ = writeln!(
+                body,
+                "line {} positions {} micros {}",
+                current.moves, current.positions, current.micros
+            );
+            for (key, (lo, hi)) in &current.table {
+                let _ = writeln!(body, "k {key:x} {lo} {hi}");
+            }
+        }
+        let head = format!("{STATE_MAGIC} {}\n", self.config);
+        let sum = checksum(&(head.clone() + &body));
+        format!("{head}{body}end {sum:016x}\n")
+    }
+
+    /// Reads a state file's text, checking its header and checksum.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with it: no state file, torn, damaged, a line that does not parse.
+    pub fn parse(text: &str) -> Result<State, String> {
+        let Some(rest) = text.strip_prefix(STATE_MAGIC) else {
+            return Err("not a transpo-c4 MPI state file (no header)".into());
+        };
+        let (body, end) = text
+            .trim_end_matches('\n')
+            .rsplit_once('\n')
+            .ok_or("torn: no end line")?;
+        let sum = end
+            .strip_prefix("end ")
+            .and_then(|s| u64::from_str_radix(s, 16).ok())
+            .ok_or("torn: no end line")?;
+        if checksum(&format!("{body}\n")) != sum {
+            return Err("damaged: its checksum does not match".into());
+        }
+        let mut lines = body.lines();
+        let config = rest.lines().next().unwrap_or_default().trim().to_string();
+        lines.next();
+        let mut state = State {
+            config,
+            ..State::default()
+        };
+        for (number, line) in lines.enumerate() {
+            let bad = || format!("line {}: {line:?} does not parse", number + 2);
+            if let Some(done) = line.strip_prefix("done ") {
+                state.done.push(done.to_string());
+            } else if let Some(current) = line.strip_prefix("line ") {
+                let words: Vec<&str> = current.split(' ').collect();
+                let [moves, "positions", positions, "micros", micros] = words[..] else {
+                    return Err(bad());
+                };
+                state.current = Some(CurrentLine {
+                    moves: moves.to_string(),
+                    positions: positions.parse().map_err(|_| bad())?,
+                    micros: micros.parse().map_err(|_| bad())?,
+                    table: Vec::new(),
+                });
+            } else if let Some(entry) = line.strip_prefix("k ") {
+                let words: Vec<&str> = entry.split(' ').collect();
+                let (Some(current), [key, lo, hi]) = (state.current.as_mut(), &words[..]) else {
+                    return Err(bad());
+                };
+                let key = u128::from_str_radix(key, 16).map_err(|_| bad())?;
+                let (lo, hi): (i32, i32) = (
+                    lo.parse().map_err(|_| bad())?,
+                    hi.parse().map_err(|_| bad())?,
+                );
+                if lo > hi {
+                    return Err(bad());
+                }
+                current.table.push((key, (lo, hi)));
+            } else {
+                return Err(bad());
+            }
+        }
+        Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use transpo_connect4::score::{Strength, finish};
+    use transpo_connect4::solver::Solver;
+
+    /// Solves `root` with the top tree, answering its jobs with `workers` solvers (each job
+    /// to its owner, never reset), taking the jobs of each step in an order that `shuffle`
+    /// picks (0: the search's order), as a cluster's answers come back in any order; returns the range, the jobs
+    /// searched and the positions of all solvers and the manager.
+    fn solve_top<const W: usize, const H: usize, B: Bitboard>(
+        root: &Position<W, H, B>,
+        root_moves: &str,
+        leaf_empties: u32,
+        strength: Strength,
+        workers: usize,
+        shuffle: usize,
+    ) -> (RangeInclusive<i32>, usize, u64) {
+        let mut top = TopTree::<W, H, B>::new(leaf_empties, 1);
+        let mut solvers: Vec<Solver<W, H, B>> = (0..workers)
+            .map(|_| Solver::new(4).expect("4 MiB"))
+            .collect();
+        let mut searched = 0;
+        loop {
+            match top.step(root, root_moves, Window::of(strength)) {
+                Step::Solved(range) => {
+                    let positions =
+                        solvers.iter().map(Solver::nodes).sum::<u64>() + top.positions();
+                    return (range, searched, positions);
+                }
+                Step::Jobs(jobs) => {
+                    assert!(!jobs.is_empty());
+                    // Answer one job of the step, as a worker finishing first would.
+                    let job = &jobs[(searched * 7 * shuffle + shuffle) % jobs.len()];
+                    let solver = &mut solvers[owner(job.group, workers)];
+                    let range = solver.solve_window(&job.position, job.window);
+                    assert!(job.window.decided(*range.start(), *range.end()));
+                    assert_eq!(
+                        Position::<W, H, B>::from_moves(&job.moves),
+                        Ok(job.position)
+                    );
+                    assert!(top.learn(&job.position, range));
+                    searched += 1;
+                }
+            }
+        }
+    }
+
+    /// The top tree's answer is one solve's, strong and weak, on several boards and leaf
+    /// depths, whatever order the jobs are answered in.
+    #[test]
+    fn the_top_tree_gives_one_solves_answer() {
+        fn check<const W: usize, const H: usize, B: Bitboard>(moves: &str, leaf_empties: u32) {
+            let root = Position::<W, H, B>::from_moves(moves).expect("a position");
+            let mut solver = Solver::<W, H, B>::new(4).expect("4 MiB");
+            for strength in [Strength::Strong, Strength::Weak] {
+                let expected = solver.solve(&root, strength);
+                for (workers, shuffle) in [(1, 0), (3, 1), (5, 4)] {
+                    let (range, jobs, _) =
+                        solve_top(&root, moves, leaf_empties, strength, workers, shuffle);
+                    assert!(Window::of(strength).decided(*range.start(), *range.end()));
+                    assert_eq!(
+                        finish(*range.start(), strength),
+                        expected,
+                        "{W}x{H} {moves:?} leaf {leaf_empties} {strength:?} {workers} workers, {jobs} jobs"
+                    );
+                }
+            }
+        }
+        check::<4, 4, u64>("", 13);
+        check::<4, 4, u64>("", 16);
+        check::<4, 4, u64>("", 0);
+        check::<5, 4, u64>("", 15);
+        check::<5, 5, u64>("", 20);
+        check::<5, 5, u64>("33", 19);
+        check::<6, 4, u64>("", 19);
+        check::<6, 5, u64>("3", 24);
+        check::<7, 4, u64>("44", 22);
+        check::<4, 5, u64>("1122", 14);
+    }
+
+    /// The jobs one at a time in the search's order cost about one solve's positions.
+    #[test]
+    fn the_top_tree_searches_about_what_one_solve_does() {
+        let root = Position::<6, 5>::new();
+        let mut solver = Solver::<6, 5>::new(4).expect("4 MiB");
+        solver.solve(&root, Strength::Strong);
+        let one = solver.nodes();
+        let (_, _, positions) = solve_top(&root, "", 22, Strength::Strong, 1, 0);
+        assert!(
+            positions * 10 <= one * 13,
+            "{positions} against one solve's {one}"
+        );
+    }
+
+    /// A state file reads back as written, and a torn or damaged one is refused.
+    #[test]
+    fn the_state_file_round_trips() {
+        let state = State {
+            config: state_config("5x4", false, false, 12),
+            done: vec!["- 0 1234 56".into()],
+            current: Some(CurrentLine {
+                moves: "33".into(),
+                positions: 99,
+                micros: 7,
+                table: vec![(0xabc, (-2, 3)), (7, (0, 0))],
+            }),
+        };
+        let text = state.to_text();
+        assert_eq!(State::parse(&text), Ok(state));
+        assert!(State::parse(&text[..text.len() - 5]).is_err());
+        assert!(State::parse(&text.replace("-2 3", "-1 3")).is_err());
+        assert!(State::parse("hello\n").is_err());
+    }
+}

@@ -1,0 +1,812 @@
+//! `mpirun -np N transpo-c4 …` (feature `mpi`): one solve over many machines. Rank 0 is
+//! the manager: it reads the lines of stdin, keeps the top of each line's tree
+//! ([`transpo_c4::cluster::TopTree`]) and prints what one solve prints; every other rank is
+//! a worker with one solver and its table for the whole run, searching the jobs it is sent.
+//!
+//! Why a module of its own: this is the only code that speaks MPI; what the manager decides
+//! is in the library, where unit tests reach it without a cluster. The messages are plain
+//! bytes (tags below), so no MPI datatype beyond bytes is needed.
+//!
+//! OpenMPI's blocking receives spin, so both sides probe and sleep briefly when nothing has
+//! come: an idle manager or worker leaves its core to the searching ranks.
+
+use super::Solving;
+use mpi::point_to_point::{Message, Status};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use transpo_c4::cluster::{
+    self, CurrentLine, GROUP, Job, LEAF_EMPTIES, State, Step, TopTree, owner,
+};
+use transpo_cli::{Failure, check_stdin};
+use transpo_connect4::position::{Bitboard, Position, column_char};
+use transpo_connect4::protocol::{ending, parse_line};
+use transpo_connect4::score::{Strength, Window, finish, win_now_score};
+use transpo_connect4::solver::Solver;
+use transpo_files::{Line, Lines, TEXT_LINE_MAX};
+
+/// Manager to worker: search a job (`id`, `alpha`, `beta`, the move sequence).
+const TAG_JOB: i32 = 1;
+/// Manager to worker: stop the running job `id`, its answer no longer matters.
+const TAG_CANCEL: i32 = 2;
+/// Manager to worker: a new input line; forget the table and the count.
+const TAG_LINE: i32 = 3;
+/// Manager to worker: the run is over.
+const TAG_END: i32 = 4;
+/// Worker to manager, once at the start: what the worker was started as.
+const TAG_HELLO: i32 = 10;
+/// Worker to manager: a job's answer (`id`, `lo`, `hi`, the worker's positions this line,
+/// and 1 if answered, 0 if cancelled before its window was decided).
+const TAG_RESULT: i32 = 11;
+
+/// How long an idle rank sleeps between two looks for a message.
+const IDLE_SLEEP: Duration = Duration::from_micros(200);
+/// How often the manager writes its state file (`--state`), unless
+/// `TRANSPO_C4_MPI_STATE_MS` says otherwise (the tests kill a solve between two writes).
+const STATE_EVERY: Duration = Duration::from_secs(5);
+
+/// How often the manager writes its state file: [`STATE_EVERY`] or
+/// `TRANSPO_C4_MPI_STATE_MS`.
+fn state_every() -> Duration {
+    std::env::var("TRANSPO_C4_MPI_STATE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(STATE_EVERY, Duration::from_millis)
+}
+/// When the manager first says how a long line goes, and then how often.
+const PROGRESS_FIRST: Duration = Duration::from_secs(2);
+/// See [`PROGRESS_FIRST`].
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// Whether this process was started by an MPI launcher (`mpirun`, `mpiexec`, `srun`): the
+/// variables OpenMPI, MPICH and Slurm's PMI set in every rank's environment.
+pub(crate) fn launched() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
+/// The leaf depth, in empty squares: [`LEAF_EMPTIES`], or `TRANSPO_C4_MPI_LEAF` (for
+/// measuring; every rank reads the manager's).
+fn leaf_empties() -> Result<u32, Failure> {
+    match std::env::var("TRANSPO_C4_MPI_LEAF") {
+        Ok(v) => v.parse().map_err(|_| {
+            Failure::usage(format!(
+                "TRANSPO_C4_MPI_LEAF={v:?}: not a number of empty squares"
+            ))
+        }),
+        Err(_) => Ok(LEAF_EMPTIES),
+    }
+}
+
+/// How many stones above a job its placement's ancestor is: [`GROUP`], or
+/// `TRANSPO_C4_MPI_GROUP` (for measuring).
+fn group() -> Result<usize, Failure> {
+    match std::env::var("TRANSPO_C4_MPI_GROUP") {
+        Ok(v) => v.parse().map_err(|_| {
+            Failure::usage(format!(
+                "TRANSPO_C4_MPI_GROUP={v:?}: not a number of stones"
+            ))
+        }),
+        Err(_) => Ok(GROUP),
+    }
+}
+
+/// What a rank was started as, which every rank must share: the program and its version,
+/// the board, strength, threads, table, analysis and leaf depth.
+fn identity(board: &str, solving: &Setup, analyze: bool) -> Vec<(&'static str, String)> {
+    let exe = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map_or(0, |m| m.len());
+    vec![
+        (
+            "program",
+            format!("transpo-c4 {} ({exe} bytes)", env!("CARGO_PKG_VERSION")),
+        ),
+        ("--board", board.to_string()),
+        ("--weak", (solving.strength == Strength::Weak).to_string()),
+        ("--threads", solving.threads.to_string()),
+        ("--hash-mib", solving.hash_mib.to_string()),
+        ("--analyze", analyze.to_string()),
+        ("--book", solving.book.clone()),
+        ("TRANSPO_C4_MPI_LEAF", solving.leaf_empties.to_string()),
+        ("TRANSPO_C4_MPI_GROUP", solving.group.to_string()),
+    ]
+}
+
+/// The options every rank shares, as plain values.
+struct Setup {
+    strength: Strength,
+    threads: usize,
+    hash_mib: u64,
+    book: String,
+    leaf_empties: u32,
+    group: usize,
+}
+
+/// The run under MPI: the manager on rank 0, a worker on every other. Ends the whole job
+/// with `abort` on an error, so that no rank waits for one that stopped.
+pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
+    solving: Solving<W, H, B>,
+    book: Option<&Path>,
+    analyze: bool,
+    state: Option<PathBuf>,
+) -> Result<(), Failure> {
+    // Only the main thread of a rank speaks MPI; a worker's solve runs beside it.
+    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
+        return Err(Failure::run("MPI could not be initialised"));
+    };
+    let world = universe.world();
+    let board = format!("{W}x{H}");
+    let setup = Setup {
+        strength: solving.strength,
+        threads: solving.threads,
+        hash_mib: solving.hash_mib,
+        book: book.map_or_else(|| "none".into(), |p| p.display().to_string()),
+        leaf_empties: leaf_empties()?,
+        group: group()?,
+    };
+    let me = identity(&board, &setup, analyze);
+    let outcome = if world.size() < 2 {
+        Err(Failure::usage(
+            "a solve under MPI needs a manager and at least one worker: start it with \
+             `mpirun -np 2` or more (one process: run transpo-c4 without mpirun)",
+        ))
+    } else if world.rank() == 0 {
+        manager(&world, solving, &me, &setup, analyze, state.as_deref())
+    } else {
+        worker(&world, solving, &me)
+    };
+    match outcome {
+        // The manager tells every worker that the run is over, whatever its outcome, and
+        // exits as one solve would.
+        _ if world.rank() == 0 => outcome,
+        Ok(()) => Ok(()),
+        // A worker that cannot go on ends the whole job (MPI's rule): no rank waits for it.
+        Err(failure) => {
+            eprintln!("error: rank {}: {}", world.rank(), failure.message());
+            let _ = io::stderr().flush();
+            world.abort(i32::from(failure.exit_code()))
+        }
+    }
+}
+
+/// Waits, probing and sleeping, for the next message to this rank.
+fn next_message(world: &SimpleCommunicator) -> (Vec<u8>, Status) {
+    loop {
+        if let Some(probed) = world.any_process().immediate_matched_probe() {
+            return receive(probed);
+        }
+        std::thread::sleep(IDLE_SLEEP);
+    }
+}
+
+/// The bytes of a probed message.
+fn receive(probed: (Message, Status)) -> (Vec<u8>, Status) {
+    probed.matched_receive_vec::<u8>()
+}
+
+/// A little-endian field of a message: `N` bytes from `at`.
+fn field<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
+    bytes.get(at..at + N)?.try_into().ok()
+}
+
+/// A worker: says what it was started as, then searches every job it is sent with one
+/// solver whose table lasts the whole line (reset only when a new line starts), until told
+/// the run is over.
+fn worker<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
+    solving: Solving<W, H, B>,
+    me: &[(&'static str, String)],
+) -> Result<(), Failure> {
+    let manager = world.process_at_rank(0);
+    let hello: Vec<String> = me.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    manager.send_with_tag(hello.join("\n").as_bytes(), TAG_HELLO);
+    let mut solver = solving.solver()?;
+    loop {
+        let (bytes, status) = next_message(world);
+        match status.tag() {
+            TAG_JOB => {
+                let parsed = (
+                    field::<8>(&bytes, 0),
+                    field::<4>(&bytes, 8),
+                    field::<4>(&bytes, 12),
+                );
+                let (Some(id), Some(alpha), Some(beta)) = parsed else {
+                    return Err(Failure::run("a job message too short"));
+                };
+                let moves = std::str::from_utf8(&bytes[16..])
+                    .map_err(|_| Failure::run("a job's moves are not text"))?;
+                let pos = Position::<W, H, B>::from_moves(moves)
+                    .map_err(|e| Failure::run(format!("job {moves:?}: {e}")))?;
+                let window = Window {
+                    alpha: i32::from_le_bytes(alpha),
+                    beta: i32::from_le_bytes(beta),
+                };
+                let id = u64::from_le_bytes(id);
+                let range = search(world, &mut solver, &pos, window, id);
+                let mut answer = id.to_le_bytes().to_vec();
+                let (lo, hi) = range.as_ref().map_or((0, 0), |r| (*r.start(), *r.end()));
+                answer.extend(lo.to_le_bytes());
+                answer.extend(hi.to_le_bytes());
+                answer.extend(solver.nodes().to_le_bytes());
+                answer.push(u8::from(range.is_some()));
+                manager.send_with_tag(&answer[..], TAG_RESULT);
+            }
+            // A cancel that crossed the job's answer on the way: nothing runs to stop.
+            TAG_CANCEL => {}
+            TAG_LINE => solver.reset(),
+            TAG_END => return Ok(()),
+            tag => {
+                return Err(Failure::run(format!(
+                    "a message with the unknown tag {tag}"
+                )));
+            }
+        }
+    }
+}
+
+/// A worker's search of job `id`: the solve runs on a thread of its own while this one
+/// watches for the manager's cancel of it, and raises the solve's stop flag when it comes.
+/// `None` if the job was cancelled before its window was decided.
+fn search<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
+    solver: &mut Solver<W, H, B>,
+    pos: &Position<W, H, B>,
+    window: Window,
+    id: u64,
+) -> Option<std::ops::RangeInclusive<i32>> {
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let solve = scope.spawn(|| solver.solve_window_until(pos, window, &stop));
+        while !solve.is_finished() {
+            match world
+                .any_process()
+                .immediate_matched_probe_with_tag(TAG_CANCEL)
+            {
+                Some(probed) => {
+                    let (bytes, _) = receive(probed);
+                    if field::<8>(&bytes, 0).map(u64::from_le_bytes) == Some(id) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                None => std::thread::sleep(IDLE_SLEEP),
+            }
+        }
+        // A panic of the solve is the solver's bug: pass it on.
+        solve
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// The manager's side of the workers: who runs what, the jobs waiting for each, and each
+/// worker's positions on the current line.
+struct Workers<'w, const W: usize, const H: usize, B: Bitboard> {
+    world: &'w SimpleCommunicator,
+    running: Vec<Option<(u64, Job<W, H, B>)>>,
+    /// Whether the running job of each worker was told to stop.
+    cancelled: Vec<bool>,
+    /// Jobs cancelled while running.
+    stopped: u64,
+    queues: Vec<VecDeque<Job<W, H, B>>>,
+    positions: Vec<u64>,
+    next_id: u64,
+    answered: u64,
+    /// Whether an idle worker takes another's job (`TRANSPO_C4_MPI_STEAL=0`: never, for
+    /// measuring what taking costs in positions).
+    steal: bool,
+}
+
+impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
+    fn new(world: &'w SimpleCommunicator) -> Self {
+        let n = world.size() as usize - 1;
+        Workers {
+            world,
+            running: vec![None; n],
+            cancelled: vec![false; n],
+            stopped: 0,
+            queues: vec![VecDeque::new(); n],
+            positions: vec![0; n],
+            next_id: 0,
+            answered: 0,
+            steal: std::env::var("TRANSPO_C4_MPI_STEAL").map_or(true, |v| v != "0"),
+        }
+    }
+
+    /// Tells every worker that a new line starts: tables and counts from zero.
+    fn new_line(&mut self) {
+        for (w, positions) in self.positions.iter_mut().enumerate() {
+            *positions = 0;
+            self.world
+                .process_at_rank(w as i32 + 1)
+                .send_with_tag(&[0u8][..], TAG_LINE);
+        }
+    }
+
+    /// Positions of every worker on this line.
+    fn positions(&self) -> u64 {
+        self.positions.iter().sum()
+    }
+
+    /// Makes `needed` (one step's jobs, in the search's order) the work to do: a job a
+    /// running one answers is not asked again, and a queued job no longer needed is dropped.
+    /// Each job waits for the worker that owns its group ([`Job::group`]), in the search's
+    /// order (measured: ordering by [`Job::rank`] instead explored more); then every idle worker is given
+    /// its own next job, or else another's (the front of the longest queue).
+    fn plan(&mut self, needed: Vec<Job<W, H, B>>) {
+        let n = self.running.len();
+        // A running job no step needs any more is stopped.
+        for w in 0..n {
+            let Some((id, run)) = &self.running[w] else {
+                continue;
+            };
+            let key = run.key();
+            if !self.cancelled[w]
+                && !needed
+                    .iter()
+                    .any(|job| job.key() == key && run.covers(job.window))
+            {
+                self.cancel(w, *id);
+            }
+        }
+        self.queues.iter_mut().for_each(VecDeque::clear);
+        for job in needed {
+            let key = job.key();
+            let covered = self
+                .running
+                .iter()
+                .flatten()
+                .any(|(_, run)| run.key() == key && run.covers(job.window));
+            if !covered {
+                self.queues[owner(job.group, n)].push_back(job);
+            }
+        }
+        for w in 0..n {
+            if self.running[w].is_some() {
+                continue;
+            }
+            let from = if self.queues[w].is_empty() && self.steal {
+                (0..n).max_by_key(|&q| self.queues[q].len()).unwrap_or(w)
+            } else {
+                w
+            };
+            if let Some(job) = self.queues[from].pop_front() {
+                self.send(w, job);
+            }
+        }
+    }
+
+    /// Tells worker `w` to stop its running job `id`.
+    fn cancel(&mut self, w: usize, id: u64) {
+        self.world
+            .process_at_rank(w as i32 + 1)
+            .send_with_tag(&id.to_le_bytes()[..], TAG_CANCEL);
+        self.cancelled[w] = true;
+    }
+
+    /// Stops every running job: the root is solved.
+    fn cancel_all(&mut self) {
+        for w in 0..self.running.len() {
+            if let (Some((id, _)), false) = (&self.running[w], self.cancelled[w]) {
+                let id = *id;
+                self.cancel(w, id);
+            }
+        }
+    }
+
+    /// Sends `job` to worker `w`.
+    fn send(&mut self, w: usize, job: Job<W, H, B>) {
+        let mut bytes = self.next_id.to_le_bytes().to_vec();
+        bytes.extend(job.window.alpha.to_le_bytes());
+        bytes.extend(job.window.beta.to_le_bytes());
+        bytes.extend(job.moves.as_bytes());
+        self.world
+            .process_at_rank(w as i32 + 1)
+            .send_with_tag(&bytes[..], TAG_JOB);
+        self.running[w] = Some((self.next_id, job));
+        self.cancelled[w] = false;
+        self.next_id += 1;
+    }
+
+    /// Whether a job is running.
+    fn busy(&self) -> bool {
+        self.running.iter().any(Option::is_some)
+    }
+
+    /// Waits for at least one answer and takes in every answer that has come, teaching
+    /// `top` each. An answer that contradicts what is known is an error.
+    fn collect(&mut self, top: &mut TopTree<W, H, B>) -> Result<(), Failure> {
+        let mut first = true;
+        loop {
+            let message = if first {
+                Some(next_message(self.world))
+            } else {
+                self.world
+                    .any_process()
+                    .immediate_matched_probe()
+                    .map(receive)
+            };
+            let Some((bytes, status)) = message else {
+                return Ok(());
+            };
+            first = false;
+            let w = status.source_rank() as usize - 1;
+            if status.tag() != TAG_RESULT {
+                return Err(Failure::run(format!(
+                    "rank {}: an unexpected message (tag {})",
+                    w + 1,
+                    status.tag()
+                )));
+            }
+            let parsed = (
+                field::<8>(&bytes, 0),
+                field::<4>(&bytes, 8),
+                field::<4>(&bytes, 12),
+                field::<8>(&bytes, 16),
+                bytes.get(24),
+            );
+            let (Some(id), Some(lo), Some(hi), Some(positions), Some(&answered)) = parsed else {
+                return Err(Failure::run(format!("rank {}: an answer too short", w + 1)));
+            };
+            let Some((running, job)) = self.running[w].take() else {
+                return Err(Failure::run(format!("rank {}: an answer to no job", w + 1)));
+            };
+            self.positions[w] = u64::from_le_bytes(positions);
+            if running != u64::from_le_bytes(id) {
+                return Err(Failure::run(format!(
+                    "rank {}: an answer to another job",
+                    w + 1
+                )));
+            }
+            if answered == 0 {
+                self.stopped += 1;
+                continue;
+            }
+            let (lo, hi) = (i32::from_le_bytes(lo), i32::from_le_bytes(hi));
+            if lo > hi || !job.window.decided(lo, hi) || !top.learn(&job.position, lo..=hi) {
+                return Err(Failure::run(format!(
+                    "rank {}: the answer {lo}..={hi} to {} in {:?} contradicts what is known",
+                    w + 1,
+                    job.moves,
+                    job.window
+                )));
+            }
+            self.answered += 1;
+        }
+    }
+}
+
+/// The manager ([`manage`]), which then tells every worker that the run is over, whatever
+/// its outcome: no worker is left waiting.
+fn manager<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
+    solving: Solving<W, H, B>,
+    me: &[(&'static str, String)],
+    setup: &Setup,
+    analyze: bool,
+    state_path: Option<&Path>,
+) -> Result<(), Failure> {
+    let result = manage(world, solving, me, setup, analyze, state_path);
+    for rank in 1..world.size() {
+        world
+            .process_at_rank(rank)
+            .send_with_tag(&[0u8][..], TAG_END);
+    }
+    result
+}
+
+/// The manager's work: checks that every worker was started as it was, then runs the line
+/// protocol over stdin as one solve does, each line solved by the workers.
+fn manage<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
+    solving: Solving<W, H, B>,
+    me: &[(&'static str, String)],
+    setup: &Setup,
+    analyze: bool,
+    state_path: Option<&Path>,
+) -> Result<(), Failure> {
+    for rank in 1..world.size() {
+        let (bytes, _) = world
+            .process_at_rank(rank)
+            .receive_vec_with_tag::<u8>(TAG_HELLO);
+        let text = String::from_utf8_lossy(&bytes);
+        for ((name, mine), theirs) in me.iter().zip(text.split('\n')) {
+            let theirs = theirs.split_once('=').map_or("", |(_, v)| v);
+            if mine != theirs {
+                return Err(Failure::usage(format!(
+                    "rank {rank} was started otherwise than rank 0: {name} {theirs} there, \
+                     {mine} here (every rank must run the same program with the same flags)"
+                )));
+            }
+        }
+    }
+    drop(solving);
+    check_stdin().map_err(Failure::usage)?;
+    let config = cluster::state_config(
+        &format!("{W}x{H}"),
+        setup.strength == Strength::Weak,
+        analyze,
+        setup.leaf_empties,
+    );
+    let mut saved = match state_path {
+        Some(path) => load_state(path, &config)?,
+        None => State::default(),
+    };
+    saved.config = config;
+    let mut run = Manager {
+        workers: Workers::<W, H, B>::new(world),
+        top: TopTree::new(setup.leaf_empties, setup.group),
+        strength: setup.strength,
+        state_path,
+        state: saved,
+        solved: 0,
+        last_saved: Instant::now(),
+        state_every: state_every(),
+        last_progress: None,
+        base: (0, 0),
+    };
+    run.lines(analyze)
+}
+
+/// Reads the state file at `path` if there is one: one of another configuration, torn or
+/// damaged is bad input.
+fn load_state(path: &Path, config: &str) -> Result<State, Failure> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            super::check_file_out(path, "--state")?;
+            return Ok(State::default());
+        }
+        Err(e) => return Err(Failure::usage(format!("--state {}: {e}", path.display()))),
+    };
+    let state = State::parse(&text)
+        .map_err(|e| Failure::usage(format!("--state {}: {e}", path.display())))?;
+    if state.config != config {
+        return Err(Failure::usage(format!(
+            "--state {} is the state of another solve ({}), not of this one ({config})",
+            path.display(),
+            state.config
+        )));
+    }
+    Ok(state)
+}
+
+/// The manager's run over the input lines.
+struct Manager<'w, 'p, const W: usize, const H: usize, B: Bitboard> {
+    workers: Workers<'w, W, H, B>,
+    top: TopTree<W, H, B>,
+    strength: Strength,
+    state_path: Option<&'p Path>,
+    state: State,
+    /// Input lines solved (or reprinted from the state file) so far.
+    solved: usize,
+    last_saved: Instant,
+    state_every: Duration,
+    last_progress: Option<Instant>,
+    /// Positions and microseconds of the line in hand spent before this run (state file).
+    base: (u64, u64),
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
+    /// The line protocol of one solve (`transpo_connect4::protocol::run`) over stdin.
+    fn lines(&mut self, analyze: bool) -> Result<(), Failure> {
+        let (mut rejected, mut wrong, mut total) = (0usize, 0usize, 0usize);
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        let io_failure = |e: io::Error| Failure::run(format!("standard input or output: {e}"));
+        for line in Lines::new(io::stdin().lock(), TEXT_LINE_MAX) {
+            let Line { number, text } = line.map_err(io_failure)?;
+            total += 1;
+            let problem = match text.map_err(|e| e.to_string()).and_then(|t| {
+                parse_line::<W, H, B>(&t)
+                    .map(|p| (p.moves.to_string(), p.position, p.expected))
+                    .map_err(|e| e.to_string())
+            }) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("line {number}: {e}");
+                    rejected += 1;
+                    continue;
+                }
+            };
+            let (moves, position, expected) = problem;
+            let (text, score) = self.solve_line(&moves, &position, analyze)?;
+            writeln!(out, "{text}").map_err(io_failure)?;
+            out.flush().map_err(io_failure)?;
+            if let (0, Some(score)) = (position.moves(), score) {
+                eprintln!("{}", ending(W * H, self.strength, score));
+            }
+            if let (Some(expected), Some(score)) = (expected, score) {
+                let expected = finish(expected, self.strength);
+                if expected != score {
+                    eprintln!("line {number}: expected {expected}, solved {score}");
+                    wrong += 1;
+                }
+            }
+        }
+        if rejected > 0 || wrong > 0 {
+            return Err(Failure::run(format!(
+                "{rejected} of {total} lines rejected, {wrong} scored other than expected"
+            )));
+        }
+        Ok(())
+    }
+
+    /// One line: its output line and its score (the best column's with `--analyze`), from
+    /// the state file if it was solved before.
+    fn solve_line(
+        &mut self,
+        moves: &str,
+        position: &Position<W, H, B>,
+        analyze: bool,
+    ) -> Result<(String, Option<i32>), Failure> {
+        let index = self.solved;
+        self.solved += 1;
+        if let Some(done) = self.state.done.get(index) {
+            return if done.split(' ').next() == Some(moves) {
+                // The score (or with --analyze the best column's) is in the line as printed.
+                let score = done
+                    .split(' ')
+                    .skip(1)
+                    .take(if analyze { W } else { 1 })
+                    .filter_map(|s| s.parse().ok())
+                    .max();
+                Ok((done.clone(), score))
+            } else {
+                Err(self.other_line(index, done.split(' ').next().unwrap_or_default(), moves))
+            };
+        }
+        self.top.clear();
+        self.workers.new_line();
+        self.base = (0, 0);
+        match self.state.current.take() {
+            Some(current) if current.moves == moves => {
+                for (key, range) in &current.table {
+                    self.top.restore(B::from_u128(*key), *range);
+                }
+                self.base = (current.positions, current.micros);
+            }
+            Some(current) => return Err(self.other_line(index, &current.moves, moves)),
+            None => {}
+        }
+        let started = Instant::now();
+        self.last_progress = None;
+        let root_moves = if moves == transpo_connect4::position::EMPTY_BOARD {
+            ""
+        } else {
+            moves
+        };
+        let (text, score) = if analyze {
+            let mut scores = [None; W];
+            for (col, score) in scores.iter_mut().enumerate() {
+                if !position.can_play(col) {
+                    continue;
+                }
+                *score = Some(if position.is_winning_move(col) {
+                    finish(win_now_score(W * H, position.moves()), self.strength)
+                } else {
+                    let mut next = *position;
+                    next.play_column(col);
+                    if next.moves() as usize == W * H {
+                        0
+                    } else {
+                        let child_moves = format!("{root_moves}{}", column_char(col));
+                        -self.solve(moves, &next, &child_moves, started)?
+                    }
+                });
+            }
+            let text: Vec<String> = scores
+                .iter()
+                .map(|s| s.map_or_else(|| "-".to_string(), |s| s.to_string()))
+                .collect();
+            (text.join(" "), scores.iter().flatten().max().copied())
+        } else {
+            let score = self.solve(moves, position, root_moves, started)?;
+            (score.to_string(), Some(score))
+        };
+        let positions = self.base.0 + self.workers.positions() + self.top.positions();
+        let micros = self.base.1 + started.elapsed().as_micros() as u64;
+        let line = format!("{moves} {text} {positions} {micros}");
+        self.state.done.push(line.clone());
+        self.state.current = None;
+        self.save(true)?;
+        Ok((line, score))
+    }
+
+    /// The error of a state file whose line `index` (counting good lines) is not this one.
+    fn other_line(&self, index: usize, was: &str, now: &str) -> Failure {
+        Failure::usage(format!(
+            "--state {}: line {} of its input was {was:?}, this input's is {now:?}: the state \
+             of another position",
+            self.state_path
+                .map_or_else(String::new, |p| p.display().to_string()),
+            index + 1
+        ))
+    }
+
+    /// The score of `pos` (reached by `path` from the empty board) as one solve of the
+    /// strength gives it, by the workers; `line` is the input line's moves (for the state
+    /// file).
+    fn solve(
+        &mut self,
+        line: &str,
+        pos: &Position<W, H, B>,
+        path: &str,
+        started: Instant,
+    ) -> Result<i32, Failure> {
+        let window = Window::of(self.strength);
+        loop {
+            match self.top.step(pos, path, window) {
+                Step::Solved(range) => {
+                    // The jobs still running are stopped and waited for: their positions
+                    // count, and a worker must be free before the next line resets its table.
+                    self.workers.cancel_all();
+                    while self.workers.busy() {
+                        self.workers.collect(&mut self.top)?;
+                    }
+                    return Ok(finish(*range.start(), self.strength));
+                }
+                Step::Jobs(jobs) => {
+                    self.workers.plan(jobs);
+                    if !self.workers.busy() {
+                        return Err(Failure::run("the top tree asked for nothing to search"));
+                    }
+                    self.workers.collect(&mut self.top)?;
+                }
+            }
+            self.progress(line, started);
+            if self.last_saved.elapsed() >= self.state_every {
+                self.keep_current(line, started);
+                self.save(false)?;
+            }
+        }
+    }
+
+    /// Says on stderr how a long line goes, after [`PROGRESS_FIRST`] and then every
+    /// [`PROGRESS_EVERY`].
+    fn progress(&mut self, line: &str, started: Instant) {
+        let due = match self.last_progress {
+            None => started + PROGRESS_FIRST,
+            Some(last) => last + PROGRESS_EVERY,
+        };
+        if Instant::now() >= due {
+            self.last_progress = Some(Instant::now());
+            let running = self.workers.running.iter().flatten().count();
+            eprintln!(
+                "  {line}: {} jobs answered, {} stopped, {running} running, {:.1} s, {} positions",
+                self.workers.answered,
+                self.workers.stopped,
+                started.elapsed().as_secs_f64(),
+                self.base.0 + self.workers.positions() + self.top.positions()
+            );
+        }
+    }
+
+    /// Puts the line in hand into the state to write.
+    fn keep_current(&mut self, line: &str, started: Instant) {
+        self.state.current = Some(CurrentLine {
+            moves: line.to_string(),
+            positions: self.base.0 + self.workers.positions() + self.top.positions(),
+            micros: self.base.1 + started.elapsed().as_micros() as u64,
+            table: self.top.entries().map(|(k, r)| (k.to_u128(), r)).collect(),
+        });
+    }
+
+    /// Writes the state file (if `--state` was given) atomically.
+    fn save(&mut self, _line_done: bool) -> Result<(), Failure> {
+        self.last_saved = Instant::now();
+        let Some(path) = self.state_path else {
+            return Ok(());
+        };
+        let text = self.state.to_text();
+        transpo_files::write_atomic(path, |mut file: &std::fs::File| {
+            file.write_all(text.as_bytes())
+        })
+        .map_err(|e| Failure::writing(format!("--state {}: {e}", path.display()), &e))
+    }
+}

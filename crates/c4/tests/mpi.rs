@@ -1,0 +1,228 @@
+//! `mpirun -np N transpo-c4` (feature `mpi`): the scores of a solve over MPI are one
+//! machine's solve's, line for line, strong and weak, with `--analyze`, with 1, 3 and 16
+//! workers; a killed solve run again with its `--state` file gives the same lines; and what
+//! a solve over MPI refuses (`-np 1`, a state file of another solve, ranks started with
+//! other flags). Needs OpenMPI's `mpirun` on the PATH (`.ci/run` installs it).
+
+#![cfg(feature = "mpi")]
+
+use std::time::Duration;
+use transpo_testkit::{Output, Run, finish, scratch};
+
+const BIN: &str = env!("CARGO_BIN_EXE_transpo-c4");
+
+/// The scratch directories' prefix.
+const PREFIX: &str = "transpo-c4-mpi";
+
+/// `mpirun` with `np` ranks of the binary with `args`, as CI runs it (as root, more ranks
+/// than cores), `input` on stdin.
+fn mpirun(np: usize, args: &[&str], input: &str) -> Run {
+    let np = np.to_string();
+    let mut all = vec!["--oversubscribe", "--allow-run-as-root", "-np", &np, BIN];
+    all.extend(args);
+    Run::new("mpirun")
+        .args(all)
+        .input(input.as_bytes().to_vec())
+        .deadline(Duration::from_secs(120))
+}
+
+/// One machine's solve of `input` with `args`.
+fn one_solve(args: &[&str], input: &str) -> Output {
+    Run::new(BIN)
+        .args(args)
+        .input(input.as_bytes().to_vec())
+        .output()
+}
+
+/// Each output line without its last two fields (positions, microseconds): the moves and
+/// the score or scores.
+fn scores(out: &Output) -> Vec<String> {
+    out.stdout_text()
+        .lines()
+        .map(|line| {
+            let words: Vec<&str> = line.split(' ').collect();
+            words[..words.len().saturating_sub(2)].join(" ")
+        })
+        .collect()
+}
+
+/// Some positions of `board` (the empty board among them) and a bad line.
+const LINES_5X4: &str = "-\n3\n33\n2 0\n343\n12x\n1\n";
+const LINES_6X4: &str = "-\n34\n4\n345\n";
+
+/// A solve over MPI scores every line as one machine's solve does (the bad line rejected
+/// with its number, exit 1 for it), with 1 and 3 workers, strong, weak and analysed.
+#[test]
+fn mpi_scores_are_one_solves() {
+    for (board, lines) in [("5x4", LINES_5X4), ("6x4", LINES_6X4)] {
+        for flags in [
+            &[][..],
+            &["--weak"],
+            &["--analyze"],
+            &["--weak", "--analyze"],
+        ] {
+            let mut args = vec!["--board", board, "--threads", "1", "--hash-mib", "4"];
+            args.extend(flags);
+            let one = one_solve(&args, lines);
+            for np in [2, 4] {
+                let mpi = mpirun(np, &args, lines).output();
+                assert_eq!(
+                    mpi.code(),
+                    one.code(),
+                    "{board} {flags:?} -np {np}: {}",
+                    mpi.stderr_text()
+                );
+                assert_eq!(scores(&mpi), scores(&one), "{board} {flags:?} -np {np}");
+                assert_eq!(
+                    mpi.stdout_text().lines().count(),
+                    one.stdout_text().lines().count()
+                );
+                if lines.contains("12x") {
+                    assert!(
+                        mpi.stderr_text().contains("line 6: "),
+                        "{}",
+                        mpi.stderr_text()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Sixteen workers on tiny boards, where most have nothing to do.
+#[test]
+fn sixteen_workers_on_a_tiny_board() {
+    for (board, lines) in [("4x4", "-\n2\n"), ("5x4", "-\n")] {
+        for flags in [&[][..], &["--weak"]] {
+            let mut args = vec!["--board", board, "--threads", "1", "--hash-mib", "2"];
+            args.extend(flags);
+            let one = one_solve(&args, lines);
+            let mpi = mpirun(17, &args, lines).output();
+            assert_eq!(
+                mpi.code(),
+                Some(0),
+                "{board} {flags:?}: {}",
+                mpi.stderr_text()
+            );
+            assert_eq!(scores(&mpi), scores(&one), "{board} {flags:?}");
+        }
+    }
+}
+
+/// `-np 1` (no worker), a state file of another solve, and ranks started with other flags
+/// are each refused, exit 2, naming what.
+#[test]
+fn mpi_refuses_what_it_cannot_solve() {
+    let out = mpirun(1, &["--board", "5x4"], "-\n").output();
+    assert_eq!(out.code(), Some(2), "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("at least one worker"),
+        "{}",
+        out.stderr_text()
+    );
+    assert!(out.stdout.is_empty());
+
+    let dir = scratch(PREFIX, "other-state");
+    let state = dir.join("state");
+    let state_arg = state.to_str().expect("a UTF-8 path");
+    let out = mpirun(2, &["--board", "5x4", "--state", state_arg], "-\n").output();
+    assert_eq!(out.code(), Some(0), "{}", out.stderr_text());
+    for other in [&["--board", "6x4"][..], &["--board", "5x4", "--weak"]] {
+        let mut args = other.to_vec();
+        args.extend(["--state", state_arg]);
+        let out = mpirun(2, &args, "-\n").output();
+        assert_eq!(out.code(), Some(2), "{other:?}: {}", out.stderr_text());
+        assert!(
+            out.stderr_text().contains("the state of another solve"),
+            "{}",
+            out.stderr_text()
+        );
+    }
+    let out = mpirun(2, &["--board", "5x4", "--state", state_arg], "3\n").output();
+    assert_eq!(out.code(), Some(2), "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("another position"),
+        "{}",
+        out.stderr_text()
+    );
+    std::fs::write(&state, "hello\n").expect("write");
+    let out = mpirun(2, &["--board", "5x4", "--state", state_arg], "-\n").output();
+    assert_eq!(out.code(), Some(2), "{}", out.stderr_text());
+
+    // Two programs (MPMD): rank 1 with another --threads.
+    let out = Run::new("mpirun")
+        .args([
+            "--oversubscribe",
+            "--allow-run-as-root",
+            "-np",
+            "1",
+            BIN,
+            "--board",
+            "5x4",
+            "--threads",
+            "1",
+            ":",
+            "-np",
+            "1",
+            BIN,
+            "--board",
+            "5x4",
+            "--threads",
+            "2",
+        ])
+        .input(b"-\n".to_vec())
+        .deadline(Duration::from_secs(120))
+        .output();
+    assert_eq!(out.code(), Some(2), "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("--threads"),
+        "{}",
+        out.stderr_text()
+    );
+
+    // --state without mpirun.
+    let out = one_solve(&["--board", "5x4", "--state", state_arg], "-\n");
+    assert_eq!(out.code(), Some(2), "{}", out.stderr_text());
+}
+
+/// A solve killed at some moment and run again with the same command and `--state` file
+/// prints the lines one machine's solve prints.
+#[test]
+fn a_killed_solve_goes_on_from_its_state() {
+    let lines = "-\n4\n3\n44\n";
+    let args = ["--board", "6x5", "--threads", "1", "--hash-mib", "8"];
+    let one = one_solve(&args, lines);
+    assert_eq!(one.code(), Some(0));
+    let dir = scratch(PREFIX, "killed");
+    let state = dir.join("state");
+    let mut with_state = args.to_vec();
+    with_state.extend(["--state", state.to_str().expect("a UTF-8 path")]);
+    // Kill at a moment that differs from run to run, after a state file was written.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let wait = Duration::from_millis(300 + u64::from(nanos % 700));
+    let running = mpirun(3, &with_state, lines)
+        .env("TRANSPO_C4_MPI_STATE_MS", "20")
+        .spawn();
+    let started = std::time::Instant::now();
+    while started.elapsed() < wait && !state.exists() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(wait.saturating_sub(started.elapsed()));
+    // SIGTERM to mpirun, which ends every rank.
+    let pid = i32::try_from(running.child.id()).expect("a pid");
+    // SAFETY: a plain kill(2) of our own child.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    let killed = finish(running);
+    let rerun = mpirun(3, &with_state, lines).output();
+    assert_eq!(rerun.code(), Some(0), "{}", rerun.stderr_text());
+    assert_eq!(
+        scores(&rerun),
+        scores(&one),
+        "killed after {wait:?}: {}",
+        killed.stdout_text()
+    );
+}
