@@ -163,29 +163,60 @@ impl Window {
         min.max(self.alpha) >= max.min(self.beta)
     }
 
-    /// The next null window `[t, t + 1]` of the search on the score, for a score in
-    /// `min..=max` not yet [`decided`](Window::decided): an open threshold, 0 and its
-    /// neighbours first (`next_window`).
+    /// The next null window `[t, t + 1]` of the binary search, for a score in `min..=max`
+    /// not yet [`decided`](Window::decided): an open threshold, the middle of the open ones
+    /// pulled towards 0 (`next_window`).
     #[inline]
     pub fn next(&self, min: i32, max: i32) -> i32 {
         next_window(min.max(self.alpha), max.min(self.beta))
     }
+
+    /// [`Window::next`] for a solve that has explored `explored` positions so far: past
+    /// [`NEIGHBOURS_AFTER`], 0 and its neighbours first (`next_window_near_zero`).
+    #[inline]
+    pub fn next_after(&self, min: i32, max: i32, explored: u64) -> i32 {
+        let (min, max) = (min.max(self.alpha), max.min(self.beta));
+        if explored < NEIGHBOURS_AFTER {
+            next_window(min, max)
+        } else {
+            next_window_near_zero(min, max)
+        }
+    }
 }
 
-/// The next null window `[t, t + 1]` of the search on the score, for a score in
-/// `min..=max` with `min < max`: first whether the score is above 0 (the weak solve's
-/// question), then, while the bound found is 0's neighbour, whether the score is that
-/// neighbour; otherwise Pons' bisection, the middle of the range pulled towards 0 (Part 9).
-///
-/// Why 0 and its neighbours first: a solve's costly windows are those next to the score,
-/// where both bounds are tight, and most scores lie near 0. Bisection alone spends windows
-/// far from the score on the way in (the empty board: −4, +5, +2, −1, +1, 0, 415 M
-/// positions, 1.80× the weak solve's 230 M); 0 then +1 settle it in 325 M (1.41×). Going on
-/// from the neighbour by doubling steps (1, 3, 7, …) cost 2.4× the positions on
-/// Middle-Easy and 10× on Begin-Easy, whose scores are far from 0: there bisection is
-/// back in charge.
+/// Positions a solve explores before [`Window::next_after`] asks about 0 and its neighbours
+/// first rather than bisecting: 2^23, past the solves of every Pons set but Begin-Hard.
+pub const NEIGHBOURS_AFTER: u64 = 1 << 23;
+
+/// The next null window of Pons' binary search on the score, within `min < max`: the middle,
+/// pulled towards 0 where most scores lie (Part 9).
 #[inline]
 pub(crate) fn next_window(min: i32, max: i32) -> i32 {
+    let mut med = min + (max - min) / 2;
+    if med <= 0 && min / 2 < med {
+        med = min / 2;
+    } else if med >= 0 && max / 2 > med {
+        med = max / 2;
+    }
+    med
+}
+
+/// The next null window `[t, t + 1]` for a score in `min..=max` with `min < max`, 0 and its
+/// neighbours first: whether the score is above 0 (the weak solve's question), then, while
+/// the bound found is 0's neighbour, whether the score is that neighbour; otherwise
+/// [`next_window`].
+///
+/// Why, and why only for big solves ([`NEIGHBOURS_AFTER`]): a solve's costly windows are
+/// those next to the score, where both bounds are tight, and most scores lie near 0.
+/// Bisection spends windows far from the score on the way in (the empty board: −4, +5, +2,
+/// −1, +1, 0, 415 M positions, 1.80× the weak solve's 230 M); 0 then +1 settle it in 325 M
+/// (1.41×), and Begin-Hard's first 20 lines take 16.8 M positions a line rather than 17.0 M.
+/// But from the first window on, the rule cost Middle-Easy 1.8× and Begin-Easy 4.6× the
+/// positions (scores far from 0, solves of microseconds), and doubling steps from the
+/// neighbour (1, 3, 7, …) 2.4× and 10×. Measured on one thread, lab notebook
+/// `docs/connect4/parallel.md`.
+#[inline]
+pub(crate) fn next_window_near_zero(min: i32, max: i32) -> i32 {
     debug_assert!(min < max);
     if min < 0 && 0 < max {
         0
@@ -196,13 +227,7 @@ pub(crate) fn next_window(min: i32, max: i32) -> i32 {
         // Is the score at its upper bound?
         max - 1
     } else {
-        let mut med = min + (max - min) / 2;
-        if med <= 0 && min / 2 < med {
-            med = min / 2;
-        } else if med >= 0 && max / 2 > med {
-            med = max / 2;
-        }
-        med
+        next_window(min, max)
     }
 }
 
@@ -237,7 +262,7 @@ mod tests {
                 for s in lo..=hi {
                     let (mut min, mut max, mut windows) = (lo, hi, Vec::new());
                     while min < max {
-                        let t = next_window(min, max);
+                        let t = next_window_near_zero(min, max);
                         assert!((min..max).contains(&t), "{lo}..={hi}, {s}: {t}");
                         windows.push(t);
                         if s > t { min = t + 1 } else { max = t }
@@ -247,11 +272,11 @@ mod tests {
                 }
             }
         }
-        assert_eq!(next_window(-21, 21), 0);
-        assert_eq!(next_window(1, 21), 1);
-        assert_eq!(next_window(-21, 0), -1);
-        assert_eq!(next_window(-21, -1), -2);
-        assert_eq!(next_window(4, 21), 12);
+        assert_eq!(next_window_near_zero(-21, 21), 0);
+        assert_eq!(next_window_near_zero(1, 21), 1);
+        assert_eq!(next_window_near_zero(-21, 0), -1);
+        assert_eq!(next_window_near_zero(-21, -1), -2);
+        assert_eq!(next_window_near_zero(4, 21), next_window(4, 21));
     }
 
     #[test]

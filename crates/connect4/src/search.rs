@@ -239,8 +239,9 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
     ) -> bool {
         let (mut min, mut max) = (*range.start(), *range.end());
         let threats = pos.opponent_winning();
+        let started = self.nodes;
         while !window.decided(min, max) {
-            let med = window.next(min, max);
+            let med = window.next_after(min, max, self.nodes - started);
             self.searching(med, min, max);
             let r = self.negamax(pos, med, med + 1, threats);
             if A::STOPPABLE && self.aborted {
