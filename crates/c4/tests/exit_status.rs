@@ -42,6 +42,9 @@ fn bad_usage_is_2() {
     for args in [
         &["--no-such-option"][..],
         &["--threads", "0"],
+        &["--threads", "1,300"],
+        &["--threads", "1,2"],
+        &["--threads", "2,", "bench", "/no/such/set"],
         &["--hash-mib", "0"],
         &[
             "book", "--board", "4x4", "--depth", "2", "--from", "9", "--out", "x",

@@ -11,7 +11,7 @@
 //! thread that made it takes children too, and once none is left to hand out it helps the
 //! threads still busy below it (the helpful master) until they are done. The first child
 //! that fails high decides the split point: every thread below it stops within
-//! [`STOP_CHECK_EVERY`](crate::search::STOP_CHECK_EVERY) positions and returns without
+//! 256 positions (`search::STOP_CHECK_EVERY`) and returns without
 //! storing, so the table only ever holds true bounds, and the split point stores its lower
 //! bound; when every child failed low it stores its upper bound. So the threads search the
 //! nodes one thread searches, bar the younger children started beside a sibling that then
