@@ -10,7 +10,8 @@
 //!
 //! The modules, in the order data flows (each uses only modules before it): [`coding`] (how
 //! the table codes a word's keys) → [`bitboard`] (the word: `u64` or `u128`) → [`position`] (bitboards, move sequences, keys) → [`moves`]
-//! (ordering) → [`bounds`] (what the table remembers) →
+//! (ordering) → [`bounds`] (what the table remembers) → `team` (the threads of a solve
+//! and their split points) →
 //! [`score`] (what a score is: strength, win, draw and loss bounds, windows) → [`book`]
 //! (opening books: stored scores, and the tree that scores them) → [`search`] (one thread's
 //! negamax and score search) → [`parallel`] (threads on one solve) → [`solver`] (the solver)
@@ -62,6 +63,7 @@ pub mod protocol;
 pub mod score;
 pub mod search;
 pub mod solver;
+mod team;
 
 pub use book::BookError;
 pub use position::ParseError;

@@ -49,9 +49,10 @@ use crate::moves::MoveSorter;
 use crate::position::{Bitboard, Position};
 use crate::score::{Window, initial_window};
 use crate::search::{Access, HEARTBEAT_FIRST, Heartbeat, PUBLISH_EVERY, Search, Step};
+use crate::team::{Backoff, Share, SplitPoint, Team, lock};
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Positions a solve explores on one thread before the other threads join, unless
@@ -63,13 +64,7 @@ pub const PARALLEL_AFTER: u64 = 1 << 16;
 /// [`crate::Solver::set_split_empty`] says otherwise.
 pub const SPLIT_EMPTY: u32 = 20;
 
-/// Children a node searches alone, the eldest first, before it may become a split point.
-/// One is YBWC's rule; but in a null-window search a node whose eldest failed low still
-/// often cuts off with a younger child, and every child handed out beside that one is
-/// searched for nothing. Measured (20 Begin-Hard lines, 16 threads, positions ÷ one
-/// thread's): 1 child 1.78×, 2 children 1.47×, 3 children 1.25× (on 2 cores: the count of
-/// positions, not the time).
-pub const ALONE_BEFORE_SPLIT: u32 = 3;
+pub use crate::team::ALONE_BEFORE_SPLIT;
 
 /// The outcome of a solve that may have been stopped.
 pub(crate) struct Solved {
@@ -80,195 +75,6 @@ pub(crate) struct Solved {
     pub(crate) nodes: u64,
     /// Whether the caller's stop ended the solve before `window` was decided.
     pub(crate) stopped: bool,
-}
-
-/// A node whose younger children are offered to the team: its eldest failed low.
-pub(crate) struct SplitPoint<const W: usize, const H: usize, B: Bitboard> {
-    pos: Position<W, H, B>,
-    /// The node's null window (after its bounds narrowed it).
-    alpha: i32,
-    beta: i32,
-    /// The split point whose child the master was searching when it made this one.
-    parent: Option<Arc<SplitPoint<W, H, B>>>,
-    /// Set once a child failed high: the node is decided, its children's searches stop.
-    decided: AtomicBool,
-    /// Whether children are left to hand out.
-    open: AtomicBool,
-    /// Threads searching a child now.
-    working: AtomicUsize,
-    /// The children not handed out yet, and the first fail-high.
-    share: Mutex<Share<W, H, B>>,
-}
-
-/// What the threads at a split point change under its lock.
-struct Share<const W: usize, const H: usize, B: Bitboard> {
-    sorter: MoveSorter<W, H, B>,
-    /// The first child to fail high: its score and column.
-    cut: Option<(i32, usize)>,
-}
-
-/// The lock, whatever a panicking thread left: a split point's share is consistent at every
-/// unlock.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl<const W: usize, const H: usize, B: Bitboard> SplitPoint<W, H, B> {
-    /// Whether this split point or one above it is decided: a search below must stop.
-    pub(crate) fn decided_here_or_above(&self) -> bool {
-        let mut at = Some(self);
-        while let Some(sp) = at {
-            if sp.decided.load(Ordering::Acquire) {
-                return true;
-            }
-            at = sp.parent.as_deref();
-        }
-        false
-    }
-
-    /// Whether `ancestor` lies above this split point.
-    fn is_below(&self, ancestor: &SplitPoint<W, H, B>) -> bool {
-        let mut at = self.parent.as_deref();
-        while let Some(sp) = at {
-            if std::ptr::eq(sp, ancestor) {
-                return true;
-            }
-            at = sp.parent.as_deref();
-        }
-        false
-    }
-
-    /// The next child to search, with its player's winning squares, counted as worked on;
-    /// `None` once none is left or the node is decided.
-    fn take(&self) -> Option<(B, B)> {
-        let mut share = lock(&self.share);
-        if self.decided.load(Ordering::Relaxed) || !self.open.load(Ordering::Relaxed) {
-            return None;
-        }
-        let next = share.sorter.next(&self.pos);
-        match next {
-            Some(_) => {
-                self.working.fetch_add(1, Ordering::Relaxed);
-            }
-            None => self.open.store(false, Ordering::Relaxed),
-        }
-        next
-    }
-
-    /// Hands back the child on `square`, with its score if its search finished.
-    fn give_back(&self, square: B, score: Option<i32>) {
-        let mut share = lock(&self.share);
-        if let Some(score) = score
-            && score >= self.beta
-        {
-            if share.cut.is_none() {
-                share.cut = Some((score, Position::<W, H, B>::column_of(square)));
-            }
-            self.open.store(false, Ordering::Relaxed);
-            self.decided.store(true, Ordering::Release);
-        }
-        // Under the lock, after the cut: a master that sees no one working sees the cut.
-        self.working.fetch_sub(1, Ordering::Release);
-    }
-}
-
-/// The threads of one solve: the split points open to them, and who is idle.
-pub(crate) struct Team<const W: usize, const H: usize, B: Bitboard> {
-    /// Split points with children to hand out (or about to be withdrawn).
-    open: Mutex<Vec<Arc<SplitPoint<W, H, B>>>>,
-    /// `open.len()`, read without the lock by threads looking for work.
-    offered: AtomicUsize,
-    /// Threads looking for work: helpers between jobs, and masters waiting at a split point.
-    idle: AtomicUsize,
-    /// Nodes with at least this many empty squares may split.
-    split_empty: u32,
-    /// Set when the caller stops the solve: every thread returns.
-    stop: AtomicBool,
-    /// Set when the master has answered the window asked of it: the helpers go home.
-    done: AtomicBool,
-    /// Positions explored, as the threads published them.
-    nodes: AtomicU64,
-}
-
-impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
-    fn new(split_empty: u32, helpers: usize) -> Self {
-        Team {
-            open: Mutex::new(Vec::new()),
-            offered: AtomicUsize::new(0),
-            idle: AtomicUsize::new(helpers),
-            split_empty,
-            stop: AtomicBool::new(false),
-            done: AtomicBool::new(false),
-            nodes: AtomicU64::new(0),
-        }
-    }
-
-    /// Whether `pos` is far enough from the end of the game to split.
-    #[inline]
-    pub(crate) fn splits_at(&self, pos: &Position<W, H, B>) -> bool {
-        (W * H) as u32 - pos.moves() >= self.split_empty
-    }
-
-    /// Whether some thread looks for work.
-    #[inline]
-    pub(crate) fn has_idle(&self) -> bool {
-        self.idle.load(Ordering::Relaxed) > 0
-    }
-
-    fn offer(&self, sp: Arc<SplitPoint<W, H, B>>) {
-        let mut open = lock(&self.open);
-        open.push(sp);
-        self.offered.store(open.len(), Ordering::Release);
-    }
-
-    fn withdraw(&self, sp: &SplitPoint<W, H, B>) {
-        let mut open = lock(&self.open);
-        open.retain(|other| !std::ptr::eq(&**other, sp));
-        self.offered.store(open.len(), Ordering::Release);
-    }
-
-    /// An open split point to help at (below `within`, if given): the one nearest the root,
-    /// whose children are the biggest jobs.
-    fn pick(&self, within: Option<&SplitPoint<W, H, B>>) -> Option<Arc<SplitPoint<W, H, B>>> {
-        if self.offered.load(Ordering::Acquire) == 0 {
-            return None;
-        }
-        let open = lock(&self.open);
-        open.iter()
-            .filter(|sp| {
-                sp.open.load(Ordering::Relaxed)
-                    && !sp.decided.load(Ordering::Relaxed)
-                    && within.is_none_or(|top| sp.is_below(top))
-            })
-            .min_by_key(|sp| sp.pos.moves())
-            .cloned()
-    }
-}
-
-/// Waiting for work without taking a core another thread could use: spin a little, yield a
-/// little, then sleep in short naps (16 threads on 2 cores that only spun and yielded left
-/// the working threads a fraction of the machine).
-struct Backoff(u32);
-
-impl Backoff {
-    /// Rounds of spinning, then of yielding, before napping.
-    const SPINS: u32 = 64;
-    const YIELDS: u32 = 128;
-    /// A nap: short beside the subtrees handed out (split points are far from the leaves).
-    const NAP: Duration = Duration::from_micros(50);
-
-    fn snooze(&mut self) {
-        if self.0 < Self::SPINS {
-            for _ in 0..1 << (self.0 / 8) {
-                std::hint::spin_loop();
-            }
-        } else if self.0 < Self::YIELDS {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(Self::NAP);
-        }
-        self.0 = self.0.saturating_add(1);
-    }
 }
 
 impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'a, A, W, H, B> {
@@ -466,20 +272,7 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
     } else {
         u64::MAX
     };
-    let heartbeat = plan.progress.map(|progress| Heartbeat {
-        progress,
-        started,
-        due: HEARTBEAT_FIRST,
-        step: Step {
-            window: 0,
-            answered: false,
-            min,
-            max,
-            nodes: 0,
-            elapsed: Duration::ZERO,
-        },
-        published: None,
-    });
+    let beat = heartbeat(plan, started, HEARTBEAT_FIRST, &range, 0, None);
     let mut search = Search::new(
         Alone {
             table: &mut *table,
@@ -488,7 +281,7 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
         },
         plan.book,
     )
-    .reporting(heartbeat);
+    .reporting(beat);
     let report = |nodes_before: u64| {
         move |med: i32, min: i32, max: i32, nodes: u64| {
             if let Some(progress) = plan.progress {
@@ -531,20 +324,7 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
         let helpers: Vec<_> = (1..plan.threads)
             .map(|helper| scope.spawn(move || help(table.view(helper), plan.book, team)))
             .collect();
-        let heartbeat = plan.progress.map(|progress| Heartbeat {
-            progress,
-            started,
-            due,
-            step: Step {
-                window: 0,
-                answered: false,
-                min: *range.start(),
-                max: *range.end(),
-                nodes,
-                elapsed: Duration::ZERO,
-            },
-            published: Some(&team.nodes),
-        });
+        let beat = heartbeat(plan, started, due, &range, nodes, Some(&team.nodes));
         let mut master = Search::new(
             Shared {
                 view: table.view(0),
@@ -555,7 +335,7 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
             plan.book,
         )
         .in_team(team)
-        .reporting(heartbeat);
+        .reporting(beat);
         let finished = master.bisect(pos, window, &mut range, |med, min, max, _| {
             report(nodes)(med, min, max, team.nodes.load(Ordering::Relaxed));
         });
@@ -575,6 +355,33 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
         nodes: nodes + team_nodes,
         stopped: !finished,
     }
+}
+
+/// The reports of a solve's searching thread, if anyone listens: the next due `due` after
+/// `started`, the score in `range`, `nodes` positions explored before, and the count the
+/// threads publish if they share the search.
+fn heartbeat<'a, const W: usize, const H: usize, B: Bitboard>(
+    plan: &Plan<'a, W, H, B>,
+    started: Instant,
+    due: Duration,
+    range: &RangeInclusive<i32>,
+    nodes: u64,
+    published: Option<&'a AtomicU64>,
+) -> Option<Heartbeat<'a>> {
+    plan.progress.map(|progress| Heartbeat {
+        progress,
+        started,
+        due,
+        step: Step {
+            window: 0,
+            answered: false,
+            min: *range.start(),
+            max: *range.end(),
+            nodes,
+            elapsed: Duration::ZERO,
+        },
+        published,
+    })
 }
 
 /// One helper thread of a team: takes children at open split points until the master is

@@ -7,10 +7,10 @@
 use crate::book::Book;
 use crate::bounds::{BoundStore, ScoreBound};
 use crate::moves::MoveSorter;
-use crate::parallel::{SplitPoint, Team};
 use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{DRAW, Window, initial_window, loss_later_min, loss_next_score, win_later_max};
+use crate::team::{SplitPoint, Team};
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -441,7 +441,7 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
             }
             alpha = alpha.max(score);
             if splits
-                && searched >= crate::parallel::ALONE_BEFORE_SPLIT
+                && searched >= crate::team::ALONE_BEFORE_SPLIT
                 && !sorter.is_empty()
                 && let Some(team) = self.team.filter(|team| team.has_idle())
             {
