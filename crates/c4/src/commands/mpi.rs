@@ -73,26 +73,27 @@ pub(crate) fn launched() -> bool {
 /// The leaf depth, in empty squares: [`LEAF_EMPTIES`], or `TRANSPO_C4_MPI_LEAF` (for
 /// measuring; every rank reads the manager's).
 fn leaf_empties() -> Result<u32, Failure> {
-    match std::env::var("TRANSPO_C4_MPI_LEAF") {
-        Ok(v) => v.parse().map_err(|_| {
-            Failure::usage(format!(
-                "TRANSPO_C4_MPI_LEAF={v:?}: not a number of empty squares"
-            ))
-        }),
-        Err(_) => Ok(LEAF_EMPTIES),
-    }
+    env_number(
+        "TRANSPO_C4_MPI_LEAF",
+        LEAF_EMPTIES,
+        "a number of empty squares",
+    )
 }
 
 /// How many stones above a job its placement's ancestor is: [`GROUP`], or
 /// `TRANSPO_C4_MPI_GROUP` (for measuring).
 fn group() -> Result<usize, Failure> {
-    match std::env::var("TRANSPO_C4_MPI_GROUP") {
-        Ok(v) => v.parse().map_err(|_| {
-            Failure::usage(format!(
-                "TRANSPO_C4_MPI_GROUP={v:?}: not a number of stones"
-            ))
-        }),
-        Err(_) => Ok(GROUP),
+    env_number("TRANSPO_C4_MPI_GROUP", GROUP, "a number of stones")
+}
+
+/// The number the environment variable `name` holds, or `default` when it is not set; a
+/// value that is not `what` is bad usage.
+fn env_number<T: std::str::FromStr>(name: &str, default: T, what: &str) -> Result<T, Failure> {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .map_err(|_| Failure::usage(format!("{name}={v:?}: not {what}"))),
+        Err(_) => Ok(default),
     }
 }
 
