@@ -33,10 +33,18 @@ use transpo_connect4::score::{Window, loss_next_score, win_now_score};
 
 use crate::split::{settled, trivial};
 
-/// The default leaf depth of the top tree, in empty squares: a position with at most this
-/// many empty squares is a worker's job. Measured (docs/connect4/mpi.md): fewer makes more
-/// jobs than the manager's round trips pay for, more makes too few jobs to share.
-pub const LEAF_EMPTIES: u32 = 28;
+/// The default leaf depth of the top tree, in stones from the empty board: a position with
+/// at least this many stones is a worker's job ([`leaf_empties`]). Measured
+/// (docs/connect4/mpi.md): fewer makes more jobs than the manager's round trips pay for (8×5
+/// strong with jobs at 12 stones: 58,489 jobs, 2.3× the time of jobs at 8), more makes too
+/// few jobs to share.
+pub const LEAF_STONES: u32 = 8;
+
+/// The default leaf depth in empty squares on a board of `squares` squares: the positions
+/// [`LEAF_STONES`] stones deep.
+pub const fn leaf_empties(squares: u32) -> u32 {
+    squares.saturating_sub(LEAF_STONES)
+}
 
 /// The default grouping: a job is placed by its ancestor this many stones above it
 /// ([`TopTree::new`]). Measured in docs/connect4/mpi.md.

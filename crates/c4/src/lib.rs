@@ -10,6 +10,8 @@
 //! - [`cluster`]: one solve over many machines with a manager that keeps the top of the
 //!   tree and hands workers jobs with exact windows (`mpirun -np N transpo-c4`, feature
 //!   `mpi`): the top tree with young brothers wait, where a job goes, the state file.
+//! - [`sharing`]: the bounds a cluster's workers pass each other, a worker's table that
+//!   writes down the bounds worth passing.
 //! - `serve` (feature `serve`, on by default): the web page and the JSON API on axum and
 //!   tokio, answering from a [`transpo_connect4::pool`].
 //!
@@ -21,4 +23,5 @@
 pub mod cluster;
 #[cfg(feature = "serve")]
 pub mod serve;
+pub mod sharing;
 pub mod split;

@@ -432,6 +432,41 @@ impl<const W: usize, const H: usize, B: Bitboard> Position<W, H, B> {
         self.current + self.mask + Self::bottom()
     }
 
+    /// The position whose [`Position::key`] is `key`, if `key` is one of a position
+    /// [`Position::from_moves`] accepts: each column's `H + 1` bits hold a leading one at
+    /// the column's height and the side to move's stones below it, no bit lies beyond the
+    /// last column, the side to move has as many stones as the moves give it, neither side
+    /// has four in a row, and the board is not full. For keys that come from elsewhere: a
+    /// cluster's workers pass each other the bounds they proved by key.
+    pub fn from_key(key: B) -> Option<Self> {
+        let column_bits = B::from_u128((1 << Self::H1) - 1);
+        let (mut current, mut mask) = (B::ZERO, B::ZERO);
+        for col in 0..W {
+            let word = (key >> (col * Self::H1)) & column_bits;
+            if word == B::ZERO {
+                return None;
+            }
+            // The word has H + 1 bits, so its leading one lies at height H at most.
+            let height = word.to_u128().ilog2();
+            let below = B::from_u128((1 << height) - 1);
+            current |= (word & below) << (col * Self::H1);
+            mask |= below << (col * Self::H1);
+        }
+        let rebuilt = Position {
+            current,
+            mask,
+            mirror_current: mirror_columns::<W, H, B>(current),
+            mirror_mask: mirror_columns::<W, H, B>(mask),
+            moves: mask.count_ones(),
+        };
+        let whole = rebuilt.key() == key
+            && current.count_ones() == rebuilt.moves / 2
+            && (rebuilt.moves as usize) < Self::SQUARES
+            && !Self::has_four(current)
+            && !Self::has_four(current ^ mask);
+        whole.then_some(rebuilt)
+    }
+
     /// The key of the mirror image (columns reversed).
     #[inline]
     pub fn mirror_key(&self) -> B {
@@ -493,8 +528,8 @@ pub(crate) fn random_games<const W: usize, const H: usize, B: Bitboard>(
 }
 
 /// Reverses the order of the `W` column groups of `H + 1` bits of a board word (the plain
-/// definition of the mirror, which the tests hold [`Position`]'s incremental one to).
-#[cfg(test)]
+/// definition of the mirror, which the tests hold [`Position`]'s incremental one to, and
+/// [`Position::from_key`]'s).
 fn mirror_columns<const W: usize, const H: usize, B: Bitboard>(word: B) -> B {
     let col_bits = B::from_u128((1 << (H + 1)) - 1);
     let mut out = B::ZERO;
@@ -638,6 +673,8 @@ mod tests {
             assert_eq!(p.mirror().mirror(), p);
             let bits = P::<W, H, B>::KEY_BITS;
             assert!(bits == B::BITS || p.key() >> bits as usize == B::ZERO);
+            assert_eq!(P::<W, H, B>::from_key(p.key()), Some(p), "{W}x{H}");
+            assert_eq!(P::<W, H, B>::from_key(p.mirror_key()), Some(p.mirror()));
             let stones = (p.current, p.mask);
             assert_eq!(*seen.entry(p.key()).or_insert(stones), stones, "{W}x{H}");
         }
@@ -683,6 +720,26 @@ mod tests {
                 assert_eq!(p.mirror().mirror(), p);
             }
         }
+    }
+
+    #[test]
+    fn from_key_refuses_what_is_no_key() {
+        let key = |seq: &str| pos(seq).key();
+        assert_eq!(Position::<7, 6>::from_key(key("4455")), Some(pos("5544")));
+        // An empty column word (no height marker), a bit beyond the seventh column, no
+        // column at all.
+        assert_eq!(Position::<7, 6>::from_key(key("") & !0x7f), None);
+        assert_eq!(Position::<7, 6>::from_key(key("") | 1 << 50), None);
+        assert_eq!(Position::<7, 6>::from_key(0), None);
+        // Two stones of the side that just moved in column 1 and none of the side to
+        // move's: a count no game gives.
+        assert_eq!(Position::<7, 6>::from_key(key("") + 0b11), None);
+        // Four stones each in columns 1 and 2, the side to move's in column 2: the counts
+        // agree, but both sides have four in a row.
+        let empty_rest: u64 = (2..7).map(|c| 1 << (7 * c)).sum();
+        let won = 0b1_0000 | 0b1_1111 << 7 | empty_rest;
+        assert_eq!(Position::<7, 6>::from_key(won), None);
+        assert_eq!(Position::<7, 6>::from_key(u64::MAX), None);
     }
 
     #[test]

@@ -49,11 +49,6 @@ impl<const W: usize, const H: usize, B: Bitboard> Solver<W, H, B> {
     pub fn new(hash_mib: u64) -> Result<Self, TableError> {
         Ok(Solver::with_table(BoundTable::new(hash_mib)?))
     }
-
-    /// The table, to save or load it ([`BoundTable::save_far`], [`BoundTable::load_far`]).
-    pub fn table_mut(&mut self) -> &mut BoundTable<W, H, B> {
-        &mut self.table
-    }
 }
 
 impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver<W, H, B, T> {
@@ -74,6 +69,13 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
     /// The bound store.
     pub fn table(&self) -> &T {
         &self.table
+    }
+
+    /// The bound store, to change it between solves: to save or load it
+    /// ([`BoundTable::save_far`], [`BoundTable::load_far`]), or to add bounds proved
+    /// elsewhere.
+    pub fn table_mut(&mut self) -> &mut T {
+        &mut self.table
     }
 
     /// Uses `book` for the positions it holds.

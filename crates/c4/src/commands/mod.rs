@@ -21,7 +21,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use transpo_cli::Failure;
 use transpo_connect4::book::Tree;
-use transpo_connect4::bounds::TableError;
+use transpo_connect4::bounds::{BoundStore, BoundTable, TableError};
 use transpo_connect4::position::{Bitboard, EMPTY_BOARD, Position};
 use transpo_connect4::{BookError, Strength, board::Board, book::Book, solver::Solver};
 
@@ -342,7 +342,16 @@ impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
 
     /// The solver they describe.
     pub(crate) fn solver(self) -> Result<Solver<W, H, B>, Failure> {
-        let mut solver = Solver::new(self.hash_mib).map_err(table_failure)?;
+        self.solver_on(|table| table)
+    }
+
+    /// The solver they describe, on the store `wrap` makes of the table they describe.
+    pub(crate) fn solver_on<T: BoundStore<W, H, B>>(
+        self,
+        wrap: impl FnOnce(BoundTable<W, H, B>) -> T,
+    ) -> Result<Solver<W, H, B, T>, Failure> {
+        let table = BoundTable::new(self.hash_mib).map_err(table_failure)?;
+        let mut solver = Solver::with_table(wrap(table));
         solver.set_threads(self.threads).map_err(table_failure)?;
         if let Some(book) = self.book {
             solver.set_book(book);

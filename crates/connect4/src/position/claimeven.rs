@@ -45,7 +45,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Position<W, H, B> {
 
     /// Whether `stones` (squares of the board only) hold four in a row, column or diagonal.
     #[inline]
-    fn has_four(stones: B) -> bool {
+    pub(super) fn has_four(stones: B) -> bool {
         [1, Self::H1, Self::H1 - 1, Self::H1 + 1]
             .into_iter()
             .any(|shift| fours(stones, shift) != B::ZERO)

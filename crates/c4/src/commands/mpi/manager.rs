@@ -1,289 +1,24 @@
-//! `mpirun -np N transpo-c4 …` (feature `mpi`): one solve over many machines. Rank 0 is
-//! the manager: it reads the lines of stdin, keeps the top of each line's tree
-//! ([`transpo_c4::cluster::TopTree`]) and prints what one solve prints; every other rank is
-//! a worker with one solver and its table for the whole run, searching the jobs it is sent.
-//!
-//! Why a module of its own: this is the only code that speaks MPI; what the manager decides
-//! is in the library, where unit tests reach it without a cluster. The messages are plain
-//! bytes (tags below), so no MPI datatype beyond bytes is needed.
-//!
-//! OpenMPI's blocking receives spin, so both sides probe and sleep briefly when nothing has
-//! come: an idle manager or worker leaves its core to the searching ranks.
+//! The manager rank: reads the lines of stdin, keeps the top of each line's tree
+//! ([`TopTree`]), hands its jobs to the workers, passes each worker's shared bounds to the
+//! others, and prints what one solve prints.
 
-use super::Solving;
-use mpi::point_to_point::{Message, Status};
+use super::{
+    OUTBOX_MAX, PROGRESS_EVERY, PROGRESS_FIRST, Setup, TAG_BOUNDS, TAG_CANCEL, TAG_END, TAG_HELLO,
+    TAG_JOB, TAG_LINE, TAG_RESULT, field, next_message, receive, state_every,
+};
+use crate::commands::Solving;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::VecDeque;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::Path;
 use std::time::{Duration, Instant};
-use transpo_c4::cluster::{
-    self, CurrentLine, GROUP, Job, LEAF_EMPTIES, State, Step, TopTree, owner,
-};
+use transpo_c4::cluster::{self, CurrentLine, Job, State, Step, TopTree, owner};
 use transpo_cli::{Failure, check_stdin};
 use transpo_connect4::position::{Bitboard, Position, column_char};
 use transpo_connect4::protocol::{ending, parse_line};
 use transpo_connect4::score::{Strength, Window, finish, win_now_score};
-use transpo_connect4::solver::Solver;
 use transpo_files::{Line, Lines, TEXT_LINE_MAX};
-
-/// Manager to worker: search a job (`id`, `alpha`, `beta`, the move sequence).
-const TAG_JOB: i32 = 1;
-/// Manager to worker: stop the running job `id`, its answer no longer matters.
-const TAG_CANCEL: i32 = 2;
-/// Manager to worker: a new input line; forget the table and the count.
-const TAG_LINE: i32 = 3;
-/// Manager to worker: the run is over.
-const TAG_END: i32 = 4;
-/// Worker to manager, once at the start: what the worker was started as.
-const TAG_HELLO: i32 = 10;
-/// Worker to manager: a job's answer (`id`, `lo`, `hi`, the worker's positions this line,
-/// and 1 if answered, 0 if cancelled before its window was decided).
-const TAG_RESULT: i32 = 11;
-
-/// How long an idle rank sleeps between two looks for a message.
-const IDLE_SLEEP: Duration = Duration::from_micros(200);
-/// How often the manager writes its state file (`--state`), unless
-/// `TRANSPO_C4_MPI_STATE_MS` says otherwise (the tests kill a solve between two writes).
-const STATE_EVERY: Duration = Duration::from_secs(5);
-
-/// How often the manager writes its state file: [`STATE_EVERY`] or
-/// `TRANSPO_C4_MPI_STATE_MS`.
-fn state_every() -> Duration {
-    std::env::var("TRANSPO_C4_MPI_STATE_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map_or(STATE_EVERY, Duration::from_millis)
-}
-/// When the manager first says how a long line goes, and then how often.
-const PROGRESS_FIRST: Duration = Duration::from_secs(2);
-/// See [`PROGRESS_FIRST`].
-const PROGRESS_EVERY: Duration = Duration::from_secs(5);
-
-/// Whether this process was started by an MPI launcher (`mpirun`, `mpiexec`, `srun`): the
-/// variables OpenMPI, MPICH and Slurm's PMI set in every rank's environment.
-pub(crate) fn launched() -> bool {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some())
-}
-
-/// The leaf depth, in empty squares: [`LEAF_EMPTIES`], or `TRANSPO_C4_MPI_LEAF` (for
-/// measuring; every rank reads the manager's).
-fn leaf_empties() -> Result<u32, Failure> {
-    env_number(
-        "TRANSPO_C4_MPI_LEAF",
-        LEAF_EMPTIES,
-        "a number of empty squares",
-    )
-}
-
-/// How many stones above a job its placement's ancestor is: [`GROUP`], or
-/// `TRANSPO_C4_MPI_GROUP` (for measuring).
-fn group() -> Result<usize, Failure> {
-    env_number("TRANSPO_C4_MPI_GROUP", GROUP, "a number of stones")
-}
-
-/// The number the environment variable `name` holds, or `default` when it is not set; a
-/// value that is not `what` is bad usage.
-fn env_number<T: std::str::FromStr>(name: &str, default: T, what: &str) -> Result<T, Failure> {
-    match std::env::var(name) {
-        Ok(v) => v
-            .parse()
-            .map_err(|_| Failure::usage(format!("{name}={v:?}: not {what}"))),
-        Err(_) => Ok(default),
-    }
-}
-
-/// What a rank was started as, which every rank must share: the program and its version,
-/// the board, strength, threads, table, analysis and leaf depth.
-fn identity(board: &str, solving: &Setup, analyze: bool) -> Vec<(&'static str, String)> {
-    let exe = std::env::current_exe()
-        .and_then(std::fs::metadata)
-        .map_or(0, |m| m.len());
-    vec![
-        (
-            "program",
-            format!("transpo-c4 {} ({exe} bytes)", env!("CARGO_PKG_VERSION")),
-        ),
-        ("--board", board.to_string()),
-        ("--weak", (solving.strength == Strength::Weak).to_string()),
-        ("--threads", solving.threads.to_string()),
-        ("--hash-mib", solving.hash_mib.to_string()),
-        ("--analyze", analyze.to_string()),
-        ("--book", solving.book.clone()),
-        ("TRANSPO_C4_MPI_LEAF", solving.leaf_empties.to_string()),
-        ("TRANSPO_C4_MPI_GROUP", solving.group.to_string()),
-    ]
-}
-
-/// The options every rank shares, as plain values.
-struct Setup {
-    strength: Strength,
-    threads: usize,
-    hash_mib: u64,
-    book: String,
-    leaf_empties: u32,
-    group: usize,
-}
-
-/// The run under MPI: the manager on rank 0, a worker on every other. Ends the whole job
-/// with `abort` on an error, so that no rank waits for one that stopped.
-pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
-    solving: Solving<W, H, B>,
-    book: Option<&Path>,
-    analyze: bool,
-    state: Option<PathBuf>,
-) -> Result<(), Failure> {
-    // Only the main thread of a rank speaks MPI; a worker's solve runs beside it.
-    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
-        return Err(Failure::run("MPI could not be initialised"));
-    };
-    let world = universe.world();
-    let board = format!("{W}x{H}");
-    let setup = Setup {
-        strength: solving.strength,
-        threads: solving.threads,
-        hash_mib: solving.hash_mib,
-        book: book.map_or_else(|| "none".into(), |p| p.display().to_string()),
-        leaf_empties: leaf_empties()?,
-        group: group()?,
-    };
-    let me = identity(&board, &setup, analyze);
-    let outcome = if world.size() < 2 {
-        Err(Failure::usage(
-            "a solve under MPI needs a manager and at least one worker: start it with \
-             `mpirun -np 2` or more (one process: run transpo-c4 without mpirun)",
-        ))
-    } else if world.rank() == 0 {
-        manager(&world, solving, &me, &setup, analyze, state.as_deref())
-    } else {
-        worker(&world, solving, &me)
-    };
-    match outcome {
-        // The manager tells every worker that the run is over, whatever its outcome, and
-        // exits as one solve would.
-        _ if world.rank() == 0 => outcome,
-        Ok(()) => Ok(()),
-        // A worker that cannot go on ends the whole job (MPI's rule): no rank waits for it.
-        Err(failure) => {
-            eprintln!("error: rank {}: {}", world.rank(), failure.message());
-            let _ = io::stderr().flush();
-            world.abort(i32::from(failure.exit_code()))
-        }
-    }
-}
-
-/// Waits, probing and sleeping, for the next message to this rank.
-fn next_message(world: &SimpleCommunicator) -> (Vec<u8>, Status) {
-    loop {
-        if let Some(probed) = world.any_process().immediate_matched_probe() {
-            return receive(probed);
-        }
-        std::thread::sleep(IDLE_SLEEP);
-    }
-}
-
-/// The bytes of a probed message.
-fn receive(probed: (Message, Status)) -> (Vec<u8>, Status) {
-    probed.matched_receive_vec::<u8>()
-}
-
-/// A little-endian field of a message: `N` bytes from `at`.
-fn field<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
-    bytes.get(at..at + N)?.try_into().ok()
-}
-
-/// A worker: says what it was started as, then searches every job it is sent with one
-/// solver whose table lasts the whole line (reset only when a new line starts), until told
-/// the run is over.
-fn worker<const W: usize, const H: usize, B: Bitboard>(
-    world: &SimpleCommunicator,
-    solving: Solving<W, H, B>,
-    me: &[(&'static str, String)],
-) -> Result<(), Failure> {
-    let manager = world.process_at_rank(0);
-    let hello: Vec<String> = me.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    manager.send_with_tag(hello.join("\n").as_bytes(), TAG_HELLO);
-    let mut solver = solving.solver()?;
-    loop {
-        let (bytes, status) = next_message(world);
-        match status.tag() {
-            TAG_JOB => {
-                let parsed = (
-                    field::<8>(&bytes, 0),
-                    field::<4>(&bytes, 8),
-                    field::<4>(&bytes, 12),
-                );
-                let (Some(id), Some(alpha), Some(beta)) = parsed else {
-                    return Err(Failure::run("a job message too short"));
-                };
-                let moves = std::str::from_utf8(&bytes[16..])
-                    .map_err(|_| Failure::run("a job's moves are not text"))?;
-                let pos = Position::<W, H, B>::from_moves(moves)
-                    .map_err(|e| Failure::run(format!("job {moves:?}: {e}")))?;
-                let window = Window {
-                    alpha: i32::from_le_bytes(alpha),
-                    beta: i32::from_le_bytes(beta),
-                };
-                let id = u64::from_le_bytes(id);
-                let range = search(world, &mut solver, &pos, window, id);
-                let mut answer = id.to_le_bytes().to_vec();
-                let (lo, hi) = range.as_ref().map_or((0, 0), |r| (*r.start(), *r.end()));
-                answer.extend(lo.to_le_bytes());
-                answer.extend(hi.to_le_bytes());
-                answer.extend(solver.nodes().to_le_bytes());
-                answer.push(u8::from(range.is_some()));
-                manager.send_with_tag(&answer[..], TAG_RESULT);
-            }
-            // A cancel that crossed the job's answer on the way: nothing runs to stop.
-            TAG_CANCEL => {}
-            TAG_LINE => solver.reset(),
-            TAG_END => return Ok(()),
-            tag => {
-                return Err(Failure::run(format!(
-                    "a message with the unknown tag {tag}"
-                )));
-            }
-        }
-    }
-}
-
-/// A worker's search of job `id`: the solve runs on a thread of its own while this one
-/// watches for the manager's cancel of it, and raises the solve's stop flag when it comes.
-/// `None` if the job was cancelled before its window was decided.
-fn search<const W: usize, const H: usize, B: Bitboard>(
-    world: &SimpleCommunicator,
-    solver: &mut Solver<W, H, B>,
-    pos: &Position<W, H, B>,
-    window: Window,
-    id: u64,
-) -> Option<std::ops::RangeInclusive<i32>> {
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let solve = scope.spawn(|| solver.solve_window_until(pos, window, &stop));
-        while !solve.is_finished() {
-            match world
-                .any_process()
-                .immediate_matched_probe_with_tag(TAG_CANCEL)
-            {
-                Some(probed) => {
-                    let (bytes, _) = receive(probed);
-                    if field::<8>(&bytes, 0).map(u64::from_le_bytes) == Some(id) {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                }
-                None => std::thread::sleep(IDLE_SLEEP),
-            }
-        }
-        // A panic of the solve is the solver's bug: pass it on.
-        solve
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
-}
 
 /// The manager's side of the workers: who runs what, the jobs waiting for each, and each
 /// worker's positions on the current line.
@@ -295,12 +30,19 @@ struct Workers<'w, const W: usize, const H: usize, B: Bitboard> {
     /// Jobs cancelled while running.
     stopped: u64,
     queues: Vec<VecDeque<Job<W, H, B>>>,
+    /// The bounds proved by the other workers, for each worker's next job.
+    outbox: Vec<Vec<u8>>,
+    /// Bytes of bounds passed on, and dropped for a full outbox.
+    bounds: (u64, u64),
     positions: Vec<u64>,
     next_id: u64,
     answered: u64,
     /// Whether an idle worker takes another's job (`TRANSPO_C4_MPI_STEAL=0`: never, for
     /// measuring what taking costs in positions).
     steal: bool,
+    /// Whether only one job runs at a time (`TRANSPO_C4_MPI_SERIAL=1`, for measuring what
+    /// splitting the table costs apart from running jobs side by side).
+    serial: bool,
 }
 
 impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
@@ -312,15 +54,20 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
             cancelled: vec![false; n],
             stopped: 0,
             queues: vec![VecDeque::new(); n],
+            outbox: vec![Vec::new(); n],
+            bounds: (0, 0),
             positions: vec![0; n],
             next_id: 0,
             answered: 0,
             steal: std::env::var("TRANSPO_C4_MPI_STEAL").map_or(true, |v| v != "0"),
+            serial: std::env::var("TRANSPO_C4_MPI_SERIAL").is_ok_and(|v| v == "1"),
         }
     }
 
     /// Tells every worker that a new line starts: tables and counts from zero.
     fn new_line(&mut self) {
+        self.outbox.iter_mut().for_each(Vec::clear);
+        (self.answered, self.stopped, self.bounds) = (0, 0, (0, 0));
         for (w, positions) in self.positions.iter_mut().enumerate() {
             *positions = 0;
             self.world
@@ -335,10 +82,10 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
     }
 
     /// Makes `needed` (one step's jobs, in the search's order) the work to do: a job a
-    /// running one answers is not asked again, and a queued job no longer needed is dropped.
+    /// running one answers is not asked again, a queued job no longer needed is dropped.
     /// Each job waits for the worker that owns its group ([`Job::group`]), in the search's
-    /// order (measured: ordering by [`Job::rank`] instead explored more); then every idle worker is given
-    /// its own next job, or else another's (the front of the longest queue).
+    /// order (ordering by [`Job::rank`] explored more); then each idle worker is given its
+    /// own next job, or else another's (the front of the longest queue).
     fn plan(&mut self, needed: Vec<Job<W, H, B>>) {
         let n = self.running.len();
         // A running job no step needs any more is stopped.
@@ -356,6 +103,7 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
             }
         }
         self.queues.iter_mut().for_each(VecDeque::clear);
+        let first = needed.first().cloned();
         for job in needed {
             let key = job.key();
             let covered = self
@@ -366,6 +114,13 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
             if !covered {
                 self.queues[owner(job.group, n)].push_back(job);
             }
+        }
+        if self.serial {
+            // One job at a time, the search's first, at its owner.
+            if let (false, Some(job)) = (self.busy(), first) {
+                self.send(owner(job.group, n), job);
+            }
+            return;
         }
         for w in 0..n {
             if self.running[w].is_some() {
@@ -400,8 +155,14 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
         }
     }
 
-    /// Sends `job` to worker `w`.
+    /// Sends `job` to worker `w`, after the bounds the others proved since its last job.
     fn send(&mut self, w: usize, job: Job<W, H, B>) {
+        let bounds = std::mem::take(&mut self.outbox[w]);
+        if !bounds.is_empty() {
+            self.world
+                .process_at_rank(w as i32 + 1)
+                .send_with_tag(&bounds[..], TAG_BOUNDS);
+        }
         let mut bytes = self.next_id.to_le_bytes().to_vec();
         bytes.extend(job.window.alpha.to_le_bytes());
         bytes.extend(job.window.beta.to_le_bytes());
@@ -419,8 +180,24 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
         self.running.iter().any(Option::is_some)
     }
 
+    /// Keeps the bounds worker `w` proved for every other worker's next job.
+    fn pass_on(&mut self, w: usize, bounds: &[u8]) {
+        for (other, outbox) in self.outbox.iter_mut().enumerate() {
+            if other == w {
+                continue;
+            }
+            if outbox.len() + bounds.len() <= OUTBOX_MAX {
+                outbox.extend_from_slice(bounds);
+                self.bounds.0 += bounds.len() as u64;
+            } else {
+                self.bounds.1 += bounds.len() as u64;
+            }
+        }
+    }
+
     /// Waits for at least one answer and takes in every answer that has come, teaching
-    /// `top` each. An answer that contradicts what is known is an error.
+    /// `top` each, and the bounds that came with them. An answer that contradicts what is
+    /// known is an error.
     fn collect(&mut self, top: &mut TopTree<W, H, B>) -> Result<(), Failure> {
         let mut first = true;
         loop {
@@ -435,8 +212,12 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
             let Some((bytes, status)) = message else {
                 return Ok(());
             };
-            first = false;
             let w = status.source_rank() as usize - 1;
+            if status.tag() == TAG_BOUNDS {
+                self.pass_on(w, &bytes);
+                continue;
+            }
+            first = false;
             if status.tag() != TAG_RESULT {
                 return Err(Failure::run(format!(
                     "rank {}: an unexpected message (tag {})",
@@ -484,7 +265,7 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
 
 /// The manager ([`manage`]), which then tells every worker that the run is over, whatever
 /// its outcome: no worker is left waiting.
-fn manager<const W: usize, const H: usize, B: Bitboard>(
+pub(super) fn manager<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
     solving: Solving<W, H, B>,
     me: &[(&'static str, String)],
@@ -560,7 +341,7 @@ fn load_state(path: &Path, config: &str) -> Result<State, Failure> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            super::check_file_out(path, "--state")?;
+            crate::commands::check_file_out(path, "--state")?;
             return Ok(State::default());
         }
         Err(e) => return Err(Failure::usage(format!("--state {}: {e}", path.display()))),
@@ -750,6 +531,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
                     while self.workers.busy() {
                         self.workers.collect(&mut self.top)?;
                     }
+                    self.progress(line, started, true);
                     return Ok(finish(*range.start(), self.strength));
                 }
                 Step::Jobs(jobs) => {
@@ -760,7 +542,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
                     self.workers.collect(&mut self.top)?;
                 }
             }
-            self.progress(line, started);
+            self.progress(line, started, false);
             if self.last_saved.elapsed() >= self.state_every {
                 self.keep_current(line, started);
                 self.save(false)?;
@@ -769,21 +551,24 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
     }
 
     /// Says on stderr how a long line goes, after [`PROGRESS_FIRST`] and then every
-    /// [`PROGRESS_EVERY`].
-    fn progress(&mut self, line: &str, started: Instant) {
+    /// [`PROGRESS_EVERY`], and how it went when it is `solved`.
+    fn progress(&mut self, line: &str, started: Instant, solved: bool) {
         let due = match self.last_progress {
             None => started + PROGRESS_FIRST,
             Some(last) => last + PROGRESS_EVERY,
         };
-        if Instant::now() >= due {
+        if solved || Instant::now() >= due {
             self.last_progress = Some(Instant::now());
             let running = self.workers.running.iter().flatten().count();
             eprintln!(
-                "  {line}: {} jobs answered, {} stopped, {running} running, {:.1} s, {} positions",
+                "  {line}: {} jobs answered, {} stopped, {running} running, {:.1} s, {} positions, \
+                 {:.1} MB of bounds passed on ({:.1} MB dropped)",
                 self.workers.answered,
                 self.workers.stopped,
                 started.elapsed().as_secs_f64(),
-                self.base.0 + self.workers.positions() + self.top.positions()
+                self.base.0 + self.workers.positions() + self.top.positions(),
+                self.workers.bounds.0 as f64 / 1e6,
+                self.workers.bounds.1 as f64 / 1e6,
             );
         }
     }

@@ -1,0 +1,288 @@
+//! The bounds a cluster's workers pass each other (issue 47): each worker's table keeps its
+//! own searches' bounds, and the bounds it proves of positions far from the end of the game
+//! go, through the manager, to every other worker's table.
+//!
+//! Why: the manager's jobs are positions some stones deep, and the subtrees of neighbouring
+//! jobs meet again far below them. One solve's one table searches such a meeting point once;
+//! k workers' tables up to k times. Measured on 7×5 strong (`docs/connect4/mpi.md`): jobs
+//! run one at a time over four workers' tables explore 1.52× one solve's positions, where one
+//! worker explores 1.00×, so the split of the table alone costs half a solve again. A bound
+//! is a fact about a position's score, whoever proved it and whatever window it was proved
+//! for, so a worker may take every other worker's into its table: they are as true as its
+//! own.
+//!
+//! Only positions with many empty squares are shared ([`SharingTable::new`]): their
+//! subtrees are big enough that finding one proved saves more than receiving it costs, and
+//! there are few of them (a bound per subtree of thousands of positions).
+//!
+//! A record is the position's symmetric key ([`Position::symmetric_key`], the key of the
+//! orientation it names, [`Bitboard::BYTES`] bytes, little endian), the bound (0 upper, 1
+//! lower), the score as a signed byte, and the best column in that orientation plus one (0
+//! for none). A record that is not one (a key that is no position, a score
+//! outside the board's, a column past the last) is an error: ranks run the same binary and
+//! flags (the manager checks), so only a bug makes one.
+
+use std::collections::HashMap;
+use transpo_connect4::bounds::{BoundStore, BoundTable, ScoreBound};
+use transpo_connect4::position::{Bitboard, Position};
+use transpo_connect4::score::win_now_score;
+
+/// The most bounds a worker's journal holds: once it is full, newer bounds stay unsent (its
+/// own table still has them) until the journal is taken. 2^20 records are at most 19 MiB on
+/// the widest board.
+pub const JOURNAL_MAX: usize = 1 << 20;
+
+/// A worker's [`BoundTable`] that also writes down the bounds it stores of positions with
+/// at least a given number of empty squares (its journal), and takes in the bounds other
+/// workers proved.
+pub struct SharingTable<const W: usize, const H: usize, B: Bitboard> {
+    table: BoundTable<W, H, B>,
+    /// Positions with at most this many stones are journaled (`None`: none is).
+    shared_moves: Option<u32>,
+    /// Each journaled position's latest bound and best column, by symmetric key (the column
+    /// as seen in the orientation of that key).
+    journal: HashMap<B, (ScoreBound, Option<usize>)>,
+}
+
+/// The bytes of one record on a board of `B` words.
+const fn record_bytes<B: Bitboard>() -> usize {
+    B::BYTES + 3
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
+    /// `table`, journaling the bounds of positions with at least `shared_empties` empty
+    /// squares (more than the board has: none).
+    pub fn new(table: BoundTable<W, H, B>, shared_empties: u32) -> Self {
+        SharingTable {
+            table,
+            shared_moves: ((W * H) as u32).checked_sub(shared_empties),
+            journal: HashMap::new(),
+        }
+    }
+
+    /// Whether `pos` is a position whose bounds are shared.
+    #[inline]
+    fn shared(&self, pos: &Position<W, H, B>) -> bool {
+        self.shared_moves.is_some_and(|most| pos.moves() <= most)
+    }
+
+    /// Bounds journaled and not yet taken.
+    pub fn journaled(&self) -> usize {
+        self.journal.len()
+    }
+
+    /// The journal as records for the other workers, emptying it.
+    pub fn take_journal(&mut self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.journal.len() * record_bytes::<B>());
+        for (key, (bound, best)) in self.journal.drain() {
+            key.write_le(&mut out);
+            let (kind, score) = match bound {
+                ScoreBound::Upper(s) => (0, s),
+                ScoreBound::Lower(s) => (1, s),
+            };
+            out.push(kind);
+            // Scores lie within ±(W·H/2 + 1), below 128 on every board (at most 128 squares
+            // in a u128, so |score| ≤ 65).
+            out.push(score as i8 as u8);
+            out.push(best.map_or(0, |c| c as u8 + 1));
+        }
+        out
+    }
+
+    /// Stores every bound of `records` (as [`SharingTable::take_journal`] wrote them) in the
+    /// table, without journaling them again. Returns how many, or what is wrong with the
+    /// first record that is not one (nothing after it is stored).
+    pub fn take_in(&mut self, records: &[u8]) -> Result<usize, String> {
+        let size = record_bytes::<B>();
+        if !records.len().is_multiple_of(size) {
+            return Err(format!(
+                "{} bytes of bounds are not whole records of {size}",
+                records.len()
+            ));
+        }
+        let max = win_now_score(W * H, 0);
+        for (i, record) in records.chunks_exact(size).enumerate() {
+            let key = B::read_le(&record[..B::BYTES]);
+            let (kind, score, best) = (
+                record[B::BYTES],
+                i32::from(record[B::BYTES + 1] as i8),
+                record[B::BYTES + 2],
+            );
+            let pos = Position::<W, H, B>::from_key(key)
+                .ok_or_else(|| format!("record {i}: a key of no position"))?;
+            if score.abs() > max || best as usize > W || kind > 1 {
+                return Err(format!("record {i}: not a bound of this board"));
+            }
+            let bound = if kind == 0 {
+                ScoreBound::Upper(score)
+            } else {
+                ScoreBound::Lower(score)
+            };
+            self.table
+                .put(&pos, bound, (best as usize).checked_sub(1), 0);
+        }
+        Ok(records.len() / size)
+    }
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for SharingTable<W, H, B> {
+    fn clear(&mut self) {
+        self.table.clear();
+        self.journal.clear();
+    }
+
+    #[inline]
+    fn prefetch(&self, pos: &Position<W, H, B>) {
+        self.table.prefetch(pos);
+    }
+
+    #[inline]
+    fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
+        self.table.get(pos)
+    }
+
+    #[inline]
+    fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, nodes: u64) {
+        self.table.put(pos, bound, best, nodes);
+        if self.shared(pos) && self.journal.len() < JOURNAL_MAX {
+            // One record for a position and its mirror, as the table keeps one entry: by
+            // the symmetric key, the best column as seen from that orientation.
+            let key = pos.symmetric_key();
+            let best = if key == pos.key() {
+                best
+            } else {
+                best.map(|c| W - 1 - c)
+            };
+            self.journal.insert(key, (bound, best));
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        self.table.capacity()
+    }
+
+    /// The table itself: the threads of a parallel job share it, and what they store is
+    /// not journaled (only a one-thread worker shares its bounds today).
+    fn as_shared(&mut self) -> Option<&mut BoundTable<W, H, B>> {
+        Some(&mut self.table)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use transpo_connect4::solver::Solver;
+
+    /// The position after `stones` moves of a made-up game of 7×6 (each move the first
+    /// column from a seeded walk that is open and does not win), if it lasts that long.
+    fn game(seed: u64, stones: u32) -> Option<Position<7, 6, u64>> {
+        let mut pos = Position::new();
+        let mut walk = seed;
+        while pos.moves() < stones {
+            walk = walk
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let start = (walk >> 33) as usize % 7;
+            let col = (0..7)
+                .map(|i| (start + i) % 7)
+                .find(|&c| pos.can_play(c) && !pos.is_winning_move(c))?;
+            pos.play_column(col);
+        }
+        Some(pos)
+    }
+
+    /// Positions along a few made-up games.
+    fn positions() -> Vec<Position<7, 6, u64>> {
+        (1..5)
+            .flat_map(|seed| (0..12).filter_map(move |stones| game(seed, stones)))
+            .collect()
+    }
+
+    #[test]
+    fn a_journal_carries_the_bounds_of_far_positions_and_only_those() {
+        let mut a = SharingTable::<7, 6, u64>::new(BoundTable::new(1).expect("1 MiB"), 38);
+        let mut b = SharingTable::<7, 6, u64>::new(BoundTable::new(1).expect("1 MiB"), 38);
+        let all = positions();
+        for (i, pos) in all.iter().enumerate() {
+            let bound = if i % 2 == 0 {
+                ScoreBound::Lower(i as i32 % 7 - 3)
+            } else {
+                ScoreBound::Upper(3 - i as i32 % 5)
+            };
+            a.put(pos, bound, Some(i % 7), 1);
+        }
+        let far = all
+            .iter()
+            .filter(|p| p.moves() <= 42 - 38)
+            .map(Position::symmetric_key)
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        assert_eq!(a.journaled(), far);
+        let records = a.take_journal();
+        assert_eq!(a.journaled(), 0);
+        assert_eq!(b.take_in(&records), Ok(far));
+        assert_eq!(b.journaled(), 0, "bounds taken in are not passed on again");
+        for pos in &all {
+            if pos.moves() <= 4 {
+                assert_eq!(b.get(pos), a.get(pos), "{pos:?}");
+            } else {
+                assert_eq!(b.get(pos), None, "{pos:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn records_that_are_no_bounds_are_refused() {
+        let mut t = SharingTable::<7, 6, u64>::new(BoundTable::new(1).expect("1 MiB"), 0);
+        let good = |kind: u8, score: i8, best: u8| {
+            let mut r = Vec::new();
+            Position::<7, 6, u64>::from_moves("44")
+                .expect("legal")
+                .key()
+                .write_le(&mut r);
+            r.extend([kind, score as u8, best]);
+            r
+        };
+        assert_eq!(t.take_in(&good(1, 2, 4)), Ok(1));
+        assert!(t.take_in(&good(1, 2, 4)[..10]).is_err(), "cut short");
+        assert!(t.take_in(&good(2, 2, 4)).is_err(), "no such bound");
+        assert!(
+            t.take_in(&good(0, 40, 0)).is_err(),
+            "score past the board's"
+        );
+        assert!(t.take_in(&good(0, 2, 8)).is_err(), "column 8 of 7");
+        let mut junk = good(0, 2, 0);
+        junk[..8].copy_from_slice(&0u64.to_le_bytes());
+        assert!(t.take_in(&junk).is_err(), "a key of no position");
+    }
+
+    #[test]
+    fn bounds_from_another_solve_leave_every_score_exact() {
+        // One solver's far bounds, taken in by a second that then solves the same and
+        // other positions: the same scores as a plain solver's.
+        let strong = transpo_connect4::score::Strength::Strong;
+        let table = || BoundTable::new(4).expect("4 MiB");
+        let mut first = Solver::with_table(SharingTable::<7, 6, u64>::new(table(), 24));
+        let mut second = Solver::with_table(SharingTable::<7, 6, u64>::new(table(), 24));
+        let mut plain = Solver::<7, 6, u64>::new(4).expect("4 MiB");
+        let roots: Vec<_> = (1..8).filter_map(|seed| game(seed, 16)).collect();
+        for pos in &roots[..4] {
+            first.solve(pos, strong);
+        }
+        let records = first.table_mut().take_journal();
+        assert!(
+            second
+                .table_mut()
+                .take_in(&records)
+                .expect("its own records")
+                > 0
+        );
+        for pos in &roots {
+            assert_eq!(
+                second.solve(pos, strong),
+                plain.solve(pos, strong),
+                "{pos:?}"
+            );
+        }
+    }
+}
