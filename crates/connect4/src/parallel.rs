@@ -56,9 +56,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Positions a solve explores on one thread before the other threads join, unless
-/// [`crate::Solver::set_parallel_after`] says otherwise: about 2 ms of solving, a hundred
-/// times what starting a thread costs. Begin-Medium's positions take 1.1 M on average.
-pub const PARALLEL_AFTER: u64 = 1 << 16;
+/// [`crate::Solver::set_parallel_after`] says otherwise: about 0.4 s of solving. Joining
+/// costs growing the table to all of its buckets first ([`BoundTable::grow_fully`]: a pass
+/// over the whole table, tens of milliseconds for 128 MiB). Measured on 2 threads (Pons'
+/// sets, docs/connect4/parallel.md): joining at 2^16 positions made Middle-Medium 6× and
+/// Begin-Medium 1.7× slower than one thread; at 2^20 Begin-Medium was still 1.2× slower.
+pub const PARALLEL_AFTER: u64 = 1 << 22;
 
 /// Nodes with at least this many empty squares may become split points, unless
 /// [`crate::Solver::set_split_empty`] says otherwise.
