@@ -1,10 +1,12 @@
 //! A worker rank: one solver whose table lasts the whole line, searching the jobs the
 //! manager sends, on a search thread that lives as long as the worker.
 //!
-//! Why one long-lived search thread: the first version started a thread for each job. On
-//! this 2-core machine each new thread could start on the other core, away from the table's
-//! lines in that core's caches, and one worker explored 9×4's positions at half a lone
-//! solve's rate (3,207 jobs, 21.2 s against 10.5 s). The main thread only speaks MPI.
+//! Why this shape: the main thread only speaks MPI, and while a job runs it waits on the
+//! search thread's answer, looking for a cancel every [`CANCEL_LOOK_EVERY`]. Polling every
+//! 200 µs instead woke a thread on the searching cores 5,000 times a second: one worker
+//! searched 9×4's jobs in 15.2 s instead of 13.6 s (docs/connect4/mpi.md). One search thread
+//! for the worker's life (the first version started one a job) carries out the orders in the
+//! manager's order, bounds before the job they came with.
 
 use super::{
     TAG_BOUNDS, TAG_CANCEL, TAG_END, TAG_HELLO, TAG_JOB, TAG_LINE, TAG_RESULT, field, next_message,
