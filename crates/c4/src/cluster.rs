@@ -122,6 +122,9 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     best: HashMap<B, usize>,
     /// The nodes (and the null window) the manager expanded: its own positions explored.
     expanded: HashSet<(B, i32)>,
+    /// The null window being asked of the root: its key, the range known when the window
+    /// was chosen, and the window, so that a window once chosen is kept until answered.
+    asking: Option<(B, i32, i32, i32)>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
@@ -139,6 +142,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             table: HashMap::new(),
             best: HashMap::new(),
             expanded: HashSet::new(),
+            asking: None,
         }
     }
 
@@ -148,6 +152,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         self.table.clear();
         self.best.clear();
         self.expanded.clear();
+        self.asking = None;
     }
 
     /// The number of stones from which a position is a job.
@@ -202,12 +207,15 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
 
     /// Replays the solve of `root` (reached by `root_moves` from the empty board; `-` or
     /// empty for the empty board) for `window` from the table: the root's range if that
-    /// decides the window, else the jobs needed now.
+    /// decides the window, else the jobs needed now. `explored` is the positions the solve
+    /// has explored so far (workers' and manager's): it chooses the null windows as one
+    /// solve does ([`Window::next_after`]), each when it is first asked.
     pub fn step(
         &mut self,
         root: &Position<W, H, B>,
         root_moves: &str,
         window: Window,
+        explored: u64,
     ) -> Step<W, H, B> {
         if let Some(exact) = settled(root) {
             return Step::Solved(exact..=exact);
@@ -229,7 +237,15 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         self.ancestors.clear();
         self.rank = 0;
         while !window.decided(min, max) {
-            let med = window.next(min, max);
+            let root_key = root.symmetric_key();
+            let med = match self.asking {
+                Some((key, lo, hi, med)) if (key, lo, hi) == (root_key, min, max) => med,
+                _ => {
+                    let med = window.next_after(min, max, explored);
+                    self.asking = Some((root_key, min, max, med));
+                    med
+                }
+            };
             let mut jobs = Vec::new();
             match self.search(root, &mut path, med, med + 1, &mut jobs) {
                 Value::Pending => return Step::Jobs(jobs),
@@ -492,7 +508,8 @@ mod tests {
             .collect();
         let mut searched = 0;
         loop {
-            match top.step(root, root_moves, Window::of(strength)) {
+            let explored = solvers.iter().map(Solver::nodes).sum::<u64>() + top.positions();
+            match top.step(root, root_moves, Window::of(strength), explored) {
                 Step::Solved(range) => {
                     let positions =
                         solvers.iter().map(Solver::nodes).sum::<u64>() + top.positions();

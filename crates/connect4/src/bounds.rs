@@ -273,6 +273,14 @@ impl<E: Entry> Tier<E> {
         }
     }
 
+    /// Counts `stores` made without [`Tier::store`] and grows as it would have.
+    fn count(&mut self, stores: u64) {
+        self.stores += stores;
+        while self.grow_at != 0 && self.stores >= self.grow_at {
+            self.grow();
+        }
+    }
+
     /// Doubles the buckets in use and sets the next growth point.
     fn grow(&mut self) {
         let buckets = self.table.use_buckets(Buckets::Doubled);
@@ -334,8 +342,10 @@ impl<const W: usize, const H: usize, B: Bitboard> ThreadView<'_, W, H, B> {
     }
 
     /// [`BoundStore::put`] through a shared reference: the entry goes in without counting
-    /// towards growth (threads share a table that uses all of its buckets:
-    /// [`BoundTable::grow_fully`]). Returns whether `pos` went to the big (far) table.
+    /// towards growth, which needs the table to itself; the caller counts the stores that
+    /// went to the big table (the return value) and passes them on
+    /// ([`BoundTable::count_shared_stores`]). Returns whether `pos` went to the big (far)
+    /// table.
     #[inline]
     pub fn put(&self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>) -> bool {
         let (key, rest) = key(pos, self.epoch);
@@ -523,13 +533,19 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundTable<W, H, B> {
         (ScoreBound::decode(value), best)
     }
 
-    /// Grows the big table to all of its buckets now, keeping every entry, as
-    /// [`crate::parallel`] does before threads share it: from then on no thread ever waits
-    /// for it to grow. Costs one pass over the buckets in use at each doubling.
-    pub fn grow_fully(&mut self) {
-        while self.far.grow_at != 0 {
-            self.far.grow();
-        }
+    /// Counts `stores` entries that threads put into the big table through views
+    /// ([`ThreadView::put`] returned `true`) towards its growth, and grows it now as
+    /// [`BoundStore::put`] would have grown it on the way: [`crate::parallel`] does this
+    /// when no thread holds a view, so that threads share a table that grows as one
+    /// thread's does ([`BoundTable::stores_before_growth`] says when).
+    pub fn count_shared_stores(&mut self, stores: u64) {
+        self.far.count(stores);
+    }
+
+    /// Stores into the big table before it next grows, or `None` if it uses all of its
+    /// buckets and never grows.
+    pub fn stores_before_growth(&self) -> Option<u64> {
+        (self.far.grow_at != 0).then(|| self.far.grow_at.saturating_sub(self.far.stores))
     }
 }
 

@@ -37,11 +37,20 @@
 //! without being stopped.
 //!
 //! **The table.** The big table starts small after a clear and doubles as a solve stores
-//! more ([`crate::bounds`]), which needs the table to itself. A solve therefore starts on
-//! one thread, which may grow the table as it likes; most positions of a test set are solved
-//! in a fraction of the time it takes to start a thread, and only a solve that goes past
-//! [`PARALLEL_AFTER`] positions calls the other threads, after growing the table to all of
-//! its buckets once ([`BoundTable::grow_fully`]): no thread ever waits for the table to grow.
+//! more ([`crate::bounds`]), which keeps small solves in the cache but needs the table to
+//! itself for each doubling. A solve starts on one thread, which grows the table as it
+//! likes; most positions of a test set are solved in a fraction of the time it takes to
+//! start a thread, and only a solve that goes past [`PARALLEL_AFTER`] positions calls the
+//! other threads. From then on the table grows at the same points as one thread's: the
+//! threads count what they store, and when the next doubling is due they all stop as on a
+//! decided split point (nothing half-searched is stored), the table doubles, and the window
+//! starts again, finding what was finished in the table. That is a stop of every thread,
+//! but only at the doublings, at most log2(all buckets ÷ buckets at the join) times a
+//! solve (six or seven on 128 MiB) and never once the table is whole; between windows the
+//! helpers are started afresh, so the table also grows there. Growing the table to all of
+//! its buckets when the helpers joined instead (a pass over 128 MiB, tens of milliseconds)
+//! made 2-thread Pons' sets up to 6× slower; without growth after the join, the empty
+//! board's weak solve explored 2.3× the positions (measured in `docs/connect4/parallel.md`).
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, ScoreBound, ThreadView};
@@ -56,18 +65,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Positions a solve explores on one thread before the other threads join, unless
-/// [`crate::Solver::set_parallel_after`] says otherwise: about 0.4 s of solving. Joining
-/// costs growing the table to all of its buckets first ([`BoundTable::grow_fully`]: a pass
-/// over the whole table, tens of milliseconds for 128 MiB). Measured on 2 threads (Pons'
-/// sets, docs/connect4/parallel.md): joining at 2^16 positions made Middle-Medium 6× and
-/// Begin-Medium 1.7× slower than one thread; at 2^20 Begin-Medium was still 1.2× slower.
-pub const PARALLEL_AFTER: u64 = 1 << 22;
+/// [`crate::Solver::set_parallel_after`] says otherwise: a few milliseconds of solving, so
+/// that the small solves of a test set never start a thread. Measured on 2 threads (200
+/// Begin-Medium lines, docs/connect4/parallel.md): 59 ms a line joining at 2^16, 63 ms at
+/// 2^18, 73 ms at 2^20.
+pub const PARALLEL_AFTER: u64 = 1 << 16;
 
 /// Nodes with at least this many empty squares may become split points, unless
 /// [`crate::Solver::set_split_empty`] says otherwise.
 pub const SPLIT_EMPTY: u32 = 20;
 
-pub use crate::team::ALONE_BEFORE_SPLIT;
+pub use crate::team::alone_before_split;
 
 /// The outcome of a solve that may have been stopped.
 pub(crate) struct Solved {
@@ -174,6 +182,28 @@ struct Shared<'a, const W: usize, const H: usize, B: Bitboard> {
     stop: Option<&'a AtomicBool>,
     /// Positions explored at the last report.
     reported: u64,
+    /// Entries this thread put into the big table, for its growth
+    /// ([`BoundTable::count_shared_stores`]).
+    far_stores: u64,
+    /// `far_stores` at the last report.
+    published_stores: u64,
+}
+
+impl<'a, const W: usize, const H: usize, B: Bitboard> Shared<'a, W, H, B> {
+    fn new(
+        view: ThreadView<'a, W, H, B>,
+        team: &'a Team<W, H, B>,
+        stop: Option<&'a AtomicBool>,
+    ) -> Self {
+        Shared {
+            view,
+            team,
+            stop,
+            reported: 0,
+            far_stores: 0,
+            published_stores: 0,
+        }
+    }
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Shared<'_, W, H, B> {
@@ -185,7 +215,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Shared<'_,
     }
     #[inline]
     fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, _: u64) {
-        self.view.put(pos, bound, best);
+        if self.view.put(pos, bound, best) {
+            self.far_stores += 1;
+        }
     }
     #[inline]
     fn prefetch(&self, pos: &Position<W, H, B>) {
@@ -201,6 +233,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Shared<'_,
                 .nodes
                 .fetch_add(nodes - self.reported, Ordering::Relaxed);
             self.reported = nodes;
+            let stored = self.far_stores - self.published_stores;
+            self.published_stores = self.far_stores;
+            let stores = self.team.stores.fetch_add(stored, Ordering::Relaxed) + stored;
+            if stores >= self.team.grow_after {
+                // Stop every thread so that the table can grow (see `solve`).
+                self.team.stop.store(true, Ordering::Relaxed);
+            }
         }
         if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
             self.team.stop.store(true, Ordering::Relaxed);
@@ -319,44 +358,58 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
             stopped: true,
         };
     }
-    table.grow_fully();
-    let table: &BoundTable<W, H, B> = table;
-    let team = Team::new(plan.split_empty, plan.threads - 1);
-    let (finished, team_nodes) = std::thread::scope(|scope| {
-        let team = &team;
-        let helpers: Vec<_> = (1..plan.threads)
-            .map(|helper| scope.spawn(move || help(table.view(helper), plan.book, team)))
-            .collect();
-        let beat = heartbeat(plan, started, due, &range, nodes, Some(&team.nodes));
-        let mut master = Search::new(
-            Shared {
-                view: table.view(0),
-                team,
-                stop: plan.stop,
-                reported: 0,
-            },
-            plan.book,
-        )
-        .in_team(team)
-        .reporting(beat);
-        let finished = master.bisect(pos, window, &mut range, |med, min, max, _| {
-            report(nodes)(med, min, max, team.nodes.load(Ordering::Relaxed));
-        });
-        team.done.store(true, Ordering::Release);
-        let helped: u64 = helpers
-            .into_iter()
-            .map(|helper| {
-                helper
+    let (mut nodes, mut due) = (nodes, due);
+    // Entries the threads put into the big table in the last window.
+    let mut stored = 0;
+    while !window.decided(*range.start(), *range.end()) {
+        // No thread holds a view between windows (or after a stop for growth), so the table
+        // may grow here as one thread's would have grown on the way.
+        table.count_shared_stores(stored);
+        let shared: &BoundTable<W, H, B> = table;
+        let team = Team::new(
+            plan.split_empty,
+            plan.threads,
+            shared.stores_before_growth(),
+        );
+        let answered;
+        (answered, stored, due) = std::thread::scope(|scope| {
+            let team = &team;
+            let helpers: Vec<_> = (1..plan.threads)
+                .map(|helper| scope.spawn(move || help(shared.view(helper), plan.book, team)))
+                .collect();
+            let beat = heartbeat(plan, started, due, &range, nodes, Some(&team.nodes));
+            let mut master = Search::new(Shared::new(shared.view(0), team, plan.stop), plan.book)
+                .in_team(team)
+                .reporting(beat);
+            let answered =
+                master.next_window(pos, window, &mut range, nodes, |med, min, max, _| {
+                    report(nodes)(med, min, max, team.nodes.load(Ordering::Relaxed));
+                });
+            team.done.store(true, Ordering::Release);
+            let (mut searched, mut stored) = (master.nodes, master.table.far_stores);
+            for helper in helpers {
+                let (n, s) = helper
                     .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .sum();
-        (finished, master.nodes + helped)
-    });
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                searched += n;
+                stored += s;
+            }
+            nodes += searched;
+            (
+                answered,
+                stored,
+                master.heartbeat.map_or(due, |beat| beat.due),
+            )
+        });
+        // A window not answered was stopped by the caller, or for the table to grow.
+        if !answered && plan.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+            break;
+        }
+    }
     Solved {
+        stopped: !window.decided(*range.start(), *range.end()),
         score: range,
-        nodes: nodes + team_nodes,
-        stopped: !finished,
+        nodes,
     }
 }
 
@@ -388,22 +441,13 @@ fn heartbeat<'a, const W: usize, const H: usize, B: Bitboard>(
 }
 
 /// One helper thread of a team: takes children at open split points until the master is
-/// done. Returns the positions it explored.
+/// done. Returns the positions it explored and the entries it put into the big table.
 fn help<const W: usize, const H: usize, B: Bitboard>(
     view: ThreadView<'_, W, H, B>,
     book: Option<&Book<W, H, B>>,
     team: &Team<W, H, B>,
-) -> u64 {
-    let mut search = Search::new(
-        Shared {
-            view,
-            team,
-            stop: None,
-            reported: 0,
-        },
-        book,
-    )
-    .in_team(team);
+) -> (u64, u64) {
+    let mut search = Search::new(Shared::new(view, team, None), book).in_team(team);
     let mut backoff = Backoff(0);
     while !team.done.load(Ordering::Acquire) {
         if let Some(sp) = team.pick(None) {
@@ -416,5 +460,5 @@ fn help<const W: usize, const H: usize, B: Bitboard>(
             backoff.snooze();
         }
     }
-    search.nodes
+    (search.nodes, search.table.far_stores)
 }

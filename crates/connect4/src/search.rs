@@ -237,25 +237,42 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
         range: &mut RangeInclusive<i32>,
         mut answered: impl FnMut(i32, i32, i32, u64),
     ) -> bool {
-        let (mut min, mut max) = (*range.start(), *range.end());
-        let threats = pos.opponent_winning();
         let started = self.nodes;
-        while !window.decided(min, max) {
-            let med = window.next_after(min, max, self.nodes - started);
-            self.searching(med, min, max);
-            let r = self.negamax(pos, med, med + 1, threats);
-            if A::STOPPABLE && self.aborted {
-                self.aborted = false;
+        while !window.decided(*range.start(), *range.end()) {
+            if !self.next_window(pos, window, range, self.nodes - started, &mut answered) {
                 return false;
             }
-            if r <= med {
-                max = r;
-            } else {
-                min = r;
-            }
-            *range = min..=max;
-            answered(med, min, max, self.nodes);
         }
+        true
+    }
+
+    /// One step of [`Search::bisect`]: searches the next null window of `window` for a
+    /// score in `range` (not yet decided) of a solve that has explored `explored` positions
+    /// so far, and narrows `range` by its answer. Returns `false`, leaving `range` as it
+    /// was, if a stoppable search was told to stop.
+    pub(crate) fn next_window(
+        &mut self,
+        pos: &Position<W, H, B>,
+        window: Window,
+        range: &mut RangeInclusive<i32>,
+        explored: u64,
+        mut answered: impl FnMut(i32, i32, i32, u64),
+    ) -> bool {
+        let (mut min, mut max) = (*range.start(), *range.end());
+        let med = window.next_after(min, max, explored);
+        self.searching(med, min, max);
+        let r = self.negamax(pos, med, med + 1, pos.opponent_winning());
+        if A::STOPPABLE && self.aborted {
+            self.aborted = false;
+            return false;
+        }
+        if r <= med {
+            max = r;
+        } else {
+            min = r;
+        }
+        *range = min..=max;
+        answered(med, min, max, self.nodes);
         true
     }
 
@@ -421,10 +438,9 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
         sorter.start(candidates, hint);
         // Whether this node may offer its younger children to idle threads, once its eldest
         // children have not cut off (young brothers wait; see `crate::parallel`).
-        let splits = A::STOPPABLE
-            && self
-                .team
-                .is_some_and(|team| team.splits_at(pos) && candidates.count_ones() > 1);
+        let splits = self
+            .team
+            .filter(|team| A::STOPPABLE && team.splits_at(pos) && candidates.count_ones() > 1);
         let mut searched = 0;
         while let Some((square, threats)) = sorter.next(pos) {
             let score = -self.negamax(&pos.after(square), -beta, -alpha, threats);
@@ -440,10 +456,10 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
                 return score;
             }
             alpha = alpha.max(score);
-            if splits
-                && searched >= crate::team::ALONE_BEFORE_SPLIT
+            if let Some(team) = splits
+                && searched >= team.alone
                 && !sorter.is_empty()
-                && let Some(team) = self.team.filter(|team| team.has_idle())
+                && team.has_idle()
             {
                 return self.split(team, pos, alpha, beta, sorter, hint);
             }

@@ -8,13 +8,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-/// Children a node searches alone, the eldest first, before it may become a split point.
-/// One is YBWC's rule; but in a null-window search a node whose eldest failed low still
-/// often cuts off with a younger child, and every child handed out beside that one is
-/// searched for nothing. Measured (20 Begin-Hard lines, 16 threads, positions ÷ one
-/// thread's): 1 child 1.78×, 2 children 1.47×, 3 children 1.25× (on 2 cores: the count of
-/// positions, not the time).
-pub const ALONE_BEFORE_SPLIT: u32 = 3;
+/// Children a node searches alone, the eldest first, before it may become a split point,
+/// in a team of `threads` threads. One is YBWC's rule; but in a null-window search a node
+/// whose eldest failed low still often cuts off with a younger child, and every child handed
+/// out beside that one is searched for nothing. With many threads that waste dominates:
+/// measured (20 Begin-Hard lines, 16 threads, positions ÷ one thread's) 1 child 1.78×,
+/// 2 children 1.47×, 3 children 1.25× (on 2 cores: the count of positions, not the time).
+/// With two, a thread waiting for work costs more than the waste: 200 Begin-Medium lines
+/// took 57 ms a line with 2 children, 71 ms with 3; 20 Begin-Hard lines 1.03 s and 1.09 s.
+pub fn alone_before_split(threads: usize) -> u32 {
+    if threads <= 2 { 2 } else { 3 }
+}
 
 /// A node whose younger children are offered to the team: its eldest failed low.
 pub(crate) struct SplitPoint<const W: usize, const H: usize, B: Bitboard> {
@@ -122,10 +126,21 @@ pub(crate) struct Team<const W: usize, const H: usize, B: Bitboard> {
     pub(crate) done: AtomicBool,
     /// Positions explored, as the threads published them.
     pub(crate) nodes: AtomicU64,
+    /// Entries put into the big table, as the threads published them.
+    pub(crate) stores: AtomicU64,
+    /// Stores into the big table after which it must grow: the team stops (`stop`) so that
+    /// it can.
+    pub(crate) grow_after: u64,
+    /// Children a node searches alone before it may split ([`alone_before_split`]).
+    pub(crate) alone: u32,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
-    pub(crate) fn new(split_empty: u32, helpers: usize) -> Self {
+    /// A team of `threads` threads in all, that splits nodes with at least `split_empty`
+    /// empty squares and stops after `grow_after` stores into the big table (if the table
+    /// grows at all).
+    pub(crate) fn new(split_empty: u32, threads: usize, grow_after: Option<u64>) -> Self {
+        let helpers = threads - 1;
         Team {
             open: Mutex::new(Vec::new()),
             offered: AtomicUsize::new(0),
@@ -134,6 +149,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
             stop: AtomicBool::new(false),
             done: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
+            stores: AtomicU64::new(0),
+            grow_after: grow_after.unwrap_or(u64::MAX),
+            alone: alone_before_split(threads),
         }
     }
 

@@ -110,6 +110,34 @@ fn many_threads_on_a_tiny_table_score_exactly() {
     }
 }
 
+/// A team whose big table grows under it (16 MiB, of which 2 MiB in use after a clear;
+/// helpers from the first position; two Begin-Hard lines, which grow it to all of its
+/// buckets): the threads stop for each doubling and the window starts again. Every score is
+/// the set's, on 2 and on 4 threads.
+#[test]
+fn a_team_on_a_growing_table_scores_exactly() {
+    let Some(text) = read("Test_L1_R3") else {
+        return;
+    };
+    for threads in [2, 4] {
+        let mut solver = Solver::new(16).expect("16 MiB");
+        solver.set_threads(threads).expect("helper tables");
+        solver.set_parallel_after(0);
+        let start = solver.table().buckets_in_use();
+        let mut grew = 0;
+        for line in text.lines().take(2) {
+            let (moves, score) = line.split_once(' ').expect("moves and score");
+            let score: i32 = score.trim().parse().expect("a score");
+            let pos = transpo_connect4::Position::from_moves(moves).expect("a position");
+            assert_eq!(solver.solve(&pos, Strength::Strong), score, "{moves}");
+            if solver.table().buckets_in_use() > start {
+                grew += 1;
+            }
+        }
+        assert!(grew > 0, "no solve grew the table on {threads} threads");
+    }
+}
+
 /// A solve stopped part-way answers `None` and leaves only true bounds in the table: solved
 /// again on the same table, on one thread and on four, every score is the set's.
 #[test]

@@ -491,7 +491,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
             let score = self.solve(moves, position, root_moves, started)?;
             (score.to_string(), Some(score))
         };
-        let positions = self.base.0 + self.workers.positions() + self.top.positions();
+        let positions = self.line_positions();
         let micros = self.base.1 + started.elapsed().as_micros() as u64;
         let line = format!("{moves} {text} {positions} {micros}");
         self.state.done.push(line.clone());
@@ -523,7 +523,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
     ) -> Result<i32, Failure> {
         let window = Window::of(self.strength);
         loop {
-            match self.top.step(pos, path, window) {
+            let explored = self.line_positions();
+            match self.top.step(pos, path, window, explored) {
                 Step::Solved(range) => {
                     // The jobs still running are stopped and waited for: their positions
                     // count, and a worker must be free before the next line resets its table.
@@ -566,18 +567,24 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
                 self.workers.answered,
                 self.workers.stopped,
                 started.elapsed().as_secs_f64(),
-                self.base.0 + self.workers.positions() + self.top.positions(),
+                self.line_positions(),
                 self.workers.bounds.0 as f64 / 1e6,
                 self.workers.bounds.1 as f64 / 1e6,
             );
         }
     }
 
+    /// Positions the line in hand has cost so far: before a restart, by the workers, and by
+    /// the manager.
+    fn line_positions(&self) -> u64 {
+        self.base.0 + self.workers.positions() + self.top.positions()
+    }
+
     /// Puts the line in hand into the state to write.
     fn keep_current(&mut self, line: &str, started: Instant) {
         self.state.current = Some(CurrentLine {
             moves: line.to_string(),
-            positions: self.base.0 + self.workers.positions() + self.top.positions(),
+            positions: self.line_positions(),
             micros: self.base.1 + started.elapsed().as_micros() as u64,
             table: self.top.entries().map(|(k, r)| (k.to_u128(), r)).collect(),
         });
