@@ -125,6 +125,8 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     /// The null window being asked of the root: its key, the range known when the window
     /// was chosen, and the window, so that a window once chosen is kept until answered.
     asking: Option<(B, i32, i32, i32)>,
+    /// Children a node searches before it releases the rest ([`TopTree::set_alone`]).
+    alone: u32,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
@@ -143,7 +145,14 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             best: HashMap::new(),
             expanded: HashSet::new(),
             asking: None,
+            alone: ALONE_BEFORE_RELEASE,
         }
+    }
+
+    /// Makes a node release its younger children only once its first `alone` children
+    /// (at least one: young brothers wait) have answered without a cutoff.
+    pub fn set_alone(&mut self, alone: u32) {
+        self.alone = alone.max(1);
     }
 
     /// Forgets everything: for the next line of input, so that each line's count of
@@ -311,7 +320,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
         sorter.start(pos.non_losing_moves(), self.best.get(&key).copied());
-        let (mut best, mut pending, mut eldest) = (i32::MIN, false, true);
+        let (mut best, mut pending) = (i32::MIN, false);
         let rank = self.rank;
         let mut place = 0;
         while let Some((square, _)) = sorter.next(pos) {
@@ -331,11 +340,11 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                     return Value::Known(-child);
                 }
                 Value::Known(child) => best = best.max(-child),
-                // Young brothers wait: nothing younger is asked before the eldest answers.
-                Value::Pending if eldest => return Value::Pending,
+                // Young brothers wait: nothing younger is asked before the eldest (and the
+                // next `alone - 1`) answer.
+                Value::Pending if place <= self.alone => return Value::Pending,
                 Value::Pending => pending = true,
             }
-            eldest = false;
         }
         if pending {
             return Value::Pending;
@@ -349,6 +358,18 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         Value::Known(best)
     }
 }
+
+/// Children a node of the top tree has answered, the eldest first, before it releases the
+/// rest to the workers, by default (`TRANSPO_C4_MPI_ALONE` under `mpirun`, for measuring).
+/// One is young brothers wait; but in a null-window search a node whose eldest failed low
+/// often still cuts off with a younger child, and every job released beside that one is
+/// searched for nothing (the threads' split points wait for three children for the same
+/// reason: `transpo_connect4::parallel::alone_before_split`). Measured with 4 workers,
+/// positions ÷ one solve's (docs/connect4/mpi.md): 6×6 strong 1.64× with one child, 1.51×
+/// two, 1.17× three, 1.02× four; 9×4 strong 2.00×, —, 1.75×, 1.29×; but 2 workers on 9×4
+/// took 15.2 s with one, 14.3 s with three, 16.0 s with four (one solve 10.8 s): past three
+/// the workers wait.
+pub const ALONE_BEFORE_RELEASE: u32 = 3;
 
 /// The first words of a state file.
 const STATE_MAGIC: &str = "# transpo-c4 mpi-state v1";

@@ -320,9 +320,15 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
         None => State::default(),
     };
     saved.config = config;
+    let mut top = TopTree::new(setup.leaf_empties, setup.group);
+    top.set_alone(super::env_number(
+        "TRANSPO_C4_MPI_ALONE",
+        cluster::ALONE_BEFORE_RELEASE,
+        "a number of children",
+    )?);
     let mut run = Manager {
         workers: Workers::<W, H, B>::new(world),
-        top: TopTree::new(setup.leaf_empties, setup.group),
+        top,
         strength: setup.strength,
         state_path,
         state: saved,
