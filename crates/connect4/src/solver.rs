@@ -61,7 +61,7 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             weight: 0,
             threads: 1,
             parallel_after: PARALLEL_AFTER,
-            split_empty: SPLIT_EMPTY,
+            split_empty: crate::team::knob("TRANSPO_C4_SPLIT_EMPTY", 1..=64).unwrap_or(SPLIT_EMPTY),
             progress: None,
         }
     }
@@ -109,7 +109,8 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
     }
 
     /// With several threads, nodes with at least `squares` empty squares may become split
-    /// points (default [`SPLIT_EMPTY`]; see [`crate::parallel`]): nearer the end of the game
+    /// points (default [`SPLIT_EMPTY`], or the measurement knob `TRANSPO_C4_SPLIT_EMPTY`;
+    /// see [`crate::parallel`]): nearer the end of the game
     /// a subtree is too small to be worth handing to another thread. Tests set it low to
     /// make split points on small problems.
     pub fn set_split_empty(&mut self, squares: u32) {

@@ -16,8 +16,21 @@ use std::time::Duration;
 /// 2 children 1.47×, 3 children 1.25× (on 2 cores: the count of positions, not the time).
 /// With two, a thread waiting for work costs more than the waste: 200 Begin-Medium lines
 /// took 57 ms a line with 2 children, 71 ms with 3; 20 Begin-Hard lines 1.03 s and 1.09 s.
+///
+/// The environment variable `TRANSPO_C4_ALONE` (a count from 1 to 7) overrides the rule for
+/// measurements, as the `TRANSPO_C4_MPI_*` variables do for the manager.
 pub fn alone_before_split(threads: usize) -> u32 {
+    if let Some(alone) = knob("TRANSPO_C4_ALONE", 1..=7) {
+        return alone;
+    }
     if threads <= 2 { 2 } else { 3 }
+}
+
+/// A measurement knob: the environment variable `name` as a number in `range`, else `None`
+/// (unset, or not such a number).
+pub(crate) fn knob(name: &str, range: std::ops::RangeInclusive<u32>) -> Option<u32> {
+    let value = std::env::var(name).ok()?.parse().ok()?;
+    range.contains(&value).then_some(value)
 }
 
 /// A node whose younger children are offered to the team: its eldest failed low.

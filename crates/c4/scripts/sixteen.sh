@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# sixteen.sh DIR OUTDIR [SECONDS]: the 16-core measurements of the threads (split points) and of
+# MPI (a manager and 16 workers) in one run, for a lent machine with neither Rust nor MPI.
+# DIR holds what travels (made by the developer, kept out of git):
+#   DIR/bin/c4, DIR/bin/c4mpi     stripped `transpo-c4` release builds, without and with `mpi`;
+#   DIR/stein/{weak,strong}7x6_T  Steininger's solver (../shared/tools/steininger-build.sh);
+#   DIR/data/Test_L1_R3           Pons' Begin-Hard set;
+#   DIR/ompi                      OpenMPI's orterun, plugins, help files and the libraries they
+#                                 load (OPAL_PREFIX), with libstdc++ for Steininger's builds.
+# Steps run in order of importance, each under its own timeout, and stop at SECONDS (default
+# 500) so that what was measured comes back. Every line of OUTDIR/results.txt is one run:
+# its label, its wall time in seconds (start-up included), and the program's last line.
+set -u
+dir=$(cd "$1" && pwd) out=$2 budget=${3:-500}
+mkdir -p "$out"
+export OPAL_PREFIX=$dir/ompi
+export PATH=$OPAL_PREFIX/bin:$PATH LD_LIBRARY_PATH=$OPAL_PREFIX/libs
+export PMIX_MCA_mca_base_component_path=$OPAL_PREFIX/pmix
+res=$out/results.txt err=$out/stderr.txt
+start=$(date +%s)
+left() { echo $((budget - ($(date +%s) - start))); }
+log() { echo "$*" | tee -a "$res"; }
+# run LABEL LIMIT INPUT CMD...: one timed run (wall, start-up included) fed INPUT on stdin.
+run() {
+  local label=$1 limit=$2 input=$3; shift 3
+  local l; l=$(left); [ "$l" -lt 5 ] && { log "$label skipped (budget)"; return; }
+  [ "$limit" -gt "$l" ] && limit=$l
+  local s e o rc; s=$(date +%s%N)
+  o=$(echo "$input" | timeout "$limit" "$@" 2>>"$err"); rc=$?
+  e=$(date +%s%N)
+  echo "== $label" >>"$out/full.txt"; echo "$o" >>"$out/full.txt"
+  log "$label $(( (e - s) / 1000000 )) ms rc=$rc | $(echo "$o" | grep -v '^ ' | tail -1)"
+}
+c4=$dir/bin/c4 mpi=$dir/bin/c4mpi s=$dir/stein bh=$dir/data/Test_L1_R3
+mpirun_=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader
+  --mca pml ob1 -x TRANSPO_C4_MPI_ALONE)
+
+{ nproc; lscpu; free -g; ldd "$mpi"; ldd "$s/weak7x6_16"; } >"$out/machine.txt" 2>&1
+log "cores $(nproc), $(lscpu | grep -m1 'Model name' | sed 's/ \+/ /g'), $(lscpu | grep -m1 'Thread(s) per core' | sed 's/ \+/ /g')"
+"$mpi" --version >/dev/null 2>>"$err" || { log "c4mpi does not start: threads on c4"; mpi=$c4; }
+
+# Issue 46: the empty board, one and sixteen threads, beside Steininger's sixteen.
+run "threads16 weak" 60 '- 1' "$c4" --threads 16 --weak
+run "stein16 weak" 60 '' "$s/weak7x6_16"
+run "threads16 strong" 90 '- 1' "$c4" --threads 16
+run "stein16 strong" 90 '' "$s/strong7x6_16"
+run "threads1 weak" 90 '- 1' "$c4" --threads 1 --weak
+run "threads1 strong" 150 '- 1' "$c4" --threads 1
+# Issue 47: a manager and sixteen one-thread workers on the empty 7x6 board.
+run "mpi17 weak" 90 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1 --weak
+run "mpi17 strong" 120 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1
+# Issue 46: 20 Begin-Hard lines at 1, 2, 4, 8, 16 threads (the bench's own tables).
+run "bench BH20" 200 '' "$c4" bench "$bh" --limit 20 --threads 1,2,4,8,16
+# The hardware's own limit: sixteen one-thread solvers at once, each with its own table,
+# against one alone (4 Begin-Hard lines each).
+run "alone BH4" 60 '' "$c4" bench "$bh" --limit 4 --threads 1
+l=$(left)
+if [ "$l" -gt 30 ]; then
+  s0=$(date +%s%N)
+  for i in $(seq 16); do timeout 60 "$c4" bench "$bh" --limit 4 --threads 1 >"$out/many$i.txt" 2>&1 & done
+  wait; e0=$(date +%s%N)
+  log "sixteen BH4 at once $(( (e0 - s0) / 1000000 )) ms | $(grep -h 'Begin-Hard\|Test_L1_R3' "$out"/many*.txt | head -1)"
+  cat "$out"/many*.txt >>"$out/full.txt"; rm -f "$out"/many*.txt
+fi
+# Variants, if time is left: children alone before a split with sixteen threads and workers.
+for a in 4 2; do
+  run "threads16 strong alone$a" 60 '- 1' env TRANSPO_C4_ALONE=$a "$c4" --threads 16
+done
+run "mpi17 strong alone4" 90 '-' env TRANSPO_C4_MPI_ALONE=4 "${mpirun_[@]}" -np 17 "$mpi" --threads 1
+run "stein1 weak" 60 '' "$s/weak7x6_1"
+run "stein1 strong" 60 '' "$s/strong7x6_1"
+log "done after $(( $(date +%s) - start )) s"
