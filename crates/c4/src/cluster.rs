@@ -145,7 +145,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             best: HashMap::new(),
             expanded: HashSet::new(),
             asking: None,
-            alone: ALONE_BEFORE_RELEASE,
+            alone: alone_before_release(1),
         }
     }
 
@@ -360,16 +360,21 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
 }
 
 /// Children a node of the top tree has answered, the eldest first, before it releases the
-/// rest to the workers, by default (`TRANSPO_C4_MPI_ALONE` under `mpirun`, for measuring).
-/// One is young brothers wait; but in a null-window search a node whose eldest failed low
-/// often still cuts off with a younger child, and every job released beside that one is
-/// searched for nothing (the threads' split points wait for three children for the same
-/// reason: `transpo_connect4::parallel::alone_before_split`). Measured with 4 workers,
-/// positions ÷ one solve's (docs/connect4/mpi.md): 6×6 strong 1.64× with one child, 1.51×
-/// two, 1.17× three, 1.02× four; 9×4 strong 2.00×, —, 1.75×, 1.29×; but 2 workers on 9×4
-/// took 15.2 s with one, 14.3 s with three, 16.0 s with four (one solve 10.8 s): past three
-/// the workers wait.
-pub const ALONE_BEFORE_RELEASE: u32 = 3;
+/// rest to `workers` workers, by default (`TRANSPO_C4_MPI_ALONE` under `mpirun`, for
+/// measuring). One is young brothers wait; but in a null-window search a node whose eldest
+/// failed low often still cuts off with a younger child, and every job released beside that
+/// one is searched for nothing; waiting for more leaves workers idle, which costs more the
+/// more workers wait (as for the threads' split points:
+/// `transpo_connect4::parallel::alone_before_split`). Measured (docs/connect4/mpi.md):
+/// - 4 workers (2-core machine), positions ÷ one solve's: 6×6 strong 1.64× with one child,
+///   1.51× two, 1.17× three, 1.02× four; 9×4 strong 2.00×, —, 1.75×, 1.29×; 2 workers on 9×4
+///   took 15.2 s with one, 14.3 s with three, 16.0 s with four (one solve 10.8 s).
+/// - 16 workers (16-core machine), the empty 7×6 board: 6.5 s weak and 10.6 s strong with
+///   one child, 11.3 s and 15.6 s with two, 12.0 s and 19.0 s with three, 30.5 s strong
+///   with four (one thread alone: 18.1 s and 26.9 s).
+pub fn alone_before_release(workers: usize) -> u32 {
+    if workers >= 8 { 1 } else { 3 }
+}
 
 /// The first words of a state file.
 const STATE_MAGIC: &str = "# transpo-c4 mpi-state v1";

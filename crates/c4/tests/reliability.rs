@@ -427,3 +427,41 @@ fn merge_removes_the_tables_only_after_its_outputs() {
     assert!(!table.exists(), "the table of a solved run is removed");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The threads' measurement knobs (`TRANSPO_C4_ALONE`, `TRANSPO_C4_SPLIT_EMPTY`) are refused
+/// out of range or unreadable, naming the variable; in range they change how the threads
+/// share work, never the score (compared with the default rule on the same position).
+#[test]
+fn measurement_knobs_out_of_range_are_refused() {
+    for (name, value) in [
+        ("TRANSPO_C4_ALONE", "0"),
+        ("TRANSPO_C4_ALONE", "8"),
+        ("TRANSPO_C4_ALONE", "three"),
+        ("TRANSPO_C4_SPLIT_EMPTY", "65"),
+        ("TRANSPO_C4_SPLIT_EMPTY", "-1"),
+    ] {
+        let out = Run::new(BIN).env(name, value).input("4\n").output();
+        let stderr = out.stderr_text();
+        assert_eq!(out.code(), Some(2), "{name}={value}: {stderr}");
+        assert!(stderr.contains(name), "{name}={value}: {stderr}");
+        assert!(out.stdout_text().is_empty(), "{name}={value}: solved anyway");
+    }
+    let solve = |knobs: &[(&str, &str)]| {
+        let mut run = Run::new(BIN)
+            .args(["--board", "6x5", "--weak", "--threads", "4"])
+            .input("-\n");
+        for (name, value) in knobs {
+            run = run.env(name, value);
+        }
+        let out = run.output();
+        assert_eq!(out.code(), Some(0), "{knobs:?}: {}", out.stderr_text());
+        let stdout = out.stdout_text();
+        stdout.split_whitespace().nth(1).map(str::to_owned)
+    };
+    let default = solve(&[]);
+    assert!(default.is_some());
+    for alone in ["1", "2", "7"] {
+        let knobs = [("TRANSPO_C4_ALONE", alone), ("TRANSPO_C4_SPLIT_EMPTY", "8")];
+        assert_eq!(solve(&knobs), default, "{knobs:?}");
+    }
+}

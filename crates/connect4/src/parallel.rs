@@ -18,6 +18,16 @@
 //! cut off: the work a cut node's younger moves would have cost, started speculatively, is
 //! what YBWC never does before the eldest has answered.
 //!
+//! **How many children alone.** A node whose eldest failed low still often cuts off with a
+//! younger child, so a node may search its first few children alone before it splits
+//! ([`alone_before_split`]): fewer wastes more positions on children started beside a
+//! cutoff, more leaves threads idle. Which costs more depends on how many threads wait:
+//! measured on the 16-core machine (20 Begin-Hard lines, `docs/connect4/parallel.md`), 16
+//! threads took 0.34 s a line with one child alone and 0.74 s with three (2.06× and 1.81×
+//! one thread's positions), 6 threads 0.56 s and 0.73 s, but 4 threads 0.73 s with one and
+//! 0.60 s with three. So one child (YBWC's rule) from six threads, three from three to
+//! five, two with two.
+//!
 //! **Why not Lazy SMP any more.** Until this design the threads ran Lazy SMP: every thread
 //! the same binary search over the shared table, busy marks near the root to keep them
 //! apart. Measured (16-core Xeon, 20 Begin-Hard lines): 16 threads searched 2.51× the
@@ -26,7 +36,8 @@
 //! positions were nodes one thread never enters, because at a cut node every thread started
 //! its own refutation. A split point starts younger children only at a node that turned out
 //! not to be a cut node (its eldest failed low), which is where one thread searches them all
-//! anyway.
+//! anyway. On the same kind of machine split points search 2.06× one thread's positions
+//! with 16 threads and solve Begin-Hard 4.6× and the empty board 5.9–7.6× faster than one.
 //!
 //! **Why the answer is exact whatever the threads do.** Every bound stored comes from a
 //! search that finished: a thread told to stop returns through every frame without storing,
@@ -72,10 +83,38 @@ use std::time::{Duration, Instant};
 pub const PARALLEL_AFTER: u64 = 1 << 16;
 
 /// Nodes with at least this many empty squares may become split points, unless
-/// [`crate::Solver::set_split_empty`] says otherwise.
+/// [`crate::Solver::set_split_empty`] or the measurement knob [`SPLIT_EMPTY_KNOB`] says
+/// otherwise. On the 16-core machine (16 threads, one child alone) 16, 20, 24 and 28 were
+/// alike: the empty board 2.4–2.8 s weak and 3.6–4.4 s strong each, 20 Begin-Hard lines
+/// 0.34 / 0.31 / 0.37 s a line at 20 / 24 / 28.
 pub const SPLIT_EMPTY: u32 = 20;
 
-pub use crate::team::alone_before_split;
+/// The environment variable that overrides [`SPLIT_EMPTY`] (1 to 64), for measurements.
+pub const SPLIT_EMPTY_KNOB: &str = "TRANSPO_C4_SPLIT_EMPTY";
+
+pub use crate::team::{ALONE_KNOB, alone_before_split};
+
+/// The measurement knobs and the values each takes.
+pub(crate) const KNOBS: [(&str, RangeInclusive<u32>); 2] =
+    [(ALONE_KNOB, 1..=7), (SPLIT_EMPTY_KNOB, 1..=64)];
+
+/// Checks the measurement knobs ([`ALONE_KNOB`], [`SPLIT_EMPTY_KNOB`]) in the environment:
+/// each unset, or a number in its range. The library ignores a bad value; a program refuses
+/// it with this message, which names the variable and what it must be.
+pub fn check_knobs() -> Result<(), String> {
+    for (name, range) in KNOBS {
+        if let Ok(value) = std::env::var(name)
+            && crate::team::knob(name, range.clone()).is_none()
+        {
+            return Err(format!(
+                "{name}={value:?}: not a number from {} to {}",
+                range.start(),
+                range.end()
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// The outcome of a solve that may have been stopped.
 pub(crate) struct Solved {

@@ -11,20 +11,33 @@ use std::time::Duration;
 /// Children a node searches alone, the eldest first, before it may become a split point,
 /// in a team of `threads` threads. One is YBWC's rule; but in a null-window search a node
 /// whose eldest failed low still often cuts off with a younger child, and every child handed
-/// out beside that one is searched for nothing. With many threads that waste dominates:
-/// measured (20 Begin-Hard lines, 16 threads, positions ÷ one thread's) 1 child 1.78×,
-/// 2 children 1.47×, 3 children 1.25× (on 2 cores: the count of positions, not the time).
-/// With two, a thread waiting for work costs more than the waste: 200 Begin-Medium lines
-/// took 57 ms a line with 2 children, 71 ms with 3; 20 Begin-Hard lines 1.03 s and 1.09 s.
+/// out beside that one is searched for nothing. Waiting for more children wastes less work
+/// but leaves threads idle, and which costs more depends on how many threads wait:
+/// - 2 threads (2-core machine): 200 Begin-Medium lines 57 ms a line with 2 children, 71 ms
+///   with 3; 20 Begin-Hard lines 1.03 s and 1.09 s. On the 16-core machine 20 Begin-Hard
+///   lines took 0.88 s with 2, 1.04 s with 1.
+/// - 4 threads (16-core machine, 20 Begin-Hard lines): 0.60 s a line with 3, 0.73 s with 1.
+/// - 8 threads: 0.60 s with 3, 0.43 s with 1. 16 threads: 0.74 s with 3, 0.46 s with 2,
+///   0.34 s with 1; the empty board 5.4–5.9 s weak and 8.1–8.5 s strong with 3, 2.5–3.1 s
+///   and 3.7–4.5 s with 1, though 16 threads search 1.8× one thread's positions with 3 and
+///   2.1× with 1 (docs/connect4/parallel.md, 2026-11-27).
 ///
 /// The environment variable `TRANSPO_C4_ALONE` (a count from 1 to 7) overrides the rule for
-/// measurements, as the `TRANSPO_C4_MPI_*` variables do for the manager.
+/// measurements, as the `TRANSPO_C4_MPI_*` variables do for the manager; `transpo-c4`
+/// refuses a value outside that range.
 pub fn alone_before_split(threads: usize) -> u32 {
-    if let Some(alone) = knob("TRANSPO_C4_ALONE", 1..=7) {
+    if let Some(alone) = knob(ALONE_KNOB, crate::parallel::KNOBS[0].1.clone()) {
         return alone;
     }
-    if threads <= 2 { 2 } else { 3 }
+    match threads {
+        0..=2 => 2,
+        3..=5 => 3,
+        _ => 1,
+    }
 }
+
+/// The environment variable that overrides [`alone_before_split`], for measurements.
+pub const ALONE_KNOB: &str = "TRANSPO_C4_ALONE";
 
 /// A measurement knob: the environment variable `name` as a number in `range`, else `None`
 /// (unset, or not such a number).

@@ -323,7 +323,7 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
     let mut top = TopTree::new(setup.leaf_empties, setup.group);
     top.set_alone(super::env_number(
         "TRANSPO_C4_MPI_ALONE",
-        cluster::ALONE_BEFORE_RELEASE,
+        cluster::alone_before_release(world.size() as usize - 1),
         "a number of children",
     )?);
     let mut run = Manager {
