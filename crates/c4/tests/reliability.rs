@@ -444,7 +444,10 @@ fn measurement_knobs_out_of_range_are_refused() {
         let stderr = out.stderr_text();
         assert_eq!(out.code(), Some(2), "{name}={value}: {stderr}");
         assert!(stderr.contains(name), "{name}={value}: {stderr}");
-        assert!(out.stdout_text().is_empty(), "{name}={value}: solved anyway");
+        assert!(
+            out.stdout_text().is_empty(),
+            "{name}={value}: solved anyway"
+        );
     }
     let solve = |knobs: &[(&str, &str)]| {
         let mut run = Run::new(BIN)
