@@ -92,11 +92,22 @@ pub const SPLIT_EMPTY: u32 = 20;
 /// The environment variable that overrides [`SPLIT_EMPTY`] (1 to 64), for measurements.
 pub const SPLIT_EMPTY_KNOB: &str = "TRANSPO_C4_SPLIT_EMPTY";
 
-pub use crate::team::{ALONE_KNOB, alone_before_split};
+/// The environment variable that overrides [`alone_before_split`] (1 to 7), for
+/// measurements.
+pub const ALONE_KNOB: &str = "TRANSPO_C4_ALONE";
+
+pub use crate::team::alone_before_split;
 
 /// The measurement knobs and the values each takes.
-pub(crate) const KNOBS: [(&str, RangeInclusive<u32>); 2] =
-    [(ALONE_KNOB, 1..=7), (SPLIT_EMPTY_KNOB, 1..=64)];
+const KNOBS: [(&str, RangeInclusive<u32>); 2] = [(ALONE_KNOB, 1..=7), (SPLIT_EMPTY_KNOB, 1..=64)];
+
+/// The measurement knob `name`'s value: its environment variable as a number in the knob's
+/// range, else `None` (unset, unknown, or not such a number).
+pub(crate) fn knob(name: &str) -> Option<u32> {
+    let (_, range) = KNOBS.iter().find(|(knob, _)| *knob == name)?;
+    let value = std::env::var(name).ok()?.parse().ok()?;
+    range.contains(&value).then_some(value)
+}
 
 /// Checks the measurement knobs ([`ALONE_KNOB`], [`SPLIT_EMPTY_KNOB`]) in the environment:
 /// each unset, or a number in its range. The library ignores a bad value; a program refuses
@@ -104,7 +115,7 @@ pub(crate) const KNOBS: [(&str, RangeInclusive<u32>); 2] =
 pub fn check_knobs() -> Result<(), String> {
     for (name, range) in KNOBS {
         if let Ok(value) = std::env::var(name)
-            && crate::team::knob(name, range.clone()).is_none()
+            && knob(name).is_none()
         {
             return Err(format!(
                 "{name}={value:?}: not a number from {} to {}",

@@ -61,11 +61,8 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             weight: 0,
             threads: 1,
             parallel_after: PARALLEL_AFTER,
-            split_empty: crate::team::knob(
-                crate::parallel::SPLIT_EMPTY_KNOB,
-                crate::parallel::KNOBS[1].1.clone(),
-            )
-            .unwrap_or(SPLIT_EMPTY),
+            split_empty: crate::parallel::knob(crate::parallel::SPLIT_EMPTY_KNOB)
+                .unwrap_or(SPLIT_EMPTY),
             progress: None,
         }
     }

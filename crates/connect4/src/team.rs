@@ -17,16 +17,17 @@ use std::time::Duration;
 ///   with 3; 20 Begin-Hard lines 1.03 s and 1.09 s. On the 16-core machine 20 Begin-Hard
 ///   lines took 0.88 s with 2, 1.04 s with 1.
 /// - 4 threads (16-core machine, 20 Begin-Hard lines): 0.60 s a line with 3, 0.73 s with 1.
-/// - 8 threads: 0.60 s with 3, 0.43 s with 1. 16 threads: 0.74 s with 3, 0.46 s with 2,
-///   0.34 s with 1; the empty board 5.4–5.9 s weak and 8.1–8.5 s strong with 3, 2.5–3.1 s
-///   and 3.7–4.5 s with 1, though 16 threads search 1.8× one thread's positions with 3 and
-///   2.1× with 1 (docs/connect4/parallel.md, 2026-11-27).
+/// - 6 threads: 0.73 s with 3, 0.56 s with 1. 8 threads: 0.60 s with 3, 0.43 s with 1.
+///   16 threads: 0.74 s with 3, 0.46 s with 2, 0.34 s with 1; the empty board 5.4–5.9 s
+///   weak and 8.1–8.5 s strong with 3, 2.5–3.1 s and 3.7–4.5 s with 1, though 16 threads
+///   search 1.8× one thread's positions with 3 and 2.1× with 1 (docs/connect4/parallel.md,
+///   2026-11-27).
 ///
 /// The environment variable `TRANSPO_C4_ALONE` (a count from 1 to 7) overrides the rule for
 /// measurements, as the `TRANSPO_C4_MPI_*` variables do for the manager; `transpo-c4`
 /// refuses a value outside that range.
 pub fn alone_before_split(threads: usize) -> u32 {
-    if let Some(alone) = knob(ALONE_KNOB, crate::parallel::KNOBS[0].1.clone()) {
+    if let Some(alone) = crate::parallel::knob(crate::parallel::ALONE_KNOB) {
         return alone;
     }
     match threads {
@@ -34,16 +35,6 @@ pub fn alone_before_split(threads: usize) -> u32 {
         3..=5 => 3,
         _ => 1,
     }
-}
-
-/// The environment variable that overrides [`alone_before_split`], for measurements.
-pub const ALONE_KNOB: &str = "TRANSPO_C4_ALONE";
-
-/// A measurement knob: the environment variable `name` as a number in `range`, else `None`
-/// (unset, or not such a number).
-pub(crate) fn knob(name: &str, range: std::ops::RangeInclusive<u32>) -> Option<u32> {
-    let value = std::env::var(name).ok()?.parse().ok()?;
-    range.contains(&value).then_some(value)
 }
 
 /// A node whose younger children are offered to the team: its eldest failed low.
