@@ -58,6 +58,9 @@ pub struct SetResult {
     pub time: Duration,
     /// Positions explored, summed.
     pub nodes: u64,
+    /// Time the threads spent looking for work, summed over lines and threads
+    /// ([`Solver::waited`]).
+    pub waited: Duration,
 }
 
 impl SetResult {
@@ -70,6 +73,7 @@ impl SetResult {
             failed: 0,
             time: Duration::ZERO,
             nodes: 0,
+            waited: Duration::ZERO,
         }
     }
 
@@ -151,6 +155,7 @@ pub fn run_lines<const W: usize, const H: usize, B: Bitboard>(
                 let score = solver.solve(&problem.position, strength);
                 result.time += start.elapsed();
                 result.nodes = result.nodes.saturating_add(solver.nodes());
+                result.waited += solver.waited();
                 result.positions += 1;
                 let expected = problem.expected.map(|e| finish(e, strength));
                 match expected {
@@ -267,15 +272,16 @@ pub fn format_table(results: &[SetResult]) -> String {
 
 /// A Markdown table of one set solved with several thread counts, `runs` as
 /// `(threads, result)`, the first the base the others are compared with: mean time,
-/// speed-up (the base's time over the row's), positions explored over the base's, and
-/// positions per second per thread.
+/// speed-up (the base's time over the row's), positions explored over the base's,
+/// positions per second per thread, and the share of the threads' time spent looking for
+/// work ([`SetResult::waited`] over time × threads).
 pub fn format_scaling(runs: &[(usize, &SetResult)]) -> String {
     let Some(&(base_threads, base)) = runs.first() else {
         return String::new();
     };
     let mut out = format!(
-        "| {} | threads | mean time | speed-up | positions ÷ {base_threads} thread{}'s | K positions/s a thread |\n\
-         |---|---:|---:|---:|---:|---:|\n",
+        "| {} | threads | mean time | speed-up | positions ÷ {base_threads} thread{}'s | K positions/s a thread | waiting |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
         base.name,
         if base_threads == 1 { "" } else { "s" },
     );
@@ -283,11 +289,13 @@ pub fn format_scaling(runs: &[(usize, &SetResult)]) -> String {
         // Writing to a String cannot fail.
         let _ = writeln!(
             out,
-            "| | {threads} | {} | {:.2}× | {:.3} | {:.0} |",
+            "| | {threads} | {} | {:.2}× | {:.3} | {:.0} | {:.1}% |",
             format_duration(r.mean_time()),
             base.time.as_secs_f64() / r.time.as_secs_f64().max(f64::MIN_POSITIVE),
             r.nodes as f64 / base.nodes.max(1) as f64,
             r.kpos_per_sec() / threads.max(1) as f64,
+            100.0 * r.waited.as_secs_f64()
+                / (r.time.as_secs_f64() * threads.max(1) as f64).max(f64::MIN_POSITIVE),
         );
     }
     out
@@ -300,24 +308,26 @@ mod tests {
     /// The scaling table's ratios are the plain arithmetic of its rows.
     #[test]
     fn scaling_compares_each_row_with_the_first() {
-        let run = |secs: u64, nodes: u64| SetResult {
+        let run = |secs: u64, nodes: u64, waited: u64| SetResult {
             time: Duration::from_secs(secs),
             nodes,
             positions: 10,
+            waited: Duration::from_millis(waited),
             ..SetResult::empty("Begin-Hard")
         };
-        let (one, four) = (run(8, 1_000_000), run(2, 1_200_000));
+        let (one, four) = (run(8, 1_000_000, 0), run(2, 1_200_000, 1_000));
         let table = format_scaling(&[(1, &one), (4, &four)]);
         let rows: Vec<&str> = table.lines().collect();
         assert_eq!(rows.len(), 4, "{table}");
         assert!(rows[0].starts_with("| Begin-Hard | threads |"), "{table}");
-        // 8 s / 2 s = 4×; 1.2 M / 1 M = 1.2; 1.2 M / 2 s / 4 threads = 150 K/s a thread.
+        // 8 s / 2 s = 4×; 1.2 M / 1 M = 1.2; 1.2 M / 2 s / 4 threads = 150 K/s a thread;
+        // 1 s waited of 2 s × 4 threads = 12.5%.
         assert_eq!(
-            rows[3], "| | 4 | 200.0 ms | 4.00× | 1.200 | 150 |",
+            rows[3], "| | 4 | 200.0 ms | 4.00× | 1.200 | 150 | 12.5% |",
             "{table}"
         );
         assert_eq!(
-            rows[2], "| | 1 | 800.0 ms | 1.00× | 1.000 | 125 |",
+            rows[2], "| | 1 | 800.0 ms | 1.00× | 1.000 | 125 | 0.0% |",
             "{table}"
         );
     }

@@ -136,6 +136,9 @@ pub(crate) struct Solved {
     pub(crate) nodes: u64,
     /// Whether the caller's stop ended the solve before `window` was decided.
     pub(crate) stopped: bool,
+    /// Time the threads of the teams spent looking for work, summed over the threads
+    /// ([`Team::waited`]).
+    pub(crate) waited: Duration,
 }
 
 impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'a, A, W, H, B> {
@@ -207,11 +210,14 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
     /// master: the threads there work for `sp`).
     fn help_below(&mut self, team: &'a Team<W, H, B>, sp: &Arc<SplitPoint<W, H, B>>) {
         team.idle.fetch_add(1, Ordering::Relaxed);
+        let (started, mut worked) = (Instant::now(), Duration::ZERO);
         let mut backoff = Backoff(0);
         while sp.working.load(Ordering::Acquire) > 0 {
             if let Some(below) = team.pick(Some(sp)) {
                 team.idle.fetch_sub(1, Ordering::Relaxed);
+                let work = Instant::now();
                 self.work_at(&below);
+                worked += work.elapsed();
                 self.aborted = false;
                 team.idle.fetch_add(1, Ordering::Relaxed);
                 backoff = Backoff(0);
@@ -220,6 +226,7 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
             }
         }
         team.idle.fetch_sub(1, Ordering::Relaxed);
+        team.add_waited(started.elapsed().saturating_sub(worked));
     }
 }
 
@@ -399,6 +406,7 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
             score: range,
             nodes,
             stopped: !finished,
+            waited: Duration::ZERO,
         };
     };
     if plan.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
@@ -406,9 +414,10 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
             score: range,
             nodes,
             stopped: true,
+            waited: Duration::ZERO,
         };
     }
-    let (mut nodes, mut due) = (nodes, due);
+    let (mut nodes, mut due, mut waited) = (nodes, due, Duration::ZERO);
     // Entries the threads put into the big table in the last window.
     let mut stored = 0;
     while !window.decided(*range.start(), *range.end()) {
@@ -445,6 +454,7 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
                 stored += s;
             }
             nodes += searched;
+            waited += Duration::from_nanos(team.waited.load(Ordering::Relaxed));
             (
                 answered,
                 stored,
@@ -460,6 +470,7 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
         stopped: !window.decided(*range.start(), *range.end()),
         score: range,
         nodes,
+        waited,
     }
 }
 
@@ -498,11 +509,14 @@ fn help<const W: usize, const H: usize, B: Bitboard>(
     team: &Team<W, H, B>,
 ) -> (u64, u64) {
     let mut search = Search::new(Shared::new(view, team, None), book).in_team(team);
+    let (started, mut worked) = (Instant::now(), Duration::ZERO);
     let mut backoff = Backoff(0);
     while !team.done.load(Ordering::Acquire) {
         if let Some(sp) = team.pick(None) {
             team.idle.fetch_sub(1, Ordering::Relaxed);
+            let work = Instant::now();
             search.work_at(&sp);
+            worked += work.elapsed();
             search.aborted = false;
             team.idle.fetch_add(1, Ordering::Relaxed);
             backoff = Backoff(0);
@@ -510,5 +524,6 @@ fn help<const W: usize, const H: usize, B: Bitboard>(
             backoff.snooze();
         }
     }
+    team.add_waited(started.elapsed().saturating_sub(worked));
     (search.nodes, search.table.far_stores)
 }

@@ -35,6 +35,8 @@ pub struct Solver<
     table: T,
     book: Option<Book<W, H, B>>,
     nodes: u64,
+    /// See [`Solver::waited`].
+    waited: Duration,
     /// Subtree sizes as a replacement scheme counts them: `nodes`, except that a cutoff by a
     /// stored bound counts [`BoundStore::hit_weight`] (BIGALL's stored subtree size).
     weight: u64,
@@ -58,6 +60,7 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             table,
             book: None,
             nodes: 0,
+            waited: Duration::ZERO,
             weight: 0,
             threads: 1,
             parallel_after: PARALLEL_AFTER,
@@ -135,12 +138,21 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
         self.table.clear();
         self.nodes = 0;
         self.weight = 0;
+        self.waited = Duration::ZERO;
     }
 
     /// Positions explored (calls to the search, summed over threads) since the last
     /// [`Solver::reset`].
     pub fn nodes(&self) -> u64 {
         self.nodes
+    }
+
+    /// Time the threads of a parallel solve spent looking for work, summed over the threads,
+    /// since the last [`Solver::reset`]: each helper from its start to its window's end and
+    /// the master waiting at its own split points, less the time each spent searching. Zero
+    /// on one thread. Over the solve's time × threads, the share of the team that idled.
+    pub fn waited(&self) -> Duration {
+        self.waited
     }
 
     /// Entries the table holds.
@@ -207,6 +219,7 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
         };
         let solved = crate::parallel::solve(&mut self.table, pos, window, &plan);
         self.nodes += solved.nodes;
+        self.waited += solved.waited;
         solved
     }
 

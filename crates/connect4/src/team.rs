@@ -145,6 +145,10 @@ pub(crate) struct Team<const W: usize, const H: usize, B: Bitboard> {
     pub(crate) nodes: AtomicU64,
     /// Entries put into the big table, as the threads published them.
     pub(crate) stores: AtomicU64,
+    /// Nanoseconds the threads spent looking for work, summed over the threads: a helper
+    /// from its start to the window's end, and the master waiting at its own split points,
+    /// less the time each spent searching.
+    pub(crate) waited: AtomicU64,
     /// Stores into the big table after which it must grow: the team stops (`stop`) so that
     /// it can.
     pub(crate) grow_after: u64,
@@ -167,9 +171,16 @@ impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
             done: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
             stores: AtomicU64::new(0),
+            waited: AtomicU64::new(0),
             grow_after: grow_after.unwrap_or(u64::MAX),
             alone: alone_before_split(threads),
         }
+    }
+
+    /// Counts `time` a thread spent looking for work ([`Team::waited`]).
+    pub(crate) fn add_waited(&self, time: Duration) {
+        let nanos = u64::try_from(time.as_nanos()).unwrap_or(u64::MAX);
+        self.waited.fetch_add(nanos, Ordering::Relaxed);
     }
 
     /// Whether `pos` is far enough from the end of the game to split.

@@ -238,3 +238,32 @@ fn built_in_book() {
         }
     }
 }
+
+/// `Solver::waited` counts the team's time without work: nothing on one thread, and on a
+/// team something (helpers look for work before the first split point exists), never more
+/// than the threads' time; a reset zeroes it.
+#[test]
+fn only_a_team_waits_for_work() {
+    let (moves, score, _) = facts()
+        .into_iter()
+        .max_by_key(|(moves, _, _)| std::cmp::Reverse(moves.len()))
+        .expect("facts");
+    let pos = Position::from_moves(moves).expect("valid");
+    for threads in [1, 3] {
+        let mut solver = Solver::new(4).expect("4 MiB");
+        solver.set_threads(threads).expect("helper tables");
+        solver.set_parallel_after(0);
+        solver.set_split_empty(4);
+        let started = std::time::Instant::now();
+        assert_eq!(solver.solve(&pos, Strength::Strong), score, "{moves}");
+        let (waited, spent) = (solver.waited(), started.elapsed());
+        if threads == 1 {
+            assert_eq!(waited, std::time::Duration::ZERO);
+        } else {
+            assert!(waited > std::time::Duration::ZERO, "{moves}");
+        }
+        assert!(waited <= spent * threads as u32, "{waited:?} of {spent:?}");
+        solver.reset();
+        assert_eq!(solver.waited(), std::time::Duration::ZERO);
+    }
+}
