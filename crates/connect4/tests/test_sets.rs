@@ -6,6 +6,7 @@
 //! the test fails if the environment variable `CI` is set, and otherwise skips with a message.
 
 use std::path::PathBuf;
+use transpo_connect4::protocol::{Problem, parse_line};
 use transpo_connect4::{Solver, Strength, bench::run_set};
 
 /// The text of test set `file`, or `None` (with a message) when it is missing outside CI.
@@ -110,6 +111,17 @@ fn many_threads_on_a_tiny_table_score_exactly() {
     }
 }
 
+/// The first `n` lines of a set, read with the protocol's parser; each holds its score.
+fn problems(text: &str, n: usize) -> Vec<Problem<'_>> {
+    let parse = |line| parse_line(line).expect("a set's line");
+    let problems: Vec<Problem<'_>> = text.lines().take(n).map(parse).collect();
+    assert!(
+        problems.iter().all(|p| p.expected.is_some()),
+        "a line without a score"
+    );
+    problems
+}
+
 /// A team whose big table grows under it (16 MiB, of which 2 MiB in use after a clear;
 /// helpers from the first position; two Begin-Hard lines, which grow it to all of its
 /// buckets): the threads stop for each doubling and the window starts again. Every score is
@@ -125,11 +137,17 @@ fn a_team_on_a_growing_table_scores_exactly() {
         solver.set_parallel_after(0);
         let start = solver.table().buckets_in_use();
         let mut grew = 0;
-        for line in text.lines().take(2) {
-            let (moves, score) = line.split_once(' ').expect("moves and score");
-            let score: i32 = score.trim().parse().expect("a score");
-            let pos = transpo_connect4::Position::from_moves(moves).expect("a position");
-            assert_eq!(solver.solve(&pos, Strength::Strong), score, "{moves}");
+        for Problem {
+            moves,
+            position: pos,
+            expected,
+        } in problems(&text, 2)
+        {
+            assert_eq!(
+                solver.solve(&pos, Strength::Strong),
+                expected.expect("a score"),
+                "{moves}"
+            );
             if solver.table().buckets_in_use() > start {
                 grew += 1;
             }
@@ -143,7 +161,7 @@ fn a_team_on_a_growing_table_scores_exactly() {
 #[test]
 fn a_stopped_solve_leaves_only_true_bounds() {
     use std::sync::atomic::{AtomicBool, Ordering};
-    use transpo_connect4::{Position, score::Window};
+    use transpo_connect4::score::Window;
     let Some(text) = read("Test_L1_R3") else {
         return;
     };
@@ -151,10 +169,13 @@ fn a_stopped_solve_leaves_only_true_bounds() {
         let mut solver = Solver::new(16).expect("16 MiB");
         solver.set_threads(threads).expect("helper tables");
         solver.set_parallel_after(0);
-        for line in text.lines().take(2) {
-            let (moves, score) = line.split_once(' ').expect("moves and score");
-            let score: i32 = score.trim().parse().expect("a score");
-            let pos = Position::from_moves(moves).expect("a position");
+        for Problem {
+            moves,
+            position: pos,
+            expected,
+        } in problems(&text, 2)
+        {
+            let score = expected.expect("a score");
             // Raised at once: the solve stops at its first look, after a few hundred positions.
             let stop = AtomicBool::new(true);
             assert_eq!(solver.solve_window_until(&pos, Window::EXACT, &stop), None);
