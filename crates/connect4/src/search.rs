@@ -457,7 +457,7 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
             }
             alpha = alpha.max(score);
             if let Some(team) = splits
-                && searched >= team.alone
+                && searched >= team.alone_at(pos)
                 && !sorter.is_empty()
                 && team.has_idle()
             {

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 /// Children a node searches alone, the eldest first, before it may become a split point,
-/// in a team of `threads` threads. One is YBWC's rule; but in a null-window search a node
+/// in a team of `threads` threads, below the top of the tree ([`ALONE_ONCE_UP_TO_MOVES`]).
+/// One is YBWC's rule; but in a null-window search a node
 /// whose eldest failed low still often cuts off with a younger child, and every child handed
 /// out beside that one is searched for nothing. Waiting for more children wastes less work
 /// but leaves threads idle, and which costs more depends on how many threads wait:
@@ -36,6 +37,17 @@ pub fn alone_before_split(threads: usize) -> u32 {
         _ => 1,
     }
 }
+
+/// Nodes with at most this many stones on the board split after their eldest child alone,
+/// whatever the team's size ([`alone_before_split`] counts for the rest), unless the
+/// measurement knob `TRANSPO_C4_ALONE` fixes one count for every node. The top of the tree
+/// is where a child's subtree is largest, so a thread idle beside one costs the most there.
+/// Measured on the 2-core machine, 2 threads, the empty 7×6 board, three runs each,
+/// interleaved (docs/connect4/parallel.md, 2026-11-27, fifth session): two children alone
+/// everywhere 16.1–17.0 s weak (278–286 M positions) and 21.7–23.4 s strong; one child
+/// alone up to 4 stones 13.5–15.9 s weak (244–247 M) and 19.2–22.5 s strong; 20 Begin-Hard
+/// lines alike (1.08–1.18 s a line against 1.08–1.10 s).
+pub const ALONE_ONCE_UP_TO_MOVES: u32 = 4;
 
 /// A node whose younger children are offered to the team: its eldest failed low.
 pub(crate) struct SplitPoint<const W: usize, const H: usize, B: Bitboard> {
@@ -154,6 +166,8 @@ pub(crate) struct Team<const W: usize, const H: usize, B: Bitboard> {
     pub(crate) grow_after: u64,
     /// Children a node searches alone before it may split ([`alone_before_split`]).
     pub(crate) alone: u32,
+    /// Children a node with at most [`ALONE_ONCE_UP_TO_MOVES`] stones searches alone.
+    pub(crate) alone_at_top: u32,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
@@ -174,6 +188,17 @@ impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
             waited: AtomicU64::new(0),
             grow_after: grow_after.unwrap_or(u64::MAX),
             alone: alone_before_split(threads),
+            alone_at_top: crate::parallel::knob(crate::parallel::ALONE_KNOB).unwrap_or(1),
+        }
+    }
+
+    /// Children `pos` searches alone, the eldest first, before it may split.
+    #[inline]
+    pub(crate) fn alone_at(&self, pos: &Position<W, H, B>) -> u32 {
+        if pos.moves() <= ALONE_ONCE_UP_TO_MOVES {
+            self.alone_at_top
+        } else {
+            self.alone
         }
     }
 
@@ -251,5 +276,26 @@ impl Backoff {
             std::thread::sleep(Self::NAP);
         }
         self.0 = self.0.saturating_add(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Position;
+
+    /// The top of the tree splits after the eldest; below it the team's size decides.
+    #[test]
+    fn the_top_of_the_tree_splits_after_the_eldest() {
+        if crate::parallel::knob(crate::parallel::ALONE_KNOB).is_some() {
+            return; // a measurement fixes one count for every node
+        }
+        let team = Team::<7, 6, u64>::new(20, 2, None);
+        let top = Position::from_moves("4444").expect("four legal moves");
+        let below = Position::from_moves("44444").expect("five legal moves");
+        assert_eq!(team.alone_at(&Position::new()), 1);
+        assert_eq!(team.alone_at(&top), 1);
+        assert_eq!(team.alone_at(&below), alone_before_split(2));
+        assert_eq!(alone_before_split(2), 2);
     }
 }
