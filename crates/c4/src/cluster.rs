@@ -319,7 +319,11 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             }
         }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
-        sorter.start(pos.non_losing_moves(), self.best.get(&key).copied());
+        sorter.start(
+            pos.non_losing_moves(),
+            self.best.get(&key).copied(),
+            pos.opponent_winning(),
+        );
         let (mut best, mut pending) = (i32::MIN, false);
         let rank = self.rank;
         let mut place = 0;

@@ -376,6 +376,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Position<W, H, B> {
         (self.mask + Self::bottom()) & Self::board()
     }
 
+    /// The lowest empty square of every column with room once `square` (playable) is
+    /// played.
+    #[inline]
+    pub fn possible_after(&self, square: B) -> B {
+        ((self.mask | square) + Self::bottom()) & Self::board()
+    }
+
     /// Squares that would win for the side to move.
     #[inline]
     fn winning(&self) -> B {

@@ -435,7 +435,7 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
             return score;
         }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
-        sorter.start(candidates, hint);
+        sorter.start(candidates, hint, threats);
         // Whether this node may offer its younger children to idle threads, once its eldest
         // children have not cut off (young brothers wait; see `crate::parallel`).
         let splits = self

@@ -274,7 +274,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Replay<'_, W, H, B> {
             }
         }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
-        sorter.start(pos.non_losing_moves(), self.best.get(&key).copied());
+        sorter.start(
+            pos.non_losing_moves(),
+            self.best.get(&key).copied(),
+            pos.opponent_winning(),
+        );
         let mut best = i32::MIN;
         while let Some((square, _)) = sorter.next(pos) {
             let score = -self.negamax(&pos.after(square), -beta, -alpha.max(best), -guess);
