@@ -274,10 +274,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Replay<'_, W, H, B> {
             }
         }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
+        let threats = pos.opponent_winning();
         sorter.start(
-            pos.non_losing_moves(),
+            pos.non_losing_moves_against(threats),
             self.best.get(&key).copied(),
-            pos.opponent_winning(),
+            threats,
         );
         let mut best = i32::MIN;
         while let Some((square, _)) = sorter.next(pos) {
