@@ -319,12 +319,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             }
         }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
-        let threats = pos.opponent_winning();
-        sorter.start(
-            pos.non_losing_moves_against(threats),
-            self.best.get(&key).copied(),
-            threats,
-        );
+        sorter.start_at(pos, self.best.get(&key).copied());
         let (mut best, mut pending) = (i32::MIN, false);
         let rank = self.rank;
         let mut place = 0;

@@ -130,6 +130,14 @@ impl<const W: usize, const H: usize, B: Bitboard> MoveSorter<W, H, B> {
         Some((self.squares[self.len], self.threats[self.len]))
     }
 
+    /// [`MoveSorter::start`] with every non-losing move of `pos`, for callers that do not
+    /// have the position's threats at hand (the search passes its own).
+    #[inline]
+    pub fn start_at(&mut self, pos: &Position<W, H, B>, first: Option<usize>) {
+        let threats = pos.opponent_winning();
+        self.start(pos.non_losing_moves_against(threats), first, threats);
+    }
+
     /// Whether every move has been handed out.
     #[inline]
     pub fn is_empty(&self) -> bool {

@@ -274,12 +274,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Replay<'_, W, H, B> {
             }
         }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
-        let threats = pos.opponent_winning();
-        sorter.start(
-            pos.non_losing_moves_against(threats),
-            self.best.get(&key).copied(),
-            threats,
-        );
+        sorter.start_at(pos, self.best.get(&key).copied());
         let mut best = i32::MIN;
         while let Some((square, _)) = sorter.next(pos) {
             let score = -self.negamax(&pos.after(square), -beta, -alpha.max(best), -guess);
