@@ -89,6 +89,57 @@ fn mpi_scores_are_one_solves() {
     }
 }
 
+/// Workers that hold several jobs at once (`TRANSPO_C4_MPI_AHEAD`), with many small jobs and
+/// many bounds passed on (`TRANSPO_C4_MPI_LEAF`, `TRANSPO_C4_MPI_SHARE`), so that jobs are
+/// cancelled before they start, and workers send big messages while the manager sends them
+/// theirs: the scores are still one solve's, and nothing waits for ever.
+#[test]
+fn workers_holding_jobs_ahead_score_as_one_solve() {
+    for (board, lines, leaf) in [("6x4", LINES_6X4, "20"), ("5x4", "-\n3\n", "16")] {
+        for flags in [&[][..], &["--weak"]] {
+            let mut args = vec!["--board", board, "--threads", "1", "--hash-mib", "4"];
+            args.extend(flags);
+            let one = one_solve(&args, lines);
+            for ahead in ["2", "4"] {
+                let np = "4".to_string();
+                let mut all = vec![
+                    "--oversubscribe",
+                    "--allow-run-as-root",
+                    "-x",
+                    "TRANSPO_C4_MPI_AHEAD",
+                    "-x",
+                    "TRANSPO_C4_MPI_LEAF",
+                    "-x",
+                    "TRANSPO_C4_MPI_SHARE",
+                    "-np",
+                    &np,
+                    BIN,
+                ];
+                all.extend(&args);
+                let mpi = Run::new("mpirun")
+                    .args(all)
+                    .env("TRANSPO_C4_MPI_AHEAD", ahead)
+                    .env("TRANSPO_C4_MPI_LEAF", leaf)
+                    .env("TRANSPO_C4_MPI_SHARE", "4")
+                    .input(lines.as_bytes().to_vec())
+                    .deadline(Duration::from_secs(120))
+                    .output();
+                assert_eq!(
+                    mpi.code(),
+                    Some(0),
+                    "{board} {flags:?} ahead {ahead}: {}",
+                    mpi.stderr_text()
+                );
+                assert_eq!(
+                    scores(&mpi),
+                    scores(&one),
+                    "{board} {flags:?} ahead {ahead}"
+                );
+            }
+        }
+    }
+}
+
 /// Sixteen workers on tiny boards, where most have nothing to do.
 #[test]
 fn sixteen_workers_on_a_tiny_board() {

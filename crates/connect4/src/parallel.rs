@@ -354,6 +354,8 @@ pub(crate) struct Plan<'a, const W: usize, const H: usize, B: Bitboard> {
     pub(crate) progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
     /// The caller's stop, if any.
     pub(crate) stop: Option<&'a AtomicBool>,
+    /// Positions earlier solves explored on the table since it was last cleared.
+    pub(crate) explored: u64,
 }
 
 /// Solves `pos` (which the side to move cannot win at once) until `window` is decided or
@@ -383,6 +385,7 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
         },
         plan.book,
     )
+    .after(plan.explored)
     .reporting(beat);
     let report = |nodes_before: u64| {
         move |med: i32, min: i32, max: i32, nodes: u64| {
@@ -437,11 +440,15 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
         (answered, stored, due) = std::thread::scope(|scope| {
             let team = &team;
             let helpers: Vec<_> = (1..plan.threads)
-                .map(|helper| scope.spawn(move || help(shared.view(helper), plan.book, team)))
+                .map(|helper| {
+                    let explored = plan.explored + nodes;
+                    scope.spawn(move || help(shared.view(helper), plan.book, team, explored))
+                })
                 .collect();
             let beat = heartbeat(plan, started, due, &range, nodes, Some(&team.nodes));
             let mut master = Search::new(Shared::new(shared.view(0), team, plan.stop), plan.book)
                 .in_team(team)
+                .after(plan.explored + nodes)
                 .reporting(beat);
             let answered =
                 master.next_window(pos, window, &mut range, nodes, |med, min, max, _| {
@@ -506,12 +513,16 @@ fn heartbeat<'a, const W: usize, const H: usize, B: Bitboard>(
 
 /// One helper thread of a team: takes children at open split points until the master is
 /// done. Returns the positions it explored and the entries it put into the big table.
+/// `explored`: the positions searched on the table before this window.
 fn help<const W: usize, const H: usize, B: Bitboard>(
     view: ThreadView<'_, W, H, B>,
     book: Option<&Book<W, H, B>>,
     team: &Team<W, H, B>,
+    explored: u64,
 ) -> (u64, u64) {
-    let mut search = Search::new(Shared::new(view, team, None), book).in_team(team);
+    let mut search = Search::new(Shared::new(view, team, None), book)
+        .in_team(team)
+        .after(explored);
     let (started, mut worked) = (Instant::now(), Duration::ZERO);
     let mut backoff = Backoff(0);
     while !team.done.load(Ordering::Acquire) {

@@ -19,8 +19,13 @@ use std::time::{Duration, Instant};
 /// Enhanced transposition cutoffs only where at least 20 squares are empty: nearer the end
 /// the subtrees are too small to pay for probing every child (measured on Begin-Hard) ...
 const ETC_MIN_EMPTY: i32 = 20;
-/// ... and only once a solve has explored this many positions: before that the table holds
-/// too little for the extra probes to find anything (they slowed Begin-Easy down).
+/// ... and only once the table holds what this many positions stored since it was last
+/// cleared: before that it holds too little for the extra probes to find anything (they
+/// slowed Begin-Easy down). Counted over every search on the table since it was cleared
+/// ([`Search::after`]), not over one search's own positions: a cluster's worker runs
+/// thousands of jobs of about 10^5 positions each on one table, and a job that waited for
+/// its own 10^5 positions left its cutoffs out (8×5 strong, one worker: 1.04× one solve's
+/// positions, docs/connect4/mpi.md).
 const ETC_AFTER_NODES: u64 = 100_000;
 
 /// A callback told of each step of the score search (see [`crate::Solver::set_progress`]).
@@ -161,6 +166,9 @@ pub(crate) struct Search<'a, A: Access<W, H, B>, const W: usize, const H: usize,
     pub(crate) under: Option<Arc<SplitPoint<W, H, B>>>,
     /// Reports while a window is searched, if anyone listens.
     pub(crate) heartbeat: Option<Heartbeat<'a>>,
+    /// Enhanced transposition cutoffs once [`Search::nodes`] passes this ([`ETC_AFTER_NODES`]
+    /// less what earlier searches on the table explored, [`Search::after`]).
+    etc_after: u64,
 }
 
 impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'a, A, W, H, B> {
@@ -176,6 +184,16 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
             team: None,
             under: None,
             heartbeat: None,
+            etc_after: ETC_AFTER_NODES,
+        }
+    }
+
+    /// The search on a table that earlier searches, of `explored` positions in all, have
+    /// filled since it was last cleared (the solver's count).
+    pub(crate) fn after(self, explored: u64) -> Self {
+        Search {
+            etc_after: ETC_AFTER_NODES.saturating_sub(explored),
+            ..self
         }
     }
 
@@ -340,7 +358,7 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
         }
         // Enhanced transposition cutoff: a child whose stored upper bound already refutes
         // it at the window's top ends the node without a search.
-        let mut rest = if moves + ETC_MIN_EMPTY <= Self::SQUARES && self.nodes > ETC_AFTER_NODES {
+        let mut rest = if moves + ETC_MIN_EMPTY <= Self::SQUARES && self.nodes > self.etc_after {
             candidates
         } else {
             B::ZERO

@@ -216,6 +216,7 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             split_empty: self.split_empty,
             progress: self.progress.as_deref(),
             stop,
+            explored: self.nodes,
         };
         let solved = crate::parallel::solve(&mut self.table, pos, window, &plan);
         self.nodes += solved.nodes;

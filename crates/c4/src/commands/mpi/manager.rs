@@ -20,14 +20,30 @@ use transpo_connect4::protocol::{ending, parse_line};
 use transpo_connect4::score::{Strength, Window, finish, win_now_score};
 use transpo_files::{Line, Lines, TEXT_LINE_MAX};
 
-/// The manager's side of the workers: who runs what, the jobs waiting for each, and each
-/// worker's positions on the current line.
+/// Jobs a worker holds at once by default ([`Workers::ahead`]): the one it searches and
+/// the next. Measured in docs/connect4/mpi.md.
+const JOBS_AHEAD: usize = 1;
+
+/// A job sent to a worker and not yet answered.
+struct Sent<const W: usize, const H: usize, B: Bitboard> {
+    id: u64,
+    job: Job<W, H, B>,
+    /// Whether the worker was told to stop it (or not to start it).
+    cancelled: bool,
+}
+
+/// The manager's side of the workers: what each was sent and has not answered, the jobs
+/// waiting for each, and each worker's positions on the current line.
 struct Workers<'w, const W: usize, const H: usize, B: Bitboard> {
     world: &'w SimpleCommunicator,
-    running: Vec<Option<(u64, Job<W, H, B>)>>,
-    /// Whether the running job of each worker was told to stop.
-    cancelled: Vec<bool>,
-    /// Jobs cancelled while running.
+    /// The jobs each worker was sent and has not answered, in the order it searches them:
+    /// the first runs, the others wait there ([`Workers::ahead`]).
+    sent: Vec<VecDeque<Sent<W, H, B>>>,
+    /// Jobs a worker holds at once: one running and the rest waiting at the worker, so that
+    /// it starts the next as soon as one ends instead of waiting for the manager's round
+    /// trip ([`JOBS_AHEAD`], `TRANSPO_C4_MPI_AHEAD` for measuring).
+    ahead: usize,
+    /// Jobs cancelled before they were answered.
     stopped: u64,
     queues: Vec<VecDeque<Job<W, H, B>>>,
     /// The bounds proved by the other workers, for each worker's next job.
@@ -35,6 +51,8 @@ struct Workers<'w, const W: usize, const H: usize, B: Bitboard> {
     /// Bytes of bounds passed on, and dropped for a full outbox.
     bounds: (u64, u64),
     positions: Vec<u64>,
+    /// Microseconds each worker searched on this line.
+    searched: Vec<u64>,
     next_id: u64,
     answered: u64,
     /// Whether an idle worker takes another's job (`TRANSPO_C4_MPI_STEAL=0`: never, for
@@ -46,17 +64,18 @@ struct Workers<'w, const W: usize, const H: usize, B: Bitboard> {
 }
 
 impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
-    fn new(world: &'w SimpleCommunicator) -> Self {
+    fn new(world: &'w SimpleCommunicator, ahead: usize) -> Self {
         let n = world.size() as usize - 1;
         Workers {
             world,
-            running: vec![None; n],
-            cancelled: vec![false; n],
+            sent: (0..n).map(|_| VecDeque::new()).collect(),
+            ahead: ahead.max(1),
             stopped: 0,
             queues: vec![VecDeque::new(); n],
             outbox: vec![Vec::new(); n],
             bounds: (0, 0),
             positions: vec![0; n],
+            searched: vec![0; n],
             next_id: 0,
             answered: 0,
             steal: std::env::var("TRANSPO_C4_MPI_STEAL").map_or(true, |v| v != "0"),
@@ -68,6 +87,7 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
     fn new_line(&mut self) {
         self.outbox.iter_mut().for_each(Vec::clear);
         (self.answered, self.stopped, self.bounds) = (0, 0, (0, 0));
+        self.searched.iter_mut().for_each(|s| *s = 0);
         for (w, positions) in self.positions.iter_mut().enumerate() {
             *positions = 0;
             self.world
@@ -81,36 +101,34 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
         self.positions.iter().sum()
     }
 
-    /// Makes `needed` (one step's jobs, in the search's order) the work to do: a job a
-    /// running one answers is not asked again, a queued job no longer needed is dropped.
-    /// Each job waits for the worker that owns its group ([`Job::group`]), in the search's
-    /// order (ordering by [`Job::rank`] explored more); then each idle worker is given its
-    /// own next job, or else another's (the front of the longest queue).
+    /// Makes `needed` (one step's jobs, in the search's order) the work to do: a job sent
+    /// before answers it if it covers its window, a sent job no longer needed is cancelled,
+    /// a queued one dropped. Each job waits for the worker that owns its group
+    /// ([`Job::group`]), in the search's order (ordering by [`Job::rank`] explored more);
+    /// then each worker is sent jobs until it holds [`Workers::ahead`]: its own next ones,
+    /// or, if it holds none, another's (the front of the longest queue).
     fn plan(&mut self, needed: Vec<Job<W, H, B>>) {
-        let n = self.running.len();
-        // A running job no step needs any more is stopped.
+        let n = self.sent.len();
         for w in 0..n {
-            let Some((id, run)) = &self.running[w] else {
-                continue;
-            };
-            let key = run.key();
-            if !self.cancelled[w]
-                && !needed
-                    .iter()
-                    .any(|job| job.key() == key && run.covers(job.window))
-            {
-                self.cancel(w, *id);
+            for i in 0..self.sent[w].len() {
+                let sent = &self.sent[w][i];
+                let key = sent.job.key();
+                if !sent.cancelled
+                    && !needed
+                        .iter()
+                        .any(|job| job.key() == key && sent.job.covers(job.window))
+                {
+                    self.cancel(w, i);
+                }
             }
         }
         self.queues.iter_mut().for_each(VecDeque::clear);
         let first = needed.first().cloned();
         for job in needed {
             let key = job.key();
-            let covered = self
-                .running
-                .iter()
-                .flatten()
-                .any(|(_, run)| run.key() == key && run.covers(job.window));
+            let covered = self.sent.iter().flatten().any(|sent| {
+                !sent.cancelled && sent.job.key() == key && sent.job.covers(job.window)
+            });
             if !covered {
                 self.queues[owner(job.group, n)].push_back(job);
             }
@@ -123,34 +141,41 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
             return;
         }
         for w in 0..n {
-            if self.running[w].is_some() {
-                continue;
-            }
-            let from = if self.queues[w].is_empty() && self.steal {
-                (0..n).max_by_key(|&q| self.queues[q].len()).unwrap_or(w)
-            } else {
-                w
-            };
-            if let Some(job) = self.queues[from].pop_front() {
+            while self.held(w) < self.ahead {
+                let from = if self.queues[w].is_empty() && self.steal && self.held(w) == 0 {
+                    (0..n).max_by_key(|&q| self.queues[q].len()).unwrap_or(w)
+                } else {
+                    w
+                };
+                let Some(job) = self.queues[from].pop_front() else {
+                    break;
+                };
                 self.send(w, job);
             }
         }
     }
 
-    /// Tells worker `w` to stop its running job `id`.
-    fn cancel(&mut self, w: usize, id: u64) {
-        self.world
-            .process_at_rank(w as i32 + 1)
-            .send_with_tag(&id.to_le_bytes()[..], TAG_CANCEL);
-        self.cancelled[w] = true;
+    /// Jobs worker `w` holds that still matter.
+    fn held(&self, w: usize) -> usize {
+        self.sent[w].iter().filter(|sent| !sent.cancelled).count()
     }
 
-    /// Stops every running job: the root is solved.
+    /// Tells worker `w` to stop (or not to start) the `i`th job it holds.
+    fn cancel(&mut self, w: usize, i: usize) {
+        let sent = &mut self.sent[w][i];
+        self.world
+            .process_at_rank(w as i32 + 1)
+            .send_with_tag(&sent.id.to_le_bytes()[..], TAG_CANCEL);
+        sent.cancelled = true;
+    }
+
+    /// Stops every job sent: the root is solved.
     fn cancel_all(&mut self) {
-        for w in 0..self.running.len() {
-            if let (Some((id, _)), false) = (&self.running[w], self.cancelled[w]) {
-                let id = *id;
-                self.cancel(w, id);
+        for w in 0..self.sent.len() {
+            for i in 0..self.sent[w].len() {
+                if !self.sent[w][i].cancelled {
+                    self.cancel(w, i);
+                }
             }
         }
     }
@@ -170,14 +195,28 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
         self.world
             .process_at_rank(w as i32 + 1)
             .send_with_tag(&bytes[..], TAG_JOB);
-        self.running[w] = Some((self.next_id, job));
-        self.cancelled[w] = false;
+        self.sent[w].push_back(Sent {
+            id: self.next_id,
+            job,
+            cancelled: false,
+        });
         self.next_id += 1;
     }
 
-    /// Whether a job is running.
+    /// Whether a worker holds a job not yet answered.
     fn busy(&self) -> bool {
-        self.running.iter().any(Option::is_some)
+        self.sent.iter().any(|held| !held.is_empty())
+    }
+
+    /// Jobs the workers hold that still matter.
+    fn running(&self) -> usize {
+        (0..self.sent.len()).map(|w| self.held(w)).sum()
+    }
+
+    /// The share of the line's time `elapsed` the workers spent searching.
+    fn busy_share(&self, elapsed: Duration) -> f64 {
+        let total = elapsed.as_micros() as f64 * self.sent.len() as f64;
+        self.searched.iter().sum::<u64>() as f64 / total.max(1.0)
     }
 
     /// Keeps the bounds worker `w` proved for every other worker's next job.
@@ -231,15 +270,20 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
                 field::<4>(&bytes, 12),
                 field::<8>(&bytes, 16),
                 bytes.get(24),
+                field::<8>(&bytes, 25),
             );
-            let (Some(id), Some(lo), Some(hi), Some(positions), Some(&answered)) = parsed else {
+            let (Some(id), Some(lo), Some(hi), Some(positions), Some(&answered), Some(micros)) =
+                parsed
+            else {
                 return Err(Failure::run(format!("rank {}: an answer too short", w + 1)));
             };
-            let Some((running, job)) = self.running[w].take() else {
+            // Jobs are answered in the order they were sent.
+            let Some(Sent { id: sent, job, .. }) = self.sent[w].pop_front() else {
                 return Err(Failure::run(format!("rank {}: an answer to no job", w + 1)));
             };
             self.positions[w] = u64::from_le_bytes(positions);
-            if running != u64::from_le_bytes(id) {
+            self.searched[w] += u64::from_le_bytes(micros);
+            if sent != u64::from_le_bytes(id) {
                 return Err(Failure::run(format!(
                     "rank {}: an answer to another job",
                     w + 1
@@ -327,7 +371,10 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
         "a number of children",
     )?);
     let mut run = Manager {
-        workers: Workers::<W, H, B>::new(world),
+        workers: Workers::<W, H, B>::new(
+            world,
+            super::env_number("TRANSPO_C4_MPI_AHEAD", JOBS_AHEAD, "a number of jobs")?,
+        ),
         top,
         strength: setup.strength,
         state_path,
@@ -566,16 +613,18 @@ impl<const W: usize, const H: usize, B: Bitboard> Manager<'_, '_, W, H, B> {
         };
         if solved || Instant::now() >= due {
             self.last_progress = Some(Instant::now());
-            let running = self.workers.running.iter().flatten().count();
+            let running = self.workers.running();
+            let elapsed = started.elapsed();
             eprintln!(
                 "  {line}: {} jobs answered, {} stopped, {running} running, {:.1} s, {} positions, \
-                 {:.1} MB of bounds passed on ({:.1} MB dropped)",
+                 {:.1} MB of bounds passed on ({:.1} MB dropped), workers searching {:.0}% of the time",
                 self.workers.answered,
                 self.workers.stopped,
-                started.elapsed().as_secs_f64(),
+                elapsed.as_secs_f64(),
                 self.line_positions(),
                 self.workers.bounds.0 as f64 / 1e6,
                 self.workers.bounds.1 as f64 / 1e6,
+                100.0 * self.workers.busy_share(elapsed),
             );
         }
     }

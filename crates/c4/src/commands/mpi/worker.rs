@@ -1,24 +1,35 @@
 //! A worker rank: one solver whose table lasts the whole line, searching the jobs the
 //! manager sends, on a search thread that lives as long as the worker.
 //!
-//! Why this shape: the main thread only speaks MPI, and while a job runs it waits on the
-//! search thread's answer, looking for a cancel every [`CANCEL_LOOK_EVERY`]. Polling every
-//! 200 µs instead woke a thread on the searching cores 5,000 times a second: one worker
-//! searched 9×4's jobs in 15.2 s instead of 13.6 s (docs/connect4/mpi.md). One search thread
-//! for the worker's life (the first version started one a job) carries out the orders in the
-//! manager's order, bounds before the job they came with.
+//! Why this shape: the main thread only speaks MPI; the search thread carries out the
+//! orders (bounds, jobs, a new line) in the manager's order. The manager sends a worker its
+//! next job while the last still runs (`JOBS_AHEAD` in `manager.rs`), so the search thread
+//! starts it the moment the last ends instead of waiting a round trip for it: with one job
+//! at a time a lone worker searched only 87% of the time (8×5 strong, docs/connect4/mpi.md).
+//!
+//! Two rules keep the two ranks from waiting on each other for ever. The main thread never
+//! blocks on a send: a job's answer goes out as an immediate send, and while it is on its way
+//! the thread goes on taking in what the manager sends (a big message of bounds waits for
+//! its receiver under MPI's rendezvous protocol, so a manager sending bounds to a worker that
+//! sends its own would otherwise wait for ever). And while a job runs the main thread looks
+//! for messages every [`LOOK_EVERY`]: often enough that a manager's send waits little, not
+//! so often that the searching core is woken for nothing (polling every 200 µs cost 12% of a
+//! worker's search on 9×4).
 
 use super::{
-    TAG_BOUNDS, TAG_CANCEL, TAG_END, TAG_HELLO, TAG_JOB, TAG_LINE, TAG_RESULT, field, next_message,
+    IDLE_SLEEP, TAG_BOUNDS, TAG_CANCEL, TAG_END, TAG_HELLO, TAG_JOB, TAG_LINE, TAG_RESULT, field,
     receive,
 };
 use crate::commands::Solving;
+use mpi::point_to_point::Status;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::collections::VecDeque;
 use std::ops::RangeInclusive;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use transpo_c4::sharing::SharingTable;
 use transpo_cli::Failure;
 use transpo_connect4::position::{Bitboard, Position};
@@ -27,17 +38,18 @@ use transpo_connect4::solver::Solver;
 
 /// What the main thread asks of the search thread, in the order the manager sent it.
 enum Order<const W: usize, const H: usize, B: Bitboard> {
-    /// Search this job.
-    Job(Position<W, H, B>, Window),
+    /// Search this job until its stop is raised (raised before it starts: skip it).
+    Job(Position<W, H, B>, Window, Arc<AtomicBool>),
     /// Take in the other workers' bounds.
     Bounds(Vec<u8>),
     /// A new line: forget the table and the count.
     NewLine,
 }
 
-/// How often a worker whose job runs looks for the manager's cancel of it. Each look wakes
-/// a thread on the searching cores, so not too often; a cancel waits at most this long.
-const CANCEL_LOOK_EVERY: Duration = Duration::from_millis(5);
+/// How often the main thread looks for the manager's messages while a job runs. Each look
+/// wakes a thread on the searching cores, so not too often; a cancel, or a manager's big
+/// send, waits at most this long.
+const LOOK_EVERY: Duration = Duration::from_millis(2);
 
 /// A job's outcome, from the search thread.
 struct Done {
@@ -47,6 +59,8 @@ struct Done {
     nodes: u64,
     /// The bounds to pass on ([`SharingTable::take_journal`]).
     bounds: Vec<u8>,
+    /// Microseconds the job searched.
+    micros: u64,
 }
 
 /// A worker: says what it was started as, then searches every job it is sent until told the
@@ -62,66 +76,155 @@ pub(super) fn worker<const W: usize, const H: usize, B: Bitboard>(
     let hello: Vec<String> = me.iter().map(|(k, v)| format!("{k}={v}")).collect();
     manager.send_with_tag(hello.join("\n").as_bytes(), TAG_HELLO);
     let solver = solving.solver_on(|table| SharingTable::new(table, shared_empties))?;
-    let stop = AtomicBool::new(false);
     let (orders, ordered) = channel();
     let (report, reports) = channel();
     std::thread::scope(|scope| {
-        let stop = &stop;
-        scope.spawn(move || search(solver, &ordered, &report, stop));
-        let outcome = serve(world, &orders, &reports, stop);
+        scope.spawn(move || search(solver, &ordered, &report));
+        let mut main = Main {
+            world,
+            orders,
+            held: VecDeque::new(),
+            ended: false,
+        };
+        let outcome = main.serve(&reports);
         // Closing the orders ends the search thread; the scope waits for it.
-        drop(orders);
+        drop(main);
         outcome
     })
 }
 
-/// The main thread's loop: turns the manager's messages into orders and each job's outcome
-/// into the answer. The stop flag is raised only while the job it stops runs, and lowered by
-/// this thread before the next job is ordered.
-fn serve<const W: usize, const H: usize, B: Bitboard>(
-    world: &SimpleCommunicator,
-    orders: &Sender<Order<W, H, B>>,
-    reports: &Receiver<Result<Done, String>>,
-    stop: &AtomicBool,
-) -> Result<(), Failure> {
-    let manager = world.process_at_rank(0);
-    let gone = || Failure::run("the search thread ended (a bug: see its message above)");
-    loop {
-        let (bytes, status) = next_message(world);
+/// The main thread: the manager's messages in, the jobs' answers out.
+struct Main<'w, const W: usize, const H: usize, B: Bitboard> {
+    world: &'w SimpleCommunicator,
+    orders: Sender<Order<W, H, B>>,
+    /// The jobs handed to the search thread and not yet answered, in its order: their ids
+    /// and stops.
+    held: VecDeque<(u64, Arc<AtomicBool>)>,
+    /// Whether the manager said the run is over.
+    ended: bool,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Main<'_, W, H, B> {
+    /// Takes in messages and answers jobs until the run is over and every job is answered.
+    fn serve(&mut self, reports: &Receiver<Result<Done, String>>) -> Result<(), Failure> {
+        let gone = || Failure::run("the search thread ended (a bug: see its message above)");
+        loop {
+            let done = if self.held.is_empty() {
+                if self.ended {
+                    return Ok(());
+                }
+                match self.world.any_process().immediate_matched_probe() {
+                    Some(probed) => {
+                        self.take(receive(probed))?;
+                        continue;
+                    }
+                    None => {
+                        std::thread::sleep(IDLE_SLEEP);
+                        continue;
+                    }
+                }
+            } else {
+                match reports.recv_timeout(LOOK_EVERY) {
+                    Ok(done) => done,
+                    Err(RecvTimeoutError::Disconnected) => return Err(gone()),
+                    Err(RecvTimeoutError::Timeout) => {
+                        while let Some(probed) = self.world.any_process().immediate_matched_probe()
+                        {
+                            self.take(receive(probed))?;
+                        }
+                        continue;
+                    }
+                }
+            };
+            let done = done.map_err(Failure::run)?;
+            let Some((id, _)) = self.held.pop_front() else {
+                return Err(Failure::run("an answer to no job (a bug)"));
+            };
+            if self.ended {
+                // The manager stopped listening.
+                continue;
+            }
+            if !done.bounds.is_empty() {
+                self.send(&done.bounds, TAG_BOUNDS)?;
+            }
+            let mut answer = id.to_le_bytes().to_vec();
+            let (lo, hi) = done
+                .range
+                .as_ref()
+                .map_or((0, 0), |r| (*r.start(), *r.end()));
+            answer.extend(lo.to_le_bytes());
+            answer.extend(hi.to_le_bytes());
+            answer.extend(done.nodes.to_le_bytes());
+            answer.push(u8::from(done.range.is_some()));
+            answer.extend(done.micros.to_le_bytes());
+            self.send(&answer, TAG_RESULT)?;
+        }
+    }
+
+    /// Sends `bytes` to the manager without blocking on it: takes in the manager's messages
+    /// until the send is done.
+    fn send(&mut self, bytes: &[u8], tag: i32) -> Result<(), Failure> {
+        let world = self.world;
+        let manager = world.process_at_rank(0);
+        mpi::request::scope(|scope| {
+            let mut request = manager.immediate_send_with_tag(scope, bytes, tag);
+            // The first error is kept until the send is done: a request must complete
+            // before its scope ends.
+            let mut failed = Ok(());
+            loop {
+                match request.test() {
+                    Ok(_) => return failed,
+                    Err(pending) => request = pending,
+                }
+                match world.any_process().immediate_matched_probe() {
+                    Some(probed) => {
+                        let message = receive(probed);
+                        if failed.is_ok() {
+                            failed = self.take(message);
+                        }
+                    }
+                    None => std::thread::sleep(IDLE_SLEEP),
+                }
+            }
+        })
+    }
+
+    /// Acts on one message from the manager.
+    fn take(&mut self, (bytes, status): (Vec<u8>, Status)) -> Result<(), Failure> {
         let order = match status.tag() {
             TAG_JOB => {
                 let (id, pos, window) = parse_job::<W, H, B>(&bytes)?;
-                stop.store(false, Ordering::Relaxed);
-                orders.send(Order::Job(pos, window)).map_err(|_| gone())?;
-                let done = wait(world, reports, stop, id).ok_or_else(gone)?;
-                let done = done.map_err(Failure::run)?;
-                if !done.bounds.is_empty() {
-                    manager.send_with_tag(&done.bounds[..], TAG_BOUNDS);
-                }
-                let mut answer = id.to_le_bytes().to_vec();
-                let (lo, hi) = done
-                    .range
-                    .as_ref()
-                    .map_or((0, 0), |r| (*r.start(), *r.end()));
-                answer.extend(lo.to_le_bytes());
-                answer.extend(hi.to_le_bytes());
-                answer.extend(done.nodes.to_le_bytes());
-                answer.push(u8::from(done.range.is_some()));
-                manager.send_with_tag(&answer[..], TAG_RESULT);
-                continue;
+                let stop = Arc::new(AtomicBool::new(false));
+                self.held.push_back((id, Arc::clone(&stop)));
+                Order::Job(pos, window, stop)
             }
-            // A cancel that crossed the job's answer on the way: nothing runs to stop.
-            TAG_CANCEL => continue,
+            TAG_CANCEL => {
+                let id = field::<8>(&bytes, 0).map(u64::from_le_bytes);
+                // A cancel that crossed the job's answer on the way finds nothing to stop.
+                if let Some((_, stop)) = self.held.iter().find(|(held, _)| Some(*held) == id) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                return Ok(());
+            }
             TAG_BOUNDS => Order::Bounds(bytes),
             TAG_LINE => Order::NewLine,
-            TAG_END => return Ok(()),
+            TAG_END => {
+                // Only a manager that failed ends the run with jobs out: stop them.
+                self.ended = true;
+                for (_, stop) in &self.held {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                return Ok(());
+            }
             tag => {
                 return Err(Failure::run(format!(
                     "a message with the unknown tag {tag}"
                 )));
             }
         };
-        orders.send(order).map_err(|_| gone())?;
+        self.orders
+            .send(order)
+            .map_err(|_| Failure::run("the search thread ended (a bug: see its message above)"))
     }
 }
 
@@ -148,52 +251,32 @@ fn parse_job<const W: usize, const H: usize, B: Bitboard>(
     Ok((u64::from_le_bytes(id), pos, window))
 }
 
-/// Waits for job `id`'s outcome, raising `stop` when the manager cancels the job. `None` if
-/// the search thread is gone.
-fn wait(
-    world: &SimpleCommunicator,
-    reports: &Receiver<Result<Done, String>>,
-    stop: &AtomicBool,
-    id: u64,
-) -> Option<Result<Done, String>> {
-    loop {
-        match reports.recv_timeout(CANCEL_LOOK_EVERY) {
-            Ok(done) => return Some(done),
-            Err(RecvTimeoutError::Disconnected) => return None,
-            Err(RecvTimeoutError::Timeout) => {}
-        }
-        while let Some(probed) = world
-            .any_process()
-            .immediate_matched_probe_with_tag(TAG_CANCEL)
-        {
-            let (bytes, _) = receive(probed);
-            if field::<8>(&bytes, 0).map(u64::from_le_bytes) == Some(id) {
-                stop.store(true, Ordering::Relaxed);
-            }
-        }
-    }
-}
-
 /// The search thread: carries out the orders until they end. A job's outcome, or the first
 /// bad bounds' error (answered at the next job), goes back on `report`.
 fn search<const W: usize, const H: usize, B: Bitboard>(
     mut solver: Solver<W, H, B, SharingTable<W, H, B>>,
     orders: &Receiver<Order<W, H, B>>,
     report: &Sender<Result<Done, String>>,
-    stop: &AtomicBool,
 ) {
     let mut failed = None;
     for order in orders {
         match order {
-            Order::Job(pos, window) => {
+            Order::Job(pos, window, stop) => {
                 let done = match failed.take() {
                     Some(error) => Err(error),
                     None => {
-                        let range = solver.solve_window_until(&pos, window, stop);
+                        let started = Instant::now();
+                        // A job cancelled before it started is not searched at all.
+                        let range = if stop.load(Ordering::Relaxed) {
+                            None
+                        } else {
+                            solver.solve_window_until(&pos, window, &stop)
+                        };
                         Ok(Done {
                             range,
                             nodes: solver.nodes(),
                             bounds: solver.table_mut().take_journal(),
+                            micros: started.elapsed().as_micros() as u64,
                         })
                     }
                 };
