@@ -366,14 +366,20 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
 /// one is searched for nothing; waiting for more leaves workers idle, which costs more the
 /// more workers wait (as for the threads' split points:
 /// `transpo_connect4::parallel::alone_before_split`). Measured (docs/connect4/mpi.md):
+/// - 2 workers (2-core machine, 8×5 strong, wall time against one solve's, same run): two
+///   children 0.73× and 0.77× (workers searching 85% of the time, 1.25× the positions),
+///   three 0.86× and 0.89× (72%, 1.21×), one 0.86× (88%, 1.29×).
 /// - 4 workers (2-core machine), positions ÷ one solve's: 6×6 strong 1.64× with one child,
-///   1.51× two, 1.17× three, 1.02× four; 9×4 strong 2.00×, —, 1.75×, 1.29×; 2 workers on 9×4
-///   took 15.2 s with one, 14.3 s with three, 16.0 s with four (one solve 10.8 s).
+///   1.51× two, 1.17× three, 1.02× four; 9×4 strong 2.00×, —, 1.75×, 1.29×.
 /// - 16 workers (16-core machine), the empty 7×6 board: 6.5 s weak and 10.6 s strong with
 ///   one child, 11.3 s and 15.6 s with two, 12.0 s and 19.0 s with three, 30.5 s strong
 ///   with four (one thread alone: 18.1 s and 26.9 s).
 pub fn alone_before_release(workers: usize) -> u32 {
-    if workers >= 8 { 1 } else { 3 }
+    match workers {
+        0..=2 => 2,
+        3..=7 => 3,
+        _ => 1,
+    }
 }
 
 /// The first words of a state file.
