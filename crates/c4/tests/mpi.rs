@@ -1,8 +1,9 @@
 //! `mpirun -np N transpo-c4` (feature `mpi`): the scores of a solve over MPI are one
 //! machine's solve's, line for line, strong and weak, with `--analyze`, with 1, 3 and 16
-//! workers, and with workers holding jobs ahead; a killed solve run again with its `--state` file gives the same lines; and what
-//! a solve over MPI refuses (`-np 1`, a state file of another solve, ranks started with
-//! other flags). Needs OpenMPI's `mpirun` on the PATH (`.ci/run` installs it).
+//! workers, and with workers holding jobs ahead; a killed solve run again with its
+//! `--state` file gives the same lines; and what a solve over MPI refuses (`-np 1`, a
+//! state file of another solve, ranks started with other flags). Needs OpenMPI's `mpirun`
+//! on the PATH (`.ci/run` installs it).
 
 #![cfg(feature = "mpi")]
 
