@@ -437,18 +437,20 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
             shared.stores_before_growth(),
         );
         let answered;
+        // Positions searched on the table before this window, by every solve since it was
+        // last cleared.
+        let explored = plan.explored + nodes;
         (answered, stored, due) = std::thread::scope(|scope| {
             let team = &team;
             let helpers: Vec<_> = (1..plan.threads)
                 .map(|helper| {
-                    let explored = plan.explored + nodes;
                     scope.spawn(move || help(shared.view(helper), plan.book, team, explored))
                 })
                 .collect();
             let beat = heartbeat(plan, started, due, &range, nodes, Some(&team.nodes));
             let mut master = Search::new(Shared::new(shared.view(0), team, plan.stop), plan.book)
                 .in_team(team)
-                .after(plan.explored + nodes)
+                .after(explored)
                 .reporting(beat);
             let answered =
                 master.next_window(pos, window, &mut range, nodes, |med, min, max, _| {

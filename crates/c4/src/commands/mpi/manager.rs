@@ -20,8 +20,10 @@ use transpo_connect4::protocol::{ending, parse_line};
 use transpo_connect4::score::{Strength, Window, finish, win_now_score};
 use transpo_files::{Line, Lines, TEXT_LINE_MAX};
 
-/// Jobs a worker holds at once by default ([`Workers::ahead`]): the one it searches and
-/// the next. Measured in docs/connect4/mpi.md.
+/// Jobs a worker holds at once by default ([`Workers::ahead`]): the one it searches. Two
+/// (the next waiting at the worker) gained no time with two workers on 8×5 strong and cost
+/// 8% more positions, a job held ahead being more often one a brother's answer makes
+/// needless (docs/connect4/mpi.md); not yet measured with many workers.
 const JOBS_AHEAD: usize = 1;
 
 /// A job sent to a worker and not yet answered.

@@ -2,10 +2,11 @@
 //! manager sends, on a search thread that lives as long as the worker.
 //!
 //! Why this shape: the main thread only speaks MPI; the search thread carries out the
-//! orders (bounds, jobs, a new line) in the manager's order. The manager sends a worker its
-//! next job while the last still runs (`JOBS_AHEAD` in `manager.rs`), so the search thread
-//! starts it the moment the last ends instead of waiting a round trip for it: with one job
-//! at a time a lone worker searched only 87% of the time (8×5 strong, docs/connect4/mpi.md).
+//! orders (bounds, jobs, a new line) in the manager's order. The manager may send a worker
+//! its next job while the last still runs (`JOBS_AHEAD` in `manager.rs`), so the search
+//! thread starts it the moment the last ends instead of waiting a round trip for it (a lone
+//! worker on 8×5 strong searched 97% of the time holding two jobs, 87% holding one), and a
+//! worker whose job was cancelled is sent the next at once.
 //!
 //! Two rules keep the two ranks from waiting on each other for ever. The main thread never
 //! blocks on a send: a job's answer goes out as an immediate send, and while it is on its way
