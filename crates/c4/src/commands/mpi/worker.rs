@@ -114,25 +114,16 @@ impl<const W: usize, const H: usize, B: Bitboard> Main<'_, W, H, B> {
                 if self.ended {
                     return Ok(());
                 }
-                match self.world.any_process().immediate_matched_probe() {
-                    Some(probed) => {
-                        self.take(receive(probed))?;
-                        continue;
-                    }
-                    None => {
-                        std::thread::sleep(IDLE_SLEEP);
-                        continue;
-                    }
+                if !self.take_waiting()? {
+                    std::thread::sleep(IDLE_SLEEP);
                 }
+                continue;
             } else {
                 match reports.recv_timeout(LOOK_EVERY) {
                     Ok(done) => done,
                     Err(RecvTimeoutError::Disconnected) => return Err(gone()),
                     Err(RecvTimeoutError::Timeout) => {
-                        while let Some(probed) = self.world.any_process().immediate_matched_probe()
-                        {
-                            self.take(receive(probed))?;
-                        }
+                        while self.take_waiting()? {}
                         continue;
                     }
                 }
@@ -177,17 +168,23 @@ impl<const W: usize, const H: usize, B: Bitboard> Main<'_, W, H, B> {
                     Ok(_) => return failed,
                     Err(pending) => request = pending,
                 }
-                match world.any_process().immediate_matched_probe() {
-                    Some(probed) => {
-                        let message = receive(probed);
-                        if failed.is_ok() {
-                            failed = self.take(message);
-                        }
-                    }
-                    None => std::thread::sleep(IDLE_SLEEP),
+                match self.take_waiting() {
+                    Ok(true) => {}
+                    Ok(false) => std::thread::sleep(IDLE_SLEEP),
+                    // The first error is the one returned; the messages after it are still
+                    // taken in, so that the manager never waits on this worker.
+                    Err(failure) => failed = failed.and(Err(failure)),
                 }
             }
         })
+    }
+
+    /// Takes in the manager's next message if one has come; whether one had.
+    fn take_waiting(&mut self) -> Result<bool, Failure> {
+        match self.world.any_process().immediate_matched_probe() {
+            Some(probed) => self.take(receive(probed)).map(|()| true),
+            None => Ok(false),
+        }
     }
 
     /// Acts on one message from the manager.
