@@ -34,6 +34,14 @@ struct Sent<const W: usize, const H: usize, B: Bitboard> {
     cancelled: bool,
 }
 
+impl<const W: usize, const H: usize, B: Bitboard> Sent<W, H, B> {
+    /// Whether this job's answer, once it comes, also answers `job`: the same position, and
+    /// a window that holds `job`'s.
+    fn answers(&self, job: &Job<W, H, B>) -> bool {
+        self.job.key() == job.key() && self.job.covers(job.window)
+    }
+}
+
 /// The manager's side of the workers: what each was sent and has not answered, the jobs
 /// waiting for each, and each worker's positions on the current line.
 struct Workers<'w, const W: usize, const H: usize, B: Bitboard> {
@@ -114,12 +122,7 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
         for w in 0..n {
             for i in 0..self.sent[w].len() {
                 let sent = &self.sent[w][i];
-                let key = sent.job.key();
-                if !sent.cancelled
-                    && !needed
-                        .iter()
-                        .any(|job| job.key() == key && sent.job.covers(job.window))
-                {
+                if !sent.cancelled && !needed.iter().any(|job| sent.answers(job)) {
                     self.cancel(w, i);
                 }
             }
@@ -127,10 +130,11 @@ impl<'w, const W: usize, const H: usize, B: Bitboard> Workers<'w, W, H, B> {
         self.queues.iter_mut().for_each(VecDeque::clear);
         let first = needed.first().cloned();
         for job in needed {
-            let key = job.key();
-            let covered = self.sent.iter().flatten().any(|sent| {
-                !sent.cancelled && sent.job.key() == key && sent.job.covers(job.window)
-            });
+            let covered = self
+                .sent
+                .iter()
+                .flatten()
+                .any(|sent| !sent.cancelled && sent.answers(&job));
             if !covered {
                 self.queues[owner(job.group, n)].push_back(job);
             }

@@ -108,7 +108,6 @@ struct Main<'w, const W: usize, const H: usize, B: Bitboard> {
 impl<const W: usize, const H: usize, B: Bitboard> Main<'_, W, H, B> {
     /// Takes in messages and answers jobs until the run is over and every job is answered.
     fn serve(&mut self, reports: &Receiver<Result<Done, String>>) -> Result<(), Failure> {
-        let gone = || Failure::run("the search thread ended (a bug: see its message above)");
         loop {
             let done = if self.held.is_empty() {
                 if self.ended {
@@ -121,7 +120,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Main<'_, W, H, B> {
             } else {
                 match reports.recv_timeout(LOOK_EVERY) {
                     Ok(done) => done,
-                    Err(RecvTimeoutError::Disconnected) => return Err(gone()),
+                    Err(RecvTimeoutError::Disconnected) => return Err(search_thread_gone()),
                     Err(RecvTimeoutError::Timeout) => {
                         while self.take_waiting()? {}
                         continue;
@@ -220,10 +219,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Main<'_, W, H, B> {
                 )));
             }
         };
-        self.orders
-            .send(order)
-            .map_err(|_| Failure::run("the search thread ended (a bug: see its message above)"))
+        self.orders.send(order).map_err(|_| search_thread_gone())
     }
+}
+
+/// The error of a worker whose search thread is gone (it panicked: a bug).
+fn search_thread_gone() -> Failure {
+    Failure::run("the search thread ended (a bug: see its message above)")
 }
 
 /// A job message's id, position and window.
