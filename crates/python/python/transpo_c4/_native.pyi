@@ -1,0 +1,72 @@
+"""Type stub of transpo_c4._native, the compiled half of transpo_c4 (re-exported there)."""
+
+import os
+from typing import Iterable, List, Literal, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+#: A position: a move string ("4453": columns from 1, then a-d), a list of 0-based columns
+#: ([3, 3, 4, 2]), or a grid (H rows of W cells, row 0 the top; 0 empty, 1 the first
+#: player's stones, 2 the second's) as nested lists or a numpy array.
+Position = Union[str, Sequence[int], Sequence[Sequence[int]], npt.NDArray[np.integer]]
+
+class Solver:
+    """A Connect Four solver of one board, its transposition table kept between calls."""
+
+    def __init__(
+        self,
+        board: str = "7x6",
+        *,
+        weak: bool = False,
+        threads: Optional[int] = None,
+        hash_mib: int = 128,
+        book: Union[Literal["built-in"], str, os.PathLike[str], None] = "built-in",
+    ) -> None:
+        """A solver of ``board`` ("WxH").
+
+        Raises ``ValueError`` for a board the solver does not have, ``threads`` outside
+        1-256 or ``hash_mib`` outside 1-2**30, a book file that is not a book of this board;
+        ``OSError`` for a book file that cannot be read; ``MemoryError`` for a table the
+        machine cannot give.
+        """
+    @property
+    def board(self) -> str: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def weak(self) -> bool: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def hash_mib(self) -> int: ...
+    @property
+    def book(self) -> Optional[str]:
+        """"built-in", the book's path, or None (also when the board has no built-in book)."""
+    def solve(self, position: Position) -> int:
+        """The score of ``position`` from the side to move.
+
+        Raises ``ValueError`` (with the reason) for a position that is not one to solve,
+        ``TypeError`` for something that is not a position, ``KeyboardInterrupt`` on Ctrl-C.
+        """
+    def analyse(self, position: Position) -> List[Optional[int]]:
+        """Each column's score for the side to move; ``None`` for a full column."""
+    def best_moves(self, position: Position) -> List[int]:
+        """The 0-based columns that keep the best score."""
+    def solve_many(
+        self,
+        positions: Union[Iterable[Position], npt.NDArray[np.integer]],
+        *,
+        progress: bool = False,
+    ) -> npt.NDArray[np.int8]:
+        """The scores of ``positions`` in their order, solved on every thread without the GIL."""
+    def clear(self) -> None:
+        """Forgets what the tables hold."""
+
+def to_moves(position: Position, board: str = "7x6") -> str:
+    """A move string reaching ``position`` (``ValueError`` with the reason if none does)."""
+
+def to_grid(position: Position, board: str = "7x6") -> List[List[int]]:
+    """The grid of ``position``: rows from the top, 0 empty, 1 first player, 2 second."""

@@ -1,0 +1,767 @@
+//! `transpo_c4._native`: the Python module's compiled half (PyO3). The package
+//! `transpo_c4` (python/transpo_c4/__init__.py) re-exports it and adds the readers of the
+//! clients' views (PettingZoo, Kaggle, OpenSpiel), which only reshape Python objects.
+//!
+//! How a call runs: the position is read and checked on the calling thread ([`game`]), then
+//! the solve runs on a thread of its own while the calling thread, without the GIL, waits for
+//! it and every 10 ms takes the GIL back to look for a signal (`Python::check_signals`): a
+//! Ctrl-C raises the stop flag the search watches, the search returns within some
+//! microseconds without storing anything, and `KeyboardInterrupt` reaches the caller.
+
+mod game;
+
+use game::Game;
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyList, PyString, PyTuple};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use transpo_connect4::board::Board;
+use transpo_connect4::book::{Book, BookError};
+use transpo_connect4::pool::{Request, SolverPool, Stop};
+use transpo_connect4::position::{Bitboard, Position, column_char, column_from_char};
+use transpo_connect4::score::{Window, finish, win_now_score};
+use transpo_connect4::solver::Solver as TypedSolver;
+use transpo_connect4::{Strength, with_board};
+
+/// The most threads a solver takes: each beyond the first has a 2 MiB near table of its own
+/// (and another in `solve_many`'s pool).
+const MAX_THREADS: usize = 256;
+/// The most MiB of table asked for: 2^30 MiB, far past any machine; a table the machine
+/// cannot give is refused when it is made (`MemoryError`).
+const MAX_HASH_MIB: u64 = 1 << 30;
+/// The longest move list or grid read before it is refused: more than any board's squares
+/// (81) or rows (16), so that no caller's length sizes an allocation.
+const MAX_ITEMS: usize = 256;
+/// How often the waiting thread looks for Ctrl-C.
+const SIGNAL_EVERY: Duration = Duration::from_millis(10);
+
+/// A position as the caller gave it, before it is checked on a board.
+enum Given {
+    /// 0-based columns, and whether they came as a move string.
+    Moves(Vec<i64>, bool),
+    /// Rows, row 0 the top.
+    Grid(Vec<Vec<i64>>),
+}
+
+const POSITION_TYPES: &str = "a position is a move string (\"4453\", columns from 1), a list \
+    of 0-based columns ([3, 3, 4, 2]) or a grid (H rows of W cells, row 0 the top; 0 empty, 1 \
+    the first player, 2 the second), as lists or a numpy array";
+
+fn int_of(item: &Bound<'_, PyAny>, what: &str) -> PyResult<i64> {
+    if item.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} is a bool, not an int"
+        )));
+    }
+    item.extract::<i64>().map_err(|_| {
+        let kind = item
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "?".into());
+        PyTypeError::new_err(format!(
+            "{what} is a {kind}, not an int (or it is out of range)"
+        ))
+    })
+}
+
+/// The items of a list or tuple (or of what a numpy array's `tolist` gives), at most
+/// [`MAX_ITEMS`] of them.
+fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
+    if !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
+        return Ok(None);
+    }
+    let len = obj.len()?;
+    if len > MAX_ITEMS {
+        return Err(PyValueError::new_err(format!(
+            "{what} has {len} items: no board has more than 81 squares"
+        )));
+    }
+    Ok(Some(obj.try_iter()?.collect::<PyResult<Vec<_>>>()?))
+}
+
+/// Reads a position as the caller gave it.
+fn read_position(obj: &Bound<'_, PyAny>) -> PyResult<Given> {
+    if let Ok(text) = obj.cast::<PyString>() {
+        let text = text.to_cow()?;
+        let text = text.trim();
+        if text.is_empty() || text == "-" {
+            return Ok(Given::Moves(Vec::new(), true));
+        }
+        if text.chars().count() > MAX_ITEMS {
+            return Err(PyValueError::new_err(format!(
+                "a move string of {} characters: no board has more than 81 squares",
+                text.chars().count()
+            )));
+        }
+        let mut moves = Vec::with_capacity(text.len());
+        for (i, ch) in text.chars().enumerate() {
+            let col = column_from_char(ch).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "move {} of {text:?} is {ch:?}, not a column: columns are written 1-9, \
+                     then a-d (1 is the leftmost)",
+                    i + 1
+                ))
+            })?;
+            moves.push(col as i64);
+        }
+        return Ok(Given::Moves(moves, true));
+    }
+    let list;
+    let obj = if obj.hasattr("tolist")? && !obj.is_instance_of::<PyList>() {
+        // A numpy array (or anything with numpy's `tolist`).
+        list = obj.call_method0("tolist")?;
+        &list
+    } else {
+        obj
+    };
+    let Some(items) = items(obj, "the position")? else {
+        return Err(PyTypeError::new_err(POSITION_TYPES));
+    };
+    let Some(first) = items.first() else {
+        return Ok(Given::Moves(Vec::new(), false));
+    };
+    if first.is_instance_of::<PyList>() || first.is_instance_of::<PyTuple>() {
+        let mut rows = Vec::with_capacity(items.len());
+        for (r, row) in items.iter().enumerate() {
+            let what = format!("row {r}");
+            let cells = items_of_row(row, &what)?;
+            let row = cells
+                .iter()
+                .enumerate()
+                .map(|(c, cell)| int_of(cell, &format!("cell (row {r}, column {c})")))
+                .collect::<PyResult<Vec<_>>>()?;
+            rows.push(row);
+        }
+        Ok(Given::Grid(rows))
+    } else {
+        let moves = items
+            .iter()
+            .enumerate()
+            .map(|(i, m)| int_of(m, &format!("move {}", i + 1)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(Given::Moves(moves, false))
+    }
+}
+
+fn items_of_row<'py>(row: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    items(row, what)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{what} of the grid is not a list: {POSITION_TYPES}"
+        ))
+    })
+}
+
+/// The checked game of `obj` on `board`.
+fn game_of(obj: &Bound<'_, PyAny>, board: Board) -> PyResult<Game> {
+    let (w, h) = (board.width(), board.height());
+    match read_position(obj)? {
+        Given::Moves(moves, written) => Game::from_moves(w, h, &moves, written),
+        Given::Grid(rows) => Game::from_grid(w, h, &rows),
+    }
+    .map_err(|why| PyValueError::new_err(format!("not a position to solve on {board}: {why}")))
+}
+
+fn parse_board(board: &str) -> PyResult<Board> {
+    board
+        .parse::<Board>()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// One board's solvers, behind a trait so that the Python class holds any board.
+trait Engine: Send {
+    /// The score of a position (checked moves), or `None` if stopped.
+    fn solve(&mut self, moves: &[u8], stop: &AtomicBool) -> Option<i32>;
+    /// Each column's score, or `None` if stopped.
+    fn analyse(&mut self, moves: &[u8], stop: &AtomicBool) -> Option<Vec<Option<i32>>>;
+    /// The scores of many positions, on every thread, or `None` if stopped; `done` counts
+    /// the positions solved.
+    fn solve_many(
+        &mut self,
+        positions: &[Vec<u8>],
+        stop: &Stop,
+        done: &AtomicUsize,
+    ) -> Result<Option<Vec<i32>>, String>;
+    /// Forgets every table's contents.
+    fn clear(&mut self);
+    /// Whether an opening book is in use.
+    fn has_book(&self) -> bool;
+}
+
+/// The solvers of the `W`×`H` board: one for single positions (all threads on one solve),
+/// and a pool for `solve_many` (each thread on its own positions), made on first use.
+struct Typed<const W: usize, const H: usize, B: Bitboard> {
+    strength: Strength,
+    hash_mib: u64,
+    threads: usize,
+    book: Option<Book<W, H, B>>,
+    solver: TypedSolver<W, H, B>,
+    pool: Option<SolverPool<W, H, B>>,
+}
+
+/// How a Python `Solver` was asked for.
+struct Config<'a> {
+    strength: Strength,
+    hash_mib: u64,
+    threads: usize,
+    book: BookChoice<'a>,
+}
+
+enum BookChoice<'a> {
+    None,
+    BuiltIn,
+    Path(&'a std::path::Path),
+}
+
+fn book_error(e: BookError) -> PyErr {
+    match e {
+        BookError::Io(io) => PyOSError::new_err(format!("book file: {io}")),
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
+fn table_error(e: impl std::fmt::Display) -> PyErr {
+    PyMemoryError::new_err(format!("the table cannot be made: {e}"))
+}
+
+fn make_engine<const W: usize, const H: usize, B: Bitboard>(
+    config: &Config<'_>,
+) -> PyResult<Box<dyn Engine>> {
+    let book = match config.book {
+        BookChoice::None => None,
+        // The built-in book is of 7x6; other boards have none.
+        BookChoice::BuiltIn => Book::<W, H, B>::built_in_of_board(),
+        BookChoice::Path(path) => Some(Book::<W, H, B>::load(path).map_err(book_error)?),
+    };
+    let mut solver = TypedSolver::<W, H, B>::new(config.hash_mib).map_err(table_error)?;
+    solver.set_threads(config.threads).map_err(table_error)?;
+    if let Some(book) = &book {
+        solver.set_book(book.clone());
+    }
+    Ok(Box::new(Typed {
+        strength: config.strength,
+        hash_mib: config.hash_mib,
+        threads: config.threads,
+        book,
+        solver,
+        pool: None,
+    }))
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Typed<W, H, B> {
+    fn position(moves: &[u8]) -> Position<W, H, B> {
+        let mut pos = Position::new();
+        for &col in moves {
+            // Checked by `Game` on this board: on it, not full, no win before the end.
+            pos.play_column(col as usize);
+        }
+        pos
+    }
+
+    fn solve_pos(&mut self, pos: &Position<W, H, B>, stop: &AtomicBool) -> Option<i32> {
+        let range = self
+            .solver
+            .solve_window_until(pos, Window::of(self.strength), stop)?;
+        Some(finish(*range.start(), self.strength))
+    }
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
+    fn solve(&mut self, moves: &[u8], stop: &AtomicBool) -> Option<i32> {
+        let pos = Self::position(moves);
+        self.solve_pos(&pos, stop)
+    }
+
+    fn analyse(&mut self, moves: &[u8], stop: &AtomicBool) -> Option<Vec<Option<i32>>> {
+        let pos = Self::position(moves);
+        let mut scores = vec![None; W];
+        for (col, score) in scores.iter_mut().enumerate() {
+            if !pos.can_play(col) {
+                continue;
+            }
+            *score = Some(if pos.is_winning_move(col) {
+                finish(win_now_score(W * H, pos.moves()), self.strength)
+            } else {
+                let mut next = pos;
+                next.play_column(col);
+                if next.moves() as usize == W * H {
+                    0
+                } else {
+                    -self.solve_pos(&next, stop)?
+                }
+            });
+        }
+        Some(scores)
+    }
+
+    fn solve_many(
+        &mut self,
+        positions: &[Vec<u8>],
+        stop: &Stop,
+        done: &AtomicUsize,
+    ) -> Result<Option<Vec<i32>>, String> {
+        if self.pool.is_none() {
+            let mut pool =
+                SolverPool::new(self.hash_mib, self.threads).map_err(|e| e.to_string())?;
+            if let Some(book) = &self.book {
+                pool.set_book(book.clone());
+            }
+            self.pool = Some(pool);
+        }
+        let Some(pool) = self.pool.as_ref() else {
+            return Err("no pool".into());
+        };
+        let positions: Vec<Position<W, H, B>> =
+            positions.iter().map(|m| Self::position(m)).collect();
+        let scores: Vec<AtomicI32> = positions.iter().map(|_| AtomicI32::new(0)).collect();
+        let next = AtomicUsize::new(0);
+        let request = Request {
+            strength: self.strength,
+            fresh: false,
+        };
+        let work = || {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(pos) = positions.get(i) else {
+                    break;
+                };
+                match pool.solve(pos, request, stop) {
+                    Ok((score, _)) => {
+                        scores[i].store(score, Ordering::Relaxed);
+                        done.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(_) => break,
+                }
+            }
+        };
+        let helpers = self.threads.min(positions.len()).saturating_sub(1);
+        std::thread::scope(|scope| {
+            for _ in 0..helpers {
+                scope.spawn(work);
+            }
+            work();
+        });
+        if done.load(Ordering::Relaxed) < positions.len() {
+            return Ok(None);
+        }
+        Ok(Some(
+            scores.into_iter().map(AtomicI32::into_inner).collect(),
+        ))
+    }
+
+    fn has_book(&self) -> bool {
+        self.book.is_some()
+    }
+
+    fn clear(&mut self) {
+        self.solver.reset();
+        // A pool has no clear: the next `solve_many` makes a fresh one.
+        self.pool = None;
+    }
+}
+
+/// Runs `work` on a thread of its own while this thread, without the GIL, waits and looks for
+/// signals every [`SIGNAL_EVERY`] (and calls `tick`); on a signal's exception, calls `stop`,
+/// waits for `work` to return and raises the exception.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> T + Send,
+    stop: impl Fn() + Send + Sync,
+    tick: impl Fn(Python<'_>) -> PyResult<()> + Send + Sync,
+) -> PyResult<T> {
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            let (tx, rx) = channel();
+            scope.spawn(move || {
+                // The receiver is gone only if the caller already raised; the result is moot.
+                let _ = tx.send(work());
+            });
+            loop {
+                match rx.recv_timeout(SIGNAL_EVERY) {
+                    Ok(value) => return Ok(value),
+                    Err(RecvTimeoutError::Timeout) => {
+                        if let Err(e) = Python::attach(|py| {
+                            py.check_signals()?;
+                            tick(py)
+                        }) {
+                            stop();
+                            return Err(e);
+                        }
+                    }
+                    Err(RecvTimeoutError::Disconnected) => {
+                        return Err(PyRuntimeError::new_err("the solve failed"));
+                    }
+                }
+            }
+        })
+    })
+}
+
+/// A Connect Four solver: exact scores (or win/draw/loss when weak) of positions of one board,
+/// with its transposition table kept between calls.
+///
+/// Scores are from the side to move: a win with one's k-th stone scores
+/// ``(W*H + 1)//2 + 1 - k`` (22 - k on 7x6), a loss the negative, a draw 0; a weak solver
+/// gives 1, 0 or -1.
+///
+/// >>> from transpo_c4 import Solver
+/// >>> solver = Solver()                       # 7x6, the built-in depth-8 book, all cores
+/// >>> solver.solve("4453")                    # a move string, columns from 1
+/// -2
+/// >>> solver.solve([3, 3, 4, 2])              # the same position, 0-based columns
+/// -2
+/// >>> solver.analyse("4453")
+/// [-5, -5, -2, -3, -4, -2, -2]
+/// >>> solver.best_moves("4453")
+/// [2, 5, 6]
+#[pyclass(module = "transpo_c4", frozen)]
+struct Solver {
+    engine: Mutex<Box<dyn Engine>>,
+    board: Board,
+    weak: bool,
+    threads: usize,
+    hash_mib: u64,
+    book: Option<String>,
+}
+
+impl Solver {
+    fn engine(&self) -> std::sync::MutexGuard<'_, Box<dyn Engine>> {
+        // A poisoned lock: a solve panicked. The tables hold only finished searches' bounds,
+        // so the solver is still sound.
+        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `f` on the engine, stoppable by Ctrl-C.
+    fn stoppable<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut dyn Engine, &AtomicBool) -> Option<T> + Send,
+    ) -> PyResult<T> {
+        let stop = AtomicBool::new(false);
+        let stop = &stop;
+        let result = interruptible(
+            py,
+            || {
+                let mut engine = self.engine();
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                f(&mut **engine, stop)
+            },
+            || stop.store(true, Ordering::Relaxed),
+            |_| Ok(()),
+        )?;
+        result.ok_or_else(|| PyRuntimeError::new_err("the solve was stopped"))
+    }
+}
+
+#[pymethods]
+impl Solver {
+    /// Solver(board="7x6", *, weak=False, threads=None, hash_mib=128, book="built-in")
+    #[new]
+    #[pyo3(signature = (board = "7x6", *, weak = false, threads = None, hash_mib = 128, book = Some(BookArg::BuiltIn)))]
+    fn new(
+        py: Python<'_>,
+        board: &str,
+        weak: bool,
+        threads: Option<i64>,
+        hash_mib: i64,
+        book: Option<BookArg>,
+    ) -> PyResult<Self> {
+        let board = parse_board(board)?;
+        let threads = match threads {
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Some(t) if (1..=MAX_THREADS as i64).contains(&t) => t as usize,
+            Some(t) => {
+                return Err(PyValueError::new_err(format!(
+                    "threads={t}: give from 1 to {MAX_THREADS}, or None for every core"
+                )));
+            }
+        }
+        .min(MAX_THREADS);
+        if !(1..=MAX_HASH_MIB as i64).contains(&hash_mib) {
+            return Err(PyValueError::new_err(format!(
+                "hash_mib={hash_mib}: the table's MiB, from 1 to {MAX_HASH_MIB}"
+            )));
+        }
+        let hash_mib = hash_mib as u64;
+        let strength = if weak {
+            Strength::Weak
+        } else {
+            Strength::Strong
+        };
+        let path;
+        let (choice, book_name) = match &book {
+            None => (BookChoice::None, None),
+            Some(BookArg::BuiltIn) => (BookChoice::BuiltIn, Some("built-in".to_string())),
+            Some(BookArg::Path(p)) => {
+                path = std::path::PathBuf::from(p);
+                (BookChoice::Path(&path), Some(p.clone()))
+            }
+        };
+        let config = Config {
+            strength,
+            hash_mib,
+            threads,
+            book: choice,
+        };
+        // Making the table touches its pages: no GIL needed for that.
+        let engine = py.detach(|| {
+            with_board!(board, make_engine(&config), else Err(PyValueError::new_err(
+                format!("no {board} board")
+            )))
+        })?;
+        // "built-in" on a board without a built-in book is no book.
+        let book_name = book_name.filter(|_| engine.has_book());
+        Ok(Solver {
+            engine: Mutex::new(engine),
+            board,
+            weak,
+            threads,
+            hash_mib,
+            book: book_name,
+        })
+    }
+
+    /// The board, as ``"WxH"``.
+    #[getter]
+    fn board(&self) -> String {
+        self.board.to_string()
+    }
+
+    /// Columns of the board.
+    #[getter]
+    fn width(&self) -> usize {
+        self.board.width()
+    }
+
+    /// Rows of the board.
+    #[getter]
+    fn height(&self) -> usize {
+        self.board.height()
+    }
+
+    /// Whether scores are only win (1), draw (0) or loss (-1).
+    #[getter]
+    fn weak(&self) -> bool {
+        self.weak
+    }
+
+    /// Threads a solve uses.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// MiB of the table.
+    #[getter]
+    fn hash_mib(&self) -> u64 {
+        self.hash_mib
+    }
+
+    /// The opening book: ``"built-in"``, a path, or None.
+    #[getter]
+    fn book(&self) -> Option<String> {
+        self.book.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        let book = match &self.book {
+            None => "None".to_string(),
+            Some(b) => format!("{b:?}"),
+        };
+        format!(
+            "Solver(board={:?}, weak={}, threads={}, hash_mib={}, book={book})",
+            self.board.to_string(),
+            if self.weak { "True" } else { "False" },
+            self.threads,
+            self.hash_mib
+        )
+    }
+
+    /// The score of ``position`` from the side to move.
+    ///
+    /// >>> Solver().solve("2252576253462244111563365343671351441")
+    /// -1
+    fn solve(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<i32> {
+        let game = game_of(position, self.board)?;
+        let moves = game.moves().to_vec();
+        self.stoppable(py, move |engine, stop| engine.solve(&moves, stop))
+    }
+
+    /// Each column's score from the side to move (the score after playing it), ``None`` for a
+    /// full column.
+    ///
+    /// >>> Solver().analyse("4453")
+    /// [-5, -5, -2, -3, -4, -2, -2]
+    fn analyse(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i32>>> {
+        let game = game_of(position, self.board)?;
+        let moves = game.moves().to_vec();
+        self.stoppable(py, move |engine, stop| engine.analyse(&moves, stop))
+    }
+
+    /// The 0-based columns whose score is the best.
+    ///
+    /// >>> Solver().best_moves("4453")
+    /// [2, 5, 6]
+    fn best_moves(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+        let columns = self.analyse(py, position)?;
+        let best = columns.iter().flatten().max().copied();
+        Ok((0..columns.len())
+            .filter(|&c| best.is_some() && columns[c] == best)
+            .collect())
+    }
+
+    /// The scores of ``positions`` (an iterable of positions, or a numpy array of grids) as a
+    /// ``numpy.ndarray`` of ``int8``, in their order: every thread solving its own positions
+    /// on one shared table, without the GIL. ``progress=True`` writes a count to stderr.
+    ///
+    /// >>> Solver().solve_many(["4453", [3, 3, 4, 2], "2252576253462244111563365343671351441"])
+    /// array([-2, -2, -1], dtype=int8)
+    #[pyo3(signature = (positions, *, progress = false))]
+    fn solve_many<'py>(
+        &self,
+        py: Python<'py>,
+        positions: &Bound<'py, PyAny>,
+        progress: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let list;
+        let positions = if positions.hasattr("tolist")? && !positions.is_instance_of::<PyList>() {
+            list = positions.call_method0("tolist")?;
+            &list
+        } else {
+            positions
+        };
+        if positions.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(
+                "solve_many takes many positions (a list of them), not one string",
+            ));
+        }
+        let mut games = Vec::new();
+        for (i, item) in positions.try_iter()?.enumerate() {
+            let game = game_of(&item?, self.board).map_err(|e| {
+                let kind = e.get_type(py);
+                PyErr::from_type(kind, format!("position {i}: {}", e.value(py)))
+            })?;
+            games.push(game.moves().to_vec());
+        }
+        let n = games.len();
+        let stop = Stop::never();
+        let done = AtomicUsize::new(0);
+        let (stop, done) = (&stop, &done);
+        let started = Instant::now();
+        let last_report = Mutex::new(started);
+        let report = |py: Python<'_>, end: bool| -> PyResult<()> {
+            let mut last = last_report.lock().unwrap_or_else(PoisonError::into_inner);
+            if !progress || (!end && last.elapsed() < Duration::from_millis(500)) {
+                return Ok(());
+            }
+            *last = Instant::now();
+            let solved = done.load(Ordering::Relaxed);
+            let secs = started.elapsed().as_secs_f64();
+            let line = format!(
+                "\rsolve_many: {solved}/{n} positions, {secs:.1} s, {:.0} a second{}",
+                solved as f64 / secs.max(1e-9),
+                if end { "\n" } else { "" }
+            );
+            let stderr = py.import("sys")?.getattr("stderr")?;
+            stderr.call_method1("write", (line,))?;
+            stderr.call_method0("flush")?;
+            Ok(())
+        };
+        let scores = interruptible(
+            py,
+            || {
+                let mut engine = self.engine();
+                if stop.is_due() {
+                    return Ok(None);
+                }
+                engine.solve_many(&games, stop, done)
+            },
+            || stop.cancel(),
+            |py| report(py, false),
+        )?
+        .map_err(table_error)?
+        .ok_or_else(|| PyRuntimeError::new_err("the solve was stopped"))?;
+        report(py, true)?;
+        let bytes: Vec<u8> = scores.iter().map(|&s| s as i8 as u8).collect();
+        let numpy = py.import("numpy")?;
+        numpy
+            .call_method1("frombuffer", (PyBytes::new(py, &bytes), "int8"))?
+            .call_method0("copy")
+    }
+
+    /// Forgets what the tables learnt (the next solves start from empty tables).
+    fn clear(&self, py: Python<'_>) {
+        py.detach(|| self.engine().clear());
+    }
+}
+
+/// The `book` argument: the built-in book, or a path.
+enum BookArg {
+    BuiltIn,
+    Path(String),
+}
+
+impl<'py> FromPyObject<'_, 'py> for BookArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(text) = obj.extract::<String>() {
+            if text == "built-in" {
+                return Ok(BookArg::BuiltIn);
+            }
+            return Ok(BookArg::Path(text));
+        }
+        let py = obj.py();
+        let path = py
+            .import("os")?
+            .call_method1("fspath", (obj,))
+            .map_err(|_| {
+                PyTypeError::new_err("book is \"built-in\", None, or the path of a book file")
+            })?;
+        Ok(BookArg::Path(path.extract::<String>().map_err(|_| {
+            PyTypeError::new_err("book: a path given as bytes is not supported; give a str")
+        })?))
+    }
+}
+
+/// The move string (our notation: columns from 1, then a-d) of ``position`` on ``board``:
+/// for a grid, an order of moves that reaches it. Raises ``ValueError`` with the reason if no
+/// game reaches it.
+///
+/// >>> to_moves([[0, 0, 0, 0, 0, 0, 0]] * 5 + [[0, 0, 0, 1, 2, 0, 0]])
+/// '45'
+#[pyfunction]
+#[pyo3(signature = (position, board = "7x6"))]
+fn to_moves(position: &Bound<'_, PyAny>, board: &str) -> PyResult<String> {
+    let game = game_of(position, parse_board(board)?)?;
+    Ok(game
+        .moves()
+        .iter()
+        .map(|&c| column_char(c as usize))
+        .collect())
+}
+
+/// The grid of ``position`` on ``board``: rows from the top, 0 empty, 1 the first player's
+/// stones, 2 the second's.
+///
+/// >>> to_grid("45")[-1]
+/// [0, 0, 0, 1, 2, 0, 0]
+#[pyfunction]
+#[pyo3(signature = (position, board = "7x6"))]
+fn to_grid(position: &Bound<'_, PyAny>, board: &str) -> PyResult<Vec<Vec<u32>>> {
+    Ok(game_of(position, parse_board(board)?)?.grid())
+}
+
+/// The compiled half of `transpo_c4`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Solver>()?;
+    m.add_function(wrap_pyfunction!(to_moves, m)?)?;
+    m.add_function(wrap_pyfunction!(to_grid, m)?)?;
+    Ok(())
+}

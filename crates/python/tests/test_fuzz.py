@@ -1,0 +1,108 @@
+"""Nothing a caller passes crashes the interpreter: random strings, grids, move lists,
+thread counts, table sizes and books raise a Python exception or give an answer."""
+
+import math
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from transpo_c4 import Solver, from_kaggle, from_pettingzoo, to_grid, to_moves
+
+# Small boards, so that any position that is one solves in milliseconds.
+BOARDS = ["4x4", "5x4", "4x5"]
+SOLVERS = {board: Solver(board, threads=2, hash_mib=4) for board in BOARDS}
+
+junk_ints = st.one_of(
+    st.integers(-3, 20), st.integers(-(2**70), 2**70), st.sampled_from([0, 1, 2])
+)
+junk_cell = st.one_of(
+    st.sampled_from([0, 1, 2]),
+    junk_ints,
+    st.floats(allow_nan=True),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=2),
+)
+grids = st.integers(0, 7).flatmap(
+    lambda w: st.lists(
+        st.one_of(st.lists(junk_cell, min_size=w, max_size=w), junk_cell),
+        min_size=0,
+        max_size=7,
+    )
+)
+positions = st.one_of(
+    st.text(max_size=20),
+    st.text(alphabet="1234567abcdx- ", max_size=20),
+    st.lists(junk_ints, max_size=20),
+    st.lists(st.integers(0, 4), max_size=20),
+    grids,
+    st.lists(st.lists(st.sampled_from([0, 0, 0, 1, 2]), min_size=4, max_size=4), min_size=4, max_size=4),
+    st.binary(max_size=8),
+    st.none(),
+    st.floats(),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+def answers(call):
+    try:
+        return call()
+    except (ValueError, TypeError, OverflowError, OSError, MemoryError):
+        return None
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(board=st.sampled_from(BOARDS), position=positions)
+def test_junk_positions(board, position):
+    solver = SOLVERS[board]
+    score = answers(lambda: solver.solve(position))
+    if score is not None:
+        width, height = map(int, board.split("x"))
+        assert abs(score) <= (width * height + 1) // 2
+        columns = solver.analyse(position)
+        assert len(columns) == width
+        assert max(c for c in columns if c is not None) == score
+        assert solver.solve_many([position]).tolist() == [score]
+        assert solver.solve(to_grid(position, board=board)) == score
+    answers(lambda: to_moves(position, board=board))
+    answers(lambda: solver.solve_many([position, position]))
+    answers(lambda: solver.solve_many(position))
+    answers(lambda: solver.solve(np.array(position, dtype=object)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    board=st.one_of(st.text(max_size=8), st.sampled_from(["4x4", "3x9", "0x0", "99x99", "7×6", "13x4"])),
+    threads=st.one_of(st.none(), st.integers(-3, 4), st.integers(257, 2**80), st.floats()),
+    hash_mib=st.one_of(st.integers(-5, 8), st.integers(2**30, 2**80), st.just(math.inf)),
+    weak=st.booleans(),
+    book=st.one_of(st.none(), st.just("built-in"), st.text(max_size=10), st.integers()),
+)
+def test_junk_solver_arguments(board, threads, hash_mib, weak, book):
+    solver = answers(
+        lambda: Solver(board, weak=weak, threads=threads, hash_mib=hash_mib, book=book)
+    )
+    if solver is not None:
+        assert solver.solve_many([]).tolist() == []
+        assert answers(lambda: solver.solve("1111")) is not None or solver.height < 4
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    planes=st.one_of(
+        st.lists(st.lists(st.lists(junk_cell, max_size=3), max_size=8), max_size=7),
+        st.integers(),
+        st.none(),
+    ),
+    board=st.lists(junk_cell, max_size=50),
+    rows=junk_ints,
+    columns=junk_ints,
+    inarow=st.sampled_from([4, 4, 3, "4"]),
+)
+def test_junk_client_views(planes, board, rows, columns, inarow):
+    answers(lambda: from_pettingzoo({"observation": planes}))
+    answers(lambda: from_pettingzoo(np.array(planes, dtype=object) if planes is not None else planes))
+    answers(
+        lambda: from_kaggle({"board": board}, {"rows": rows, "columns": columns, "inarow": inarow})
+    )
