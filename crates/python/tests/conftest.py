@@ -80,3 +80,10 @@ def minimax(width, height, moves):
         return best
 
     return negamax(len(moves))
+
+
+# Hypothesis keeps no example database in the working tree (CI runs from a clean clone).
+from hypothesis import settings as _settings  # noqa: E402
+
+_settings.register_profile("transpo", database=None)
+_settings.load_profile("transpo")
