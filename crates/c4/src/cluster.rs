@@ -21,17 +21,23 @@
 //! worker that owns its position's symmetric key ([`owner`]), so a position reached twice
 //! meets the same worker's table.
 //!
-//! [`State`] is the manager's state file (`--state FILE`): the table and the lines done, so a
-//! killed solve started again goes on where the last write left it.
+//! Beside the tree: [`dispatch`], which jobs go to which worker; [`wire`], the messages
+//! between the ranks; [`state`], the state file (`--state FILE`) that lets a killed solve go
+//! on where the last write left it.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 use transpo_connect4::moves::MoveSorter;
 use transpo_connect4::position::{Bitboard, Position, column_char};
 use transpo_connect4::score::{Window, loss_next_score, win_now_score};
 
 use crate::split::{settled, trivial};
+
+pub mod dispatch;
+pub mod state;
+pub mod wire;
+
+pub use state::{CurrentLine, State, StateFile, state_config};
 
 /// The default leaf depth of the top tree, in stones from the empty board: a position with
 /// at least this many stones is a worker's job ([`leaf_empties`]). Measured
@@ -162,6 +168,12 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         self.best.clear();
         self.expanded.clear();
         self.asking = None;
+    }
+
+    /// The null window asked of the root now, if one is: the root's score range known when
+    /// it was chosen and the window's value (`(min, max, med)`: is the score above `med`?).
+    pub fn asking(&self) -> Option<(i32, i32, i32)> {
+        self.asking.map(|(_, lo, hi, med)| (lo, hi, med))
     }
 
     /// The number of stones from which a position is a job.
@@ -382,140 +394,6 @@ pub fn alone_before_release(workers: usize) -> u32 {
     }
 }
 
-/// The first words of a state file.
-const STATE_MAGIC: &str = "# transpo-c4 mpi-state v1";
-
-/// The manager's state file (`--state FILE`): what it is for (board, strength, analysis,
-/// leaf depth), the output lines of the input lines already solved, and the line in hand
-/// with the table of its top tree and the positions counted so far.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct State {
-    /// What the file is for: `board 8x5 strength strong analyze no leaf 28`; a rerun must
-    /// give the same.
-    pub config: String,
-    /// The output lines of the solved input lines, in order: line `i` of the input is
-    /// `done[i]`'s (printed again, not solved again, on a rerun).
-    pub done: Vec<String>,
-    /// The line in hand: its move sequence, the positions and microseconds spent on it so
-    /// far, and its table (key as a number, range).
-    pub current: Option<CurrentLine>,
-}
-
-/// The line a [`State`] was solving.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CurrentLine {
-    /// Its move sequence as written.
-    pub moves: String,
-    /// Positions explored on it by all ranks before this state was written.
-    pub positions: u64,
-    /// Microseconds spent on it before this state was written.
-    pub micros: u64,
-    /// The table of its top tree.
-    pub table: Vec<(u128, (i32, i32))>,
-}
-
-/// FNV-1a over `text`: the state file's checksum, against a torn or edited file.
-fn checksum(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
-}
-
-/// What configures a solve as far as its state file is concerned.
-pub fn state_config(board: &str, weak: bool, analyze: bool, leaf_empties: u32) -> String {
-    format!(
-        "board {board} strength {} analyze {} leaf {leaf_empties}",
-        if weak { "weak" } else { "strong" },
-        if analyze { "yes" } else { "no" }
-    )
-}
-
-impl State {
-    /// The file's text.
-    pub fn to_text(&self) -> String {
-        let mut body = String::new();
-        for line in &self.done {
-            let _ = writeln!(body, "done {line}");
-        }
-        if let Some(current) = &self.current {
-            let _ = writeln!(
-                body,
-                "line {} positions {} micros {}",
-                current.moves, current.positions, current.micros
-            );
-            for (key, (lo, hi)) in &current.table {
-                let _ = writeln!(body, "k {key:x} {lo} {hi}");
-            }
-        }
-        let head = format!("{STATE_MAGIC} {}\n", self.config);
-        let sum = checksum(&(head.clone() + &body));
-        format!("{head}{body}end {sum:016x}\n")
-    }
-
-    /// Reads a state file's text, checking its header and checksum.
-    ///
-    /// # Errors
-    ///
-    /// What is wrong with it: no state file, torn, damaged, a line that does not parse.
-    pub fn parse(text: &str) -> Result<State, String> {
-        let Some(rest) = text.strip_prefix(STATE_MAGIC) else {
-            return Err("not a transpo-c4 MPI state file (no header)".into());
-        };
-        let (body, end) = text
-            .trim_end_matches('\n')
-            .rsplit_once('\n')
-            .ok_or("torn: no end line")?;
-        let sum = end
-            .strip_prefix("end ")
-            .and_then(|s| u64::from_str_radix(s, 16).ok())
-            .ok_or("torn: no end line")?;
-        if checksum(&format!("{body}\n")) != sum {
-            return Err("damaged: its checksum does not match".into());
-        }
-        let mut lines = body.lines();
-        let config = rest.lines().next().unwrap_or_default().trim().to_string();
-        lines.next();
-        let mut state = State {
-            config,
-            ..State::default()
-        };
-        for (number, line) in lines.enumerate() {
-            let bad = || format!("line {}: {line:?} does not parse", number + 2);
-            if let Some(done) = line.strip_prefix("done ") {
-                state.done.push(done.to_string());
-            } else if let Some(current) = line.strip_prefix("line ") {
-                let words: Vec<&str> = current.split(' ').collect();
-                let [moves, "positions", positions, "micros", micros] = words[..] else {
-                    return Err(bad());
-                };
-                state.current = Some(CurrentLine {
-                    moves: moves.to_string(),
-                    positions: positions.parse().map_err(|_| bad())?,
-                    micros: micros.parse().map_err(|_| bad())?,
-                    table: Vec::new(),
-                });
-            } else if let Some(entry) = line.strip_prefix("k ") {
-                let words: Vec<&str> = entry.split(' ').collect();
-                let (Some(current), [key, lo, hi]) = (state.current.as_mut(), &words[..]) else {
-                    return Err(bad());
-                };
-                let key = u128::from_str_radix(key, 16).map_err(|_| bad())?;
-                let (lo, hi): (i32, i32) = (
-                    lo.parse().map_err(|_| bad())?,
-                    hi.parse().map_err(|_| bad())?,
-                );
-                if lo > hi {
-                    return Err(bad());
-                }
-                current.table.push((key, (lo, hi)));
-            } else {
-                return Err(bad());
-            }
-        }
-        Ok(state)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -610,25 +488,5 @@ mod tests {
             positions * 10 <= one * 13,
             "{positions} against one solve's {one}"
         );
-    }
-
-    /// A state file reads back as written, and a torn or damaged one is refused.
-    #[test]
-    fn the_state_file_round_trips() {
-        let state = State {
-            config: state_config("5x4", false, false, 12),
-            done: vec!["- 0 1234 56".into()],
-            current: Some(CurrentLine {
-                moves: "33".into(),
-                positions: 99,
-                micros: 7,
-                table: vec![(0xabc, (-2, 3)), (7, (0, 0))],
-            }),
-        };
-        let text = state.to_text();
-        assert_eq!(State::parse(&text), Ok(state));
-        assert!(State::parse(&text[..text.len() - 5]).is_err());
-        assert!(State::parse(&text.replace("-2 3", "-1 3")).is_err());
-        assert!(State::parse("hello\n").is_err());
     }
 }

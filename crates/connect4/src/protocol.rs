@@ -129,18 +129,110 @@ impl Summary {
     }
 }
 
-/// Runs the protocol over `input`. Bad lines go to `errors` as `line N: reason`; only I/O
-/// errors stop the run. A line longer than [`TEXT_LINE_MAX`] bytes (`line N: line too long`)
+/// What answers the protocol's lines: one [`Solver`], or anything else that solves a
+/// position as one solve does (the manager of a solve over many machines).
+pub trait Answer<const W: usize, const H: usize, B: Bitboard> {
+    /// What stops a run besides I/O.
+    type Error: From<io::Error>;
+
+    /// The answer to one good line: with `options.analyze` every column's score
+    /// ([`crate::score::column_scores`]), else the position's score.
+    ///
+    /// # Errors
+    ///
+    /// Whatever keeps it from answering at all; the run stops with it.
+    fn answer(
+        &mut self,
+        problem: &Problem<'_, W, H, B>,
+        options: Options,
+    ) -> Result<Answered<W>, Self::Error>;
+}
+
+/// One line's answer: the scores, and what the answer cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answered<const W: usize> {
+    /// The position's score, or with `--analyze` every column's (`None` for a full one).
+    pub scores: Scores<W>,
+    /// Positions explored.
+    pub positions: u64,
+    /// Microseconds taken.
+    pub micros: u128,
+}
+
+/// What a line asked for: one score, or one per column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scores<const W: usize> {
+    /// The position's score.
+    One(i32),
+    /// Every column's score, `None` for a full column.
+    Columns([Option<i32>; W]),
+}
+
+impl<const W: usize> Scores<W> {
+    /// The position's score: the best column's when analysed (none if every column is full).
+    pub fn best(&self) -> Option<i32> {
+        match self {
+            Scores::One(score) => Some(*score),
+            Scores::Columns(scores) => scores.iter().flatten().max().copied(),
+        }
+    }
+}
+
+impl<const W: usize> fmt::Display for Scores<W> {
+    /// `score`, or each column's score (`-` for a full one) separated by spaces.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scores::One(score) => write!(f, "{score}"),
+            Scores::Columns(scores) => {
+                for (col, score) in scores.iter().enumerate() {
+                    let sep = if col == 0 { "" } else { " " };
+                    match score {
+                        Some(score) => write!(f, "{sep}{score}")?,
+                        None => write!(f, "{sep}-")?,
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Answer<W, H, B> for Solver<W, H, B> {
+    type Error = io::Error;
+
+    /// Each line from an empty table, so that its count of positions is its own.
+    fn answer(
+        &mut self,
+        problem: &Problem<'_, W, H, B>,
+        options: Options,
+    ) -> io::Result<Answered<W>> {
+        self.reset();
+        let start = Instant::now();
+        let scores = if options.analyze {
+            Scores::Columns(self.analyze(&problem.position, options.strength))
+        } else {
+            Scores::One(self.solve(&problem.position, options.strength))
+        };
+        Ok(Answered {
+            scores,
+            positions: self.nodes(),
+            micros: start.elapsed().as_micros(),
+        })
+    }
+}
+
+/// Runs the protocol over `input`, each good line answered by `solver`. Bad lines go to
+/// `errors` as `line N: reason`; only I/O errors (and `solver`'s own) stop the run. A line longer than [`TEXT_LINE_MAX`] bytes (`line N: line too long`)
 /// or not UTF-8 (`line N: not UTF-8`) is one more bad line: it is counted as rejected and the
 /// run goes on, and an endless line costs at most the cap in memory. After the empty board's
 /// line, `errors` also says who wins and on which move the game ends ([`ending`]).
-pub fn run<const W: usize, const H: usize, B: Bitboard>(
-    solver: &mut Solver<W, H, B>,
+pub fn run<const W: usize, const H: usize, B: Bitboard, S: Answer<W, H, B>>(
+    solver: &mut S,
     input: impl BufRead,
     mut out: impl Write,
     mut errors: impl Write,
     options: Options,
-) -> io::Result<Summary> {
+) -> Result<Summary, S::Error> {
     let mut summary = Summary::default();
     for line in Lines::new(input, TEXT_LINE_MAX) {
         let Line { number, text } = line?;
@@ -160,22 +252,14 @@ pub fn run<const W: usize, const H: usize, B: Bitboard>(
                 continue;
             }
         };
-        solver.reset();
-        let start = Instant::now();
-        let (text, score) = if options.analyze {
-            let scores = solver.analyze(&problem.position, options.strength);
-            let text: Vec<String> = scores
-                .iter()
-                .map(|s| s.map_or_else(|| "-".to_string(), |s| s.to_string()))
-                .collect();
-            let best = scores.iter().flatten().max().copied();
-            (text.join(" "), best)
-        } else {
-            let score = solver.solve(&problem.position, options.strength);
-            (score.to_string(), Some(score))
-        };
-        let micros = start.elapsed().as_micros();
-        writeln!(out, "{} {text} {} {micros}", problem.moves, solver.nodes())?;
+        let answered = solver.answer(&problem, options)?;
+        let score = answered.scores.best();
+        writeln!(
+            out,
+            "{} {} {} {}",
+            problem.moves, answered.scores, answered.positions, answered.micros
+        )?;
+        out.flush()?;
         if let (0, Some(score)) = (problem.position.moves(), score) {
             writeln!(errors, "{}", ending(W * H, options.strength, score))?;
         }

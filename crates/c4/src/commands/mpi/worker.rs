@@ -17,12 +17,8 @@
 //! so often that the searching core is woken for nothing (polling every 200 µs cost 12% of a
 //! worker's search on 9×4).
 
-use super::{
-    IDLE_SLEEP, TAG_BOUNDS, TAG_CANCEL, TAG_END, TAG_HELLO, TAG_JOB, TAG_LINE, TAG_RESULT, field,
-    receive,
-};
+use super::{IDLE_SLEEP, Setup, try_message};
 use crate::commands::Solving;
-use mpi::point_to_point::Status;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::VecDeque;
@@ -31,6 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
+use transpo_c4::cluster::wire::{JobAnswer, ToManager, ToWorker};
 use transpo_c4::sharing::SharingTable;
 use transpo_cli::Failure;
 use transpo_connect4::position::{Bitboard, Position};
@@ -65,17 +62,18 @@ struct Done {
 }
 
 /// A worker: says what it was started as, then searches every job it is sent until told the
-/// run is over. Bounds of positions with at least `shared_empties` empty squares go to the
-/// manager after each job, for the other workers.
+/// run is over. Bounds of positions with at least the setup's shared empty squares go to
+/// the manager after each job, for the other workers.
 pub(super) fn worker<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
     solving: Solving<W, H, B>,
-    me: &[(&'static str, String)],
-    shared_empties: u32,
+    setup: &Setup,
 ) -> Result<(), Failure> {
-    let manager = world.process_at_rank(0);
-    let hello: Vec<String> = me.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    manager.send_with_tag(hello.join("\n").as_bytes(), TAG_HELLO);
+    let hello = ToManager::hello(&setup.identity);
+    world
+        .process_at_rank(0)
+        .send_with_tag(&hello.encode()[..], hello.tag());
+    let shared_empties = setup.shared_empties;
     let solver = solving.solver_on(|table| SharingTable::new(table, shared_empties))?;
     let (orders, ordered) = channel();
     let (report, reports) = channel();
@@ -136,29 +134,24 @@ impl<const W: usize, const H: usize, B: Bitboard> Main<'_, W, H, B> {
                 continue;
             }
             if !done.bounds.is_empty() {
-                self.send(&done.bounds, TAG_BOUNDS)?;
+                self.send(ToManager::Bounds(done.bounds))?;
             }
-            let mut answer = id.to_le_bytes().to_vec();
-            let (lo, hi) = done
-                .range
-                .as_ref()
-                .map_or((0, 0), |r| (*r.start(), *r.end()));
-            answer.extend(lo.to_le_bytes());
-            answer.extend(hi.to_le_bytes());
-            answer.extend(done.nodes.to_le_bytes());
-            answer.push(u8::from(done.range.is_some()));
-            answer.extend(done.micros.to_le_bytes());
-            self.send(&answer, TAG_RESULT)?;
+            self.send(ToManager::Answer(JobAnswer {
+                id,
+                range: done.range.map(|r| (*r.start(), *r.end())),
+                positions: done.nodes,
+                micros: done.micros,
+            }))?;
         }
     }
 
-    /// Sends `bytes` to the manager without blocking on it: takes in the manager's messages
-    /// until the send is done.
-    fn send(&mut self, bytes: &[u8], tag: i32) -> Result<(), Failure> {
-        let world = self.world;
+    /// Sends `message` to the manager without blocking on it: takes in the manager's
+    /// messages until the send is done.
+    fn send(&mut self, message: ToManager) -> Result<(), Failure> {
+        let (world, bytes) = (self.world, message.encode());
         let manager = world.process_at_rank(0);
         mpi::request::scope(|scope| {
-            let mut request = manager.immediate_send_with_tag(scope, bytes, tag);
+            let mut request = manager.immediate_send_with_tag(scope, &bytes[..], message.tag());
             // The first error is kept until the send is done: a request must complete
             // before its scope ends.
             let mut failed = Ok(());
@@ -180,75 +173,44 @@ impl<const W: usize, const H: usize, B: Bitboard> Main<'_, W, H, B> {
 
     /// Takes in the manager's next message if one has come; whether one had.
     fn take_waiting(&mut self) -> Result<bool, Failure> {
-        match self.world.any_process().immediate_matched_probe() {
-            Some(probed) => self.take(receive(probed)).map(|()| true),
-            None => Ok(false),
-        }
-    }
-
-    /// Acts on one message from the manager.
-    fn take(&mut self, (bytes, status): (Vec<u8>, Status)) -> Result<(), Failure> {
-        let order = match status.tag() {
-            TAG_JOB => {
-                let (id, pos, window) = parse_job::<W, H, B>(&bytes)?;
+        let Some((bytes, tag, _)) = try_message(self.world) else {
+            return Ok(false);
+        };
+        let message = ToWorker::decode(tag, &bytes).map_err(Failure::run)?;
+        let order = match message {
+            ToWorker::Job { id, window, moves } => {
+                let pos = Position::<W, H, B>::from_moves(&moves)
+                    .map_err(|e| Failure::run(format!("job {moves:?}: {e}")))?;
                 let stop = Arc::new(AtomicBool::new(false));
                 self.held.push_back((id, Arc::clone(&stop)));
                 Order::Job(pos, window, stop)
             }
-            TAG_CANCEL => {
-                let id = field::<8>(&bytes, 0).map(u64::from_le_bytes);
+            ToWorker::Cancel { id } => {
                 // A cancel that crossed the job's answer on the way finds nothing to stop.
-                if let Some((_, stop)) = self.held.iter().find(|(held, _)| Some(*held) == id) {
+                if let Some((_, stop)) = self.held.iter().find(|(held, _)| *held == id) {
                     stop.store(true, Ordering::Relaxed);
                 }
-                return Ok(());
+                return Ok(true);
             }
-            TAG_BOUNDS => Order::Bounds(bytes),
-            TAG_LINE => Order::NewLine,
-            TAG_END => {
+            ToWorker::Bounds(bytes) => Order::Bounds(bytes),
+            ToWorker::Line => Order::NewLine,
+            ToWorker::End => {
                 // Only a manager that failed ends the run with jobs out: stop them.
                 self.ended = true;
                 for (_, stop) in &self.held {
                     stop.store(true, Ordering::Relaxed);
                 }
-                return Ok(());
-            }
-            tag => {
-                return Err(Failure::run(format!(
-                    "a message with the unknown tag {tag}"
-                )));
+                return Ok(true);
             }
         };
-        self.orders.send(order).map_err(|_| search_thread_gone())
+        self.orders.send(order).map_err(|_| search_thread_gone())?;
+        Ok(true)
     }
 }
 
 /// The error of a worker whose search thread is gone (it panicked: a bug).
 fn search_thread_gone() -> Failure {
     Failure::run("the search thread ended (a bug: see its message above)")
-}
-
-/// A job message's id, position and window.
-fn parse_job<const W: usize, const H: usize, B: Bitboard>(
-    bytes: &[u8],
-) -> Result<(u64, Position<W, H, B>, Window), Failure> {
-    let parsed = (
-        field::<8>(bytes, 0),
-        field::<4>(bytes, 8),
-        field::<4>(bytes, 12),
-    );
-    let (Some(id), Some(alpha), Some(beta)) = parsed else {
-        return Err(Failure::run("a job message too short"));
-    };
-    let moves = std::str::from_utf8(&bytes[16..])
-        .map_err(|_| Failure::run("a job's moves are not text"))?;
-    let pos = Position::<W, H, B>::from_moves(moves)
-        .map_err(|e| Failure::run(format!("job {moves:?}: {e}")))?;
-    let window = Window {
-        alpha: i32::from_le_bytes(alpha),
-        beta: i32::from_le_bytes(beta),
-    };
-    Ok((u64::from_le_bytes(id), pos, window))
 }
 
 /// The search thread: carries out the orders until they end. A job's outcome, or the first
