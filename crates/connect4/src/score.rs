@@ -89,7 +89,7 @@ pub fn finish(score: i32, strength: Strength) -> i32 {
 /// full column: a winning move scores the win, a move that fills the board a [`DRAW`], any
 /// other minus `solve`'s score of the position after it (as [`finish`]ed for `strength`).
 /// `None` if `solve` gave up.
-pub(crate) fn column_scores<const W: usize, const H: usize, B: Bitboard>(
+pub fn column_scores<const W: usize, const H: usize, B: Bitboard>(
     pos: &Position<W, H, B>,
     strength: Strength,
     mut solve: impl FnMut(&Position<W, H, B>) -> Option<i32>,
