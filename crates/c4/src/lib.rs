@@ -12,6 +12,8 @@
 //!   `mpi`): the top tree with young brothers wait, where a job goes, the state file.
 //! - [`sharing`]: the bounds a cluster's workers pass each other, a worker's table that
 //!   writes down the bounds worth passing.
+//! - [`knobs`]: the measurement knobs (`TRANSPO_C4_*` environment variables), read the same
+//!   way and refused the same way when bad; the libraries never read the environment.
 //! - `serve` (feature `serve`, on by default): the web page and the JSON API on axum and
 //!   tokio, answering from a [`transpo_connect4::pool`].
 //!
@@ -21,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod cluster;
+pub mod knobs;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod sharing;

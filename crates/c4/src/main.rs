@@ -120,7 +120,6 @@ impl Command {
 fn try_main(args: Cli) -> Result<(), Failure> {
     #[cfg(feature = "mpi")]
     check_mpi(&args)?;
-    transpo_connect4::parallel::check_knobs().map_err(Failure::usage)?;
     if let Some(command) = &args.command {
         let (name, honoured) = command.honours();
         commands::refuse_unhonoured(name, honoured, &args.solve, args.analyze)?;

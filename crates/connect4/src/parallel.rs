@@ -86,49 +86,13 @@ use std::time::{Duration, Instant};
 pub const PARALLEL_AFTER: u64 = 1 << 16;
 
 /// Nodes with at least this many empty squares may become split points, unless
-/// [`crate::Solver::set_split_empty`] or the measurement knob [`SPLIT_EMPTY_KNOB`] says
-/// otherwise. On the 16-core machine (16 threads, one child alone) 16, 20, 24 and 28 were
+/// [`crate::Solver::set_split_empty`] says otherwise (`transpo-c4` takes a value for
+/// measurements from `TRANSPO_C4_SPLIT_EMPTY`). On the 16-core machine (16 threads, one child alone) 16, 20, 24 and 28 were
 /// alike: the empty board 2.4–2.8 s weak and 3.6–4.4 s strong each, 20 Begin-Hard lines
 /// 0.34 / 0.31 / 0.37 s a line at 20 / 24 / 28.
 pub const SPLIT_EMPTY: u32 = 20;
 
-/// The environment variable that overrides [`SPLIT_EMPTY`] (1 to 64), for measurements.
-pub const SPLIT_EMPTY_KNOB: &str = "TRANSPO_C4_SPLIT_EMPTY";
-
-/// The environment variable that overrides [`alone_before_split`] (1 to 7), for
-/// measurements.
-pub const ALONE_KNOB: &str = "TRANSPO_C4_ALONE";
-
 pub use crate::team::{ALONE_ONCE_UP_TO_MOVES, alone_before_split};
-
-/// The measurement knobs and the values each takes.
-const KNOBS: [(&str, RangeInclusive<u32>); 2] = [(ALONE_KNOB, 1..=7), (SPLIT_EMPTY_KNOB, 1..=64)];
-
-/// The measurement knob `name`'s value: its environment variable as a number in the knob's
-/// range, else `None` (unset, unknown, or not such a number).
-pub(crate) fn knob(name: &str) -> Option<u32> {
-    let (_, range) = KNOBS.iter().find(|(knob, _)| *knob == name)?;
-    let value = std::env::var(name).ok()?.parse().ok()?;
-    range.contains(&value).then_some(value)
-}
-
-/// Checks the measurement knobs ([`ALONE_KNOB`], [`SPLIT_EMPTY_KNOB`]) in the environment:
-/// each unset, or a number in its range. The library ignores a bad value; a program refuses
-/// it with this message, which names the variable and what it must be.
-pub fn check_knobs() -> Result<(), String> {
-    for (name, range) in KNOBS {
-        if let Ok(value) = std::env::var(name)
-            && knob(name).is_none()
-        {
-            return Err(format!(
-                "{name}={value:?}: not a number from {} to {}",
-                range.start(),
-                range.end()
-            ));
-        }
-    }
-    Ok(())
-}
 
 /// The outcome of a solve that may have been stopped.
 pub(crate) struct Solved {
@@ -195,11 +159,18 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
     }
 
     /// Searches children of `sp` until none is left, the node is decided, or this search
-    /// must stop (`aborted` set).
+    /// must stop (`aborted` set). A panic while it searches a child stops the team and hands
+    /// the child back unfinished ([`Held`]), so that no thread waits for it.
     fn work_at(&mut self, sp: &Arc<SplitPoint<W, H, B>>) {
         let outer = self.under.replace(Arc::clone(sp));
         while let Some((square, threats)) = sp.take() {
+            let held = Held {
+                sp,
+                team: self.team,
+                square,
+            };
             let score = -self.negamax(&sp.pos.after(square), -sp.beta, -sp.alpha, threats);
+            std::mem::forget(held);
             if self.aborted {
                 sp.give_back(square, None);
                 break;
@@ -233,6 +204,38 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
     }
 }
 
+/// A child of a split point a thread is searching, dropped only if that search panics
+/// (the search forgets it otherwise): it stops the team first, so that the master, which
+/// sees the child handed back unfinished, stores nothing for the split point and returns,
+/// and then hands the child back.
+struct Held<'s, 't, const W: usize, const H: usize, B: Bitboard> {
+    sp: &'s SplitPoint<W, H, B>,
+    team: Option<&'t Team<W, H, B>>,
+    square: B,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Drop for Held<'_, '_, W, H, B> {
+    fn drop(&mut self) {
+        if let Some(team) = self.team {
+            team.stop.store(true, Ordering::Relaxed);
+        }
+        self.sp.give_back(self.square, None);
+    }
+}
+
+/// Ends a team when dropped in a panic: every thread stops and the helpers go home, so that
+/// the scope that runs them can join them and pass the panic on to the caller.
+struct EndOnPanic<'t, const W: usize, const H: usize, B: Bitboard>(&'t Team<W, H, B>);
+
+impl<const W: usize, const H: usize, B: Bitboard> Drop for EndOnPanic<'_, W, H, B> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop.store(true, Ordering::Relaxed);
+            self.0.done.store(true, Ordering::Release);
+        }
+    }
+}
+
 /// The table as one thread of a team reaches it: the shared big table, the thread's own near
 /// table, and the team to publish its count to.
 struct Shared<'a, const W: usize, const H: usize, B: Bitboard> {
@@ -247,6 +250,9 @@ struct Shared<'a, const W: usize, const H: usize, B: Bitboard> {
     far_stores: u64,
     /// `far_stores` at the last report.
     published_stores: u64,
+    /// Whether this is a helper's access, not the master's (for the tests' injected panics).
+    #[cfg(test)]
+    helper: bool,
 }
 
 impl<'a, const W: usize, const H: usize, B: Bitboard> Shared<'a, W, H, B> {
@@ -262,6 +268,8 @@ impl<'a, const W: usize, const H: usize, B: Bitboard> Shared<'a, W, H, B> {
             reported: 0,
             far_stores: 0,
             published_stores: 0,
+            #[cfg(test)]
+            helper: false,
         }
     }
 }
@@ -288,6 +296,10 @@ impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Shared<'_,
         1
     }
     fn tick(&mut self, nodes: u64) -> bool {
+        #[cfg(test)]
+        if let Some(inject) = self.team.inject {
+            inject.fire(self.helper);
+        }
         if nodes & (PUBLISH_EVERY - 1) == 0 {
             self.team
                 .nodes
@@ -351,16 +363,27 @@ pub(crate) struct Plan<'a, const W: usize, const H: usize, B: Bitboard> {
     pub(crate) parallel_after: u64,
     /// See [`crate::Solver::set_split_empty`].
     pub(crate) split_empty: u32,
+    /// See [`crate::Solver::set_alone`].
+    pub(crate) alone: Option<u32>,
     pub(crate) progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
     /// The caller's stop, if any.
     pub(crate) stop: Option<&'a AtomicBool>,
     /// Positions earlier solves explored on the table since it was last cleared.
     pub(crate) explored: u64,
+    /// A panic the tests inject into a thread of the team.
+    #[cfg(test)]
+    pub(crate) inject: Option<crate::team::Inject>,
 }
 
 /// Solves `pos` (which the side to move cannot win at once) until `window` is decided or
 /// `plan`'s stop is raised: alone first, then, past [`Plan::parallel_after`] positions, with
 /// the team if there is one and the table can be shared.
+///
+/// # Panics
+///
+/// If a thread of the team panics: the others stop and go home ([`Held`], [`EndOnPanic`]),
+/// and the panic goes on on the caller's thread. A solve never hangs on a thread that
+/// panicked.
 pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>>(
     table: &mut T,
     pos: &Position<W, H, B>,
@@ -387,21 +410,9 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
     )
     .after(plan.explored)
     .reporting(beat);
-    let report = |nodes_before: u64| {
-        move |med: i32, min: i32, max: i32, nodes: u64| {
-            if let Some(progress) = plan.progress {
-                progress(&Step {
-                    window: med,
-                    answered: true,
-                    min,
-                    max,
-                    nodes: nodes_before + nodes,
-                    elapsed: started.elapsed(),
-                });
-            }
-        }
-    };
-    let finished = search.bisect(pos, window, &mut range, report(0));
+    let finished = search.bisect(pos, window, &mut range, |med, min, max, nodes| {
+        report(plan, started, med, min, max, nodes);
+    });
     let nodes = search.nodes;
     let due = search.heartbeat.map_or(HEARTBEAT_FIRST, |beat| beat.due);
     // Without a team the lone phase has no position limit, so it ended only if the window
@@ -423,66 +434,127 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
             waited: Duration::ZERO,
         };
     }
-    let (mut nodes, mut due, mut waited) = (nodes, due, Duration::ZERO);
-    // Entries the threads put into the big table in the last window.
-    let mut stored = 0;
+    let mut windowed = Windowed {
+        answered: false,
+        nodes,
+        stored: 0,
+        due,
+        waited: Duration::ZERO,
+    };
     while !window.decided(*range.start(), *range.end()) {
         // No thread holds a view between windows (or after a stop for growth), so the table
         // may grow here as one thread's would have grown on the way.
-        table.count_shared_stores(stored);
-        let shared: &BoundTable<W, H, B> = table;
-        let team = Team::new(
-            plan.split_empty,
-            plan.threads,
-            shared.stores_before_growth(),
-        );
-        let answered;
-        // Positions searched on the table before this window, by every solve since it was
-        // last cleared.
-        let explored = plan.explored + nodes;
-        (answered, stored, due) = std::thread::scope(|scope| {
-            let team = &team;
-            let helpers: Vec<_> = (1..plan.threads)
-                .map(|helper| {
-                    scope.spawn(move || help(shared.view(helper), plan.book, team, explored))
-                })
-                .collect();
-            let beat = heartbeat(plan, started, due, &range, nodes, Some(&team.nodes));
-            let mut master = Search::new(Shared::new(shared.view(0), team, plan.stop), plan.book)
-                .in_team(team)
-                .after(explored)
-                .reporting(beat);
-            let answered =
-                master.next_window(pos, window, &mut range, nodes, |med, min, max, _| {
-                    report(nodes)(med, min, max, team.nodes.load(Ordering::Relaxed));
-                });
-            team.done.store(true, Ordering::Release);
-            let (mut searched, mut stored) = (master.nodes, master.table.far_stores);
-            for helper in helpers {
-                let (n, s) = helper
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                searched += n;
-                stored += s;
-            }
-            nodes += searched;
-            waited += Duration::from_nanos(team.waited.load(Ordering::Relaxed));
-            (
-                answered,
-                stored,
-                master.heartbeat.map_or(due, |beat| beat.due),
-            )
-        });
+        table.count_shared_stores(windowed.stored);
+        windowed = team_window(table, pos, window, &mut range, plan, started, windowed);
         // A window not answered was stopped by the caller, or for the table to grow.
-        if !answered && plan.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+        if !windowed.answered && plan.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
             break;
         }
     }
     Solved {
         stopped: !window.decided(*range.start(), *range.end()),
         score: range,
-        nodes,
-        waited,
+        nodes: windowed.nodes,
+        waited: windowed.waited,
+    }
+}
+
+/// Where a solve stands after a window of its team.
+struct Windowed {
+    /// Whether the window was answered (else the team was stopped).
+    answered: bool,
+    /// Positions explored by the solve so far, every thread's.
+    nodes: u64,
+    /// Entries the threads put into the big table in the window.
+    stored: u64,
+    /// When the next heartbeat is due.
+    due: Duration,
+    /// Time the threads of the teams so far spent looking for work.
+    waited: Duration,
+}
+
+/// One window of `pos`'s search by a team of `plan.threads` threads on `table`, `before`
+/// being where the solve stood; narrows `range`.
+fn team_window<const W: usize, const H: usize, B: Bitboard>(
+    table: &BoundTable<W, H, B>,
+    pos: &Position<W, H, B>,
+    window: Window,
+    range: &mut RangeInclusive<i32>,
+    plan: &Plan<'_, W, H, B>,
+    started: Instant,
+    before: Windowed,
+) -> Windowed {
+    let team = Team::new(
+        plan.split_empty,
+        plan.alone,
+        plan.threads,
+        table.stores_before_growth(),
+    );
+    #[cfg(test)]
+    let team = Team {
+        inject: plan.inject,
+        ..team
+    };
+    let nodes = before.nodes;
+    // Positions searched on the table before this window, by every solve since it was last
+    // cleared.
+    let explored = plan.explored + nodes;
+    std::thread::scope(|scope| {
+        let team = &team;
+        // A panic of the master (or a thread that cannot be started) sends the helpers home
+        // before the scope joins them.
+        let _end = EndOnPanic(team);
+        let helpers: Vec<_> = (1..plan.threads)
+            .map(|helper| scope.spawn(move || help(table.view(helper), plan.book, team, explored)))
+            .collect();
+        let beat = heartbeat(plan, started, before.due, range, nodes, Some(&team.nodes));
+        let mut master = Search::new(Shared::new(table.view(0), team, plan.stop), plan.book)
+            .in_team(team)
+            .after(explored)
+            .reporting(beat);
+        let answered = master.next_window(pos, window, range, nodes, |med, min, max, _| {
+            let published = team.nodes.load(Ordering::Relaxed);
+            report(plan, started, med, min, max, nodes + published);
+        });
+        team.done.store(true, Ordering::Release);
+        let (mut searched, mut stored) = (master.nodes, master.table.far_stores);
+        for helper in helpers {
+            // A helper's panic goes on here, once every other thread has gone home.
+            let (n, s) = helper
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            searched += n;
+            stored += s;
+        }
+        Windowed {
+            answered,
+            nodes: nodes + searched,
+            stored,
+            due: master.heartbeat.map_or(before.due, |beat| beat.due),
+            waited: before.waited + Duration::from_nanos(team.waited.load(Ordering::Relaxed)),
+        }
+    })
+}
+
+/// Reports an answered null window to `plan`'s progress, if any: the window `med`, the
+/// score's range `min..=max` and `nodes` positions explored since `started`.
+fn report<const W: usize, const H: usize, B: Bitboard>(
+    plan: &Plan<'_, W, H, B>,
+    started: Instant,
+    med: i32,
+    min: i32,
+    max: i32,
+    nodes: u64,
+) {
+    if let Some(progress) = plan.progress {
+        progress(&Step {
+            window: med,
+            answered: true,
+            min,
+            max,
+            nodes,
+            elapsed: started.elapsed(),
+        });
     }
 }
 
@@ -522,9 +594,18 @@ fn help<const W: usize, const H: usize, B: Bitboard>(
     team: &Team<W, H, B>,
     explored: u64,
 ) -> (u64, u64) {
-    let mut search = Search::new(Shared::new(view, team, None), book)
-        .in_team(team)
-        .after(explored);
+    // A panic of this helper outside a child it holds stops the team too.
+    let _end = EndOnPanic(team);
+    #[cfg_attr(
+        not(test),
+        expect(unused_mut, reason = "marked a helper in tests only")
+    )]
+    let mut shared = Shared::new(view, team, None);
+    #[cfg(test)]
+    {
+        shared.helper = true;
+    }
+    let mut search = Search::new(shared, book).in_team(team).after(explored);
     let (started, mut worked) = (Instant::now(), Duration::ZERO);
     let mut backoff = Backoff(0);
     while !team.done.load(Ordering::Acquire) {
@@ -542,4 +623,53 @@ fn help<const W: usize, const H: usize, B: Bitboard>(
     }
     team.add_waited(started.elapsed().saturating_sub(worked));
     (search.nodes, search.table.far_stores)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::Strength;
+    use crate::team::Inject;
+    use std::sync::mpsc;
+
+    /// Solves a position of many split points on 4 threads with `inject`'s panic, on a
+    /// thread of its own: whether the solve ended in a panic (`None`: it did not end within
+    /// a minute, so it hangs).
+    fn panicked(inject: Inject) -> Option<bool> {
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            let ended = std::panic::catch_unwind(|| {
+                let mut table = BoundTable::<7, 6, u64>::new(4).expect("4 MiB");
+                table.set_helpers(3).expect("near tables");
+                let pos = Position::<7, 6, u64>::from_moves("4453").expect("legal moves");
+                let plan = Plan {
+                    book: None,
+                    threads: 4,
+                    parallel_after: 0,
+                    split_empty: 8,
+                    alone: Some(1),
+                    progress: None,
+                    stop: None,
+                    explored: 0,
+                    inject: Some(inject),
+                };
+                solve(&mut table, &pos, Window::of(Strength::Strong), &plan).score
+            });
+            let _ = sender.send(ended.is_err());
+        });
+        receiver.recv_timeout(Duration::from_secs(60)).ok()
+    }
+
+    /// A helper that panics while it searches a child of a split point ends the solve with
+    /// its panic on the caller's thread; it does not leave the master waiting for the child.
+    #[test]
+    fn a_panic_in_a_helper_ends_the_solve() {
+        assert_eq!(panicked(Inject { helper: true }), Some(true));
+    }
+
+    /// A master that panics sends its helpers home: the solve ends with the panic.
+    #[test]
+    fn a_panic_in_the_master_ends_the_solve() {
+        assert_eq!(panicked(Inject { helper: false }), Some(true));
+    }
 }

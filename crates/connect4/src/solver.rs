@@ -43,6 +43,8 @@ pub struct Solver<
     threads: usize,
     parallel_after: u64,
     split_empty: u32,
+    /// See [`Solver::set_alone`].
+    alone: Option<u32>,
     progress: Option<Progress>,
 }
 
@@ -64,8 +66,8 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             weight: 0,
             threads: 1,
             parallel_after: PARALLEL_AFTER,
-            split_empty: crate::parallel::knob(crate::parallel::SPLIT_EMPTY_KNOB)
-                .unwrap_or(SPLIT_EMPTY),
+            split_empty: SPLIT_EMPTY,
+            alone: None,
             progress: None,
         }
     }
@@ -113,12 +115,22 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
     }
 
     /// With several threads, nodes with at least `squares` empty squares may become split
-    /// points (default [`SPLIT_EMPTY`], or the measurement knob `TRANSPO_C4_SPLIT_EMPTY`;
-    /// see [`crate::parallel`]): nearer the end of the game
+    /// points (default [`SPLIT_EMPTY`]; see [`crate::parallel`]): nearer the end of the game
     /// a subtree is too small to be worth handing to another thread. Tests set it low to
     /// make split points on small problems.
     pub fn set_split_empty(&mut self, squares: u32) {
         self.split_empty = squares;
+    }
+
+    /// With several threads, every node searches `children` children alone, the eldest
+    /// first, before it may become a split point, for measurements; `None` (the default)
+    /// keeps the rule that fits the team's size
+    /// ([`alone_before_split`](crate::parallel::alone_before_split), and one child at the top
+    /// of the tree, [`ALONE_ONCE_UP_TO_MOVES`](crate::parallel::ALONE_ONCE_UP_TO_MOVES)).
+    /// A count of 0 counts as 1: the eldest child is always searched alone. Scores do not
+    /// depend on it.
+    pub fn set_alone(&mut self, children: Option<u32>) {
+        self.alone = children.map(|n| n.max(1));
     }
 
     /// Threads a solve uses.
@@ -214,9 +226,12 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             threads: self.threads,
             parallel_after: self.parallel_after,
             split_empty: self.split_empty,
+            alone: self.alone,
             progress: self.progress.as_deref(),
             stop,
             explored: self.nodes,
+            #[cfg(test)]
+            inject: None,
         };
         let solved = crate::parallel::solve(&mut self.table, pos, window, &plan);
         self.nodes += solved.nodes;

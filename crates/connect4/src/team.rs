@@ -24,13 +24,9 @@ use std::time::Duration;
 ///   search 1.8× one thread's positions with 3 and 2.1× with 1 (docs/connect4/parallel.md,
 ///   2026-11-27).
 ///
-/// The environment variable `TRANSPO_C4_ALONE` (a count from 1 to 7) overrides the rule for
-/// measurements, as the `TRANSPO_C4_MPI_*` variables do for the manager; `transpo-c4`
-/// refuses a value outside that range.
+/// [`Solver::set_alone`](crate::solver::Solver::set_alone) replaces the rule by one count
+/// for every node, for measurements (`transpo-c4` takes it from `TRANSPO_C4_ALONE`).
 pub fn alone_before_split(threads: usize) -> u32 {
-    if let Some(alone) = crate::parallel::knob(crate::parallel::ALONE_KNOB) {
-        return alone;
-    }
     match threads {
         0..=2 => 2,
         3..=5 => 3,
@@ -39,8 +35,8 @@ pub fn alone_before_split(threads: usize) -> u32 {
 }
 
 /// Nodes with at most this many stones on the board split after their eldest child alone,
-/// whatever the team's size ([`alone_before_split`] counts for the rest), unless the
-/// measurement knob `TRANSPO_C4_ALONE` fixes one count for every node. The top of the tree
+/// whatever the team's size ([`alone_before_split`] counts for the rest), unless
+/// [`Solver::set_alone`](crate::solver::Solver::set_alone) fixes one count for every node. The top of the tree
 /// is where a child's subtree is largest, so a thread idle beside one costs the most there.
 /// Measured on the 2-core machine, 2 threads, the empty 7×6 board, three runs each,
 /// interleaved (docs/connect4/parallel.md, 2026-11-27, fifth session): two children alone
@@ -168,13 +164,45 @@ pub(crate) struct Team<const W: usize, const H: usize, B: Bitboard> {
     pub(crate) alone: u32,
     /// Children a node with at most [`ALONE_ONCE_UP_TO_MOVES`] stones searches alone.
     pub(crate) alone_at_top: u32,
+    /// A panic the tests inject into a thread of the team.
+    #[cfg(test)]
+    pub(crate) inject: Option<Inject>,
+}
+
+/// A panic injected into a team's search, for the tests that show a panic ends a solve:
+/// raised by the master or by a helper (then while it searches a child of a split point) at
+/// the first look at the stop ([`crate::search::Access::tick`]) of that kind of thread.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Inject {
+    /// In a helper (else in the master).
+    pub(crate) helper: bool,
+}
+
+#[cfg(test)]
+impl Inject {
+    /// Panics if this thread is the kind to.
+    pub(crate) fn fire(self, helper: bool) {
+        if helper == self.helper {
+            panic!(
+                "a panic injected into the {}",
+                if helper { "helper" } else { "master" }
+            );
+        }
+    }
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
     /// A team of `threads` threads in all, that splits nodes with at least `split_empty`
-    /// empty squares and stops after `grow_after` stores into the big table (if the table
-    /// grows at all).
-    pub(crate) fn new(split_empty: u32, threads: usize, grow_after: Option<u64>) -> Self {
+    /// empty squares after `alone` children searched alone (`None`: the rule,
+    /// [`alone_before_split`] and [`ALONE_ONCE_UP_TO_MOVES`]), and stops after `grow_after`
+    /// stores into the big table (if the table grows at all).
+    pub(crate) fn new(
+        split_empty: u32,
+        alone: Option<u32>,
+        threads: usize,
+        grow_after: Option<u64>,
+    ) -> Self {
         let helpers = threads - 1;
         Team {
             open: Mutex::new(Vec::new()),
@@ -187,8 +215,10 @@ impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
             stores: AtomicU64::new(0),
             waited: AtomicU64::new(0),
             grow_after: grow_after.unwrap_or(u64::MAX),
-            alone: alone_before_split(threads),
-            alone_at_top: crate::parallel::knob(crate::parallel::ALONE_KNOB).unwrap_or(1),
+            alone: alone.unwrap_or_else(|| alone_before_split(threads)),
+            alone_at_top: alone.unwrap_or(1),
+            #[cfg(test)]
+            inject: None,
         }
     }
 
@@ -287,15 +317,22 @@ mod tests {
     /// The top of the tree splits after the eldest; below it the team's size decides.
     #[test]
     fn the_top_of_the_tree_splits_after_the_eldest() {
-        if crate::parallel::knob(crate::parallel::ALONE_KNOB).is_some() {
-            return; // a measurement fixes one count for every node
-        }
-        let team = Team::<7, 6, u64>::new(20, 2, None);
+        let team = Team::<7, 6, u64>::new(20, None, 2, None);
         let top = Position::from_moves("4444").expect("four legal moves");
         let below = Position::from_moves("44444").expect("five legal moves");
         assert_eq!(team.alone_at(&Position::new()), 1);
         assert_eq!(team.alone_at(&top), 1);
         assert_eq!(team.alone_at(&below), alone_before_split(2));
         assert_eq!(alone_before_split(2), 2);
+    }
+
+    /// A count given for measurements holds at every node, the top of the tree included.
+    #[test]
+    fn a_count_given_holds_everywhere() {
+        let team = Team::<7, 6, u64>::new(20, Some(3), 16, None);
+        let below = Position::from_moves("44444").expect("five legal moves");
+        assert_eq!(team.alone_at(&Position::new()), 3);
+        assert_eq!(team.alone_at(&below), 3);
+        assert_eq!(alone_before_split(16), 1);
     }
 }

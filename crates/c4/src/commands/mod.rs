@@ -19,6 +19,7 @@ pub(crate) mod split;
 
 use clap::Args;
 use std::path::{Path, PathBuf};
+use transpo_c4::knobs::SolverKnobs;
 use transpo_cli::Failure;
 use transpo_connect4::book::Tree;
 use transpo_connect4::bounds::{BoundStore, BoundTable, TableError};
@@ -297,12 +298,15 @@ pub(crate) struct Solving<const W: usize, const H: usize, B: Bitboard> {
     pub(crate) thread_counts: Vec<usize>,
     pub(crate) hash_mib: u64,
     pub(crate) book: Option<Book<W, H, B>>,
+    /// The threads' measurement knobs ([`transpo_c4::knobs`]), given to every solver.
+    pub(crate) knobs: SolverKnobs,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
     /// The options of `solve`, with the book it names loaded (for every command, so that a
-    /// bad `--book` is an error whatever the command). A list of thread counts is bad usage
-    /// unless `lists` (for `bench`).
+    /// bad `--book` is an error whatever the command), and the threads' measurement knobs
+    /// read (a bad one is bad usage whatever the command). A list of thread counts is bad
+    /// usage unless `lists` (for `bench`).
     pub(crate) fn new(solve: &SolveArgs, lists: bool) -> Result<Self, Failure> {
         let thread_counts = match &solve.threads {
             Some(ThreadCounts(counts)) if counts.len() > 1 && !lists => {
@@ -323,6 +327,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
             },
             hash_mib: solve.hash_mib.unwrap_or(DEFAULT_HASH_MIB),
             book: solve.book.as_deref().map(load_book).transpose()?,
+            knobs: SolverKnobs::from_env()?,
         })
     }
 
@@ -332,6 +337,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
         (0..self.threads)
             .map(|_| {
                 let mut solver = Solver::new(self.hash_mib).map_err(table_failure)?;
+                self.knobs.apply(&mut solver);
                 if let Some(book) = &self.book {
                     solver.set_book(book.clone());
                 }
@@ -353,6 +359,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
         let table = BoundTable::new(self.hash_mib).map_err(table_failure)?;
         let mut solver = Solver::with_table(wrap(table));
         solver.set_threads(self.threads).map_err(table_failure)?;
+        self.knobs.apply(&mut solver);
         if let Some(book) = self.book {
             solver.set_book(book);
         }

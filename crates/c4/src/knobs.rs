@@ -1,0 +1,279 @@
+//! The measurement knobs: environment variables `TRANSPO_C4_*` that override one of the
+//! app's tuned defaults, for measuring what another value would do. They are read here and
+//! only here, all the same way ([`Knob::read`]): unset, the default holds; set, the value
+//! must be a number in the knob's range, else the app refuses it with a message that names
+//! the variable and what it must be (exit status 2), and runs nothing. The libraries never
+//! read the environment: the app passes the values in (for the solver's threads, with
+//! [`SolverKnobs::apply`]).
+//!
+//! The crate README lists every knob; a test holds the list and [`ALL`] together.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::ops::RangeInclusive;
+use std::str::FromStr;
+use transpo_connect4::bounds::BoundStore;
+use transpo_connect4::position::Bitboard;
+use transpo_connect4::solver::Solver;
+
+/// One measurement knob: its environment variable, the values it takes, and what it
+/// counts (for the message that refuses a bad value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Knob<T> {
+    /// The environment variable, `TRANSPO_C4_…`.
+    pub name: &'static str,
+    /// The values it takes.
+    pub range: RangeInclusive<T>,
+    /// What the value counts, as the message refusing a bad one says it.
+    pub what: &'static str,
+}
+
+/// A knob's value that is not one it takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KnobError {
+    /// The environment variable.
+    pub name: &'static str,
+    /// The value it was given (lossily, if it was not UTF-8).
+    pub value: String,
+    /// What it must be, such as `a number from 1 to 7 (children searched alone)`.
+    pub expected: String,
+}
+
+impl fmt::Display for KnobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={:?}: not {}", self.name, self.value, self.expected)
+    }
+}
+
+impl std::error::Error for KnobError {}
+
+impl From<KnobError> for transpo_cli::Failure {
+    /// A bad knob is bad usage (exit status 2).
+    fn from(e: KnobError) -> Self {
+        transpo_cli::Failure::usage(e)
+    }
+}
+
+impl<T: Copy + PartialOrd + FromStr + fmt::Display> Knob<T> {
+    /// The knob `name`, which takes the values in `range`, each counting `what`.
+    pub const fn new(name: &'static str, range: RangeInclusive<T>, what: &'static str) -> Self {
+        Knob { name, range, what }
+    }
+
+    /// The value `text` gives the knob (`None`: unset), or why it is refused: it must be a
+    /// number in the knob's range, written in decimal without spaces.
+    pub fn parse(&self, text: Option<&OsStr>) -> Result<Option<T>, KnobError> {
+        let Some(text) = text else {
+            return Ok(None);
+        };
+        let value = text
+            .to_str()
+            .and_then(|text| text.parse::<T>().ok())
+            .filter(|value| self.range.contains(value));
+        match value {
+            Some(value) => Ok(Some(value)),
+            None => Err(KnobError {
+                name: self.name,
+                value: text.to_string_lossy().into_owned(),
+                expected: format!(
+                    "a number from {} to {} ({})",
+                    self.range.start(),
+                    self.range.end(),
+                    self.what
+                ),
+            }),
+        }
+    }
+
+    /// The knob's value in this process's environment (`None`: unset), or why it is refused.
+    pub fn read(&self) -> Result<Option<T>, KnobError> {
+        self.parse(std::env::var_os(self.name).as_deref())
+    }
+
+    /// The knob's value in the environment, or `default` when it is unset.
+    pub fn read_or(&self, default: T) -> Result<T, KnobError> {
+        Ok(self.read()?.unwrap_or(default))
+    }
+}
+
+/// `TRANSPO_C4_SPLIT_EMPTY`: with several threads, nodes with at least this many empty
+/// squares may become split points ([`Solver::set_split_empty`]; default
+/// [`transpo_connect4::parallel::SPLIT_EMPTY`]).
+pub const SPLIT_EMPTY: Knob<u32> = Knob::new(
+    "TRANSPO_C4_SPLIT_EMPTY",
+    1..=64,
+    "empty squares a split point needs",
+);
+
+/// `TRANSPO_C4_ALONE`: with several threads, children every node searches alone before it
+/// may split ([`Solver::set_alone`]; by default a rule of the team's size,
+/// [`transpo_connect4::parallel::alone_before_split`]).
+pub const ALONE: Knob<u32> = Knob::new(
+    "TRANSPO_C4_ALONE",
+    1..=7,
+    "children a node searches alone before it splits",
+);
+
+/// `TRANSPO_C4_MPI_LEAF`: under `mpirun`, a position with at most this many empty squares
+/// is a worker's job (default [`crate::cluster::leaf_empties`]).
+pub const MPI_LEAF: Knob<u32> =
+    Knob::new("TRANSPO_C4_MPI_LEAF", 0..=128, "empty squares a job has");
+
+/// `TRANSPO_C4_MPI_SHARE`: under `mpirun`, bounds of positions with at least this many empty
+/// squares pass from one worker to the others (default: ten fewer than the leaf depth).
+pub const MPI_SHARE: Knob<u32> = Knob::new(
+    "TRANSPO_C4_MPI_SHARE",
+    0..=128,
+    "empty squares a shared bound's position has",
+);
+
+/// `TRANSPO_C4_MPI_GROUP`: under `mpirun`, a job is placed by its ancestor this many stones
+/// above it (default [`crate::cluster::GROUP`]).
+pub const MPI_GROUP: Knob<u32> = Knob::new(
+    "TRANSPO_C4_MPI_GROUP",
+    0..=64,
+    "stones above a job its placement's ancestor is",
+);
+
+/// `TRANSPO_C4_MPI_ALONE`: under `mpirun`, children a node of the top tree has answered
+/// before it releases the rest (default [`crate::cluster::alone_before_release`]).
+pub const MPI_ALONE: Knob<u32> = Knob::new(
+    "TRANSPO_C4_MPI_ALONE",
+    1..=16,
+    "children answered before the rest are released",
+);
+
+/// `TRANSPO_C4_MPI_AHEAD`: under `mpirun`, jobs a worker holds at once (default 1).
+pub const MPI_AHEAD: Knob<u32> = Knob::new("TRANSPO_C4_MPI_AHEAD", 1..=64, "jobs a worker holds");
+
+/// `TRANSPO_C4_MPI_STEAL`: under `mpirun`, 1 (default) lets an idle worker take another's
+/// job, 0 never.
+pub const MPI_STEAL: Knob<u8> = Knob::new("TRANSPO_C4_MPI_STEAL", 0..=1, "0 or 1");
+
+/// `TRANSPO_C4_MPI_SERIAL`: under `mpirun`, 1 runs one job at a time (for measuring what
+/// splitting the table costs apart from running jobs side by side), 0 (default) side by side.
+pub const MPI_SERIAL: Knob<u8> = Knob::new("TRANSPO_C4_MPI_SERIAL", 0..=1, "0 or 1");
+
+/// `TRANSPO_C4_MPI_STATE_MS`: under `mpirun` with `--state`, milliseconds between two
+/// writes of the state file (default 5,000).
+pub const MPI_STATE_MS: Knob<u64> = Knob::new(
+    "TRANSPO_C4_MPI_STATE_MS",
+    1..=86_400_000,
+    "milliseconds between two writes of the state file",
+);
+
+/// Every knob's variable, in the order the crate README lists them.
+pub const ALL: &[&str] = &[
+    SPLIT_EMPTY.name,
+    ALONE.name,
+    MPI_LEAF.name,
+    MPI_SHARE.name,
+    MPI_GROUP.name,
+    MPI_ALONE.name,
+    MPI_AHEAD.name,
+    MPI_STEAL.name,
+    MPI_SERIAL.name,
+    MPI_STATE_MS.name,
+];
+
+/// The knobs of the solver's threads, read together: each `None` when unset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SolverKnobs {
+    /// [`SPLIT_EMPTY`].
+    pub split_empty: Option<u32>,
+    /// [`ALONE`].
+    pub alone: Option<u32>,
+}
+
+impl SolverKnobs {
+    /// The knobs as the environment sets them, or the first one refused.
+    pub fn from_env() -> Result<Self, KnobError> {
+        Ok(SolverKnobs {
+            split_empty: SPLIT_EMPTY.read()?,
+            alone: ALONE.read()?,
+        })
+    }
+
+    /// Gives `solver` the values set; an unset knob leaves the solver's default.
+    pub fn apply<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>>(
+        &self,
+        solver: &mut Solver<W, H, B, T>,
+    ) {
+        if let Some(squares) = self.split_empty {
+            solver.set_split_empty(squares);
+        }
+        if self.alone.is_some() {
+            solver.set_alone(self.alone);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(knob: &Knob<u32>, text: &str) -> Result<Option<u32>, KnobError> {
+        knob.parse(Some(OsStr::new(text)))
+    }
+
+    /// Unset is no value; the ends of the range are taken; anything else is refused with
+    /// the variable, the value and the range in the message.
+    #[test]
+    fn values_in_range_are_taken_and_the_rest_refused() {
+        assert_eq!(ALONE.parse(None), Ok(None));
+        assert_eq!(parse(&ALONE, "1"), Ok(Some(1)));
+        assert_eq!(parse(&ALONE, "7"), Ok(Some(7)));
+        assert_eq!(parse(&SPLIT_EMPTY, "64"), Ok(Some(64)));
+        for bad in [
+            "0",
+            "8",
+            "-1",
+            "three",
+            "",
+            " 3",
+            "3 ",
+            "1e1",
+            "99999999999",
+        ] {
+            let e = parse(&ALONE, bad).expect_err(bad);
+            let message = e.to_string();
+            assert!(message.starts_with("TRANSPO_C4_ALONE="), "{message}");
+            assert!(message.contains("from 1 to 7"), "{message}");
+            assert_eq!(e.value, bad);
+        }
+    }
+
+    /// A value that is not UTF-8 is refused, not read as unset.
+    #[cfg(unix)]
+    #[test]
+    fn a_value_not_utf8_is_refused() {
+        use std::os::unix::ffi::OsStrExt;
+        let e = SPLIT_EMPTY
+            .parse(Some(OsStr::from_bytes(b"2\xff")))
+            .expect_err("not UTF-8");
+        assert_eq!(e.name, "TRANSPO_C4_SPLIT_EMPTY");
+    }
+
+    /// Knobs of other types read the same way.
+    #[test]
+    fn any_number_type_reads_the_same_way() {
+        let ms = Knob::<u64>::new("TRANSPO_C4_TEST_MS", 1..=60_000, "milliseconds");
+        assert_eq!(ms.parse(Some(OsStr::new("250"))), Ok(Some(250)));
+        assert!(ms.parse(Some(OsStr::new("0"))).is_err());
+        let flag = Knob::<u8>::new("TRANSPO_C4_TEST_FLAG", 0..=1, "0 or 1");
+        assert_eq!(flag.parse(Some(OsStr::new("0"))), Ok(Some(0)));
+        assert!(flag.parse(Some(OsStr::new("2"))).is_err());
+    }
+
+    /// The README lists every knob.
+    #[test]
+    fn the_readme_lists_every_knob() {
+        let readme = include_str!("../README.md");
+        for name in ALL {
+            assert!(
+                readme.contains(&format!("`{name}`")),
+                "{name} not in README"
+            );
+        }
+    }
+}
