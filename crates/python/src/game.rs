@@ -226,7 +226,11 @@ impl Game {
 
     /// 1 or 2: whose move it is.
     fn to_move(&self) -> u8 {
-        if self.moves.len() % 2 == 0 { 1 } else { 2 }
+        if self.moves.len().is_multiple_of(2) {
+            1
+        } else {
+            2
+        }
     }
 
     fn play(&mut self, col: usize) {
@@ -278,7 +282,7 @@ fn alternating_order(columns: &[Vec<u8>], total: usize) -> Result<Vec<u8>, Strin
         if dead.len() >= ORDER_STATES_MAX || dead.contains(heights) {
             return false;
         }
-        let player = if order.len() % 2 == 0 { 1 } else { 2 };
+        let player = if order.len().is_multiple_of(2) { 1 } else { 2 };
         for c in 0..columns.len() {
             let h = heights[c] as usize;
             if columns[c].get(h) == Some(&player) {

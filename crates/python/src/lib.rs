@@ -2,7 +2,7 @@
 //! `transpo_c4` (python/transpo_c4/__init__.py) re-exports it and adds the readers of the
 //! clients' views (PettingZoo, Kaggle, OpenSpiel), which only reshape Python objects.
 //!
-//! How a call runs: the position is read and checked on the calling thread ([`game`]), then
+//! How a call runs: the position is read and checked on the calling thread (`game.rs`), then
 //! the solve runs on a thread of its own while the calling thread, without the GIL, waits for
 //! it and every 10 ms takes the GIL back to look for a signal (`Python::check_signals`): a
 //! Ctrl-C raises the stop flag the search watches, the search returns within some
@@ -155,14 +155,63 @@ fn items_of_row<'py>(row: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<
     })
 }
 
+/// The checked game of `given` on `board`, or why there is none.
+fn check(given: &Given, board: Board) -> Result<Game, String> {
+    let (w, h) = (board.width(), board.height());
+    match given {
+        Given::Moves(moves, written) => Game::from_moves(w, h, moves, *written),
+        Given::Grid(rows) => Game::from_grid(w, h, rows),
+    }
+    .map_err(|why| format!("not a position to solve on {board}: {why}"))
+}
+
 /// The checked game of `obj` on `board`.
 fn game_of(obj: &Bound<'_, PyAny>, board: Board) -> PyResult<Game> {
-    let (w, h) = (board.width(), board.height());
-    match read_position(obj)? {
-        Given::Moves(moves, written) => Game::from_moves(w, h, &moves, written),
-        Given::Grid(rows) => Game::from_grid(w, h, &rows),
+    check(&read_position(obj)?, board).map_err(PyValueError::new_err)
+}
+
+/// Checked positions (their moves), or the first one refused (its index) and why.
+type Checked = Result<Vec<Vec<u8>>, (usize, String)>;
+
+/// The moves of each of `givens` on `board`, checked on up to `threads` threads, or the
+/// first position (by index) that is not one and why.
+fn check_all(
+    givens: &[Given],
+    board: Board,
+    threads: usize,
+) -> Result<Vec<Vec<u8>>, (usize, String)> {
+    let chunk = givens.len().div_ceil(threads.max(1)).max(256);
+    let checked: Vec<Checked> = std::thread::scope(|scope| {
+        let handles: Vec<_> = givens
+            .chunks(chunk)
+            .enumerate()
+            .map(|(k, part)| {
+                scope.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .map(|(i, given)| {
+                            check(given, board)
+                                .map(|game| game.moves().to_vec())
+                                .map_err(|why| (k * chunk + i, why))
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            // A checking thread does not panic; were it to, its positions count as refused.
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err((0, "the check failed".into())))
+            })
+            .collect()
+    });
+    let mut all = Vec::with_capacity(givens.len());
+    for part in checked {
+        all.extend(part?);
     }
-    .map_err(|why| PyValueError::new_err(format!("not a position to solve on {board}: {why}")))
+    Ok(all)
 }
 
 fn parse_board(board: &str) -> PyResult<Board> {
@@ -640,15 +689,16 @@ impl Solver {
                 "solve_many takes many positions (a list of them), not one string",
             ));
         }
-        let mut games = Vec::new();
+        // Read under the GIL; checked (in parallel) and solved without it.
+        let mut givens = Vec::new();
         for (i, item) in positions.try_iter()?.enumerate() {
-            let game = game_of(&item?, self.board).map_err(|e| {
+            let given = read_position(&item?).map_err(|e| {
                 let kind = e.get_type(py);
                 PyErr::from_type(kind, format!("position {i}: {}", e.value(py)))
             })?;
-            games.push(game.moves().to_vec());
+            givens.push(given);
         }
-        let n = games.len();
+        let n = givens.len();
         let stop = Stop::never();
         let done = AtomicUsize::new(0);
         let (stop, done) = (&stop, &done);
@@ -675,16 +725,17 @@ impl Solver {
         let scores = interruptible(
             py,
             || {
+                let games = check_all(&givens, self.board, self.threads)
+                    .map_err(|(i, why)| PyValueError::new_err(format!("position {i}: {why}")))?;
                 let mut engine = self.engine();
                 if stop.is_due() {
                     return Ok(None);
                 }
-                engine.solve_many(&games, stop, done)
+                engine.solve_many(&games, stop, done).map_err(table_error)
             },
             || stop.cancel(),
             |py| report(py, false),
-        )?
-        .map_err(table_error)?
+        )??
         .ok_or_else(|| PyRuntimeError::new_err("the solve was stopped"))?;
         report(py, true)?;
         let bytes: Vec<u8> = scores.iter().map(|&s| s as i8 as u8).collect();

@@ -262,9 +262,10 @@ def test_against_the_command_line_solver():
         pytest.skip("no transpo-c4 binary (cargo build --release -p transpo-c4, or TRANSPO_C4_BIN)")
     rng = random.Random(11)
     positions = []
-    for name in ["Test_L2_R2", "Test_L1_R1"]:
+    # Prefixes of Middle lines, at least 14 stones: milliseconds each.
+    for name in ["Test_L2_R2", "Test_L2_R1"]:
         lines = test_set(name)
-        positions += [moves[: rng.randrange(len(moves) // 2, len(moves) + 1)] for moves, _ in lines[:60]]
+        positions += [moves[: rng.randrange(14, len(moves) + 1)] for moves, _ in lines[:60]]
     positions = [p for p in positions if to_moves_or_none(p, "7x6")]
     out = subprocess.run(
         [binary], input="\n".join(positions) + "\n", capture_output=True, text=True, check=True
