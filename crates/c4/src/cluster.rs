@@ -21,9 +21,11 @@
 //! worker that owns its position's symmetric key ([`owner`]), so a position reached twice
 //! meets the same worker's table.
 //!
-//! Beside the tree: [`dispatch`], which jobs go to which worker; [`wire`], the messages
-//! between the ranks; [`state`], the state file (`--state FILE`) that lets a killed solve go
-//! on where the last write left it.
+//! Beside the tree: [`dispatch`], which jobs go to which worker; [`manager`], the manager
+//! that answers the line protocol with the tree and the workers; [`worker`], a worker and
+//! its search thread; [`wire`], the messages between the ranks; [`state`], the state file
+//! (`--state FILE`) that lets a killed solve go on where the last write left it. None of
+//! them speaks MPI: the binary's pump (`commands/mpi/`) carries their messages.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
@@ -34,8 +36,10 @@ use transpo_connect4::score::{Window, loss_next_score, win_now_score};
 use crate::split::{settled, trivial};
 
 pub mod dispatch;
+pub mod manager;
 pub mod state;
 pub mod wire;
+pub mod worker;
 
 pub use state::{CurrentLine, State, StateFile, state_config};
 

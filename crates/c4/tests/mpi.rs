@@ -237,8 +237,8 @@ fn mpi_refuses_what_it_cannot_solve() {
     assert_eq!(out.code(), Some(2), "{}", out.stderr_text());
 }
 
-/// A solve killed at some moment and run again with the same command and `--state` file
-/// prints the lines one machine's solve prints.
+/// A solve killed at some moment and run again with the same command and `--state` file,
+/// on fewer ranks, prints the lines one machine's solve prints.
 #[test]
 fn a_killed_solve_goes_on_from_its_state() {
     let lines = "-\n4\n3\n44\n";
@@ -269,7 +269,7 @@ fn a_killed_solve_goes_on_from_its_state() {
         libc::kill(pid, libc::SIGTERM);
     }
     let killed = finish(running);
-    let rerun = mpirun(3, &with_state, lines).output();
+    let rerun = mpirun(2, &with_state, lines).output();
     assert_eq!(rerun.code(), Some(0), "{}", rerun.stderr_text());
     assert_eq!(
         scores(&rerun),
@@ -277,4 +277,140 @@ fn a_killed_solve_goes_on_from_its_state() {
         "killed after {wait:?}: {}",
         killed.stdout_text()
     );
+}
+
+/// Ranks that run two threads each score as one solve does.
+#[test]
+fn ranks_with_two_threads_score_as_one_solve() {
+    for flags in [&[][..], &["--weak"]] {
+        let mut args = vec!["--board", "6x4", "--threads", "2", "--hash-mib", "4"];
+        args.extend(flags);
+        let one = one_solve(&args, LINES_6X4);
+        let mpi = mpirun(3, &args, LINES_6X4).output();
+        assert_eq!(mpi.code(), Some(0), "{flags:?}: {}", mpi.stderr_text());
+        assert_eq!(scores(&mpi), scores(&one), "{flags:?}");
+    }
+}
+
+/// The pids of `mpirun`'s ranks (its children), by rank, read from their environment.
+fn ranks_of(mpirun: u32) -> Vec<(u32, u32)> {
+    let mut ranks = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return ranks;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // The parent's pid is the second field after the command's closing parenthesis.
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if parent != Some(mpirun) {
+            continue;
+        }
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let rank = environ
+            .split(|&b| b == 0)
+            .filter_map(|v| v.strip_prefix(b"OMPI_COMM_WORLD_RANK="))
+            .find_map(|v| std::str::from_utf8(v).ok()?.parse().ok());
+        if let Some(rank) = rank {
+            ranks.push((rank, pid));
+        }
+    }
+    ranks
+}
+
+/// A worker killed in the middle of a solve ends the run, without a hang, with a message
+/// that names its rank; the state file stays whole, and the solve run again from it (with
+/// fewer ranks) gives one solve's lines. A second run on the same state file while the
+/// first holds it is refused.
+#[test]
+fn a_dead_worker_ends_the_run_and_the_state_survives() {
+    // Long enough (seconds on 2 cores) that the kill comes in the middle.
+    let lines = "-\n4\n";
+    let args = ["--board", "7x5", "--threads", "1", "--hash-mib", "8"];
+    let one = one_solve(&args, lines);
+    let dir = scratch(PREFIX, "dead-worker");
+    let state = dir.join("state");
+    let mut with_state = args.to_vec();
+    with_state.extend(["--state", state.to_str().expect("a UTF-8 path")]);
+    let running = mpirun(4, &with_state, lines)
+        .env("TRANSPO_C4_MPI_STATE_MS", "20")
+        .spawn();
+    let started = std::time::Instant::now();
+    while !state.exists() && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let pid = running.child.id();
+    let worker = ranks_of(pid).into_iter().find(|&(rank, _)| rank == 2);
+    let Some((_, worker)) = worker else {
+        panic!("no rank 2 among mpirun's children: {:?}", ranks_of(pid));
+    };
+    // The first run holds the state file: a second is refused at once.
+    let second = mpirun(2, &with_state, lines).output();
+    assert_eq!(second.code(), Some(2), "{}", second.stderr_text());
+    assert!(
+        second.stderr_text().contains("another solve"),
+        "{}",
+        second.stderr_text()
+    );
+    // SAFETY: a plain kill(2) of a process of this test.
+    unsafe {
+        libc::kill(worker as i32, libc::SIGKILL);
+    }
+    let killed = finish(running);
+    assert_ne!(killed.code(), Some(0), "{}", killed.stderr_text());
+    assert!(
+        killed.stderr_text().contains("rank 2"),
+        "{}",
+        killed.stderr_text()
+    );
+    let rerun = mpirun(2, &with_state, lines).output();
+    assert_eq!(rerun.code(), Some(0), "{}", rerun.stderr_text());
+    assert_eq!(scores(&rerun), scores(&one));
+}
+
+/// A FIFO or a device as the state file is refused at once, exit 2, and so is a bad
+/// measurement knob.
+#[test]
+fn mpi_refuses_a_fifo_a_device_and_a_bad_knob() {
+    let dir = scratch(PREFIX, "fifo");
+    let fifo = dir.join("fifo");
+    transpo_testkit::mkfifo(&fifo);
+    for state in [fifo.to_str().expect("UTF-8"), "/dev/zero"] {
+        let out = mpirun(3, &["--board", "5x4", "--state", state], "5\n").output();
+        assert_eq!(out.code(), Some(2), "{state}: {}", out.stderr_text());
+    }
+    for (knob, value) in [
+        ("TRANSPO_C4_MPI_STEAL", "2"),
+        ("TRANSPO_C4_MPI_SERIAL", "yes"),
+        ("TRANSPO_C4_MPI_STATE_MS", "-5"),
+    ] {
+        let out = Run::new("mpirun")
+            .args([
+                "--oversubscribe",
+                "--allow-run-as-root",
+                "-x",
+                knob,
+                "-np",
+                "2",
+                BIN,
+                "--board",
+                "5x4",
+            ])
+            .env(knob, value)
+            .input(b"-\n".to_vec())
+            .deadline(Duration::from_secs(120))
+            .output();
+        assert_eq!(out.code(), Some(2), "{knob}={value}: {}", out.stderr_text());
+        assert!(out.stderr_text().contains(knob), "{}", out.stderr_text());
+        assert!(out.stdout.is_empty());
+    }
 }

@@ -1,19 +1,23 @@
 //! `mpirun -np N transpo-c4 …` (feature `mpi`): one solve over many machines. Rank 0 is
-//! the manager ([`manager`]), every other rank a worker ([`worker`]).
+//! the manager ([`transpo_c4::cluster::manager`]), every other rank a worker
+//! ([`transpo_c4::cluster::worker`]).
 //!
 //! Why a module of its own: this is the only code that speaks MPI, and it is a pump. What
-//! the manager decides is [`transpo_c4::cluster`] (the top tree, [`dispatch`]), the messages'
-//! bytes are [`wire`], the state file is [`transpo_c4::cluster::state`], the line protocol
-//! is [`transpo_connect4::protocol`]; all of it is tested without a cluster.
+//! the manager decides, the messages' bytes ([`wire`]), the state file and the line protocol
+//! are library code, tested without a cluster; here the ranks read their knobs, shake hands
+//! and carry the messages.
 //!
-//! OpenMPI's blocking receives spin, so both sides probe and sleep briefly when nothing has
-//! come: an idle manager or worker leaves its core to the searching ranks.
+//! Two rules keep two ranks from waiting on each other for ever. A worker never blocks on a
+//! send: its answer goes out as an immediate send, and while it is on its way the worker
+//! goes on taking in what the manager sends (a big message of bounds waits for its receiver
+//! under MPI's rendezvous protocol, so a manager sending bounds to a worker that sends its
+//! own would otherwise wait for ever). And while a job runs, a worker looks for messages
+//! every [`LOOK_EVERY`]: often enough that a manager's send waits little, not so often that
+//! the searching core is woken for nothing (every 200 µs cost 12% of a worker's search on
+//! 9×4). OpenMPI's blocking receives spin, so both sides probe and sleep briefly when
+//! nothing has come: an idle rank leaves its core to the searching ranks.
 //!
-//! [`dispatch`]: transpo_c4::cluster::dispatch
 //! [`wire`]: transpo_c4::cluster::wire
-
-mod manager;
-mod worker;
 
 use super::Solving;
 use mpi::topology::SimpleCommunicator;
@@ -21,11 +25,20 @@ use mpi::traits::*;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use transpo_c4::cluster::{self, dispatch::Orders};
+use transpo_c4::cluster::dispatch::{Orders, Policy};
+use transpo_c4::cluster::manager::{self, Link, Manager};
+use transpo_c4::cluster::wire::{TAG_HELLO, ToManager, ToWorker, check_hello};
+use transpo_c4::cluster::worker::Worker;
+use transpo_c4::cluster::{self, State, StateFile};
 use transpo_c4::knobs;
-use transpo_cli::Failure;
+use transpo_c4::sharing::SharingTable;
+use transpo_cli::{Failure, check_stdin};
 use transpo_connect4::position::Bitboard;
+use transpo_connect4::protocol::{self, Options};
 use transpo_connect4::score::Strength;
+
+/// How often a worker looks for the manager's messages while a job runs.
+const LOOK_EVERY: Duration = Duration::from_millis(2);
 
 /// How long an idle rank sleeps between two looks for a message.
 const IDLE_SLEEP: Duration = Duration::from_micros(200);
@@ -38,13 +51,10 @@ pub(crate) fn launched() -> bool {
         .any(|v| std::env::var_os(v).is_some())
 }
 
-/// What every rank must be started as, and the manager's knobs, as plain values.
+/// What every rank must be started as, and the knobs, as plain values.
 struct Setup {
-    strength: Strength,
-    /// Empty squares of a job ([`knobs::MPI_LEAF`]).
-    leaf_empties: u32,
-    /// Stones above a job its placement's ancestor is ([`knobs::MPI_GROUP`]).
-    group: u32,
+    /// The manager's.
+    manager: manager::Setup,
     /// Empty squares from which bounds pass between workers ([`knobs::MPI_SHARE`]).
     shared_empties: u32,
     /// What the ranks compare in the handshake.
@@ -56,12 +66,13 @@ struct Setup {
 const SHARE_BELOW_LEAF: u32 = 10;
 
 impl Setup {
-    /// The setup of this rank: the command line's options and the knobs (a bad one is bad
-    /// usage, before any rank speaks).
+    /// The setup of this rank among `ranks`: the command line's options and the knobs (a
+    /// bad one is bad usage, before any rank speaks).
     fn new<const W: usize, const H: usize, B: Bitboard>(
         solving: &Solving<W, H, B>,
         book: Option<&Path>,
         analyze: bool,
+        ranks: usize,
     ) -> Result<Setup, Failure> {
         let leaf_empties = knobs::MPI_LEAF.read_or(cluster::leaf_empties((W * H) as u32))?;
         let group = knobs::MPI_GROUP.read_or(cluster::GROUP as u32)?;
@@ -88,10 +99,22 @@ impl Setup {
             (knobs::MPI_GROUP.name, group.to_string()),
             (knobs::MPI_SHARE.name, shared_empties.to_string()),
         ];
-        Ok(Setup {
+        let workers = ranks.saturating_sub(1);
+        let manager = manager::Setup {
             strength: solving.strength,
             leaf_empties,
-            group,
+            group: group as usize,
+            alone: knobs::MPI_ALONE.read_or(cluster::alone_before_release(workers))?,
+            policy: Policy {
+                ahead: knobs::MPI_AHEAD.read_or(1)? as usize,
+                steal: knobs::MPI_STEAL.read_or(1)? == 1,
+                serial: knobs::MPI_SERIAL.read_or(0)? == 1,
+                ..Policy::default()
+            },
+            state_every: Duration::from_millis(knobs::MPI_STATE_MS.read_or(5000)?),
+        };
+        Ok(Setup {
+            manager,
             shared_empties,
             identity,
         })
@@ -111,7 +134,7 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
         return Err(Failure::run("MPI could not be initialised"));
     };
     let world = universe.world();
-    let setup = Setup::new(&solving, book, analyze);
+    let setup = Setup::new(&solving, book, analyze, world.size() as usize);
     let outcome = match setup {
         _ if world.size() < 2 => Err(Failure::usage(
             "a solve under MPI needs a manager and at least one worker: start it with \
@@ -119,9 +142,9 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
         )),
         Err(failure) => Err(failure),
         Ok(setup) if world.rank() == 0 => {
-            manager::manager(&world, solving, &setup, analyze, state.as_deref())
+            manage(&world, solving, &setup, analyze, state.as_deref())
         }
-        Ok(setup) => worker::worker(&world, solving, &setup),
+        Ok(setup) => work(&world, solving, &setup),
     };
     match outcome {
         // The manager exits as one solve would (it told the workers the run is over).
@@ -135,13 +158,169 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     }
 }
 
-/// Sends the manager's orders, in order, to the workers (worker `w` is rank `w + 1`).
-fn post(world: &SimpleCommunicator, orders: Orders) {
-    for (w, message) in orders {
-        world
-            .process_at_rank(w as i32 + 1)
-            .send_with_tag(&message.encode()[..], message.tag());
+/// The manager's rank: checks every worker's handshake, then answers the line protocol over
+/// stdin with the workers; whatever the outcome, tells every worker the run is over.
+fn manage<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
+    solving: Solving<W, H, B>,
+    setup: &Setup,
+    analyze: bool,
+    state_path: Option<&Path>,
+) -> Result<(), Failure> {
+    let workers = world.size() as usize - 1;
+    let mut link = Mpi(world);
+    let ready = (|| {
+        for rank in 1..world.size() {
+            let (bytes, _) = world
+                .process_at_rank(rank)
+                .receive_vec_with_tag::<u8>(TAG_HELLO);
+            let checked = match ToManager::decode(TAG_HELLO, &bytes) {
+                Ok(ToManager::Hello { identity, .. }) => check_hello(&setup.identity, &identity),
+                Ok(_) => Err("no handshake".to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            checked.map_err(|why| {
+                Failure::usage(format!(
+                    "rank {rank} was started otherwise than rank 0: {why} (every rank must run \
+                     the same program with the same flags)"
+                ))
+            })?;
+        }
+        check_stdin().map_err(Failure::usage)?;
+        let (strength, leaf) = (setup.manager.strength, setup.manager.leaf_empties);
+        let config = cluster::state_config(
+            &format!("{W}x{H}"),
+            strength == Strength::Weak,
+            analyze,
+            leaf,
+        );
+        match state_path {
+            Some(path) => StateFile::open(path, &config).map(|(f, s)| (Some(f), s)),
+            None => Ok((None, State::default())),
+        }
+    })();
+    // The manager keeps no table of its own.
+    drop(solving);
+    let (file, state) = match ready {
+        Ok(ready) => ready,
+        Err(failure) => {
+            link.post((0..workers).map(|w| (w, ToWorker::End)).collect());
+            return Err(failure);
+        }
+    };
+    let mut manager = Manager::<_, W, H, B>::new(link, workers, &setup.manager, file, state);
+    let options = Options {
+        strength: setup.manager.strength,
+        analyze,
+    };
+    let (stdin, stdout) = (io::stdin().lock(), io::stdout().lock());
+    let summary = protocol::run(&mut manager, stdin, stdout, io::stderr(), options);
+    let finished = manager.finish();
+    let summary = summary.map_err(|stop| stop.0)?;
+    finished?;
+    summary
+        .failed_check()
+        .map_or(Ok(()), |e| Err(Failure::run(e)))
+}
+
+/// The manager's side of MPI: worker `w` is rank `w + 1`.
+struct Mpi<'w>(&'w SimpleCommunicator);
+
+impl Link for Mpi<'_> {
+    fn post(&mut self, orders: Orders) {
+        for (w, message) in orders {
+            self.0
+                .process_at_rank(w as i32 + 1)
+                .send_with_tag(&message.encode()[..], message.tag());
+        }
     }
+
+    fn receive(&mut self, wait: bool) -> Result<Option<(usize, ToManager)>, Failure> {
+        let message = if wait {
+            Some(next_message(self.0))
+        } else {
+            try_message(self.0)
+        };
+        let Some((bytes, tag, rank)) = message else {
+            return Ok(None);
+        };
+        let message = ToManager::decode(tag, &bytes)
+            .map_err(|e| Failure::run(format!("rank {rank}: {e}")))?;
+        Ok(Some((rank as usize - 1, message)))
+    }
+}
+
+/// A worker's rank: says what it was started as, then carries the manager's messages to
+/// its [`Worker`] and the worker's answers back until the run is over.
+fn work<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
+    solving: Solving<W, H, B>,
+    setup: &Setup,
+) -> Result<(), Failure> {
+    let hello = ToManager::hello(&setup.identity);
+    world
+        .process_at_rank(0)
+        .send_with_tag(&hello.encode()[..], hello.tag());
+    let shared_empties = setup.shared_empties;
+    let mut worker =
+        Worker::start(solving.solver_on(|table| SharingTable::new(table, shared_empties))?);
+    while !worker.finished() {
+        if worker.idle() {
+            if !take_waiting(world, &mut worker)? {
+                std::thread::sleep(IDLE_SLEEP);
+            }
+            continue;
+        }
+        match worker.next_answer(LOOK_EVERY)? {
+            Some(messages) => {
+                for message in messages {
+                    send_to_manager(world, &mut worker, &message)?;
+                }
+            }
+            None => while take_waiting(world, &mut worker)? {},
+        }
+    }
+    Ok(())
+}
+
+/// Hands the worker the manager's next message if one has come; whether one had.
+fn take_waiting<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
+    worker: &mut Worker<W, H, B>,
+) -> Result<bool, Failure> {
+    let Some((bytes, tag, _)) = try_message(world) else {
+        return Ok(false);
+    };
+    worker.take(ToWorker::decode(tag, &bytes).map_err(Failure::run)?)?;
+    Ok(true)
+}
+
+/// Sends `message` to the manager without blocking on it: hands the worker the manager's
+/// messages until the send is done.
+fn send_to_manager<const W: usize, const H: usize, B: Bitboard>(
+    world: &SimpleCommunicator,
+    worker: &mut Worker<W, H, B>,
+    message: &ToManager,
+) -> Result<(), Failure> {
+    let bytes = message.encode();
+    mpi::request::scope(|scope| {
+        let process = world.process_at_rank(0);
+        let mut request = process.immediate_send_with_tag(scope, &bytes[..], message.tag());
+        // The first error is kept until the send is done: a request must complete before
+        // its scope ends, and the manager must never wait on this worker.
+        let mut failed = Ok(());
+        loop {
+            match request.test() {
+                Ok(_) => return failed,
+                Err(pending) => request = pending,
+            }
+            match take_waiting(world, worker) {
+                Ok(true) => {}
+                Ok(false) => std::thread::sleep(IDLE_SLEEP),
+                Err(failure) => failed = failed.and(Err(failure)),
+            }
+        }
+    })
 }
 
 /// The next message to this rank, if one has come: its bytes, tag and sender.

@@ -1,0 +1,547 @@
+//! The manager of a solve over many workers: it answers the line protocol's lines
+//! ([`transpo_connect4::protocol::run`]) as one solve does, each by the top tree
+//! ([`TopTree`]) and the workers, through a [`Link`] (MPI in the binary, channels in the
+//! tests); it reprints the lines a state file says are done, goes on from the line in hand,
+//! writes the file at intervals, and says how a long line goes.
+
+use super::dispatch::{Dispatch, Policy};
+use super::wire::ToManager;
+use super::{CurrentLine, State, StateFile, Step, TopTree};
+use std::io;
+use std::time::{Duration, Instant};
+use transpo_cli::Failure;
+use transpo_connect4::position::{Bitboard, EMPTY_BOARD, Position, column_char};
+use transpo_connect4::protocol::{Answer, Answered, Options, Problem, Scores};
+use transpo_connect4::score::{Strength, Window, column_scores, finish};
+
+/// When the manager first says how a long line goes, and then how often.
+const PROGRESS_FIRST: Duration = Duration::from_secs(5);
+/// See [`PROGRESS_FIRST`].
+const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+
+/// How the manager reaches its workers (numbered from 0).
+pub trait Link {
+    /// Sends the messages, in order.
+    fn post(&mut self, orders: super::dispatch::Orders);
+
+    /// The next message from a worker and the worker's number: waits for one if `wait`,
+    /// else `None` if none has come.
+    ///
+    /// # Errors
+    ///
+    /// A message that does not decode (naming the worker's rank), or a worker gone.
+    fn receive(&mut self, wait: bool) -> Result<Option<(usize, ToManager)>, Failure>;
+}
+
+/// How a manager runs: its tree, its policy and its state file's cadence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// One solve's strength.
+    pub strength: Strength,
+    /// Empty squares of a job ([`TopTree::new`]).
+    pub leaf_empties: u32,
+    /// Stones above a job its placement's ancestor is ([`TopTree::new`]).
+    pub group: usize,
+    /// Children answered before a node releases the rest ([`TopTree::set_alone`]).
+    pub alone: u32,
+    /// The dispatch's knobs.
+    pub policy: Policy,
+    /// The most time between two writes of the state file.
+    pub state_every: Duration,
+}
+
+/// What stops the manager's run: its own failure, or standard input or output's.
+pub struct Stop(pub Failure);
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        Stop(Failure::run(format!("standard input or output: {e}")))
+    }
+}
+
+impl From<Failure> for Stop {
+    fn from(failure: Failure) -> Self {
+        Stop(failure)
+    }
+}
+
+/// The manager: the top tree, the dispatch of its jobs over the workers that `link` reaches,
+/// and the state file; it answers the line protocol's lines ([`Answer`]).
+pub struct Manager<L: Link, const W: usize, const H: usize, B: Bitboard> {
+    link: L,
+    top: TopTree<W, H, B>,
+    dispatch: Dispatch<W, H, B>,
+    strength: Strength,
+    file: Option<StateFile>,
+    state: State,
+    /// Good input lines answered (or reprinted from the state file) so far.
+    lines: usize,
+    last_saved: Instant,
+    state_every: Duration,
+    last_progress: Option<Instant>,
+    /// Positions and microseconds of the line in hand spent before this run (state file).
+    base: (u64, u64),
+}
+
+impl<L: Link, const W: usize, const H: usize, B: Bitboard> Answer<W, H, B> for Manager<L, W, H, B> {
+    type Error = Stop;
+
+    /// A line solved before (the state file) is reprinted; any other is solved by the
+    /// workers, from what the state file kept of it if it was the line in hand.
+    fn answer(
+        &mut self,
+        problem: &Problem<'_, W, H, B>,
+        options: Options,
+    ) -> Result<Answered<W>, Stop> {
+        let (index, moves) = (self.lines, problem.moves);
+        self.lines += 1;
+        if let Some(done) = self.state.done.get(index) {
+            return reprint::<W>(done, moves, options.analyze)
+                .ok_or_else(|| Stop(self.other_line(index, done, moves)));
+        }
+        self.start_line(index, moves)?;
+        let started = Instant::now();
+        let (pos, root) = (problem.position, root_moves(moves));
+        let scores = if options.analyze {
+            let (strength, mut failed) = (self.strength, None);
+            let scores = column_scores(&pos, strength, |next| {
+                let column = (0..W).find(|&c| {
+                    let mut child = pos;
+                    pos.can_play(c) && {
+                        child.play_column(c);
+                        child == *next
+                    }
+                })?;
+                let path = format!("{root}{}", column_char(column));
+                self.solve(moves, next, &path, started)
+                    .map_err(|e| failed = Some(e))
+                    .ok()
+            });
+            match (failed, scores) {
+                (Some(failure), _) => return Err(Stop(failure)),
+                (None, scores) => Scores::Columns(scores.unwrap_or([None; W])),
+            }
+        } else {
+            Scores::One(self.solve(moves, &pos, root, started)?)
+        };
+        let answered = Answered {
+            scores,
+            positions: self.line_positions(),
+            micros: u128::from(self.base.1) + started.elapsed().as_micros(),
+        };
+        let (positions, micros) = (answered.positions, answered.micros);
+        let line = format!("{moves} {} {positions} {micros}", answered.scores);
+        self.state.done.push(line);
+        self.state.current = None;
+        if self.last_saved.elapsed() >= self.state_every {
+            self.save()?;
+        }
+        Ok(answered)
+    }
+}
+
+impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
+    /// A manager of `workers` workers reached by `link`, going on from `state` (read from
+    /// `file`, which it writes; `None`: no state file).
+    pub fn new(
+        link: L,
+        workers: usize,
+        setup: &Setup,
+        file: Option<StateFile>,
+        state: State,
+    ) -> Self {
+        let mut top = TopTree::new(setup.leaf_empties, setup.group);
+        top.set_alone(setup.alone);
+        Manager {
+            link,
+            top,
+            dispatch: Dispatch::new(workers, setup.policy),
+            strength: setup.strength,
+            file,
+            state,
+            lines: 0,
+            last_saved: Instant::now(),
+            state_every: setup.state_every,
+            last_progress: None,
+            base: (0, 0),
+        }
+    }
+
+    /// The end of the run: writes the state file a last time and tells every worker the
+    /// run is over.
+    ///
+    /// # Errors
+    ///
+    /// Writing the state file failed.
+    pub fn finish(mut self) -> Result<(), Failure> {
+        let saved = self.save();
+        self.link.post(self.dispatch.end());
+        saved
+    }
+    /// A new line for the top tree and the workers, from the state file's line in hand if
+    /// it is this one.
+    fn start_line(&mut self, index: usize, moves: &str) -> Result<(), Failure> {
+        self.top.clear();
+        self.link.post(self.dispatch.new_line());
+        self.base = (0, 0);
+        self.last_progress = None;
+        match self.state.current.take() {
+            Some(current) if current.moves == moves => {
+                for (key, range) in &current.table {
+                    self.top.restore(B::from_u128(*key), *range);
+                }
+                self.base = (current.positions, current.micros);
+                Ok(())
+            }
+            Some(current) => Err(self.other_line(index, &current.moves, moves)),
+            None => Ok(()),
+        }
+    }
+
+    /// The error of a state file whose line `index` (counting good lines) is not this one.
+    fn other_line(&self, index: usize, was: &str, now: &str) -> Failure {
+        let was = was.split(' ').next().unwrap_or_default();
+        let path = self
+            .file
+            .as_ref()
+            .map_or_else(String::new, |f| f.path().display().to_string());
+        Failure::usage(format!(
+            "--state {path}: line {} of its input was {was:?}, this input's is {now:?}: the \
+             state of another position",
+            index + 1
+        ))
+    }
+
+    /// The score of `pos` (reached by `path` from the empty board) as one solve of the
+    /// strength gives it, by the workers; `line` is the input line's moves.
+    fn solve(
+        &mut self,
+        line: &str,
+        pos: &Position<W, H, B>,
+        path: &str,
+        started: Instant,
+    ) -> Result<i32, Failure> {
+        let window = Window::of(self.strength);
+        loop {
+            match self.top.step(pos, path, window, self.line_positions()) {
+                Step::Solved(range) => {
+                    // The jobs still running are stopped and waited for: their positions
+                    // count, and a worker must be free before the next line resets its table.
+                    self.link.post(self.dispatch.cancel_all());
+                    while self.dispatch.busy() {
+                        self.collect()?;
+                    }
+                    self.progress(line, started, true);
+                    return Ok(finish(*range.start(), self.strength));
+                }
+                Step::Jobs(jobs) => {
+                    self.link.post(self.dispatch.plan(jobs));
+                    if !self.dispatch.busy() {
+                        return Err(Failure::run("the top tree asked for nothing to search"));
+                    }
+                    self.collect()?;
+                }
+            }
+            self.progress(line, started, false);
+            if self.last_saved.elapsed() >= self.state_every {
+                self.state.current = Some(CurrentLine {
+                    moves: line.to_string(),
+                    positions: self.line_positions(),
+                    micros: self.base.1 + started.elapsed().as_micros() as u64,
+                    table: self.top.entries().map(|(k, r)| (k.to_u128(), r)).collect(),
+                });
+                self.save()?;
+            }
+        }
+    }
+
+    /// Waits for at least one answer and takes in every message that has come.
+    fn collect(&mut self) -> Result<(), Failure> {
+        let mut wait = true;
+        while let Some((w, message)) = self.link.receive(wait)? {
+            let trouble = |e: String| Failure::run(format!("rank {}: {e}", w + 1));
+            match message {
+                ToManager::Bounds(bounds) => self.dispatch.bounds(w, &bounds),
+                ToManager::Answer(answer) => {
+                    wait = false;
+                    self.dispatch
+                        .answer(w, answer, &mut self.top)
+                        .map_err(trouble)?;
+                }
+                ToManager::Hello { .. } => return Err(trouble("a second handshake".into())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Says on stderr how a long line goes, after [`PROGRESS_FIRST`] and then every
+    /// [`PROGRESS_EVERY`], and how it went when it is `solved` (if it took that long).
+    fn progress(&mut self, line: &str, started: Instant, solved: bool) {
+        let due = self
+            .last_progress
+            .map_or(started + PROGRESS_FIRST, |last| last + PROGRESS_EVERY);
+        if Instant::now() < due && !(solved && self.last_progress.is_some()) {
+            return;
+        }
+        self.last_progress = Some(Instant::now());
+        let (count, elapsed) = (self.dispatch.count(), started.elapsed());
+        let window = self.top.asking().map_or_else(String::new, |(lo, hi, med)| {
+            format!(", window {med:+} of {lo}..={hi}")
+        });
+        eprintln!(
+            "  {line}: {:.1} s, {} positions, {} jobs answered, {} stopped, {} running{window}, \
+             workers searching {:.0}% of the time, {:.1} MB of bounds passed on ({:.1} MB \
+             dropped)",
+            elapsed.as_secs_f64(),
+            self.line_positions(),
+            count.answered,
+            count.stopped,
+            self.dispatch.running(),
+            100.0 * self.dispatch.busy_share(elapsed),
+            count.bounds.0 as f64 / 1e6,
+            count.bounds.1 as f64 / 1e6,
+        );
+    }
+
+    /// Positions the line in hand has cost so far: before a restart, by the workers, and by
+    /// the manager.
+    fn line_positions(&self) -> u64 {
+        self.base.0 + self.dispatch.positions() + self.top.positions()
+    }
+
+    /// Writes the state file (if `--state` was given).
+    fn save(&mut self) -> Result<(), Failure> {
+        self.last_saved = Instant::now();
+        self.file
+            .as_ref()
+            .map_or(Ok(()), |file| file.write(&self.state))
+    }
+}
+
+/// The moves of a line's root as the top tree takes them: empty for the empty board.
+fn root_moves(moves: &str) -> &str {
+    if moves == EMPTY_BOARD { "" } else { moves }
+}
+
+/// The answer a state file's `done` line (`moves scores positions micros`) holds for the
+/// line `moves`; `None` if it is another line's or does not parse.
+fn reprint<const W: usize>(done: &str, moves: &str, analyze: bool) -> Option<Answered<W>> {
+    let words: Vec<&str> = done.split(' ').collect();
+    let [was, scores @ .., positions, micros] = &words[..] else {
+        return None;
+    };
+    let parsed: Vec<Option<i32>> = scores
+        .iter()
+        .map(|s| match *s {
+            "-" => Some(None),
+            s => s.parse().ok().map(Some),
+        })
+        .collect::<Option<_>>()?;
+    let scores = match (analyze, &parsed[..]) {
+        (false, [Some(score)]) => Scores::One(*score),
+        (true, _) => Scores::Columns(parsed.try_into().ok()?),
+        _ => return None,
+    };
+    (*was == moves).then_some(())?;
+    Some(Answered {
+        scores,
+        positions: positions.parse().ok()?,
+        micros: micros.parse().ok()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::wire::ToWorker;
+    use super::super::worker::Worker;
+    use super::super::{leaf_empties, state_config};
+    use super::*;
+    use crate::sharing::SharingTable;
+    use std::sync::mpsc::{Receiver, Sender, channel};
+    use transpo_connect4::bounds::BoundTable;
+    use transpo_connect4::protocol::{self, Summary};
+    use transpo_connect4::solver::Solver;
+
+    /// Workers on threads of this process, reached by channels.
+    struct Local {
+        to: Vec<Sender<ToWorker>>,
+        from: Receiver<(usize, ToManager)>,
+    }
+
+    impl Link for Local {
+        fn post(&mut self, orders: super::super::dispatch::Orders) {
+            for (w, message) in orders {
+                // A worker that ended has nothing more to hear.
+                let _ = self.to[w].send(message);
+            }
+        }
+
+        fn receive(&mut self, wait: bool) -> Result<Option<(usize, ToManager)>, Failure> {
+            if wait {
+                let message = self.from.recv().map_err(|_| Failure::run("workers gone"))?;
+                Ok(Some(message))
+            } else {
+                Ok(self.from.try_recv().ok())
+            }
+        }
+    }
+
+    /// The pump of worker `w` as the binary's is, over channels.
+    fn pump<const W: usize, const H: usize>(
+        w: usize,
+        inbox: &Receiver<ToWorker>,
+        out: &Sender<(usize, ToManager)>,
+    ) {
+        let table = BoundTable::<W, H, u64>::new(2).expect("2 MiB");
+        let mut worker = Worker::start(Solver::with_table(SharingTable::new(table, 4)));
+        while !worker.finished() {
+            if worker.idle() {
+                let Ok(message) = inbox.recv() else { return };
+                worker.take(message).expect("a good message");
+                continue;
+            }
+            while let Ok(message) = inbox.try_recv() {
+                worker.take(message).expect("a good message");
+            }
+            let answered = worker.next_answer(Duration::from_millis(1));
+            for message in answered.expect("a search").unwrap_or_default() {
+                let _ = out.send((w, message));
+            }
+        }
+    }
+
+    /// Runs the line protocol over `input` with a manager of `workers` local workers;
+    /// returns stdout, stderr and the summary (or the failure).
+    fn run<const W: usize, const H: usize>(
+        input: &str,
+        workers: usize,
+        options: Options,
+        file: Option<(StateFile, State)>,
+    ) -> Result<(String, String, Summary), Failure> {
+        let (to_manager, from) = channel();
+        let mut to = Vec::new();
+        std::thread::scope(|scope| {
+            for w in 0..workers {
+                let (sender, inbox) = channel();
+                to.push(sender);
+                let out = to_manager.clone();
+                scope.spawn(move || pump::<W, H>(w, &inbox, &out));
+            }
+            drop(to_manager);
+            let setup = Setup {
+                strength: options.strength,
+                leaf_empties: leaf_empties((W * H) as u32).max(6),
+                group: 2,
+                alone: 1,
+                policy: Policy::default(),
+                state_every: Duration::ZERO,
+            };
+            let (file, state) = file.map_or((None, State::default()), |(f, s)| (Some(f), s));
+            let mut manager =
+                Manager::<_, W, H, u64>::new(Local { to, from }, workers, &setup, file, state);
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let summary =
+                protocol::run(&mut manager, input.as_bytes(), &mut out, &mut err, options);
+            let finished = manager.finish();
+            let summary = summary.map_err(|stop| stop.0)?;
+            finished?;
+            let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("UTF-8");
+            Ok((text(out), text(err), summary))
+        })
+    }
+
+    /// One machine's protocol run.
+    fn one<const W: usize, const H: usize>(input: &str, options: Options) -> (String, String) {
+        let mut solver = Solver::<W, H>::new(4).expect("4 MiB");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        protocol::run(&mut solver, input.as_bytes(), &mut out, &mut err, options).expect("memory");
+        (
+            String::from_utf8(out).expect("UTF-8"),
+            String::from_utf8(err).expect("UTF-8"),
+        )
+    }
+
+    /// The output lines without their positions and microseconds.
+    fn scores(out: &str) -> Vec<String> {
+        out.lines()
+            .map(|l| {
+                let words: Vec<&str> = l.split(' ').collect();
+                words[..words.len() - 2].join(" ")
+            })
+            .collect()
+    }
+
+    /// The manager with 1, 2 and 5 local workers prints one solve's scores, strong, weak
+    /// and analysed, reports the bad line as one solve does, and says who wins on the
+    /// empty board.
+    #[test]
+    fn the_manager_answers_as_one_solve() {
+        let input = "-\n3\n33\n2 0\n343\n12x\n1\n444\n";
+        for strength in [Strength::Strong, Strength::Weak] {
+            for analyze in [false, true] {
+                let options = Options { strength, analyze };
+                let (out, err) = one::<5, 4>(input, options);
+                for workers in [1, 2, 5] {
+                    let (got, got_err, summary) =
+                        run::<5, 4>(input, workers, options, None).expect("a run");
+                    assert_eq!(scores(&got), scores(&out), "{workers} workers {options:?}");
+                    assert_eq!(got_err, err);
+                    assert_eq!((summary.solved, summary.rejected), (7, 1));
+                }
+            }
+        }
+    }
+
+    /// A run with a state file, run again, reprints every line from it (the same positions
+    /// and times), with another number of workers too; the state of another input is
+    /// refused.
+    #[test]
+    fn a_state_file_reprints_what_was_done() {
+        let dir = std::env::temp_dir().join(format!("transpo-c4-manager-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let path = dir.join("state");
+        let options = Options {
+            strength: Strength::Strong,
+            analyze: false,
+        };
+        let config = state_config("5x4", false, false, 14);
+        let input = "-\n3\n44\n";
+        let first = run::<5, 4>(
+            input,
+            3,
+            options,
+            Some(StateFile::open(&path, &config).expect("new")),
+        )
+        .expect("a run");
+        let again = run::<5, 4>(
+            input,
+            1,
+            options,
+            Some(StateFile::open(&path, &config).expect("kept")),
+        )
+        .expect("a run");
+        assert_eq!(again.0, first.0);
+        let longer = run::<5, 4>(
+            "-\n3\n44\n2\n",
+            2,
+            options,
+            Some(StateFile::open(&path, &config).expect("kept")),
+        )
+        .expect("a run");
+        assert!(longer.0.starts_with(&first.0));
+        assert_eq!(
+            scores(&longer.0),
+            scores(&one::<5, 4>("-\n3\n44\n2\n", options).0)
+        );
+        let other = run::<5, 4>(
+            "-\n4\n",
+            2,
+            options,
+            Some(StateFile::open(&path, &config).expect("kept")),
+        )
+        .map(|_| ())
+        .unwrap_err();
+        assert!(other.message().contains("another position"), "{other:?}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
