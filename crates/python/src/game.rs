@@ -15,20 +15,37 @@ use transpo_connect4::position::column_char;
 pub struct Game {
     width: usize,
     height: usize,
-    /// `cells[col * height + row]`, row 0 the bottom: 0 empty, 1 first player, 2 second.
-    cells: Vec<u8>,
-    heights: Vec<usize>,
+    /// Each player's stones (index 0 the first player): bit `col * (height + 1) + row`, row
+    /// 0 the bottom, with an empty bit above each column so that no line of four wraps to
+    /// the next column. Every board the solver has fits: `width * (height + 1) <= 90`.
+    stones: [u128; 2],
+    heights: [u8; MAX_COLUMNS],
     moves: Vec<u8>,
+}
+
+/// The most columns of a board the solver has, 13, rounded up.
+const MAX_COLUMNS: usize = 16;
+
+/// Whether `stones` (bits as in [`Game`], columns `height + 1` bits apart) hold four in a
+/// line: vertically (shift 1), horizontally (`height + 1`) or on a diagonal (`height`,
+/// `height + 2`).
+fn four_in_line(stones: u128, height: usize) -> bool {
+    [1, height + 1, height, height + 2].iter().any(|&shift| {
+        let pairs = stones & (stones >> shift);
+        pairs & (pairs >> (2 * shift)) != 0
+    })
 }
 
 impl Game {
     /// The empty board.
     pub fn new(width: usize, height: usize) -> Game {
+        // Callers pass the sizes of a `Board`, which are at most 13 x 16 and 90 bits.
+        debug_assert!(width <= MAX_COLUMNS && width * (height + 1) <= 128);
         Game {
             width,
             height,
-            cells: vec![0; width * height],
-            heights: vec![0; width],
+            stones: [0; 2],
+            heights: [0; MAX_COLUMNS],
             moves: Vec::new(),
         }
     }
@@ -72,7 +89,7 @@ impl Game {
                 ));
             }
             let col = col as usize;
-            if game.heights[col] == height {
+            if game.heights[col] as usize == height {
                 return Err(format!(
                     "move {} plays into {}, which is full",
                     i + 1,
@@ -147,14 +164,16 @@ impl Game {
                  {second}; the first player has as many as the second, or one more"
             ));
         }
-        let mut full = Game::new(width, height);
+        let mut stones = [0u128; 2];
         for (c, column) in columns.iter().enumerate() {
             for (r, &cell) in column.iter().enumerate() {
-                full.cells[c * height + r] = cell;
+                stones[cell as usize - 1] |= 1 << (c * (height + 1) + r);
             }
-            full.heights[c] = column.len();
         }
-        let (one, two) = (full.has_four(1), full.has_four(2));
+        let (one, two) = (
+            four_in_line(stones[0], height),
+            four_in_line(stones[1], height),
+        );
         if one && two {
             return Err(
                 "both players have already connected four: no game reaches this grid".into(),
@@ -180,62 +199,20 @@ impl Game {
         Ok(game)
     }
 
+    /// The bit of the square `col`'s next stone lands on.
+    fn next_bit(&self, col: usize) -> u128 {
+        1 << (col * (self.height + 1) + self.heights[col] as usize)
+    }
+
     /// Whether playing `col` (not full) connects four for the side to move.
     fn wins(&self, col: usize) -> bool {
-        let player = self.to_move();
-        let row = self.heights[col];
-        let at = |c: i64, r: i64| -> bool {
-            c >= 0
-                && r >= 0
-                && (c as usize) < self.width
-                && (r as usize) < self.height
-                && self.cells[c as usize * self.height + r as usize] == player
-        };
-        let (c0, r0) = (col as i64, row as i64);
-        [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dc, dr)| {
-            let mut n = 1;
-            for sign in [1, -1] {
-                let (mut c, mut r) = (c0 + sign * dc, r0 + sign * dr);
-                while at(c, r) {
-                    n += 1;
-                    c += sign * dc;
-                    r += sign * dr;
-                }
-            }
-            n >= 4
-        })
-    }
-
-    /// Whether `player`'s stones connect four anywhere.
-    fn has_four(&self, player: u8) -> bool {
-        let at = |c: i64, r: i64| -> bool {
-            c >= 0
-                && r >= 0
-                && (c as usize) < self.width
-                && (r as usize) < self.height
-                && self.cells[c as usize * self.height + r as usize] == player
-        };
-        (0..self.width as i64).any(|c| {
-            (0..self.height as i64).any(|r| {
-                [(1, 0), (0, 1), (1, 1), (1, -1)]
-                    .iter()
-                    .any(|&(dc, dr)| (0..4).all(|k| at(c + k * dc, r + k * dr)))
-            })
-        })
-    }
-
-    /// 1 or 2: whose move it is.
-    fn to_move(&self) -> u8 {
-        if self.moves.len().is_multiple_of(2) {
-            1
-        } else {
-            2
-        }
+        let side = self.moves.len() % 2;
+        four_in_line(self.stones[side] | self.next_bit(col), self.height)
     }
 
     fn play(&mut self, col: usize) {
-        let player = self.to_move();
-        self.cells[col * self.height + self.heights[col]] = player;
+        let side = self.moves.len() % 2;
+        self.stones[side] |= self.next_bit(col);
         self.heights[col] += 1;
         self.moves.push(col as u8);
     }
@@ -245,13 +222,22 @@ impl Game {
         &self.moves
     }
 
-    /// The grid, row 0 the top.
+    /// The grid, row 0 the top: 0 empty, 1 the first player's stones, 2 the second's.
     pub fn grid(&self) -> Vec<Vec<u32>> {
         (0..self.height)
             .rev()
             .map(|r| {
                 (0..self.width)
-                    .map(|c| u32::from(self.cells[c * self.height + r]))
+                    .map(|c| {
+                        let bit = 1u128 << (c * (self.height + 1) + r);
+                        if self.stones[0] & bit != 0 {
+                            1
+                        } else if self.stones[1] & bit != 0 {
+                            2
+                        } else {
+                            0
+                        }
+                    })
                     .collect()
             })
             .collect()
