@@ -8,16 +8,27 @@ use super::dispatch::{Dispatch, Policy};
 use super::wire::ToManager;
 use super::{CurrentLine, State, StateFile, Step, TopTree};
 use std::io;
+use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 use transpo_cli::Failure;
+use transpo_connect4::estimate::{self, Plan};
 use transpo_connect4::position::{Bitboard, EMPTY_BOARD, Position, column_char};
 use transpo_connect4::protocol::{Answer, Answered, Options, Problem, Scores};
 use transpo_connect4::score::{Strength, Window, column_scores, finish};
+use transpo_connect4::solver::Solver;
 
 /// When the manager first says how a long line goes, and then how often.
 const PROGRESS_FIRST: Duration = Duration::from_secs(5);
 /// See [`PROGRESS_FIRST`].
 const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+/// The share of the run's time that may pass between two writes of the state file: a kill
+/// loses at most about that share of the work.
+const SAVE_SHARE: f64 = 0.04;
+/// The least time between two writes of the state file (unless `state_every` is less).
+const SAVE_LEAST: Duration = Duration::from_millis(100);
+/// The time a long line's estimate may take to sample ([`estimate::estimate`]), on one
+/// thread of the manager's beside its work.
+const ESTIMATE_BUDGET: Duration = Duration::from_secs(20);
 
 /// How the manager reaches its workers (numbered from 0).
 pub trait Link {
@@ -46,7 +57,7 @@ pub struct Setup {
     pub alone: u32,
     /// The dispatch's knobs.
     pub policy: Policy,
-    /// The most time between two writes of the state file.
+    /// The most time between two writes of the state file ([`Manager::save_due`]).
     pub state_every: Duration,
 }
 
@@ -78,9 +89,23 @@ pub struct Manager<L: Link, const W: usize, const H: usize, B: Bitboard> {
     lines: usize,
     last_saved: Instant,
     state_every: Duration,
+    /// When the run started.
+    started: Instant,
     last_progress: Option<Instant>,
     /// Positions and microseconds of the line in hand spent before this run (state file).
     base: (u64, u64),
+    /// The line's expected positions: being sampled, or known.
+    expected: Expected,
+}
+
+/// A long line's expected positions ([`Manager::progress`]).
+enum Expected {
+    /// Not asked for (the line is not long yet).
+    None,
+    /// Being sampled on a thread of its own.
+    Sampling(Receiver<Option<f64>>),
+    /// The sample's answer (`None`: the sample could not say).
+    Known(Option<f64>),
 }
 
 impl<L: Link, const W: usize, const H: usize, B: Bitboard> Answer<W, H, B> for Manager<L, W, H, B> {
@@ -133,7 +158,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Answer<W, H, B> for M
         let line = format!("{moves} {} {positions} {micros}", answered.scores);
         self.state.done.push(line);
         self.state.current = None;
-        if self.last_saved.elapsed() >= self.state_every {
+        if self.save_due() {
             self.save()?;
         }
         Ok(answered)
@@ -162,8 +187,10 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
             lines: 0,
             last_saved: Instant::now(),
             state_every: setup.state_every,
+            started: Instant::now(),
             last_progress: None,
             base: (0, 0),
+            expected: Expected::None,
         }
     }
 
@@ -185,6 +212,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         self.link.post(self.dispatch.new_line());
         self.base = (0, 0);
         self.last_progress = None;
+        self.expected = Expected::None;
         match self.state.current.take() {
             Some(current) if current.moves == moves => {
                 for (key, range) in &current.table {
@@ -231,7 +259,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
                     while self.dispatch.busy() {
                         self.collect()?;
                     }
-                    self.progress(line, started, true);
+                    self.progress(line, pos, started, true);
                     return Ok(finish(*range.start(), self.strength));
                 }
                 Step::Jobs(jobs) => {
@@ -242,8 +270,8 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
                     self.collect()?;
                 }
             }
-            self.progress(line, started, false);
-            if self.last_saved.elapsed() >= self.state_every {
+            self.progress(line, pos, started, false);
+            if self.save_due() {
                 self.state.current = Some(CurrentLine {
                     moves: line.to_string(),
                     positions: self.line_positions(),
@@ -275,8 +303,9 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
     }
 
     /// Says on stderr how a long line goes, after [`PROGRESS_FIRST`] and then every
-    /// [`PROGRESS_EVERY`], and how it went when it is `solved` (if it took that long).
-    fn progress(&mut self, line: &str, started: Instant, solved: bool) {
+    /// [`PROGRESS_EVERY`], and how it went when it is `solved` (if it took that long); from
+    /// the first report on, it estimates the line's positions ([`Manager::estimate`]).
+    fn progress(&mut self, line: &str, pos: &Position<W, H, B>, started: Instant, solved: bool) {
         let due = self
             .last_progress
             .map_or(started + PROGRESS_FIRST, |last| last + PROGRESS_EVERY);
@@ -284,16 +313,22 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
             return;
         }
         self.last_progress = Some(Instant::now());
-        let (count, elapsed) = (self.dispatch.count(), started.elapsed());
+        let elapsed = started.elapsed();
         let window = self.top.asking().map_or_else(String::new, |(lo, hi, med)| {
             format!(", window {med:+} of {lo}..={hi}")
         });
+        let positions = self.line_positions();
+        let estimate = if solved {
+            String::new()
+        } else {
+            self.estimate(pos, positions, elapsed)
+        };
+        let count = self.dispatch.count();
         eprintln!(
-            "  {line}: {:.1} s, {} positions, {} jobs answered, {} stopped, {} running{window}, \
-             workers searching {:.0}% of the time, {:.1} MB of bounds passed on ({:.1} MB \
-             dropped)",
+            "  {line}: {:.1} s, {positions} positions, {} jobs answered, {} stopped, {} \
+             running{window}, workers searching {:.0}% of the time, {:.1} MB of bounds passed \
+             on ({:.1} MB dropped){estimate}",
             elapsed.as_secs_f64(),
-            self.line_positions(),
             count.answered,
             count.stopped,
             self.dispatch.running(),
@@ -303,10 +338,67 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         );
     }
 
+    /// The estimate in a progress line: what a solve of a position with as many empty
+    /// squares as `pos` explores (`transpo_connect4::estimate`: one-thread solves of random
+    /// positions nearer the end, the growth extended; its error on the boards whose solves
+    /// are known is in `docs/connect4/estimate.md`), the share of it done, and the time left
+    /// at the rate so far. The first call starts the sample on a thread of its own
+    /// ([`ESTIMATE_BUDGET`]); until it answers, nothing.
+    fn estimate(&mut self, pos: &Position<W, H, B>, positions: u64, elapsed: Duration) -> String {
+        let empty = (W * H) as u32 - pos.moves();
+        let (strength, seed) = (self.strength, positions);
+        match &self.expected {
+            Expected::None => {
+                let (answer, sampled) = channel();
+                std::thread::spawn(move || {
+                    let plan = Plan {
+                        samples: 16,
+                        seed,
+                        max_empty: empty,
+                        budget: ESTIMATE_BUDGET,
+                    };
+                    let expected = Solver::<W, H, B>::new(16).ok().and_then(|mut solver| {
+                        let sample = estimate::estimate(&mut solver, strength, &plan, |_| {});
+                        sample.fit.map(|fit| fit.at(empty))
+                    });
+                    // A line that ended before the sample no longer listens.
+                    let _ = answer.send(expected);
+                });
+                self.expected = Expected::Sampling(sampled);
+            }
+            Expected::Sampling(sampled) => {
+                if let Ok(expected) = sampled.try_recv() {
+                    self.expected = Expected::Known(expected);
+                }
+            }
+            Expected::Known(_) => {}
+        }
+        let Expected::Known(Some(expected)) = self.expected else {
+            return String::new();
+        };
+        let done = positions as f64 / expected.max(1.0);
+        let rate = positions as f64 / elapsed.as_secs_f64().max(1e-3);
+        let left = (expected - positions as f64).max(0.0) / rate.max(1.0) / 3600.0;
+        format!(
+            "; estimate {expected:.3e} positions (sampled), {:.0}% done, {left:.2} h left at \
+             this rate",
+            100.0 * done
+        )
+    }
+
     /// Positions the line in hand has cost so far: before a restart, by the workers, and by
     /// the manager.
     fn line_positions(&self) -> u64 {
         self.base.0 + self.dispatch.positions() + self.top.positions()
+    }
+
+    /// Whether the state file is due: [`SAVE_SHARE`] of the run's time since the last write,
+    /// so that a kill loses at most that share of the work done, but at most every
+    /// [`SAVE_LEAST`] and at least every `state_every`.
+    fn save_due(&self) -> bool {
+        let since = self.last_saved.elapsed();
+        let share = self.started.elapsed().mul_f64(SAVE_SHARE);
+        since >= self.state_every.min(share.max(SAVE_LEAST))
     }
 
     /// Writes the state file (if `--state` was given).
