@@ -376,6 +376,47 @@ mod tests {
         }
     }
 
+    /// Issue 60: the mix of A's word and B's meta never verifies for A's key, but does for a
+    /// key whose check is `check_A ^ meta_A ^ meta_B`, and then reads as A's move, score and
+    /// eval with B's depth (what `DenseChessEntry`'s docs now say).
+    #[test]
+    fn dense_torn_slot_misses_its_own_key_and_can_pass_for_a_chosen_one() {
+        use crate::entry::{Bound, DenseChessEntry, Entry};
+        let a = DenseChessEntry {
+            mv: 0x0316,
+            score: 55,
+            eval: -7,
+            depth: 9,
+            bound: Bound::Exact,
+            pv: false,
+        };
+        let b = DenseChessEntry {
+            mv: 0x0abc,
+            score: -300,
+            eval: 12,
+            depth: 3,
+            bound: Bound::Lower,
+            pv: true,
+        };
+        let key_a = 0x1234_5678_9abc_1111_u64;
+        let (bits_a, bits_b) = (a.pack(key_a, 1), b.pack(0, 2));
+        let (meta_a, meta_b) = ((bits_a >> 64) as u16, (bits_b >> 64) as u16);
+        assert_ne!(meta_a, meta_b);
+        let cell: DenseCell = zeroed();
+        cell.store(2, bits_a);
+        cell.metas[2].store(meta_b, Relaxed);
+        let torn = cell.load(2);
+        assert!(!DenseChessEntry::verifies(torn, key_a), "never A's own key");
+        let key_b = 0xfeed_0000_0000_0000 | u64::from(key_a as u16 ^ meta_a ^ meta_b);
+        assert!(
+            DenseChessEntry::verifies(torn, key_b),
+            "a chosen key passes"
+        );
+        let (mix, _) = DenseChessEntry::unpack(torn).expect("B's bound is a valid code");
+        assert_eq!((mix.mv, mix.score, mix.eval), (a.mv, a.score, a.eval));
+        assert_eq!((mix.depth, mix.bound, mix.pv), (b.depth, b.bound, b.pv));
+    }
+
     #[test]
     fn little_endian_round_trip() {
         let mut buf = [0u8; 24];

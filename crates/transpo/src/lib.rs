@@ -103,7 +103,7 @@ pub use packed_move::PackedMove;
 pub use persist::{FORMAT_VERSION, LoadFrom, SaveTo, TableFile};
 pub use scheme::{Replace, Scheme};
 pub use stats::{Stats, Usage};
-pub use table::{Buckets, Config, MAX_WAYS, Shape, Size, Stored, Table};
+pub use table::{Buckets, Config, Count, MAX_WAYS, Shape, Size, Stored, Table};
 
 /// The program an engine author writes first, which must keep building with
 /// `default-features = false` (issue 48):

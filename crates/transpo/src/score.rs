@@ -14,8 +14,10 @@
 //! The helpers take the integer types engines use: scores `i16`, `i32` or `i64` ([`Score`]),
 //! plies and depths any of `u8`, `u16`, `u32`, `u64`, `usize`, `i8`, `i16`, `i32`, `i64`
 //! ([`Plies`]), so no casts are needed at the call sites. A converted score that would leave
-//! the score type's range saturates at its end (it cannot happen for scores within
-//! `±(MAX - max ply)`).
+//! the score type's range saturates at its end, for every score type (`i64` included) and
+//! every ply, threshold and score, instead of wrapping round to the other end (it cannot
+//! happen for scores within `±(MAX - max ply)`). Plies are taken exactly, a `u64` beyond
+//! `i64::MAX` included.
 //!
 //! At a node, after a probe (all of Breuker et al.'s protocol in one place: depth test, mate
 //! adjustment, bound against the window):
@@ -48,12 +50,16 @@
 use crate::{ChessEntry, entry::Bound};
 
 mod sealed {
-    pub trait Sealed {}
+    pub trait Sealed {
+        /// The exact value (every primitive integer up to 64 bits fits an `i128`).
+        fn wide(self) -> i128;
+    }
 }
+
 
 /// An integer type a ply or depth may have: every primitive integer an engine uses for them.
 pub trait Plies: Copy + sealed::Sealed {
-    /// The value as an `i64`.
+    /// The value as an `i64` (a `u64` or `usize` beyond `i64::MAX` as `i64::MAX`).
     fn plies(self) -> i64;
 }
 
@@ -65,13 +71,17 @@ pub trait Score: Plies + Ord {
 
 macro_rules! plies {
     ($($t:ty),*) => {$(
-        impl sealed::Sealed for $t {}
+        impl sealed::Sealed for $t {
+            #[inline]
+            fn wide(self) -> i128 {
+                self as i128
+            }
+        }
         impl Plies for $t {
             #[inline]
             fn plies(self) -> i64 {
-                // Cannot lose anything but the top of a `u64`/`usize` beyond `i64::MAX`,
-                // which no ply count reaches.
-                self as i64
+                // Exact for every type but `u64`/`usize` beyond `i64::MAX`, which saturate.
+                i64::try_from(self).unwrap_or(i64::MAX)
             }
         }
     )*};
@@ -91,29 +101,33 @@ macro_rules! score {
 score!(i16, i32, i64);
 
 /// Converts a root-relative score found at `ply` into the node-relative score to store.
+/// Saturates at the ends of `S` (see the [module docs](self)).
 #[inline]
 pub fn to_table<S: Score>(score: S, ply: impl Plies, mate_threshold: S) -> S {
-    let (s, ply) = (score.plies(), ply.plies());
-    if score >= mate_threshold {
-        S::saturate(s + ply)
-    } else if s <= -mate_threshold.plies() {
-        S::saturate(s - ply)
-    } else {
-        score
-    }
+    shift(score, ply.wide(), mate_threshold)
 }
 
 /// Converts a node-relative stored score into a root-relative one at `ply`.
+/// Saturates at the ends of `S` (see the [module docs](self)).
 #[inline]
 pub fn from_table<S: Score>(stored: S, ply: impl Plies, mate_threshold: S) -> S {
-    let (s, ply) = (stored.plies(), ply.plies());
-    if stored >= mate_threshold {
-        S::saturate(s - ply)
-    } else if s <= -mate_threshold.plies() {
-        S::saturate(s + ply)
+    shift(stored, -ply.wide(), mate_threshold)
+}
+
+/// A mate score `s` moved `by` plies away from zero (a winning one up, a losing one down),
+/// saturating at the ends of `S`; other scores unchanged. In `i128`, where nothing overflows.
+#[inline]
+fn shift<S: Score>(score: S, by: i128, mate_threshold: S) -> S {
+    let (s, threshold) = (score.wide(), mate_threshold.wide());
+    let moved = if s >= threshold {
+        s + by
+    } else if s <= -threshold {
+        s - by
     } else {
-        stored
-    }
+        return score;
+    };
+    // Within `i64` after the clamp, so the cast keeps the value; `saturate` narrows further.
+    S::saturate(moved.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
 }
 
 /// The score a node at `ply` searched with `(alpha, beta)` returns from an entry holding the
@@ -265,6 +279,84 @@ mod tests {
             quiescence.verdict(-1i32, 4u8, window, threshold),
             Verdict::Cut((MATE - 7) as i16)
         );
+    }
+
+    /// The reference: the conversion computed in `i128`, where nothing overflows, then
+    /// clamped to the score type's range `[min, max]`.
+    fn reference(score: i128, by: i128, threshold: i128, (min, max): (i128, i128)) -> i128 {
+        let moved = if score >= threshold {
+            score + by
+        } else if score <= -threshold {
+            score - by
+        } else {
+            score
+        };
+        moved.clamp(min, max)
+    }
+
+    /// Any value of a type, its extremes and the values next to them a quarter of the time
+    /// each (proptest's plain integers rarely reach the ends).
+    macro_rules! extreme {
+        ($t:ty) => {
+            prop_oneof![
+                any::<$t>(),
+                Just(<$t>::MIN),
+                Just(<$t>::MAX),
+                prop_oneof![
+                    Just(<$t>::MIN.wrapping_add(1)),
+                    Just(<$t>::MAX.wrapping_sub(1)),
+                    Just(<$t>::MIN / 2),
+                    Just(<$t>::MAX / 2),
+                    Just(0 as $t),
+                    Just(1 as $t),
+                ],
+            ]
+        };
+    }
+
+    /// Checks `to_table` and `from_table` for score type `$s` and ply type `$p` against
+    /// [`reference`], and that a mate never changes side.
+    macro_rules! against_reference {
+        ($name:ident, $s:ty, $p:ty) => {
+            proptest::proptest! {
+                #[test]
+                fn $name(score in extreme!($s), ply in extreme!($p), threshold in extreme!($s)) {
+                    let range = (i128::from(<$s>::MIN), i128::from(<$s>::MAX));
+                    let (s, p, t) = (i128::from(score), ply as i128, i128::from(threshold));
+                    let stored = to_table(score, ply, threshold);
+                    proptest::prop_assert_eq!(i128::from(stored), reference(s, p, t, range));
+                    let read = from_table(score, ply, threshold);
+                    proptest::prop_assert_eq!(i128::from(read), reference(s, -p, t, range));
+                    if t > 0 && s >= t && p >= 0 {
+                        proptest::prop_assert!(stored >= score, "a winning mate stays winning");
+                    }
+                    if t > 0 && s <= -t && p >= 0 {
+                        proptest::prop_assert!(stored <= score, "a losing mate stays losing");
+                    }
+                }
+            }
+        };
+    }
+
+    use proptest::prelude::*;
+    against_reference!(saturates_i16_u8, i16, u8);
+    against_reference!(saturates_i16_i64, i16, i64);
+    against_reference!(saturates_i32_usize, i32, usize);
+    against_reference!(saturates_i32_i8, i32, i8);
+    against_reference!(saturates_i64_u8, i64, u8);
+    against_reference!(saturates_i64_i32, i64, i32);
+    against_reference!(saturates_i64_i64, i64, i64);
+    against_reference!(saturates_i64_u64, i64, u64);
+
+    #[test]
+    fn the_audit_s_i64_cases_saturate() {
+        // Issue 60: each of these wrapped to the other end on a512688.
+        assert_eq!(to_table(i64::MAX, 1i64, 1000i64), i64::MAX);
+        assert_eq!(to_table(i64::MIN, 1u8, 1000), i64::MIN);
+        assert_eq!(from_table(i64::MAX, -1i32, 1000), i64::MAX);
+        assert_eq!(from_table(i64::MIN, -1i32, 1000), i64::MIN);
+        // A ply beyond `i64::MAX` moves a mate as far as it can, never backwards.
+        assert_eq!(to_table(1000i64, u64::MAX, 1000), i64::MAX);
     }
 
     #[test]

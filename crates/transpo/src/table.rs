@@ -28,7 +28,7 @@ mod size;
 mod store;
 
 pub use grow::Buckets;
-pub use size::{Shape, Size};
+pub use size::{Count, Shape, Size};
 pub use store::Stored;
 
 /// The most ways a bucket may have (sixteen 4-byte cells fill a cache line).
@@ -82,7 +82,7 @@ impl Default for Config {
 /// | make | [`Table::with_mib`], [`Table::new`] ([`Size`], [`Config`]) |
 /// | search | [`Table::probe`], [`Table::store`], [`Table::store_by`] (your own [`Replace`](crate::scheme::Replace) rule), [`Table::prefetch`] |
 /// | between searches | [`Table::new_search`], [`Table::generation`], [`Table::hashfull`] |
-/// | memory | [`Table::clear`], [`Table::prefault`], [`Table::resize`], [`Table::use_buckets`] |
+/// | memory | [`Table::reset`] (size, clear and prefault in one: `setoption Hash`, `ucinewgame`), [`Table::clear`], [`Table::prefault`], [`Table::resize`], [`Table::use_buckets`] |
 /// | look | [`Table::shape`] ([`Shape`]), [`Table::stats`], [`Table::take_stats`] ([`Stats`]), [`Table::usage`] ([`Usage`]), [`Table::set_counting`] |
 /// | files | [`Table::save`], [`Table::load`] (a writer or reader, or a [`TableFile`]) |
 ///
@@ -118,9 +118,32 @@ pub struct Table<E: Entry> {
 }
 
 impl<E: Entry> Table<E> {
-    /// A table of `mib` MiB with the default [`Config`].
-    pub fn with_mib(mib: u64) -> Result<Self, Error> {
-        Self::new(Size::Mib(mib), Config::default())
+    /// A table of `mib` MiB with the default [`Config`]. `mib` may be any integer type
+    /// (`u64`, `usize`, `u32`, a literal, ...).
+    ///
+    /// # Errors
+    ///
+    /// Only for a size no table can have, or memory the machine will not give:
+    /// [`Error::InvalidSize`] for 0 or a negative count, [`Error::TooLarge`] for more than
+    /// the machine's physical memory (or the address space), [`Error::Alloc`] when the
+    /// system refuses the memory. The default configuration is always valid, so from 1 MiB
+    /// up to what the machine can spare it succeeds: an engine whose `Hash` maximum is
+    /// within its memory may treat an error as "not enough memory now" and keep its old
+    /// table.
+    ///
+    /// ```
+    /// use transpo::{ChessEntry, Error, Table};
+    ///
+    /// let hash: usize = 16;
+    /// let table = Table::<ChessEntry>::with_mib(hash)?;
+    /// assert_eq!(table.shape().bytes, 16 << 20);
+    /// assert!(matches!(Table::<ChessEntry>::with_mib(0), Err(Error::InvalidSize(_))));
+    /// assert!(matches!(Table::<ChessEntry>::with_mib(-4), Err(Error::InvalidSize(_))));
+    /// assert!(matches!(Table::<ChessEntry>::with_mib(u64::MAX), Err(Error::TooLarge { .. })));
+    /// # Ok::<(), transpo::Error>(())
+    /// ```
+    pub fn with_mib(mib: impl size::Count) -> Result<Self, Error> {
+        Self::new(Size::Mib(size::mib_count(mib)?), Config::default())
     }
 
     /// A table of the given size and configuration.
@@ -133,14 +156,7 @@ impl<E: Entry> Table<E> {
     /// allocation errors.
     pub fn new(size: Size, config: Config) -> Result<Self, Error> {
         let ways = config.ways_for::<E>()?;
-        if let Size::Entries(n) = size
-            && (n == 0 || n % ways as u64 != 0)
-        {
-            return Err(Error::InvalidSize(format!(
-                "{n} entries is not a positive multiple of {ways} way(s)"
-            )));
-        }
-        let buckets = size::whole_buckets::<E>(size, ways)?;
+        let buckets = Self::buckets_for(size, ways)?;
         let len = buckets
             .checked_mul(ways / <E::Cell as Cell>::SLOTS)
             .ok_or(Error::InvalidSize(format!("{size:?} overflows")))?;
@@ -154,6 +170,18 @@ impl<E: Entry> Table<E> {
             counters: Counters::default(),
             _entry: PhantomData,
         })
+    }
+
+    /// The buckets of `ways` entries a table of `size` has, or why there can be none.
+    fn buckets_for(size: Size, ways: usize) -> Result<usize, Error> {
+        if let Size::Entries(n) = size
+            && (n == 0 || n % ways as u64 != 0)
+        {
+            return Err(Error::InvalidSize(format!(
+                "{n} entries is not a positive multiple of {ways} way(s)"
+            )));
+        }
+        size::whole_buckets::<E>(size, ways)
     }
 
     /// Cells per bucket: the ways, unless a cell holds several slots.
@@ -290,6 +318,11 @@ impl<E: Entry> Table<E> {
     /// 1 GiB on one core of a desktop, less with more threads), once. On a table already
     /// touched it is a plain clear. It empties the table: call it before searching, not
     /// between the searches of a game.
+    ///
+    /// **What it keeps:** the memory (nothing is reallocated), the buckets in use
+    /// ([`Table::use_buckets`]), the configuration and the [`Stats`] counters, which go on
+    /// counting from where they were ([`Table::take_stats`] zeroes them). The generation
+    /// goes back to 0.
     pub fn prefault(&self, threads: usize) {
         const PER_THREAD_MIN: usize = 32 << 20;
         let cells = self.cells.cells();
@@ -308,9 +341,49 @@ impl<E: Entry> Table<E> {
         self.generation.store(0, Relaxed);
     }
 
-    /// Replaces the table by an empty one of a new size. On error the table is unchanged.
+    /// Replaces the table by an empty one of a new size, with the same configuration
+    /// (counting on or off included). It always allocates new memory and drops the old,
+    /// even for the size the table has: the new table is empty, lazily mapped (call
+    /// [`Table::prefault`] before searching), at generation 0, with every bucket in use and
+    /// its [`Stats`] counters at zero. On error the table is unchanged. For the UCI `Hash`
+    /// option and `ucinewgame`, [`Table::reset`] does all of that in one call and keeps the
+    /// memory when the size is the same.
     pub fn resize(&mut self, size: Size) -> Result<(), Error> {
         *self = Self::new(size, self.config)?;
+        Ok(())
+    }
+
+    /// "Set this size, clear it, prefault it": the one call an engine's `setoption Hash`
+    /// and `ucinewgame` need. When `size` gives the buckets the table has, the memory is
+    /// kept and emptied in place ([`Table::prefault`] with `threads`); otherwise a table
+    /// of the new size replaces it (as [`Table::resize`]) and is prefaulted. Either way the
+    /// table is then empty, every bucket in use, at generation 0, touched by `threads`
+    /// threads so the first search pays no page faults, with its configuration, and with
+    /// its [`Stats`] counters as they were (they count the table's life, not its size;
+    /// [`Table::take_stats`] zeroes them). On error (the [`Table::new`] errors for `size`)
+    /// the table is unchanged, entries included.
+    ///
+    /// ```
+    /// use transpo::{ChessEntry, Size, Table};
+    ///
+    /// let (threads, hash_mib): (usize, usize) = (2, 16);
+    /// let mut tt = Table::<ChessEntry>::with_mib(8)?;
+    /// tt.reset(Size::mib(hash_mib), threads)?; // setoption name Hash value 16
+    /// assert_eq!(tt.shape().bytes, 16 << 20);
+    /// tt.store(1, ChessEntry { depth: 4, ..ChessEntry::default() });
+    /// tt.reset(Size::mib(hash_mib), threads)?; // ucinewgame: the same memory, emptied
+    /// assert_eq!(tt.probe(1), None);
+    /// # Ok::<(), transpo::Error>(())
+    /// ```
+    pub fn reset(&mut self, size: Size, threads: usize) -> Result<(), Error> {
+        let buckets = Self::buckets_for(size, self.ways)?;
+        if buckets != self.buckets {
+            let mut fresh = Self::new(size, self.config)?;
+            fresh.counters = std::mem::take(&mut self.counters);
+            *self = fresh;
+        }
+        self.in_use = self.buckets;
+        self.prefault(threads);
         Ok(())
     }
 
@@ -481,6 +554,48 @@ mod tests {
     /// Keys that all land in bucket 0 of a table with `buckets` buckets.
     pub(super) fn keys_in_first_bucket(n: u64) -> impl Iterator<Item = u64> {
         (1..=n).map(|i| i * 0x10001)
+    }
+
+    /// Issue 60: what `resize`, `prefault` and `reset` keep and what they do not.
+    #[test]
+    fn reset_keeps_memory_and_counters_of_the_same_size_and_resize_does_not() {
+        let mut t = Table::<ChessEntry>::with_mib(1usize).expect("1 MiB");
+        t.set_counting(true);
+        let memory = |t: &Table<ChessEntry>| t.cells.cells().as_ptr() as usize;
+        let fill = |t: &Table<ChessEntry>| {
+            t.new_search();
+            t.store(7, chess(3));
+            assert_eq!(t.probe(7), Some(chess(3)));
+        };
+        fill(&t);
+        assert_eq!(t.use_buckets(Buckets::First(4)), 4);
+        let before = memory(&t);
+        // The same size: kept and emptied in place, every bucket in use, counts going on.
+        t.reset(Size::mib(1u64), 2).expect("same size");
+        assert_eq!(memory(&t), before, "no new memory for the same size");
+        assert_eq!((t.probe(7), t.generation()), (None, 0));
+        assert_eq!(t.shape().buckets_in_use, t.shape().buckets);
+        assert_eq!((t.stats().probes, t.stats().stores), (2, 1));
+        // Another size: a new table, prefaulted, counters carried over.
+        fill(&t);
+        t.reset(Size::mib(2i32), 2).expect("2 MiB");
+        assert_eq!(t.shape().bytes, 2 << 20);
+        assert_eq!((t.probe(7), t.generation()), (None, 0));
+        assert_eq!((t.stats().probes, t.stats().stores), (4, 2));
+        assert!(t.shape().config.counting, "the configuration stays");
+        // A refused size changes nothing, entries included.
+        fill(&t);
+        assert!(t.reset(Size::mib(-1), 2).is_err());
+        assert!(t.reset(Size::Mib(u64::MAX), 2).is_err());
+        assert_eq!(t.probe(7), Some(chess(3)));
+        // `prefault` keeps the counters; `resize`, even to the same size, starts afresh.
+        let probes = t.stats().probes;
+        t.prefault(1);
+        assert_eq!(t.stats().probes, probes);
+        t.store(7, chess(3));
+        t.resize(Size::Mib(2)).expect("same size");
+        assert_eq!((t.probe(7), t.stats().probes), (None, 1));
+        assert!(t.shape().config.counting);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::{Bits, Bound, Depth, Entry, Generation};
 use crate::cell::XorCell;
+use crate::score::Plies;
 
 /// Generation bits a [`ChessEntry`] keeps (one bit of the search word holds the PV flag, as in
 /// Stockfish, which keeps five too).
@@ -15,7 +16,11 @@ const GENERATION_BITS: u32 = 5;
 /// Words: `[key ^ data, data]`, `data` laid out as (from bit 0) move 16, score 16, eval 16,
 /// depth 8 (two's complement), bound 2 (0 marks the empty slot), PV flag 1, generation 5.
 ///
-/// Every field is public and [`Default`] fills what an engine does not keep:
+/// Every field is public and [`Default`] fills what an engine does not keep. The depth is an
+/// `i8`; an engine whose depths are another integer type stores them with
+/// [`ChessEntry::with_depth`] or [`ChessEntry::set_depth`], which take any integer and
+/// saturate at `-128` and `127` (a plain `as i8` would turn depths 128 to 255 into
+/// quiescence depths):
 ///
 /// ```
 /// use transpo::{ChessEntry, Table};
@@ -27,6 +32,10 @@ const GENERATION_BITS: u32 = 5;
 /// // Quiescence entries at negative depth fit.
 /// t.store(8, ChessEntry { depth: -2, ..e });
 /// assert_eq!(t.probe(8).map(|e| e.depth), Some(-2));
+/// // Any integer type, saturated.
+/// let depth: u8 = 200;
+/// assert_eq!(e.with_depth(depth).depth, 127);
+/// assert_eq!(e.with_depth(-1000i32).depth, -128);
 /// # Ok::<(), transpo::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -49,6 +58,33 @@ pub struct ChessEntry {
     /// Whether the entry was stored at a principal-variation node (Stockfish's `is_pv`):
     /// kept for the engine, not read by the table.
     pub pv: bool,
+}
+
+impl ChessEntry {
+    /// This entry with `depth` (any integer type), saturated to the `i8` the entry keeps:
+    /// below `-128` as `-128`, above `127` as `127`.
+    #[inline]
+    #[must_use]
+    pub fn with_depth(self, depth: impl Plies) -> Self {
+        ChessEntry {
+            depth: saturated_depth(depth),
+            ..self
+        }
+    }
+
+    /// Sets the depth to `depth` (any integer type), saturated as in
+    /// [`ChessEntry::with_depth`].
+    #[inline]
+    pub fn set_depth(&mut self, depth: impl Plies) {
+        self.depth = saturated_depth(depth);
+    }
+}
+
+/// `depth` clamped to an `i8`.
+#[inline]
+pub(super) fn saturated_depth(depth: impl Plies) -> i8 {
+    // Within `i8` after the clamp, so the cast keeps the value.
+    depth.plies().clamp(i64::from(i8::MIN), i64::from(i8::MAX)) as i8
 }
 
 impl Entry for ChessEntry {
@@ -104,6 +140,28 @@ impl Entry for ChessEntry {
 mod tests {
     use super::*;
     use crate::entry::tests::assert_round_trips;
+
+    #[test]
+    fn depths_of_any_integer_type_saturate() {
+        let e = ChessEntry::default();
+        assert_eq!(
+            e.with_depth(200u8).depth,
+            127,
+            "not -56, a quiescence depth"
+        );
+        assert_eq!(e.with_depth(128u16).depth, 127);
+        assert_eq!(e.with_depth(127usize).depth, 127);
+        assert_eq!(e.with_depth(u64::MAX).depth, 127);
+        assert_eq!(e.with_depth(-3i32).depth, -3);
+        assert_eq!(e.with_depth(-129i16).depth, -128);
+        assert_eq!(e.with_depth(i64::MIN).depth, -128);
+        for d in -300i32..300 {
+            let mut set = e;
+            set.set_depth(d);
+            assert_eq!(i32::from(set.depth), d.clamp(-128, 127));
+            assert_eq!(set, e.with_depth(d));
+        }
+    }
 
     #[test]
     fn every_field_round_trips_at_its_extremes() {

@@ -18,10 +18,26 @@
 //! # Torn reads
 //!
 //! A slot is two atomics of a [`DenseCell`], a 64-bit word and a 16-bit meta; the check is
-//! stored XOR-ed with the meta, so a read that mixes two writes either is exactly one write
-//! or computes a wrong check (the proof is on [`DenseCell`]). Mixed slots are therefore
-//! never taken for the position that was stored, and are no likelier to pass for another
-//! than any slot.
+//! stored XOR-ed with the meta, so a read that mixes two writes (A's word, B's meta, with
+//! different metas) computes the check `check_A ^ meta_A ^ meta_B`, which is never
+//! `check_A` (the proof is on [`DenseCell`]). What is guaranteed, and what is not:
+//!
+//! - **A torn slot never passes for the key whose data it carries**: a probe for A's key
+//!   does not verify a slot holding A's move, score and eval beside another write's meta.
+//! - **A torn slot can pass for another key**, with the same odds as an ordinary false hit,
+//!   1 in 65,536 per probe that meets one: a key whose low 16 bits equal
+//!   `check_A ^ meta_A ^ meta_B` verifies, and gets a mix of A's move, score and eval with
+//!   B's depth, bound, PV flag and generation. Nothing but the 16-bit check stands between a
+//!   probe and such a mix, as between a probe and another position's whole entry.
+//!
+//! Measured (the audit of issue 60, two keys chosen so that `check_B = check_A ^ meta_A ^
+//! meta_B`, threads storing A and B into the same slot while others probe B): of 2.34 G
+//! probes, 2.0 M verified and returned the mix (A's move and score with B's depth), about
+//! 1 in 1,170; with keys not chosen that way such a mix verifies for a given key with the
+//! odds of any false hit. So treat every hit as [`DenseChessEntry::mv`] says: check the move
+//! is legal before playing it, and do not trust a hit further than a 16-bit check allows.
+//! An engine that cannot live with that uses [`super::ChessEntry`], whose torn reads must
+//! match all 64 bits of a key to verify.
 
 use super::{Bits, Bound, Depth, Entry, Generation};
 use crate::cell::DenseCell;
@@ -66,6 +82,26 @@ pub struct DenseChessEntry {
     /// Whether the entry was stored at a principal-variation node: kept for the engine, not
     /// read by the table.
     pub pv: bool,
+}
+
+impl DenseChessEntry {
+    /// This entry with `depth` (any integer type), saturated to the `i8` the entry keeps, as
+    /// [`super::ChessEntry::with_depth`].
+    #[inline]
+    #[must_use]
+    pub fn with_depth(self, depth: impl crate::score::Plies) -> Self {
+        DenseChessEntry {
+            depth: super::chess::saturated_depth(depth),
+            ..self
+        }
+    }
+
+    /// Sets the depth to `depth` (any integer type), saturated as in
+    /// [`DenseChessEntry::with_depth`].
+    #[inline]
+    pub fn set_depth(&mut self, depth: impl crate::score::Plies) {
+        self.depth = super::chess::saturated_depth(depth);
+    }
 }
 
 impl From<super::ChessEntry> for DenseChessEntry {

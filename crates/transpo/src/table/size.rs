@@ -8,11 +8,60 @@ use crate::{Config, Error, cell::Cell, entry::Entry, raw::CACHE_LINE};
 /// How big a table is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
-    /// As many buckets as fit in this many MiB (at least 1).
+    /// As many buckets as fit in this many MiB (at least 1). [`Size::mib`] takes any
+    /// integer type.
     Mib(u64),
     /// Exactly this many entries (a multiple of the number of ways, which
     /// [`Config::entries_for`] rounds a count to), as a lab needs.
     Entries(u64),
+}
+
+impl Size {
+    /// [`Size::Mib`] from any integer type (`usize`, `u64`, `u32`, `i32`, ...), so that a
+    /// size kept as a `usize` needs no cast. A negative count is `Size::Mib(0)`, which
+    /// every table refuses ([`Error::InvalidSize`]).
+    ///
+    /// ```
+    /// use transpo::Size;
+    ///
+    /// let hash: usize = 64;
+    /// assert_eq!(Size::mib(hash), Size::Mib(64));
+    /// assert_eq!(Size::mib(-1), Size::Mib(0));
+    /// ```
+    pub fn mib(count: impl Count) -> Size {
+        Size::Mib(count.to_u64().unwrap_or(0))
+    }
+}
+
+mod sealed {
+    pub trait Sealed {
+        /// The value, `None` when negative.
+        fn to_u64(self) -> Option<u64>;
+    }
+}
+
+/// An integer type a count of MiB may have: every primitive integer type
+/// ([`Table::with_mib`], [`Size::mib`]).
+pub trait Count: Copy + sealed::Sealed {}
+
+macro_rules! count {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {
+            #[inline]
+            fn to_u64(self) -> Option<u64> {
+                u64::try_from(self).ok()
+            }
+        }
+        impl Count for $t {}
+    )*};
+}
+count!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+/// `count` as a `u64`, or the error for a negative count of MiB.
+pub(super) fn mib_count(count: impl Count) -> Result<u64, Error> {
+    count.to_u64().ok_or_else(|| {
+        Error::InvalidSize("a negative number of MiB; a table needs at least 1 MiB".into())
+    })
 }
 
 /// What a table is, as [`Table::shape`] reports it.
@@ -231,6 +280,6 @@ mod tests {
         };
         assert!(err(Table::new(Size::Entries(17), too_many)).contains("ways must be"));
         assert!(err(Table::with_mib(u64::MAX)).contains("overflows"));
-        assert!(err(Table::with_mib(1 << 40)).contains("does not fit"));
+        assert!(err(Table::with_mib(1u64 << 40)).contains("does not fit"));
     }
 }
