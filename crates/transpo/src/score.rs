@@ -56,7 +56,6 @@ mod sealed {
     }
 }
 
-
 /// An integer type a ply or depth may have: every primitive integer an engine uses for them.
 pub trait Plies: Copy + sealed::Sealed {
     /// The value as an `i64` (a `u64` or `usize` beyond `i64::MAX` as `i64::MAX`).
