@@ -6,7 +6,8 @@ with the same threads and beside Pons' binary driven the way c4a0 drives it (bat
     python crates/python/bench/speed.py --threads 2 --cli target/release/transpo-c4 \
         --pons /tmp/pons/c4solver --runs 2
 
-Every score is checked against the set's expected one. Runs are interleaved (ours, the
+Every score is checked against the set's expected one. Ratios are per run (ours and theirs
+measured one after the other), sorted. Runs are interleaved (ours, the
 CLI, Pons', then again) so that drifts of the machine's speed fall on all three. Times:
 ours is the whole solve_many call (reading the positions included), on a fresh Solver
 (128 MiB, no book, as `transpo-c4 bench` runs by default) whose pool a first, empty
@@ -138,9 +139,11 @@ def main():
             return ", ".join(f"{t:.3g} s" for t in runs[key]) if runs[key] else "-"
 
         def ratio(key):
+            # Each run's pair (ours and theirs ran one after the other), lowest to highest.
             if not runs[key]:
                 return "-"
-            return f"{min(runs[key]) / max(runs['ours']):.2f}–{max(runs[key]) / min(runs['ours']):.2f}"
+            pairs = sorted(t / o for t, o in zip(runs[key], runs["ours"]))
+            return ", ".join(f"{r:.2f}" for r in pairs)
 
         print(f"| {name} | {len(lines)} | {cell('ours')} | {cell('cli')} | {ratio('cli')} | {cell('pons')} | {ratio('pons')} |")
         sys.stdout.flush()
