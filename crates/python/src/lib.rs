@@ -452,9 +452,9 @@ fn interruptible<T: Send>(
 /// A Connect Four solver: exact scores (or win/draw/loss when weak) of positions of one board,
 /// with its transposition table kept between calls.
 ///
-/// Scores are from the side to move: a win with one's k-th stone scores
-/// ``(W*H + 1)//2 + 1 - k`` (22 - k on 7x6), a loss the negative, a draw 0; a weak solver
-/// gives 1, 0 or -1.
+/// Scores are from the side to move: a side that wins by playing when n stones are on the
+/// board scores ``(W*H + 1 - n) // 2`` (22 - k for a win with one's k-th stone on 7x6), the
+/// loser the negative, a draw 0; a weak solver gives 1, 0 or -1.
 ///
 /// >>> from transpo_c4 import Solver
 /// >>> solver = Solver()                       # 7x6, the built-in depth-8 book, all cores
