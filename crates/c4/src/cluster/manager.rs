@@ -26,6 +26,8 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(60);
 const SAVE_SHARE: f64 = 0.04;
 /// The least time between two writes of the state file (unless `state_every` is less).
 const SAVE_LEAST: Duration = Duration::from_millis(100);
+/// How long a line must have run before its estimate is sampled: a shorter one never pays.
+const ESTIMATE_AFTER: Duration = Duration::from_secs(60);
 /// The time a long line's estimate may take to sample ([`estimate::estimate`]), on one
 /// thread of the manager's beside its work.
 const ESTIMATE_BUDGET: Duration = Duration::from_secs(20);
@@ -342,12 +344,13 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
     /// squares as `pos` explores (`transpo_connect4::estimate`: one-thread solves of random
     /// positions nearer the end, the growth extended; its error on the boards whose solves
     /// are known is in `docs/connect4/estimate.md`), the share of it done, and the time left
-    /// at the rate so far. The first call starts the sample on a thread of its own
-    /// ([`ESTIMATE_BUDGET`]); until it answers, nothing.
+    /// at the rate so far. The first call after [`ESTIMATE_AFTER`] starts the sample on a
+    /// thread of its own ([`ESTIMATE_BUDGET`]); until it answers, nothing.
     fn estimate(&mut self, pos: &Position<W, H, B>, positions: u64, elapsed: Duration) -> String {
         let empty = (W * H) as u32 - pos.moves();
         let (strength, seed) = (self.strength, positions);
         match &self.expected {
+            Expected::None if elapsed < ESTIMATE_AFTER => {}
             Expected::None => {
                 let (answer, sampled) = channel();
                 std::thread::spawn(move || {
