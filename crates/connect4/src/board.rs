@@ -4,9 +4,10 @@
 //! Why every board is compiled in: the solver takes its board as const parameters
 //! ([`crate::position::Position`]), so that every mask and shift is a constant and the 7×6
 //! solver is as fast as one written for 7×6 alone. A board read at run time then has to pick
-//! one of those compiled solvers; there are [`Board::ALL`]`.len()` = 52 of them: the 42
-//! whose `W·(H + 1)` bits fit in a `u64`, and 10 wide ones on `u128` words ([`Board::WIDE`]:
-//! every board with `W + H = 16` that does not fit 64 bits, 9×8, 9×9, 13×4 and 4×16).
+//! one of those compiled solvers; there are [`Board::ALL`]`.len()` = 59 of them: the 42
+//! whose `W·(H + 1)` bits fit in a `u64`, and 17 wide ones on `u128` words ([`Board::WIDE`]:
+//! every board with `W + H = 16` or `W + H = 17` that does not fit 64 bits, 9×9 and 4×16).
+//! Among them the [`Board::OPEN`] ones, which nobody has solved yet.
 //! Each compiled board costs build time, so the wide ones are the boards people ask for,
 //! not every board below 128 bits.
 
@@ -92,18 +93,38 @@ impl Board {
     };
 
     /// The boards beyond 64 bits, on `u128` words, by width, then height: every board with
-    /// `W + H = 16` whose bits do not fit 64 (Steininger solved them all), 9×8 and 9×9
-    /// (asked for by his users), 13×4 and 4×16.
-    pub const WIDE: [Board; 10] = [
+    /// `W + H = 16` whose bits do not fit 64 (Steininger solved them all), every board with
+    /// `W + H = 17` whose bits do not fit 64 (the six [`Board::OPEN`] ones among them), 9×9
+    /// (asked for by Steininger's users) and 4×16.
+    pub const WIDE: [Board; 17] = [
         Board::wide(4, 16),
+        Board::wide(5, 12),
         Board::wide(6, 10),
+        Board::wide(6, 11),
         Board::wide(7, 9),
+        Board::wide(7, 10),
         Board::wide(8, 8),
+        Board::wide(8, 9),
         Board::wide(9, 7),
         Board::wide(9, 8),
         Board::wide(9, 9),
         Board::wide(10, 6),
+        Board::wide(10, 7),
         Board::wide(11, 5),
+        Board::wide(11, 6),
+        Board::wide(12, 5),
+        Board::wide(13, 4),
+    ];
+
+    /// The open boards, those with `W + H = 17` nobody has solved yet (issue 58: Tromp solved
+    /// every board with `W + H ≤ 15` and 8×8; Steininger every one with `W + H = 16`, and
+    /// 7×10, 6×11 and 5×13). All are [`Board::WIDE`].
+    pub const OPEN: [Board; 6] = [
+        Board::wide(8, 9),
+        Board::wide(9, 8),
+        Board::wide(10, 7),
+        Board::wide(11, 6),
+        Board::wide(12, 5),
         Board::wide(13, 4),
     ];
 
@@ -114,8 +135,8 @@ impl Board {
     }
 
     /// Every board there is, by width, then height.
-    pub const ALL: [Board; 52] = {
-        let mut all = [Board::STANDARD; 52];
+    pub const ALL: [Board; 59] = {
+        let mut all = [Board::STANDARD; 59];
         let mut n = 0;
         let mut width = 4;
         while width <= 13 {
@@ -129,7 +150,7 @@ impl Board {
             }
             width += 1;
         }
-        assert!(n == 52);
+        assert!(n == 59);
         all
     };
 
@@ -233,12 +254,14 @@ macro_rules! with_board {
             11: 4;
             12: 4;
             wide 4: 16;
-            wide 6: 10;
-            wide 7: 9;
-            wide 8: 8;
+            wide 5: 12;
+            wide 6: 10 11;
+            wide 7: 9 10;
+            wide 8: 8 9;
             wide 9: 7 8 9;
-            wide 10: 6;
-            wide 11: 5;
+            wide 10: 6 7;
+            wide 11: 5 6;
+            wide 12: 5;
             wide 13: 4)
     };
     (@match $board:expr, $f:ident, $args:tt, $otherwise:expr;
@@ -299,7 +322,16 @@ mod tests {
                 "{bad}"
             );
         }
-        for (w, h) in [(3, 6), (7, 3), (13, 5), (9, 10), (4, 17), (10, 7), (0, 0)] {
+        for (w, h) in [
+            (3, 6),
+            (7, 3),
+            (13, 5),
+            (9, 10),
+            (4, 17),
+            (10, 8),
+            (14, 4),
+            (0, 0),
+        ] {
             let e = format!("{w}x{h}").parse::<Board>().unwrap_err();
             assert_eq!(
                 e,
@@ -309,11 +341,30 @@ mod tests {
                 }
             );
             assert!(e.to_string().contains("at most 64"), "{e}");
-            let wide = "or the board one of 4x16 6x10 7x9 8x8 9x7 9x8 9x9 10x6 11x5 13x4";
+            let wide = "or the board one of 4x16 5x12 6x10 6x11 7x9 7x10 8x8 8x9 9x7 9x8 9x9 10x6 \
+                        10x7 11x5 11x6 12x5 13x4";
             assert!(e.to_string().ends_with(wide), "{e}");
         }
         let huge = "99999999999999999999x6".parse::<Board>().unwrap_err();
         assert!(matches!(huge, BoardError::Syntax(_)), "{huge:?}");
+    }
+
+    /// Every board with `W + H = 17` is a board; the open ones are the six widest.
+    #[test]
+    fn every_board_of_seventeen_is_one() {
+        let seventeen: Vec<(usize, usize)> = (4..=13).map(|w| (w, 17 - w)).collect();
+        let open: Vec<(usize, usize)> = Board::OPEN
+            .iter()
+            .map(|b| (b.width(), b.height()))
+            .collect();
+        assert_eq!(open, seventeen[4..]);
+        for (w, h) in seventeen {
+            let board = Board::new(w, h).expect("every W + H = 17 board is one");
+            // 4×13 is the one that fits 64 bits (4 · 14 = 56).
+            assert_eq!(board.is_wide(), w >= 5, "{board}");
+            let (bits, _) = with_board!(board, key_bits(), else (0, 0));
+            assert_eq!(bits as usize, w * (h + 1), "{board}");
+        }
     }
 
     /// Every board there is reaches the code compiled for it, and only those are boards.

@@ -17,8 +17,9 @@
 //! negamax and score search) → [`parallel`] (threads on one solve) → [`solver`] (the solver)
 //! and [`pool`] (solvers that answer concurrent requests) → [`protocol`] (the line protocol:
 //! `moves [expected]` in, `moves score positions microseconds` out) → [`bench`](mod@bench)
-//! (Pons-style test-set runs, lines read with the protocol's parser). Beside them, [`board`]
-//! picks a board at run time.
+//! (Pons-style test-set runs, lines read with the protocol's parser) → [`estimate`] (how big
+//! an empty board's solve is, from a sample of smaller ones). Beside them, [`board`] picks a
+//! board at run time.
 //!
 //! The `transpo-c4` binary (crate `transpo-c4`) is the app on top: the commands, one solve
 //! split over many machines, and the web server. This crate needs no async runtime, no
@@ -55,6 +56,7 @@ pub mod board;
 pub mod book;
 pub mod bounds;
 pub mod coding;
+pub mod estimate;
 pub mod moves;
 pub mod parallel;
 pub mod pool;

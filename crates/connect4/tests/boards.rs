@@ -236,6 +236,29 @@ fn late_positions_of_wide_boards_agree_with_a_plain_minimax() {
     late_positions::<11, 5, u128>(30, 14);
 }
 
+/// Every board with `W + H = 17` (issue 58): the six nobody has solved (8×9, 9×8, 10×7,
+/// 11×6, 12×5, 13×4) and 7×10, 6×11, 5×12 and 4×13: 12 random positions with each of 6, 8,
+/// …, 16 empty squares against the plain minimax, strong and weak.
+#[test]
+fn late_positions_of_every_seventeen_board_agree_with_a_plain_minimax() {
+    fn board<const W: usize, const H: usize, B: Bitboard>() {
+        assert_eq!(W + H, 17);
+        for empty in [6, 8, 10, 12, 14, 16] {
+            late_positions::<W, H, B>(12, empty);
+        }
+    }
+    board::<8, 9, u128>();
+    board::<9, 8, u128>();
+    board::<10, 7, u128>();
+    board::<11, 6, u128>();
+    board::<12, 5, u128>();
+    board::<13, 4, u128>();
+    board::<7, 10, u128>();
+    board::<6, 11, u128>();
+    board::<5, 12, u128>();
+    board::<4, 13, u64>();
+}
+
 /// The empty board's outcome and last move on `W`×`H`, strong, on `threads` threads.
 fn solve_empty<const W: usize, const H: usize, B: Bitboard>(threads: usize) -> (char, u32) {
     let mut solver = Solver::<W, H, B>::new(16).expect("16 MiB");
