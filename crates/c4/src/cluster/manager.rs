@@ -59,7 +59,8 @@ pub struct Setup {
     pub alone: u32,
     /// The dispatch's knobs.
     pub policy: Policy,
-    /// The most time between two writes of the state file ([`Manager::save_due`]).
+    /// The most time between two writes of the state file (a write is due sooner, once 4% of
+    /// the run's time has passed since the last, but not sooner than 0.1 s).
     pub state_every: Duration,
 }
 
