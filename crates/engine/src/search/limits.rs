@@ -13,7 +13,7 @@
 //! `movetime`, `nodes`, `depth` or `mate` searches until `stop`.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cozy_chess::Move;
 
@@ -46,6 +46,11 @@ pub struct Limits {
     /// The root moves to search (UCI `go searchmoves`); empty: every legal move. Moves not
     /// legal in the position are ignored; when none is legal, every move is searched.
     pub searchmoves: Vec<Move>,
+    /// When the clock started: the moment the `go` line arrived, so that what happens
+    /// before the search runs (starting its thread, which a busy machine may not schedule
+    /// for tens of milliseconds, and its allocations) is paid from the budget, as the GUI's
+    /// clock pays it. `None`: when the search starts.
+    pub clock_start: Option<Instant>,
 }
 
 impl Limits {
@@ -93,7 +98,14 @@ impl Limits {
         // A clock given only for the other side stands for ours too (see the module docs);
         // an increment without a time means no time banked.
         let time = own.0.or(other.0).unwrap_or_default();
-        let inc = own.1.or(other.1).unwrap_or_default();
+        // Every move pays the overhead again, out of its increment (issue 60: with a 50 ms
+        // increment and 30–60 ms lost per move on a busy machine, planning on the whole
+        // increment drained the clock to a forfeit).
+        let inc = own
+            .1
+            .or(other.1)
+            .unwrap_or_default()
+            .saturating_sub(overhead);
         let left = time.saturating_sub(overhead);
         // Spread the time over the moves to go (or a guess of 30), plus most of the increment;
         // never plan more than 40% of what is left (60% as an emergency hard limit).
@@ -159,6 +171,29 @@ impl Control {
 mod tests {
     use super::*;
 
+    /// Issue 60: the clock runs from `clock_start` (the `go` line's arrival), so a search
+    /// whose thread started late has only what is left of its time.
+    #[test]
+    fn the_clock_runs_from_clock_start() {
+        use crate::search::{SearchConfig, Searcher};
+        let ms = Duration::from_millis;
+        let searcher = Searcher::new(SearchConfig::default());
+        let mut pos = transpo_chess::Position::startpos();
+        let late = Limits {
+            clock_start: Instant::now().checked_sub(ms(300)),
+            ..Limits::movetime(ms(100))
+        };
+        assert!(
+            late.clock_start.is_some(),
+            "the machine's clock is 300 ms past its start"
+        );
+        let result = searcher.search::<transpo::ChessEntry>(&mut pos, &late, None, &mut |_| {});
+        // Out of time at the first clock check (256 nodes): depth 2 needs more than that.
+        assert!(result.depth <= 1, "{result:?}");
+        assert!(result.time >= ms(300), "{result:?}");
+        assert!(result.best_move.is_some_and(|mv| pos.is_legal(mv)));
+    }
+
     #[test]
     fn budgets_leave_time_on_the_clock() {
         let ms = Duration::from_millis;
@@ -178,6 +213,20 @@ mod tests {
         };
         let b = inc_only.time_budget(true, ms(10)).unwrap();
         assert!(b.hard <= ms(100), "{b:?}");
+        // Issue 60: the overhead comes out of every increment, not once from the clock.
+        let late = Limits {
+            wtime: Some(ms(300)),
+            winc: Some(ms(50)),
+            ..Limits::default()
+        };
+        let quiet = late.time_budget(true, ms(10)).unwrap();
+        let busy = late.time_budget(true, ms(50)).unwrap();
+        assert_eq!(quiet.soft, (ms(290) / 30 + ms(40) * 3 / 4) * 3 / 5);
+        assert_eq!(
+            busy.soft,
+            ms(250) / 30 * 3 / 5,
+            "nothing of the increment left"
+        );
         assert_eq!(Limits::default().time_budget(true, ms(10)), None);
         assert_eq!(Limits::depth(3).time_budget(true, ms(10)), None);
         let tiny = Limits {

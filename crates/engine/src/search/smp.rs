@@ -47,7 +47,9 @@ pub(super) fn search<E: SearchEntry>(
     table: Option<&Table<E>>,
     on_info: &mut dyn FnMut(&Info),
 ) -> SearchResult {
-    let start = Instant::now();
+    // The clock runs from the `go` when the caller says when that was (see
+    // `Limits::clock_start`), else from now.
+    let start = limits.clock_start.unwrap_or_else(Instant::now);
     if let Some(table) = table {
         table.new_search();
     }

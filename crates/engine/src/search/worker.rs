@@ -236,8 +236,12 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             self.stopped = true;
             return true;
         }
-        if self.nodes & 1023 == 0 {
-            self.flush_nodes();
+        // The clock every 256 nodes (issue 60: on a busy machine 1024 nodes could take
+        // tens of milliseconds of wall time); the shared node count every 1024.
+        if self.nodes & 255 == 0 {
+            if self.nodes & 1023 == 0 {
+                self.flush_nodes();
+            }
             if self.shared.halted() {
                 self.stopped = true;
             } else if self.main && self.out_of_time(true) {

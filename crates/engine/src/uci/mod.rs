@@ -17,7 +17,8 @@
 //! thread, or the end of input ends it. Should the search itself panic (it must not; this is
 //! the last line of defence), the thread reports `info string error: ...` and still answers
 //! `bestmove` with a legal move, so a GUI is never left waiting. Every numeric argument has a
-//! checked range, stated in the error that rejects it and, for options, in the `uci` answer.
+//! checked range, stated in the error that rejects it (which quotes the value as typed:
+//! `"go mate -1": must be 1 to 50 moves`) and, for options, in the `uci` answer.
 //! Every `go` (but `go perft`) ends in exactly one `bestmove`, however malformed: a
 //! parameter that is unknown, lacks its number or has one out of range is reported with
 //! `info string error: ...` and the line is answered from a depth-1 search at once (no
@@ -32,7 +33,7 @@
 //! | `go mate` | 1 to [`MAX_GO_MATE`] |
 //! | `go nodes` | 1 to 2⁶³ − 1 |
 //! | `go wtime btime winc binc movetime` (ms) | any whole number up to 2⁶³ − 1; negative clocks (a flagging GUI) read as 0 |
-//! | `go movestogo` | 0 to 2⁶³ − 1 (0 and values above 60 are clamped to 1 and 60) |
+//! | `go movestogo` | any whole number up to 2⁶³ − 1 (negative read as 0; 0 and values above 60 are clamped to 1 and 60) |
 //! | `perft`, `go perft` | 0 to [`MAX_PERFT_DEPTH`] |
 //! | `bench` | 1 to [`MAX_DEPTH`](crate::search::MAX_DEPTH) |
 //! | options | the `min`/`max` of the `uci` answer |
@@ -52,6 +53,7 @@
 //! `search_thread` (the thread where `go`, `perft` and `bench` run) and `output` (the writer
 //! the loop and that thread share).
 
+mod lag;
 mod options;
 mod output;
 mod parse;

@@ -89,11 +89,11 @@ pub fn parse_go(args: &[&str]) -> GoRequest {
     go
 }
 
-/// The number after the `go` parameter `word`: a whole number up to 2⁶³ − 1, a negative one
-/// read as 0 (some GUIs send negative clock times when flagging).
-fn number_after(word: &str, text: Option<&str>) -> Result<u64, String> {
+/// The number after the `go` parameter `word`, with the text it was read from (for the
+/// error that rejects it): a whole number from −2⁶³ to 2⁶³ − 1.
+fn number_after<'t>(word: &str, text: Option<&'t str>) -> Result<(i64, &'t str), String> {
     let text = text.ok_or(format!("\"go {word}\" needs a number"))?;
-    text.parse::<i64>().map(|n| n.max(0) as u64).map_err(|_| {
+    text.parse::<i64>().map(|n| (n, text)).map_err(|_| {
         format!(
             "\"go {word}\": {text:?} is not a whole number from {} to {}",
             i64::MIN,
@@ -102,40 +102,46 @@ fn number_after(word: &str, text: Option<&str>) -> Result<u64, String> {
     })
 }
 
-/// Sets the limit of the numeric `go` parameter `word` to `n`; an error if `n` is out of
-/// its range (the limit is then left unset).
-fn set_limit(limits: &mut Limits, word: &str, n: u64) -> Result<(), String> {
-    let ms = |n: u64| Some(Duration::from_millis(n));
+/// Sets the limit of the numeric `go` parameter `word` to `n` (read from `text`); an error
+/// that quotes `text` as typed if `n` is out of its range (the limit is then left unset).
+/// Negative clock times (some GUIs send them when flagging) and a negative `movestogo` are
+/// read as 0.
+fn set_limit(limits: &mut Limits, word: &str, (n, text): (i64, &str)) -> Result<(), String> {
+    let clock = |n: i64| Some(Duration::from_millis(n.max(0).unsigned_abs()));
     match word {
-        "wtime" => limits.wtime = ms(n),
-        "btime" => limits.btime = ms(n),
-        "winc" => limits.winc = ms(n),
-        "binc" => limits.binc = ms(n),
-        "movestogo" => limits.movestogo = Some(n.min(u64::from(u32::MAX)) as u32),
-        "movetime" => limits.movetime = ms(n),
-        "nodes" if n == 0 => {
-            return Err(format!("\"go nodes 0\": nodes must be 1 to {}", i64::MAX));
+        "wtime" => limits.wtime = clock(n),
+        "btime" => limits.btime = clock(n),
+        "winc" => limits.winc = clock(n),
+        "binc" => limits.binc = clock(n),
+        "movestogo" => limits.movestogo = Some(n.clamp(0, i64::from(u32::MAX)) as u32),
+        "movetime" => limits.movetime = clock(n),
+        "nodes" if n < 1 => {
+            return Err(format!(
+                "\"go nodes {text}\": nodes must be 1 to {}",
+                i64::MAX
+            ));
         }
-        "nodes" => limits.nodes = Some(n),
+        "nodes" => limits.nodes = Some(n.unsigned_abs()),
         "depth" => {
             let range = format!("depth must be 1 to {MAX_DEPTH}");
-            limits.depth = Some(one_to(word, n, MAX_DEPTH, &range)?);
+            limits.depth = Some(one_to(word, (n, text), MAX_DEPTH, &range)?);
         }
         "mate" => {
             let range = format!("must be 1 to {MAX_GO_MATE} moves");
-            limits.mate = Some(one_to(word, n, MAX_GO_MATE, &range)?);
+            limits.mate = Some(one_to(word, (n, text), MAX_GO_MATE, &range)?);
         }
         other => return Err(format!("unknown \"go\" parameter {other:?}")),
     }
     Ok(())
 }
 
-/// `n` if it is 1 to `max`; otherwise the error `"go <word> <n>": <range>`.
-fn one_to(word: &str, n: u64, max: u32, range: &str) -> Result<u32, String> {
-    if n == 0 || n > u64::from(max) {
-        return Err(format!("\"go {word} {n}\": {range}"));
+/// `n` if it is 1 to `max`; otherwise the error `"go <word> <text>": <range>`, `text` as
+/// the user typed it.
+fn one_to(word: &str, (n, text): (i64, &str), max: u32, range: &str) -> Result<u32, String> {
+    match u32::try_from(n) {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("\"go {word} {text}\": {range}")),
     }
-    Ok(n as u32)
 }
 
 /// Reads `position startpos|fen <FEN> [moves ...]` (the words after `position`).

@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -93,6 +94,9 @@ pub(super) struct SearchJob {
     pub(super) output: Output,
     /// The move to answer should the search fail (`0000` when there is none).
     pub(super) fallback: String,
+    /// Where to report how long the `go` took, from the line's arrival
+    /// ([`Limits::clock_start`]) to `bestmove` written, in microseconds.
+    pub(super) own_time: Arc<AtomicU64>,
     /// Test hook: panic instead of searching.
     pub(super) panic_now: bool,
 }
@@ -107,6 +111,7 @@ impl SearchJob {
             table,
             output,
             fallback,
+            own_time,
             panic_now,
         } = self;
         let searched = catch_unwind(AssertUnwindSafe(|| {
@@ -136,6 +141,10 @@ impl SearchJob {
             }
         };
         output.line(&line);
+        if let Some(received) = limits.clock_start {
+            let micros = received.elapsed().as_micros();
+            own_time.store(u64::try_from(micros).unwrap_or(u64::MAX).max(1), Relaxed);
+        }
     }
 }
 

@@ -3,12 +3,13 @@
 
 use std::io::{self, Write};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cozy_chess::Move;
-use transpo::{ChessEntry, Table, TableFile};
+use transpo::{ChessEntry, Size, Table, TableFile};
 use transpo_chess::{Book, Position, SplitMix64};
 
+use super::lag::Lag;
 use super::options::{
     DEFAULT_HASH_MIB, MAX_PERFT_DEPTH, OptionChange, Options, SessionLimits, is_no_file,
     write_uci_answer,
@@ -39,6 +40,8 @@ pub struct UciSession {
     /// The search thread, running a `go`, `perft` or `bench`.
     thread: SearchThread,
     async_out: Output,
+    /// What the GUI charges per move beyond the engine's own time (see `lag`).
+    lag: Lag,
     /// Test hook: the next search panics (to test the last line of defence).
     #[cfg(test)]
     pub(super) panic_next_search: bool,
@@ -92,6 +95,7 @@ impl UciSession {
             rng: SplitMix64::new(0x0074_7261_6e73_706f),
             thread: SearchThread::default(),
             async_out: out,
+            lag: Lag::default(),
             #[cfg(test)]
             panic_next_search: false,
         };
@@ -126,6 +130,8 @@ impl UciSession {
 
     /// Handles one input line, writing any immediate answer to `out`.
     pub fn handle_line(&mut self, line: &str, out: &mut impl Write) -> io::Result<Flow> {
+        // A `go`'s clock starts here, not when its search thread first runs (issue 60).
+        let received = Instant::now();
         let mut words = line.split_ascii_whitespace();
         let Some(command) = words.next() else {
             return Ok(Flow::Continue);
@@ -145,10 +151,11 @@ impl UciSession {
                     table.prefault(self.options.threads);
                 }
                 self.position = Position::startpos();
+                self.lag.new_game();
                 Ok(())
             }
             "position" => parse_position(&rest).map(|position| self.position = position),
-            "go" => self.go(&rest, out)?,
+            "go" => self.go(&rest, received, out)?,
             "stop" => {
                 self.thread.stop();
                 Ok(())
@@ -216,8 +223,15 @@ impl UciSession {
     /// unknown, has no number or a number out of range is reported as `info string error:
     /// ...` and the line is answered from a depth-1 search; `searchmoves` that do not parse
     /// or are not legal are reported and left out (every move is searched when none is
-    /// left).
-    fn go(&mut self, args: &[&str], out: &mut impl Write) -> io::Result<Result<(), String>> {
+    /// left). The clock runs from `received`, when the line arrived: joining the previous
+    /// search thread and starting this one count against the time budget, as they do on
+    /// the GUI's clock.
+    fn go(
+        &mut self,
+        args: &[&str],
+        received: Instant,
+        out: &mut impl Write,
+    ) -> io::Result<Result<(), String>> {
         if args.first() == Some(&"perft") {
             return Ok(self.perft(&args[1..]));
         }
@@ -236,6 +250,7 @@ impl UciSession {
             )?;
         }
         let mut limits = go.limits_to_search();
+        limits.clock_start = Some(received);
         if let Some(named) = &go.searchmoves {
             limits.searchmoves = self.searchmoves(named, &mut said)?;
         }
@@ -254,9 +269,25 @@ impl UciSession {
             writeln!(out, "bestmove {}", pick.uci)?;
             return Ok(Ok(()));
         }
+        // The overhead: the option, or what the GUI was seen to charge beyond the engine's
+        // own time when that is more (issue 60: a busy machine delays both processes).
+        let option = Duration::from_millis(self.options.move_overhead_ms);
+        let before = self.lag.estimate();
+        let move_overhead = self.lag.overhead_at_go(&self.position, &limits, option);
+        if move_overhead > option && self.lag.estimate() > before + before / 4 {
+            writeln!(
+                out,
+                "info string move overhead {} ms: the GUI charged that much beyond this engine's own time (Move Overhead {} ms)",
+                move_overhead.as_millis(),
+                option.as_millis()
+            )?;
+        }
+        let white = self.position.side_to_move() == cozy_chess::Color::White;
+        let hard = limits.time_budget(white, move_overhead).map(|b| b.hard);
+        self.lag.started(&self.position, &limits, hard);
         let config = SearchConfig {
             threads: self.options.threads,
-            move_overhead: Duration::from_millis(self.options.move_overhead_ms),
+            move_overhead,
             ..SearchConfig::with_profile(self.options.profile)
         };
         let control = Arc::clone(self.thread.control());
@@ -269,6 +300,7 @@ impl UciSession {
             output: self.async_out.clone(),
             // The answer should the search fail: any legal move.
             fallback: self.any_legal_move(),
+            own_time: self.lag.own_time(),
             #[cfg(test)]
             panic_now: std::mem::take(&mut self.panic_next_search),
             #[cfg(not(test))]
@@ -328,10 +360,16 @@ impl UciSession {
         match OptionChange::parse(args, &self.limits)? {
             OptionChange::Hash(mib) => {
                 self.thread.stop();
-                self.table = match mib {
-                    0 => None,
-                    _ => Some(Arc::new(self.make_table(mib)?)),
-                };
+                // The search thread is joined, so the session holds the only reference and
+                // the table is reset in place: set to the size, cleared and prefaulted,
+                // its memory kept when the size is the same (`Table::reset`).
+                match (mib, self.table.as_mut().and_then(Arc::get_mut)) {
+                    (0, _) => self.table = None,
+                    (_, Some(table)) => table
+                        .reset(Size::Mib(mib), self.options.threads)
+                        .map_err(|e| e.to_string())?,
+                    (_, None) => self.table = Some(Arc::new(self.make_table(mib)?)),
+                }
                 self.options.hash_mib = mib;
             }
             OptionChange::Threads(threads) => self.options.threads = threads,

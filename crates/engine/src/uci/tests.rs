@@ -211,6 +211,97 @@ fn go_arguments() {
     assert_eq!(parse_go(&[]).searchmoves, None);
 }
 
+/// Issue 60: an error quotes the number as the user typed it (a512688 said `"go mate 0"`
+/// for `go mate -1`).
+#[test]
+fn go_errors_echo_what_was_typed() {
+    for (args, said) in [
+        (&["mate", "-1"][..], "\"go mate -1\": must be 1 to 50 moves"),
+        (&["depth", "-3"], "\"go depth -3\": depth must be 1 to 100"),
+        (
+            &["nodes", "-1"],
+            "\"go nodes -1\": nodes must be 1 to 9223372036854775807",
+        ),
+        (
+            &["depth", "+101"],
+            "\"go depth +101\": depth must be 1 to 100",
+        ),
+        (&["mate", "0051"], "\"go mate 0051\": must be 1 to 50 moves"),
+        (
+            &["mate", "-9223372036854775808"],
+            "\"go mate -9223372036854775808\": must be 1 to 50 moves",
+        ),
+        (
+            &["nodes", "0"],
+            "\"go nodes 0\": nodes must be 1 to 9223372036854775807",
+        ),
+    ] {
+        assert_eq!(parse_go(args).errors, [said], "{args:?}");
+    }
+    // Negative clocks and movestogo still read as 0, without an error.
+    let go = parse_go(&[
+        "btime",
+        "-20",
+        "binc",
+        "-1",
+        "movestogo",
+        "-4",
+        "movetime",
+        "-7",
+    ]);
+    assert!(go.errors.is_empty(), "{go:?}");
+    assert_eq!(go.limits.btime, Some(Duration::ZERO));
+    assert_eq!(go.limits.binc, Some(Duration::ZERO));
+    assert_eq!(go.limits.movestogo, Some(0));
+    assert_eq!(go.limits.movetime, Some(Duration::ZERO));
+}
+
+/// Issue 60: a GUI that charges far more than the engine's own time for a move (here 2,050
+/// ms, against at most the hard limit of about 600 ms the search may take) raises the
+/// overhead the next search subtracts, and the engine says so; a move of another game, or
+/// the same clocks again, does not.
+#[test]
+fn the_overhead_learns_what_the_gui_charged() {
+    let clocks = |w: u32| format!("go wtime {w} btime 5000 winc 50 binc 50");
+    let out = session_output(&[
+        "position startpos",
+        &clocks(5000),
+        "position startpos moves e2e4 e7e5",
+        &clocks(3000),
+    ]);
+    let said: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string move overhead"))
+        .collect();
+    assert_eq!(said.len(), 1, "{out}");
+    let ms: u64 = said[0]
+        .split_whitespace()
+        .nth(4)
+        .and_then(|n| n.parse().ok())
+        .expect("a number of ms");
+    assert!((1400..=2050).contains(&ms), "{out}");
+    assert_eq!(out.matches("bestmove").count(), 2, "{out}");
+    // Not consecutive moves of one game: nothing learnt.
+    for lines in [
+        [
+            "position startpos",
+            "position startpos moves e2e4 e7e5 g1f3 b8c6",
+        ],
+        ["position startpos", "position startpos"],
+    ] {
+        let out = session_output(&[lines[0], &clocks(5000), lines[1], &clocks(3000)]);
+        assert!(!out.contains("move overhead"), "{lines:?}: {out}");
+    }
+    let out = session_output(&[
+        "position startpos",
+        &clocks(5000),
+        "ucinewgame",
+        "position startpos moves e2e4 e7e5",
+        &clocks(3000),
+    ]);
+    assert!(!out.contains("move overhead"), "{out}");
+}
+
 /// The `bestmove` of a session's output (the last one).
 fn best_move(out: &str) -> &str {
     out.lines()
