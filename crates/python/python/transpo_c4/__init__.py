@@ -1,8 +1,9 @@
 """Perfect Connect Four scores from Python, in bulk.
 
 The transpo solver (crates/connect4 of https://github.com/transpo-rs/transpo) on 7x6 and
-51 other boards: exact scores, or win/draw/loss, of one position or of many at once on
-every core, with an opening book and a transposition table kept between calls.
+every other board the library has: exact scores, or win/draw/loss, of one position or of
+many at once on every core, with an opening book and a transposition table kept between
+calls.
 
 >>> from transpo_c4 import Solver
 >>> solver = Solver()
