@@ -11,7 +11,8 @@
 //! `<target dir>/browser/connect4.png` (the README's `docs/serve.png` is a copy).
 //!
 //! A second test serves another board, `--board 6x7`, and checks that the page draws the
-//! board /api/health names and shows `Solver::<6, 7>`'s scores.
+//! board /api/health names and shows `Solver::<6, 7>`'s scores; a third serves `--weak`
+//! and checks that the page's weak switch and the scores it shows agree (issue 60).
 //!
 //! Without Chromium or chromedriver the tests say "browser test skipped: …" and pass,
 //! unless `CI=true`, where they fail (CI installs them: `.ci/run`).
@@ -257,17 +258,24 @@ return {
     outline: getComputedStyle(focused).outlineStyle + ' ' + getComputedStyle(focused).outlineWidth,
   },
   solves: window.solvesAsked ?? null,
+  asked: window.solveUrls ?? null,
+  weak: q('#weak').checked,
   url: location.pathname + location.search,
 };
 "#;
 
 /// Counts the page's requests to /api/solve from now on in `window.solvesAsked`, as they
-/// are made (the page calls the global `fetch`), not as they end.
+/// are made (the page calls the global `fetch`), not as they end, and keeps their addresses
+/// in `window.solveUrls`.
 const COUNT_SOLVES: &str = r#"
 window.solvesAsked = 0;
+window.solveUrls = [];
 const fetch = window.fetch;
 window.fetch = (resource, options) => {
-  if (String(resource).includes('/api/solve')) window.solvesAsked += 1;
+  if (String(resource).includes('/api/solve')) {
+    window.solvesAsked += 1;
+    window.solveUrls.push(String(resource));
+  }
   return fetch(resource, options);
 };
 "#;
@@ -879,6 +887,89 @@ fn the_page_shows_the_solvers_scores() {
     };
     let mut solver = Solver::new(16).expect("a 16 MiB table");
     setup.run(async |client, base| drive(client, base, &mut solver).await);
+}
+
+/// Checks that `page` shows `expected`'s scores (one per column) as its `data-score`s.
+fn assert_scores(page: &Value, expected: &[Option<i32>], what: &str) {
+    for (col, expected) in expected.iter().enumerate() {
+        let shown = page["scores"][col]
+            .as_str()
+            .expect("data-score is a string");
+        assert_eq!(
+            shown.parse::<i32>().ok(),
+            *expected,
+            "{what}, column {} (page: {page:#})",
+            col + 1
+        );
+    }
+}
+
+/// Issue 60: with `serve --weak` the page asks for what it shows. Opened without `weak`, its
+/// switch starts on, as the server's strength (/api/health), and it shows the weak solver's
+/// scores; switched off, it names `weak=0` in every request and shows the strong scores, whose
+/// best columns for 4453 are 3, 6 and 7 (the README's example answer); the address says
+/// `weak=0`, and opening that address shows the strong scores again. (Before, the page sent
+/// no `weak=0` and showed weak scores with the switch off.)
+#[test]
+fn the_page_asks_for_the_strength_it_shows() {
+    let Some(setup) = Setup::start(&["--weak"]) else {
+        return;
+    };
+    let mut solver = Solver::new(16).expect("a 16 MiB table");
+    let pos = Position::from_moves(START).expect("a valid test position");
+    let weak = solver.analyze(&pos, Strength::Weak).to_vec();
+    let strong = solver.analyze(&pos, Strength::Strong).to_vec();
+    let top = strong.iter().flatten().max().copied();
+    let best: Vec<usize> = (1..=WIDTH).filter(|&c| strong[c - 1] == top).collect();
+    assert_eq!(best, [3, 6, 7], "the strong best columns of {START}");
+    setup.run(async |client, base| {
+        let base = base.trim_end_matches('/');
+        client
+            .goto(&format!("{base}/?pos={START}"))
+            .await
+            .expect("the page loads");
+        let page = wait_for(client, "the first scores", |p| {
+            p["state"] == "ready" && p["moves"] == START
+        })
+        .await;
+        assert_eq!(page["weak"], true, "the switch starts as the server solves");
+        assert_scores(&page, &weak, "weak by default");
+        assert_eq!(page["url"], format!("/?pos={START}"), "the address");
+        client
+            .execute(COUNT_SOLVES, vec![])
+            .await
+            .expect("the counting script runs");
+        click(client, "#weak").await;
+        let strong_url = format!("/?pos={START}&weak=0");
+        let page = wait_for(client, "strong scores", |p| {
+            p["state"] == "ready" && p["url"] == strong_url
+        })
+        .await;
+        assert_eq!(page["weak"], false, "the switch is off");
+        assert_scores(&page, &strong, "switched to strong");
+        let asked = page["asked"].as_array().expect("the solves asked");
+        assert!(!asked.is_empty(), "no solve asked: {page:#}");
+        for url in asked {
+            let url = url.as_str().expect("an address");
+            assert!(url.contains("weak=0"), "asked {url} with the switch off");
+        }
+        let verdict = page["verdict"].as_str().expect("a verdict");
+        assert!(verdict.contains("columns 3, 6, 7"), "{verdict}");
+        client
+            .goto(&format!("{base}{strong_url}"))
+            .await
+            .expect("the page loads");
+        let page = wait_for(client, "strong scores again", |p| {
+            p["state"] == "ready" && p["moves"] == START
+        })
+        .await;
+        assert_eq!(
+            page["weak"], false,
+            "weak=0 in the address: the switch is off"
+        );
+        assert_scores(&page, &strong, "opened with weak=0");
+        assert_eq!(page["url"], strong_url, "the address keeps weak=0");
+    });
 }
 
 /// Another board: the server's `--board 6x7` (6 columns of 7 rows). The page draws the

@@ -120,6 +120,10 @@ fn still_open(stream: &mut TcpStream, wait: Duration) -> bool {
 
 const HEALTH: &str = "GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n";
 
+/// The interim answer a busy connection whose client half-closed gets, to tell it from one
+/// closed.
+const INTERIM: &str = "HTTP/1.1 102 Processing\r\n\r\n";
+
 #[test]
 fn a_request_head_not_complete_in_time_is_closed() {
     let server = start(
@@ -418,7 +422,8 @@ fn serve_weak_half_closed_clients_and_repeated_parameters() {
             .expect("half-close");
         let mut text = String::new();
         let _ = stream.read_to_string(&mut text);
-        text
+        // A request still running 40 ms in gets an interim answer first (issue 60).
+        text.trim_start_matches(INTERIM).to_string()
     };
     let health = half_closed("/api/health");
     assert!(health.starts_with("HTTP/1.1 200"), "{health:?}");
@@ -433,4 +438,106 @@ fn serve_weak_half_closed_clients_and_repeated_parameters() {
     let repeated = half_closed("/api/solve?pos=3434&pos=3");
     assert!(repeated.starts_with("HTTP/1.1 400"), "{repeated}");
     assert!(repeated.contains("given twice"), "{repeated}");
+}
+
+/// The server's slots solving now, as `/api/health` says.
+fn busy(address: SocketAddr) -> u64 {
+    let mut stream = send(address, HEALTH);
+    let (status, body) = answer(&mut stream);
+    assert_eq!(status, 200, "{body}");
+    let health: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    health["busy"].as_u64().expect("a busy count")
+}
+
+/// Waits, at most `limit`, for the server to have `slots` slots solving; returns how long
+/// that took, or `None` if it did not happen.
+fn busy_within(address: SocketAddr, slots: u64, limit: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if busy(address) == slots {
+            return Some(started.elapsed());
+        }
+        std::thread::sleep(ms(2));
+    }
+    None
+}
+
+/// Issue 60, section 2 item 1: a client that closes its connection (FIN, over HTTP/1.1 or
+/// HTTP/1.0) or resets it (RST) while its solve runs frees the solver at once, not when the
+/// solve ends (the empty board with no book: minutes). The bound here is loose for a busy
+/// machine; the time it takes is printed (docs/connect4/serve.md has the runs).
+#[test]
+fn a_client_that_closes_or_resets_frees_its_solver() {
+    let server = start(1, 120_000, Limits::default());
+    for (how, version) in [
+        ("close", "HTTP/1.1"),
+        ("close", "HTTP/1.0"),
+        ("reset", "HTTP/1.1"),
+    ] {
+        let client = send(
+            server.address,
+            &format!("GET /api/solve?pos= {version}\r\nHost: t\r\n\r\n"),
+        );
+        assert!(
+            busy_within(server.address, 1, Duration::from_secs(10)).is_some(),
+            "the solve did not start"
+        );
+        if how == "reset" {
+            // A zero linger time makes the close a reset.
+            let _runtime = server._runtime.enter();
+            client.set_nonblocking(true).expect("non-blocking");
+            let client = tokio::net::TcpStream::from_std(client).expect("a tokio stream");
+            client.set_zero_linger().expect("SO_LINGER");
+            drop(client);
+        } else {
+            drop(client);
+        }
+        let freed = busy_within(server.address, 0, Duration::from_secs(3));
+        eprintln!("{how} ({version}): solver freed after {freed:?}");
+        assert!(
+            freed.is_some(),
+            "{how} ({version}): the solve still runs 3 s after its client left"
+        );
+    }
+    // The server answers the next client at once: a position near the end.
+    let mut next = send(
+        server.address,
+        "GET /api/solve?pos=2252576253462244111563365343671351441 HTTP/1.1\r\nHost: t\r\n\r\n",
+    );
+    let (status, body) = answer(&mut next);
+    assert_eq!(status, 200, "{body}");
+}
+
+/// A position whose columns take some 0.2 s to solve on one thread (far past the server's
+/// first look at a busy connection, 40 ms in) with a 16 MiB table.
+const LONG: &str = "4453624";
+
+/// A client that half-closes after its request, whose solve runs past the first look at
+/// the connection, gets the interim answer and then the answer (the one-thread solver's
+/// scores): it is not taken for gone.
+#[test]
+fn a_half_closed_client_of_a_long_solve_gets_its_answer() {
+    let server = start(1, 60_000, Limits::default());
+    let mut stream = send(
+        server.address,
+        &format!("GET /api/solve?pos={LONG} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"),
+    );
+    stream
+        .shutdown(std::net::Shutdown::Write)
+        .expect("half-close");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("the answers");
+    let answer = text
+        .strip_prefix(INTERIM)
+        .unwrap_or_else(|| panic!("no interim answer first: {text:?}"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let body = answer.split("\r\n\r\n").nth(1).expect("a body");
+    let body: serde_json::Value = serde_json::from_str(body).expect("JSON");
+    let pos = transpo_connect4::Position::from_moves(LONG).expect("legal moves");
+    let mut solver = transpo_connect4::Solver::new(16).expect("16 MiB");
+    let expected = solver.analyze(&pos, transpo_connect4::Strength::Strong);
+    assert_eq!(body["columns"], serde_json::json!(expected), "{answer}");
 }

@@ -9,7 +9,7 @@
 //! - *idle*: kept alive, nothing in flight and nothing received since the last answer (or
 //!   since the last byte of it was written). Closed after `idle_timeout`.
 //! - *busy*: a request is being answered. Never closed for time: a long solve is bounded by
-//!   the server's `--max-ms` instead.
+//!   the server's `--max-ms` instead. But closed as soon as its client is gone (see below).
 //!
 //! hyper's own `header_read_timeout` is not used: it starts when a connection waits for a
 //! head, idle or not, so it would close every kept-alive connection after the header timeout
@@ -19,6 +19,20 @@
 //! request in flight (a stalled head or an idle keep-alive), so that a flood of stalled
 //! connections cannot keep anyone else out; when every open connection has a request in
 //! flight, the new one is closed at once.
+//!
+//! **A client that goes away while its request is answered.** hyper reads nothing from a
+//! connection while a request is in flight once it is told that a client may half-close
+//! (`half_close`, so that a client that shuts its write side after the request, as `nc -N`
+//! does, still gets its answer): a client that closed or reset its connection would be
+//! noticed only when the answer is written, and its solve would run to the end. So a busy TCP
+//! connection is looked at every [`GONE_CHECK_EVERY`] from [`GONE_CHECK_AFTER`] into its
+//! request ([`Liveness`]): a reset, or an error on the socket, means the client is gone.
+//! The end of its stream may mean a close or only a half-close, which look the same from
+//! here; the server tells them apart by sending an interim answer (`HTTP/1.1 102
+//! Processing`, which every HTTP/1.1 client must accept before the final answer): a client
+//! that only half-closed reads it, a closed socket answers it with a reset, seen at the next
+//! look. An HTTP/1.0 request may get no interim answer, so the end of its stream counts as
+//! gone. The connection then closes, which drops the request and stops its solve.
 
 use super::Running;
 use axum::Router;
@@ -90,6 +104,9 @@ pub enum Ended {
     Evicted,
     /// Closed by the server's shutdown.
     Stopping,
+    /// Its client closed or reset it while a request was in flight (TCP connections only:
+    /// see the module's documentation); the request was dropped, which stops its solve.
+    ClientGone,
 }
 
 /// Where a connection stands; see the module's documentation.
@@ -109,6 +126,13 @@ enum Close {
 
 struct State {
     phase: Phase,
+    /// When the connection last became busy.
+    busy_since: Instant,
+    /// Whether the last request started is HTTP/1.1 (which may get an interim answer).
+    http11: bool,
+    /// Whether the last write to the socket could not be completed: hyper still holds bytes
+    /// of an answer, so nothing else may be written before them.
+    write_blocked: bool,
     in_flight: usize,
     close: Option<Close>,
     /// The connection's task, to wake when the server asks it to close.
@@ -129,6 +153,9 @@ impl Shared {
                 phase: Phase::Head {
                     since: Instant::now(),
                 },
+                busy_since: Instant::now(),
+                http11: false,
+                write_blocked: false,
                 in_flight: 0,
                 close: None,
                 waker: None,
@@ -161,10 +188,19 @@ impl Shared {
         }
     }
 
-    fn request_started(&self) {
+    /// A write to the socket went out whole (`blocked` false) or could not (true).
+    fn on_write_result(&self, blocked: bool) {
+        self.lock().write_blocked = blocked;
+    }
+
+    fn request_started(&self, version: hyper::Version) {
         let mut state = self.lock();
         state.in_flight += 1;
+        if state.phase != Phase::Busy {
+            state.busy_since = Instant::now();
+        }
         state.phase = Phase::Busy;
+        state.http11 = version == hyper::Version::HTTP_11;
     }
 
     fn request_ended(&self) {
@@ -404,7 +440,8 @@ async fn run_connection(
     running: Arc<Running>,
 ) {
     let peer = shared.peer;
-    let ended = connection(stream, shared, router, limits, running).await;
+    let liveness = Liveness::of(&stream);
+    let ended = connection(stream, shared, router, limits, running, liveness).await;
     drop(registered);
     match ended {
         Ended::HeaderTimeout => eprintln!(
@@ -424,7 +461,15 @@ where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let running = Arc::new(Running::default());
-    connection(io, Arc::new(Shared::new(peer)), router, limits, running).await
+    connection(
+        io,
+        Arc::new(Shared::new(peer)),
+        router,
+        limits,
+        running,
+        None,
+    )
+    .await
 }
 
 fn connection<I>(
@@ -433,6 +478,7 @@ fn connection<I>(
     router: Router,
     limits: Limits,
     running: Arc<Running>,
+    liveness: Option<Liveness>,
 ) -> Guarded<I>
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -460,6 +506,8 @@ where
         limits,
         sleep: Box::pin(tokio::time::sleep(limits.header_timeout)),
         graceful: false,
+        liveness,
+        checked: None,
     }
 }
 
@@ -496,6 +544,8 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Watched<I> {
         if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
             this.shared.on_write();
         }
+        this.shared
+            .on_write_result(!matches!(polled, Poll::Ready(Ok(n)) if n == buf.len()));
         polled
     }
 
@@ -509,6 +559,9 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Watched<I> {
         if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
             this.shared.on_write();
         }
+        let whole: usize = bufs.iter().map(|b| b.len()).sum();
+        this.shared
+            .on_write_result(!matches!(polled, Poll::Ready(Ok(n)) if n == whole));
         polled
     }
 
@@ -539,8 +592,8 @@ struct ConnService {
 struct InFlight(Arc<Shared>);
 
 impl InFlight {
-    fn new(shared: &Arc<Shared>) -> InFlight {
-        shared.request_started();
+    fn new(shared: &Arc<Shared>, version: hyper::Version) -> InFlight {
+        shared.request_started(version);
         InFlight(Arc::clone(shared))
     }
 }
@@ -559,7 +612,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnService {
     type Future = Answer;
 
     fn call(&self, mut request: hyper::Request<Incoming>) -> Answer {
-        let in_flight = InFlight::new(&self.shared);
+        let in_flight = InFlight::new(&self.shared, request.version());
         request
             .extensions_mut()
             .insert(ConnectInfo(self.shared.peer));
@@ -588,6 +641,10 @@ where
     sleep: Pin<Box<Sleep>>,
     /// hyper was told to close after the answer in flight.
     graceful: bool,
+    /// How to see that the client went away while busy (TCP connections only).
+    liveness: Option<Liveness>,
+    /// When `liveness` last looked.
+    checked: Option<Instant>,
 }
 
 impl<I> Future for Guarded<I>
@@ -636,15 +693,99 @@ where
             let (deadline, ended) = match phase {
                 Phase::Head { since } => (since + this.limits.header_timeout, Ended::HeaderTimeout),
                 Phase::Idle { since } => (since + this.limits.idle_timeout, Ended::IdleTimeout),
-                Phase::Busy => return Poll::Pending,
+                Phase::Busy if this.liveness.is_none() => return Poll::Pending,
+                Phase::Busy => {
+                    let busy_since = this.shared.lock().busy_since;
+                    let next = match this.checked {
+                        Some(at) if at >= busy_since => at + GONE_CHECK_EVERY,
+                        _ => busy_since + GONE_CHECK_AFTER,
+                    };
+                    (next, Ended::ClientGone)
+                }
             };
             if this.sleep.deadline() != deadline {
                 this.sleep.as_mut().reset(deadline);
             }
-            return match this.sleep.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(ended),
-                Poll::Pending => Poll::Pending,
+            if this.sleep.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            let Some(liveness) = this.liveness.as_mut().filter(|_| phase == Phase::Busy) else {
+                return Poll::Ready(ended);
             };
+            this.checked = Some(Instant::now());
+            let (http11, write_blocked) = {
+                let state = this.shared.lock();
+                (state.http11, state.write_blocked)
+            };
+            if liveness.gone(http11 && !write_blocked) {
+                return Poll::Ready(Ended::ClientGone);
+            }
+        }
+    }
+}
+
+/// How long into a request a busy connection is first looked at for a client gone away: a
+/// quick answer is sent before, with no interim answer in front of it.
+pub const GONE_CHECK_AFTER: Duration = Duration::from_millis(40);
+/// How often a busy connection is looked at after [`GONE_CHECK_AFTER`]. A client that goes
+/// away is noticed within two looks (one to see the end of its stream and send the interim
+/// answer, one to see the reset), so its solve stops at most
+/// `GONE_CHECK_AFTER + 2 × GONE_CHECK_EVERY` after it went away.
+pub const GONE_CHECK_EVERY: Duration = Duration::from_millis(20);
+
+/// The interim answer that tells a half-closed client from a closed one.
+const INTERIM: &[u8] = b"HTTP/1.1 102 Processing\r\n\r\n";
+
+/// A second handle on a connection's socket, to look at while hyper holds the first and
+/// reads nothing (see the module's documentation).
+struct Liveness {
+    socket: std::net::TcpStream,
+    /// Whether the interim answer was sent on this connection.
+    probed: bool,
+}
+
+impl Liveness {
+    /// A handle on `stream`'s socket, if the system gives one (then the connection is only
+    /// watched as before).
+    fn of(stream: &tokio::net::TcpStream) -> Option<Liveness> {
+        use std::os::fd::AsFd;
+        let fd = stream.as_fd().try_clone_to_owned().ok()?;
+        Some(Liveness {
+            socket: std::net::TcpStream::from(fd),
+            probed: false,
+        })
+    }
+
+    /// Whether the client is gone: its socket failed or was reset, or its stream ended and
+    /// it cannot take the interim answer (`may_probe` false: an HTTP/1.0 request, or hyper
+    /// still holds bytes of an earlier answer) or the interim answer cannot be written
+    /// whole. The socket is non-blocking (the handle shares tokio's), so no call waits.
+    fn gone(&mut self, may_probe: bool) -> bool {
+        use std::io::{ErrorKind, Write};
+        if !matches!(self.socket.take_error(), Ok(None)) {
+            return true;
+        }
+        match self.socket.peek(&mut [0u8; 1]) {
+            // The end of the stream: a close or a half-close.
+            Ok(0) => {}
+            // A request sent after this one: the client is there.
+            Ok(_) => return false,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {
+                return false;
+            }
+            Err(_) => return true,
+        }
+        if self.probed {
+            // Sent before and no reset came: the client only half-closed.
+            return false;
+        }
+        if !may_probe {
+            return true;
+        }
+        self.probed = true;
+        match (&self.socket).write(INTERIM) {
+            Ok(n) if n == INTERIM.len() => !matches!(self.socket.take_error(), Ok(None)),
+            _ => true,
         }
     }
 }

@@ -1,7 +1,7 @@
 // transpo-c4's page: play Connect Four and see every column's score from the solver.
 //
 // The page keeps the game itself (the moves, whose turn, whether someone has four) and asks
-// GET /api/solve?pos=MOVES[&weak=1] for the scores of the position shown. Scores follow
+// GET /api/solve?pos=MOVES&weak=0|1 for the scores of the position shown. Scores follow
 // Pons' convention, from the side to move's view: a win with the disc played when n discs
 // are down scores floor((W*H + 1 - n) / 2) (22 - k for a win with one's k-th disc on 7x6),
 // a loss the opposite, a draw 0 (weak solves: only 1 / 0 / -1). The API refuses finished
@@ -298,6 +298,12 @@ const state = {
   clock: 0,
   /** Whether the server has an opening book (from /api/health; null: not known). */
   serverHasBook: null,
+  /**
+   * Whether the server solves weakly when a request names no strength (`serve --weak`, its
+   * /api/health `strength`): the weak switch starts so, and the page always names the
+   * strength it asks for, so that what it shows is what the switch says.
+   */
+  serverWeak: false,
 };
 
 /** Builds the columns, their squares and the score labels, and the help for this board. */
@@ -515,10 +521,12 @@ function solverSide() {
 
 /**
  * The page's address for the position shown: "/?pos=4453", with "&weak=1" for weak solves
- * and "&hints=0" with scores off (a link to a game between people keeps them off).
+ * ("&weak=0" for strong ones where the server's own are weak) and "&hints=0" with scores off
+ * (a link to a game between people keeps them off).
  */
 function pageUrl() {
-  return `/?pos=${state.game}${ui.weak.checked ? '&weak=1' : ''}${hintsOn() ? '' : '&hints=0'}`;
+  const weak = ui.weak.checked === state.serverWeak ? '' : `&weak=${ui.weak.checked ? 1 : 0}`;
+  return `/?pos=${state.game}${weak}${hintsOn() ? '' : '&hints=0'}`;
 }
 
 function showError(text, canRetry) {
@@ -575,7 +583,8 @@ async function solve() {
     timedOut = true;
     controller.abort();
   }, REQUEST_TIMEOUT_MS);
-  const query = `pos=${game}${ui.weak.checked ? '&weak=1' : ''}`;
+  // The strength always named: the server's own may differ (`serve --weak`).
+  const query = `pos=${game}&weak=${ui.weak.checked ? 1 : 0}`;
   let outcome;
   try {
     const response = await fetch(`/api/solve?${query}`, { signal: controller.signal });
@@ -689,12 +698,15 @@ function undo() {
 }
 
 /**
- * Reads ?pos=, ?weak= and ?hints= from the address (without ?hints=, the choice remembered
- * from an earlier visit; scores on if none); a bad position starts an empty board and says why.
+ * Reads ?pos=, ?weak= and ?hints= from the address (without ?weak=, the server's own
+ * strength; without ?hints=, the choice remembered from an earlier visit, scores on if none);
+ * a bad position starts an empty board and says why.
  */
 function loadFromUrl({ push }) {
   const params = new URLSearchParams(location.search);
-  ui.weak.checked = ['1', 'true', ''].includes(params.get('weak'));
+  ui.weak.checked = params.has('weak')
+    ? ['1', 'true', ''].includes(params.get('weak'))
+    : state.serverWeak;
   const hints = params.has('hints') ? params.get('hints') : remembered(HINTS_KEY);
   ui.hints.checked = !['0', 'false'].includes(hints);
   const text = (params.get('pos') || '').trim();
@@ -726,9 +738,10 @@ function remember(key, value) {
 }
 
 /**
- * Asks /api/health for the board's size (7x6 when it names none: servers before issue 35)
- * and whether the server has an opening book (for the advice on a 503). Returns what is wrong
- * with the size named, or ''.
+ * Asks /api/health for the board's size (7x6 when it names none: servers before issue 35),
+ * whether the server has an opening book (for the advice on a 503) and the strength it
+ * solves with when asked none (the weak switch's start). Returns what is wrong with the size
+ * named, or ''.
  */
 async function checkServer() {
   const controller = new AbortController();
@@ -737,6 +750,7 @@ async function checkServer() {
     const response = await fetch('/api/health', { signal: controller.signal });
     const health = await response.json();
     state.serverHasBook = Boolean(health.book);
+    state.serverWeak = health.strength === 'weak';
     const { width, height } = health;
     if (Number.isInteger(width) && Number.isInteger(height)) {
       if (width >= CONNECT && width <= COLUMN_NAMES.length && height >= CONNECT) {
