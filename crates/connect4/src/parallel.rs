@@ -87,9 +87,9 @@ pub const PARALLEL_AFTER: u64 = 1 << 16;
 
 /// Nodes with at least this many empty squares may become split points, unless
 /// [`crate::Solver::set_split_empty`] says otherwise (`transpo-c4` takes a value for
-/// measurements from `TRANSPO_C4_SPLIT_EMPTY`). On the 16-core machine (16 threads, one child alone) 16, 20, 24 and 28 were
-/// alike: the empty board 2.4–2.8 s weak and 3.6–4.4 s strong each, 20 Begin-Hard lines
-/// 0.34 / 0.31 / 0.37 s a line at 20 / 24 / 28.
+/// measurements from `TRANSPO_C4_SPLIT_EMPTY`). On the 16-core machine (16 threads, one
+/// child alone) 16, 20, 24 and 28 were alike: the empty board 2.4–2.8 s weak and 3.6–4.4 s
+/// strong each, 20 Begin-Hard lines 0.34 / 0.31 / 0.37 s a line at 20 / 24 / 28.
 pub const SPLIT_EMPTY: u32 = 20;
 
 pub use crate::team::{ALONE_ONCE_UP_TO_MOVES, alone_before_split};
