@@ -9,10 +9,11 @@
 //! ([`position::Position`]`<W, H, B>`; [`board`] picks one at run time).
 //!
 //! The modules, in the order data flows (each uses only modules before it): [`coding`] (how
-//! the table codes a word's keys) → [`bitboard`] (the word: `u64` or `u128`) → [`position`] (bitboards, move sequences, keys) → [`moves`]
-//! (ordering) → [`bounds`] (what the table remembers) → `team` (the threads of a solve
-//! and their split points) →
-//! [`score`] (what a score is: strength, win, draw and loss bounds, windows) → [`book`]
+//! the table codes a word's keys) → [`bitboard`] (the word: `u64` or `u128`) →
+//! [`position`] (bitboards, move sequences, keys) → [`moves`] (ordering) → [`score`] (what a
+//! score is: strength, win, draw and loss bounds, windows) → [`bounds`] (what the table
+//! remembers) → `team` (the threads of a solve and their split points; it reads no
+//! environment: the app passes the measurement knobs in as values) → [`book`]
 //! (opening books: stored scores, and the tree that scores them) → [`search`] (one thread's
 //! negamax and score search) → [`parallel`] (threads on one solve) → [`solver`] (the solver)
 //! and [`pool`] (solvers that answer concurrent requests) → [`protocol`] (the line protocol:
