@@ -6,6 +6,7 @@
 //! transpo-c4 book --depth N --out FILE [--board WxH] [--from MOVES] [--hash-mib N] [--threads N]
 //! transpo-c4 serve [--port 8080] [--bind 127.0.0.1] [--max-ms N] [--weak] [--book FILE] [--threads N]
 //! transpo-c4 sample --depth D --count N [--seed S] [--board WxH] [--hash-mib N] [--book FILE] [--threads N]   > lines "moves score"
+//! transpo-c4 estimate [--board WxH] [--weak] [--cores N] [--seconds S] [--samples N] [--max-empty E] [--seed S] [--hash-mib N]
 //! transpo-c4 split --depth D --out DIR [--board WxH] [--from MOVES] [--weak | --full-book]
 //! transpo-c4 solve-list DIR --shard I/N [--threads N] [--hash-mib N]
 //! transpo-c4 merge DIR [RESULTS...] [--out BOOK] [--weak]
@@ -36,7 +37,7 @@
 mod commands;
 
 use clap::{Parser, Subcommand};
-use commands::{Flag, SolveArgs, Solving, TreeArgs, bench, book, sample, solve, split};
+use commands::{Flag, SolveArgs, Solving, TreeArgs, bench, book, estimate, sample, solve, split};
 use std::process::ExitCode;
 use transpo_cli::{EXIT_STATUS, Failure, exit_status};
 use transpo_connect4::board::Board;
@@ -75,6 +76,9 @@ enum Command {
     /// play (no move wins or hands the opponent a win at once), each with its strong score,
     /// as `moves score` lines, for `bench` on any board.
     Sample(sample::Args),
+    /// Estimate the positions and hours of a solve of the empty board, from solves of random
+    /// positions with more and more empty squares, extrapolated; within --seconds.
+    Estimate(estimate::Args),
     /// Write the split (the positions with DEPTH stones, one of each mirror pair) to
     /// OUT/positions.txt, and round 1's list, the positions the root needs searched first, to
     /// OUT/round-1.txt, for solve-list to search in shards and merge to unite, round after
@@ -107,6 +111,7 @@ impl Command {
             Command::Bench(_) => ("bench", &[Weak, HashMib, Book, Threads]),
             Command::Book(_) => ("book", &[HashMib, Book, Threads]),
             Command::Sample(_) => ("sample", &[HashMib, Book, Threads]),
+            Command::Estimate(_) => ("estimate", &[Weak, HashMib]),
             Command::Split(_) => ("split", &[Weak]),
             Command::SolveList(_) => ("solve-list", &[Weak, HashMib, Book, Threads]),
             Command::Merge(_) => ("merge", &[Weak]),
@@ -186,6 +191,7 @@ fn run_on<const W: usize, const H: usize, B: Bitboard>(args: Cli) -> Result<(), 
         None => solve::run(solving, args.analyze),
         Some(Command::Bench(bench)) => bench::run(solving, &bench.files, bench.limit),
         Some(Command::Sample(s)) => sample::run(solving, s.depth, s.count, s.seed),
+        Some(Command::Estimate(e)) => estimate::run(solving, &e),
         Some(Command::Split(s)) => split::split_tree(solving, &s.tree, s.full_book),
         Some(Command::SolveList(list)) => split::solve_list(solving, &list.dir, list.shard),
         Some(Command::Merge(m)) => {

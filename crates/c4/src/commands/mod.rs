@@ -9,6 +9,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod book;
+pub(crate) mod estimate;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
 pub(crate) mod sample;
@@ -30,8 +31,9 @@ use transpo_connect4::{BookError, Strength, board::Board, book::Book, solver::So
 #[derive(Args, Clone)]
 pub(crate) struct SolveArgs {
     /// The board, WIDTHxHEIGHT: width and height at least 4, width x (height + 1) at most
-    /// 64 (4x4 to 12x4, 9x6, 8x7, 4x15, ...), or one of the wide boards 6x10, 7x9, 8x8, 9x7,
-    /// 10x6, 11x5, 9x8, 9x9, 13x4, 4x16. Columns 1-9 are written as digits, then letters:
+    /// 64 (4x4 to 12x4, 9x6, 8x7, 4x15, ...), or one of the wide boards up to 128 bits:
+    /// every board with W + H = 16 or 17 (the unsolved 8x9, 9x8, 10x7, 11x6, 12x5 and 13x4
+    /// among them), 9x9 and 4x16. Columns 1-9 are written as digits, then letters:
     /// a is column 10, b 11, c 12, d 13. Default: 7x6, or for solve-list and merge the
     /// board of the split.
     #[arg(long, global = true)]
