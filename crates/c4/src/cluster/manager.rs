@@ -21,6 +21,8 @@ use transpo_connect4::solver::Solver;
 const PROGRESS_FIRST: Duration = Duration::from_secs(5);
 /// See [`PROGRESS_FIRST`].
 const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+/// The most time between two writes of the state file, by default ([`Setup::state_every`]).
+pub const STATE_EVERY: Duration = Duration::from_secs(5);
 /// The share of the run's time that may pass between two writes of the state file: a kill
 /// loses at most about that share of the work.
 const SAVE_SHARE: f64 = 0.04;

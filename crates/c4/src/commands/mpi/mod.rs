@@ -99,19 +99,20 @@ impl Setup {
             (knobs::MPI_GROUP.name, group.to_string()),
             (knobs::MPI_SHARE.name, shared_empties.to_string()),
         ];
-        let workers = ranks.saturating_sub(1);
+        let (workers, default) = (ranks.saturating_sub(1), Policy::default());
+        let state_ms = manager::STATE_EVERY.as_millis() as u64;
         let manager = manager::Setup {
             strength: solving.strength,
             leaf_empties,
             group: group as usize,
             alone: knobs::MPI_ALONE.read_or(cluster::alone_before_release(workers))?,
             policy: Policy {
-                ahead: knobs::MPI_AHEAD.read_or(1)? as usize,
-                steal: knobs::MPI_STEAL.read_or(1)? == 1,
-                serial: knobs::MPI_SERIAL.read_or(0)? == 1,
-                ..Policy::default()
+                ahead: knobs::MPI_AHEAD.read_or(default.ahead as u32)? as usize,
+                steal: knobs::MPI_STEAL.read_or(u8::from(default.steal))? == 1,
+                serial: knobs::MPI_SERIAL.read_or(u8::from(default.serial))? == 1,
+                ..default
             },
-            state_every: Duration::from_millis(knobs::MPI_STATE_MS.read_or(5000)?),
+            state_every: Duration::from_millis(knobs::MPI_STATE_MS.read_or(state_ms)?),
         };
         Ok(Setup {
             manager,
