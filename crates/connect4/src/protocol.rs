@@ -222,10 +222,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Answer<W, H, B> for Solver<W, 
 }
 
 /// Runs the protocol over `input`, each good line answered by `solver`. Bad lines go to
-/// `errors` as `line N: reason`; only I/O errors (and `solver`'s own) stop the run. A line longer than [`TEXT_LINE_MAX`] bytes (`line N: line too long`)
-/// or not UTF-8 (`line N: not UTF-8`) is one more bad line: it is counted as rejected and the
-/// run goes on, and an endless line costs at most the cap in memory. After the empty board's
-/// line, `errors` also says who wins and on which move the game ends ([`ending`]).
+/// `errors` as `line N: reason`; only I/O errors (and `solver`'s own) stop the run. A line
+/// longer than [`TEXT_LINE_MAX`] bytes (`line N: line too long`) or not UTF-8 (`line N: not
+/// UTF-8`) is one more bad line: it is counted as rejected and the run goes on, and an
+/// endless line costs at most the cap in memory. After the empty board's line, `errors` also
+/// says who wins and on which move the game ends ([`ending`]).
 pub fn run<const W: usize, const H: usize, B: Bitboard, S: Answer<W, H, B>>(
     solver: &mut S,
     input: impl BufRead,
@@ -259,7 +260,6 @@ pub fn run<const W: usize, const H: usize, B: Bitboard, S: Answer<W, H, B>>(
             "{} {} {} {}",
             problem.moves, answered.scores, answered.positions, answered.micros
         )?;
-        out.flush()?;
         if let (0, Some(score)) = (problem.position.moves(), score) {
             writeln!(errors, "{}", ending(W * H, options.strength, score))?;
         }

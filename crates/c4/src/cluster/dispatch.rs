@@ -27,6 +27,12 @@ use transpo_connect4::position::Bitboard;
 /// Messages to send, in order: the worker (numbered from 0; MPI rank − 1) and the message.
 pub type Orders = Vec<(usize, ToWorker)>;
 
+/// The end of the run, for each of `workers` workers (whatever the run's outcome: no worker
+/// is left waiting).
+pub fn end(workers: usize) -> Orders {
+    (0..workers).map(|w| (w, ToWorker::End)).collect()
+}
+
 /// The knobs of the policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Policy {
@@ -129,11 +135,6 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
             ..LineCount::default()
         };
         (0..n).map(|w| (w, ToWorker::Line)).collect()
-    }
-
-    /// The end of the run, for every worker.
-    pub fn end(&self) -> Orders {
-        (0..self.workers()).map(|w| (w, ToWorker::End)).collect()
     }
 
     /// Makes `needed` (one step's jobs, in the search's order) the work to do (the rules

@@ -207,7 +207,8 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
     /// Writing the state file failed.
     pub fn finish(mut self) -> Result<(), Failure> {
         let saved = self.save();
-        self.link.post(self.dispatch.end());
+        self.link
+            .post(super::dispatch::end(self.dispatch.workers()));
         saved
     }
     /// A new line for the top tree and the workers, from the state file's line in hand if

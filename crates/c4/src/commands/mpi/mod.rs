@@ -25,7 +25,7 @@ use mpi::traits::*;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use transpo_c4::cluster::dispatch::{Orders, Policy};
+use transpo_c4::cluster::dispatch::{self, Orders, Policy};
 use transpo_c4::cluster::manager::{self, Link, Manager};
 use transpo_c4::cluster::wire::{TAG_HELLO, ToManager, ToWorker, check_hello};
 use transpo_c4::cluster::worker::Worker;
@@ -205,7 +205,7 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
     let (file, state) = match ready {
         Ok(ready) => ready,
         Err(failure) => {
-            link.post((0..workers).map(|w| (w, ToWorker::End)).collect());
+            link.post(dispatch::end(workers));
             return Err(failure);
         }
     };
