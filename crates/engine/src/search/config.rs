@@ -316,8 +316,13 @@ pub struct SearchConfig {
     /// Whether quiescence nodes count in the subtree sizes stored with entries (they always
     /// count in [`super::score::SearchResult::nodes`]; [`super::score::SearchResult::qnodes`] says how many there were).
     pub quiescence_in_subtree: bool,
-    /// Time kept back from the clock for communication.
+    /// Time kept back from the clock for communication, once and out of every increment.
     pub move_overhead: Duration,
+    /// Time a clocked search never plans on: the clock's last `clock_reserve` (or its last
+    /// [`RESERVE_OVERHEADS`](super::limits::RESERVE_OVERHEADS) × `move_overhead`, when
+    /// that is more) stays for what a busy machine charges beyond the hard limit (see
+    /// [`Limits::time_budget_keeping`](super::Limits::time_budget_keeping)).
+    pub clock_reserve: Duration,
 }
 
 impl SearchConfig {
@@ -330,6 +335,7 @@ impl SearchConfig {
             exact_depth_probing: false,
             quiescence_in_subtree: true,
             move_overhead: Duration::from_millis(10),
+            clock_reserve: Duration::ZERO,
         }
     }
 

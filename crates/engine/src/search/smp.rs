@@ -61,7 +61,7 @@ pub(super) fn search<E: SearchEntry>(
     let clocked = !limits.infinite;
     let white = pos.side_to_move() == cozy_chess::Color::White;
     let budget = if clocked {
-        limits.time_budget(white, config.move_overhead)
+        limits.time_budget_keeping(white, config.move_overhead, config.clock_reserve)
     } else {
         None
     };

@@ -12,6 +12,7 @@ use transpo_chess::Position;
 
 use super::config::{Features, SearchConfig};
 use super::entry::{NO_EVAL, SearchEntry};
+use super::limits::StallClock;
 use super::ordering::{Heuristics, MAX_PLY, ScoredMoves};
 use super::score::Info;
 use super::shared::Shared;
@@ -47,8 +48,9 @@ pub(super) struct Worker<'a, E: SearchEntry> {
     pub(super) prev_pv: Vec<Move>,
     /// The last `info` this thread reported (the main thread only).
     pub(super) last_info: Option<Info>,
-    /// When the clock started (the search's start, or `ponderhit`).
-    clock_start: Instant,
+    /// When the clock started (the search's start, or `ponderhit`), and the longest gap
+    /// seen between two clock checks (the main thread's).
+    clock: StallClock,
     clock_running: bool,
     /// The soft time limit's factor, set between iterations by the search's stability
     /// ([`super::Features::stable_time`]); 1 otherwise.
@@ -162,7 +164,7 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             pv_len: [0; MAX_PLY + 1],
             prev_pv: Vec::new(),
             last_info: None,
-            clock_start: shared.start,
+            clock: StallClock::new(shared.start),
             clock_running: !shared.control.is_pondering(),
             soft_scale: 1.0,
             lmr,
@@ -252,24 +254,27 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
         self.stopped
     }
 
-    /// Whether the clock says stop: the hard limit inside an iteration, the soft one between.
+    /// Whether the clock says stop: the hard limit inside an iteration (reached, or to be
+    /// passed before the next check should it come as late as the longest gap seen between
+    /// checks: see [`StallClock`]), the soft one between.
     pub(super) fn out_of_time(&mut self, hard: bool) -> bool {
         let Some(budget) = self.shared.budget else {
             return false;
         };
+        let now = Instant::now();
         if !self.clock_running {
             if self.shared.control.is_pondering() {
                 return false;
             }
             self.clock_running = true;
-            self.clock_start = Instant::now();
+            self.clock.restart(now);
         }
-        let limit = if hard {
-            budget.hard
+        if hard {
+            self.clock.check(now, budget.hard)
         } else {
-            budget.soft.mul_f64(self.soft_scale).min(budget.hard)
-        };
-        self.clock_start.elapsed() >= limit
+            let soft = budget.soft.mul_f64(self.soft_scale).min(budget.hard);
+            self.clock.reached(now, soft)
+        }
     }
 
     #[inline]

@@ -32,6 +32,10 @@ use crate::search::Limits;
 /// to charge more is not believed further.
 const MAX_LEARNT: Duration = Duration::from_millis(super::options::MAX_MOVE_OVERHEAD_MS);
 
+/// The reserve is this many times the largest excess seen lately: a stall twice as long
+/// as any seen, on top of a move's hard limit, still leaves time on the clock.
+pub(super) const RESERVE_STALLS: u32 = 3;
+
 /// A `go` waiting for the next one to tell what it was charged.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
@@ -47,6 +51,8 @@ struct Pending {
 pub(super) struct Lag {
     pending: Option<Pending>,
     estimate: Duration,
+    /// The largest excess seen lately (it loses 1/128 a move).
+    worst: Duration,
     /// The search thread writes here how long its `go` took, from the line's arrival to
     /// `bestmove` written, in microseconds (0 while it runs).
     own_us: Arc<AtomicU64>,
@@ -66,6 +72,12 @@ impl Lag {
     /// The estimate: what moves have been charged beyond the hard limit lately.
     pub(super) fn estimate(&self) -> Duration {
         self.estimate
+    }
+
+    /// What the clock keeps back for stalls: [`RESERVE_STALLS`] × the largest excess seen
+    /// lately (zero before any).
+    pub(super) fn reserve(&self) -> Duration {
+        self.worst.saturating_mul(RESERVE_STALLS)
     }
 
     /// At a `go` for `position` with `limits`, after the previous search was joined: learns
@@ -132,10 +144,12 @@ impl Lag {
     fn learn(&mut self, excess: Duration) {
         self.decay();
         self.estimate = self.estimate.max(excess.min(MAX_LEARNT));
+        self.worst = self.worst.max(excess.min(MAX_LEARNT));
     }
 
     fn decay(&mut self) {
         self.estimate -= self.estimate / 32;
+        self.worst -= self.worst / 128;
     }
 }
 
@@ -173,7 +187,9 @@ mod tests {
     fn go(lag: &mut Lag, position: &Position, limits: &Limits, own: u64) -> Duration {
         lag.own_us.store(own * 1000, Relaxed);
         let overhead = lag.overhead_at_go(position, limits, ms(10));
-        let hard = limits.time_budget(true, overhead).map(|b| b.hard);
+        let hard = limits
+            .time_budget_keeping(true, overhead, lag.reserve())
+            .map(|b| b.hard);
         lag.started(position, limits, hard);
         overhead
     }
@@ -194,14 +210,17 @@ mod tests {
         assert_eq!(next, ms(150) - ms(150) / 32);
         // A move that ran 40 ms past its hard limit (computed with the overhead in use)
         // adds those 40 ms to the 20 ms the GUI charged beyond it.
-        let hard = white(4750).time_budget(true, next).expect("clocked").hard;
+        let hard = white(4750)
+            .time_budget_keeping(true, next, lag.reserve())
+            .expect("clocked")
+            .hard;
         let own = hard.as_millis() as u64 + 40;
         let clock = 4750 + 50 - own - 20;
         let learnt = go(&mut lag, &after(6), &white(clock), own);
         assert!(learnt >= next - next / 32, "{learnt:?}");
         lag.estimate = Duration::ZERO;
         let hard = white(clock)
-            .time_budget(true, learnt)
+            .time_budget_keeping(true, learnt, lag.reserve())
             .expect("clocked")
             .hard;
         let own = hard.as_millis() as u64 + 40;
@@ -263,5 +282,68 @@ mod tests {
         go(&mut lag, &after(16), &white(60_000), 0);
         let capped = go(&mut lag, &after(18), &white(50), 100);
         assert_eq!(capped, MAX_LEARNT);
+    }
+
+    #[test]
+    fn the_reserve_is_three_worst_excesses_and_outlasts_the_estimate() {
+        let mut lag = Lag::default();
+        assert_eq!(lag.reserve(), Duration::ZERO, "nothing seen");
+        go(&mut lag, &after(0), &white(5000), 0);
+        // Charged 150 ms beyond the engine's own 100.
+        go(&mut lag, &after(2), &white(4800), 100);
+        assert_eq!(lag.reserve(), ms(450));
+        // Forty moves charged exactly their own time: the estimate has lost more than
+        // half, the reserve under a third.
+        let mut clock = 4800;
+        for n in 0..40 {
+            clock -= 10;
+            go(&mut lag, &after(4 + 2 * n), &white(clock), 60);
+        }
+        assert!(lag.estimate() < ms(75), "{:?}", lag.estimate());
+        assert!(lag.reserve() > ms(300), "{:?}", lag.reserve());
+        // A larger excess raises it at once; `ucinewgame` keeps it.
+        go(&mut lag, &after(84), &white(clock + 50 - 60 - 400), 60);
+        assert_eq!(lag.reserve(), ms(1200));
+        lag.new_game();
+        assert_eq!(lag.reserve(), ms(1200));
+    }
+
+    /// Issue 60, second session, as a game: every search runs to its hard limit (the worst
+    /// case), every move is charged 30 ms beyond it, but two moves are charged 100 ms more,
+    /// at moves 10 and 20, and one 250 ms more at move 70, when the clock is low. With
+    /// d4e0cd6's budget (the clock kept one overhead) the 250 ms stall lost on time; with
+    /// the reserve the clock is over 300 ms when it comes.
+    #[test]
+    fn a_stall_larger_than_any_seen_before_does_not_lose_on_time() {
+        let mut lag = Lag::default();
+        let mut clock = ms(5000);
+        let mut own = Duration::ZERO;
+        let mut at_the_stall = Duration::ZERO;
+        for n in 0..120u64 {
+            let limits = white(clock.as_millis() as u64);
+            let position = after(2 * n as usize);
+            lag.own_us.store(own.as_micros() as u64, Relaxed);
+            let overhead = lag.overhead_at_go(&position, &limits, ms(10));
+            let budget = limits
+                .time_budget_keeping(true, overhead, lag.reserve())
+                .expect("clocked");
+            lag.started(&position, &limits, Some(budget.hard));
+            own = budget.hard;
+            let stall = match n {
+                10 | 20 => ms(100),
+                70 => ms(250),
+                _ => Duration::ZERO,
+            };
+            let charged = own + ms(30) + stall;
+            assert!(
+                charged <= clock,
+                "lost on time at move {n}: clock {clock:?}, charged {charged:?}"
+            );
+            if n == 70 {
+                at_the_stall = clock;
+            }
+            clock = clock - charged + ms(50);
+        }
+        assert!(at_the_stall > ms(300), "{at_the_stall:?}");
     }
 }

@@ -277,17 +277,23 @@ impl UciSession {
         if move_overhead > option && self.lag.estimate() > before + before / 4 {
             writeln!(
                 out,
-                "info string move overhead {} ms: the GUI charged that much beyond this engine's own time (Move Overhead {} ms)",
+                "info string move overhead {} ms: the GUI charged that much beyond this engine's own time (Move Overhead {} ms); the clock keeps {} ms",
                 move_overhead.as_millis(),
-                option.as_millis()
+                option.as_millis(),
+                self.lag.reserve().as_millis()
             )?;
         }
+        // And what the clock keeps back for the stalls seen (see `lag`).
+        let clock_reserve = self.lag.reserve();
         let white = self.position.side_to_move() == cozy_chess::Color::White;
-        let hard = limits.time_budget(white, move_overhead).map(|b| b.hard);
+        let hard = limits
+            .time_budget_keeping(white, move_overhead, clock_reserve)
+            .map(|b| b.hard);
         self.lag.started(&self.position, &limits, hard);
         let config = SearchConfig {
             threads: self.options.threads,
             move_overhead,
+            clock_reserve,
             ..SearchConfig::with_profile(self.options.profile)
         };
         let control = Arc::clone(self.thread.control());
