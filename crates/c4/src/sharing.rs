@@ -23,6 +23,9 @@
 //! flags (the manager checks), so only a bug makes one.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use transpo_connect4::bounds::{BoundStore, BoundTable, ScoreBound};
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::win_now_score;
@@ -42,6 +45,15 @@ pub struct SharingTable<const W: usize, const H: usize, B: Bitboard> {
     /// Each journaled position's latest bound and best column, by symmetric key (the column
     /// as seen in the orientation of that key).
     journal: HashMap<B, (ScoreBound, Option<usize>)>,
+    /// Where the journal goes while a search runs ([`SharingTable::set_outlet`]).
+    outlet: Option<Outlet>,
+}
+
+/// A journal's way out in the middle of a search: raised, the flag asks for the journal,
+/// and the next bound journaled sends it.
+struct Outlet {
+    due: Arc<AtomicBool>,
+    send: Box<dyn FnMut(Vec<u8>) + Send>,
 }
 
 /// The bytes of one record on a board of `B` words.
@@ -57,7 +69,16 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
             table,
             shared_moves: ((W * H) as u32).checked_sub(shared_empties),
             journal: HashMap::new(),
+            outlet: None,
         }
+    }
+
+    /// Sends the journal to `send` ([`SharingTable::take_journal`]'s records) at the next
+    /// bound journaled after `due` is raised, and lowers it: a worker whose job runs long
+    /// passes its bounds on while it runs, so that the other workers and the manager's state
+    /// file have them even if the job is stopped or the run killed before it ends.
+    pub fn set_outlet(&mut self, due: Arc<AtomicBool>, send: Box<dyn FnMut(Vec<u8>) + Send>) {
+        self.outlet = Some(Outlet { due, send });
     }
 
     /// Whether `pos` is a position whose bounds are shared.
@@ -91,28 +112,11 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
 
     /// Stores every bound of `records` (as [`SharingTable::take_journal`] wrote them) in the
     /// table, without journaling them again. Returns how many, or what is wrong with the
-    /// first record that is not one (nothing after it is stored).
+    /// first record that is not one (then none is stored).
     pub fn take_in(&mut self, records: &[u8]) -> Result<usize, String> {
-        let size = record_bytes::<B>();
-        if !records.len().is_multiple_of(size) {
-            return Err(format!(
-                "{} bytes of bounds are not whole records of {size}",
-                records.len()
-            ));
-        }
-        let max = win_now_score(W * H, 0);
-        for (i, record) in records.chunks_exact(size).enumerate() {
-            let key = B::read_le(&record[..B::BYTES]);
-            let (kind, score, best) = (
-                record[B::BYTES],
-                i32::from(record[B::BYTES + 1] as i8),
-                record[B::BYTES + 2],
-            );
-            let pos = Position::<W, H, B>::from_key(key)
-                .ok_or_else(|| format!("record {i}: a key of no position"))?;
-            if score.abs() > max || best as usize > W || kind > 1 {
-                return Err(format!("record {i}: not a bound of this board"));
-            }
+        let records = decode::<W, H, B>(records)?;
+        for &(_, pos, kind, score, best) in &records {
+            let score = i32::from(score);
             let bound = if kind == 0 {
                 ScoreBound::Upper(score)
             } else {
@@ -121,8 +125,122 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
             self.table
                 .put(&pos, bound, (best as usize).checked_sub(1), 0);
         }
-        Ok(records.len() / size)
+        Ok(records.len())
     }
+}
+
+/// The most bounds [`KeptBounds`] keeps: 2^21 records are at most 40 MiB on the widest
+/// board, and a few seconds' write of the state file.
+pub const KEPT_MAX: usize = 1 << 21;
+
+/// The far bounds the workers proved on the line in hand, as the manager keeps them for the
+/// state file (`--state`): a solve killed and run again hands them to its workers before
+/// the first job, so that what the killed workers' tables knew of the positions far from
+/// the end is not searched again (issue 58). By symmetric key and kind of bound, the
+/// tightest one (a lower bound's highest score, an upper bound's lowest) and its best
+/// column; at most [`KEPT_MAX`] of them (past that, new positions are not kept).
+#[derive(Clone, Debug, Default)]
+pub struct KeptBounds<B: Bitboard> {
+    bounds: HashMap<(B, u8), (i8, u8)>,
+    /// Records not kept for want of room.
+    dropped: u64,
+}
+
+impl<B: Bitboard> KeptBounds<B> {
+    /// Keeps the bounds of `records` ([`SharingTable::take_journal`]'s form) of the board
+    /// `W`×`H`.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the first record that is no bound of this board (then none is
+    /// kept).
+    pub fn keep<const W: usize, const H: usize>(&mut self, records: &[u8]) -> Result<(), String> {
+        for (key, _, kind, score, best) in decode::<W, H, B>(records)? {
+            let tighter = |(old, _): &(i8, u8)| match kind {
+                0 => score < *old,
+                _ => score > *old,
+            };
+            let room = self.bounds.len() < KEPT_MAX;
+            match self.bounds.entry((key, kind)) {
+                Entry::Occupied(mut kept) if tighter(kept.get()) => {
+                    kept.insert((score, best));
+                }
+                Entry::Occupied(_) => {}
+                Entry::Vacant(place) if room => {
+                    place.insert((score, best));
+                }
+                Entry::Vacant(_) => self.dropped += 1,
+            }
+        }
+        Ok(())
+    }
+
+    /// Every bound kept, as records ([`SharingTable::take_in`] takes them).
+    pub fn records(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.bounds.len() * record_bytes::<B>());
+        for (&(key, kind), &(score, best)) in &self.bounds {
+            key.write_le(&mut out);
+            out.extend([kind, score as u8, best]);
+        }
+        out
+    }
+
+    /// How many bounds are kept.
+    pub fn len(&self) -> usize {
+        self.bounds.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.bounds.is_empty()
+    }
+
+    /// Records not kept for want of room since the last [`KeptBounds::clear`].
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Forgets every bound (a new line).
+    pub fn clear(&mut self) {
+        self.bounds.clear();
+        self.dropped = 0;
+    }
+}
+
+/// A record read: its symmetric key and position, the kind of bound (0 upper, 1 lower), the
+/// score and the best column plus one (0 for none).
+type Record<const W: usize, const H: usize, B> = (B, Position<W, H, B>, u8, i8, u8);
+
+/// The records of `records`, checked to be bounds of the board `W`×`H`.
+fn decode<const W: usize, const H: usize, B: Bitboard>(
+    records: &[u8],
+) -> Result<Vec<Record<W, H, B>>, String> {
+    let size = record_bytes::<B>();
+    if !records.len().is_multiple_of(size) {
+        return Err(format!(
+            "{} bytes of bounds are not whole records of {size}",
+            records.len()
+        ));
+    }
+    let max = win_now_score(W * H, 0);
+    records
+        .chunks_exact(size)
+        .enumerate()
+        .map(|(i, record)| {
+            let key = B::read_le(&record[..B::BYTES]);
+            let (kind, score, best) = (
+                record[B::BYTES],
+                record[B::BYTES + 1] as i8,
+                record[B::BYTES + 2],
+            );
+            let pos = Position::<W, H, B>::from_key(key)
+                .ok_or_else(|| format!("record {i}: a key of no position"))?;
+            if i32::from(score).abs() > max || best as usize > W || kind > 1 {
+                return Err(format!("record {i}: not a bound of this board"));
+            }
+            Ok((key, pos, kind, score, best))
+        })
+        .collect()
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for SharingTable<W, H, B> {
@@ -154,6 +272,14 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for Sharin
                 best.map(|c| W - 1 - c)
             };
             self.journal.insert(key, (bound, best));
+            if self.outlet.as_ref().is_some_and(|out| {
+                out.due.load(Ordering::Relaxed) && out.due.swap(false, Ordering::Relaxed)
+            }) {
+                let records = self.take_journal();
+                if let Some(out) = self.outlet.as_mut() {
+                    (out.send)(records);
+                }
+            }
         }
     }
 
@@ -229,6 +355,87 @@ mod tests {
                 assert_eq!(b.get(pos), None, "{pos:?}");
             }
         }
+    }
+
+    /// A journal passed on in the middle of a search (every bound, the flag always raised)
+    /// and what is left at the end carry the same bounds as one journal taken at the end.
+    #[test]
+    fn a_journal_passed_on_while_searching_loses_nothing() {
+        let strong = transpo_connect4::score::Strength::Strong;
+        let table = || BoundTable::new(4).expect("4 MiB");
+        let mut whole = Solver::with_table(SharingTable::<7, 6, u64>::new(table(), 26));
+        let mut passing = Solver::with_table(SharingTable::<7, 6, u64>::new(table(), 26));
+        let due = Arc::new(AtomicBool::new(true));
+        let (send, passed) = std::sync::mpsc::channel();
+        let raise = Arc::clone(&due);
+        passing.table_mut().set_outlet(
+            Arc::clone(&due),
+            Box::new(move |records| {
+                send.send(records).expect("the test listens");
+                raise.store(true, Ordering::Relaxed);
+            }),
+        );
+        let pos = game(3, 12).expect("a 12-stone game");
+        assert_eq!(whole.solve(&pos, strong), passing.solve(&pos, strong));
+        let mut kept = KeptBounds::<u64>::default();
+        let mut parts = 0;
+        for records in passed.try_iter() {
+            kept.keep::<7, 6>(&records).expect("records");
+            parts += 1;
+        }
+        assert!(parts > 1, "passed on {parts} times");
+        kept.keep::<7, 6>(&passing.table_mut().take_journal())
+            .expect("records");
+        let mut alone = KeptBounds::<u64>::default();
+        alone
+            .keep::<7, 6>(&whole.table_mut().take_journal())
+            .expect("records");
+        // The journal keeps a position's latest bound; the kept ones, each kind's tightest:
+        // both name the same positions.
+        let keys = |k: &KeptBounds<u64>| {
+            k.bounds
+                .keys()
+                .map(|(key, _)| *key)
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        assert!(!keys(&alone).is_empty());
+        assert_eq!(keys(&kept), keys(&alone));
+    }
+
+    /// The manager keeps each kind's tightest bound of a position, and gives them back as
+    /// records another table takes in.
+    #[test]
+    fn kept_bounds_are_the_tightest() {
+        let pos = Position::<7, 6, u64>::from_moves("4433").expect("legal");
+        let record = |kind: u8, score: i8, best: u8| {
+            let mut r = Vec::new();
+            pos.symmetric_key().write_le(&mut r);
+            r.extend([kind, score as u8, best]);
+            r
+        };
+        let mut kept = KeptBounds::<u64>::default();
+        for r in [
+            record(0, 5, 1),
+            record(0, 3, 2),
+            record(0, 4, 3),
+            record(1, -2, 0),
+            record(1, 1, 4),
+            record(1, 0, 5),
+        ] {
+            kept.keep::<7, 6>(&r).expect("a bound");
+        }
+        assert_eq!(kept.len(), 2);
+        let mut records = kept.records();
+        let mut pairs: Vec<Vec<u8>> = records.chunks(11).map(<[u8]>::to_vec).collect();
+        pairs.sort();
+        assert_eq!(pairs, vec![record(0, 3, 2), record(1, 1, 4)]);
+        assert!(kept.keep::<7, 6>(&record(2, 0, 0)).is_err());
+        records.pop();
+        assert!(kept.keep::<7, 6>(&records).is_err(), "cut short");
+        let mut t = SharingTable::<7, 6, u64>::new(BoundTable::new(1).expect("1 MiB"), 0);
+        assert_eq!(t.take_in(&kept.records()), Ok(2));
+        kept.clear();
+        assert!(kept.is_empty());
     }
 
     #[test]

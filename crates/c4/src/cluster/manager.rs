@@ -5,8 +5,9 @@
 //! writes the file at intervals, and says how a long line goes.
 
 use super::dispatch::{Dispatch, Policy};
-use super::wire::ToManager;
+use super::wire::{ToManager, ToWorker};
 use super::{CurrentLine, State, StateFile, Step, TopTree};
+use crate::sharing::KeptBounds;
 use std::io;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -28,6 +29,9 @@ pub const STATE_EVERY: Duration = Duration::from_secs(5);
 const SAVE_SHARE: f64 = 0.04;
 /// The least time between two writes of the state file (unless `state_every` is less).
 const SAVE_LEAST: Duration = Duration::from_millis(100);
+/// The least time between two writes of the state file, in times the last snapshot of it
+/// took ([`Manager::save_due`]).
+const SAVE_COST: u32 = 20;
 /// How long a line must have run before its estimate is sampled: a shorter one never pays.
 const ESTIMATE_AFTER: Duration = Duration::from_secs(60);
 /// The time a long line's estimate may take to sample ([`estimate::estimate`]), on one
@@ -101,6 +105,10 @@ pub struct Manager<L: Link, const W: usize, const H: usize, B: Bitboard> {
     base: (u64, u64),
     /// The line's expected positions: being sampled, or known.
     expected: Expected,
+    /// The far bounds the workers proved on the line in hand, for the state file.
+    kept: KeptBounds<B>,
+    /// How long the last write of the state file took.
+    save_took: Duration,
 }
 
 /// A long line's expected positions ([`Manager::progress`]).
@@ -196,6 +204,8 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
             last_progress: None,
             base: (0, 0),
             expected: Expected::None,
+            kept: KeptBounds::default(),
+            save_took: Duration::ZERO,
         }
     }
 
@@ -219,12 +229,26 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         self.base = (0, 0);
         self.last_progress = None;
         self.expected = Expected::None;
+        self.kept.clear();
         match self.state.current.take() {
             Some(current) if current.moves == moves => {
                 for (key, range) in &current.table {
                     self.top.restore(B::from_u128(*key), *range);
                 }
                 self.base = (current.positions, current.micros);
+                // The killed workers' far bounds, for every worker before its first job.
+                self.kept
+                    .keep::<W, H>(&current.bounds)
+                    .map_err(|e| Failure::usage(format!("--state {}: {e}", self.path())))?;
+                if !self.kept.is_empty() {
+                    let records = self.kept.records();
+                    let workers = self.dispatch.workers();
+                    self.link.post(
+                        (0..workers)
+                            .map(|w| (w, ToWorker::Bounds(records.clone())))
+                            .collect(),
+                    );
+                }
                 Ok(())
             }
             Some(current) => Err(self.other_line(index, &current.moves, moves)),
@@ -235,15 +259,19 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
     /// The error of a state file whose line `index` (counting good lines) is not this one.
     fn other_line(&self, index: usize, was: &str, now: &str) -> Failure {
         let was = was.split(' ').next().unwrap_or_default();
-        let path = self
-            .file
-            .as_ref()
-            .map_or_else(String::new, |f| f.path().display().to_string());
         Failure::usage(format!(
-            "--state {path}: line {} of its input was {was:?}, this input's is {now:?}: the \
+            "--state {}: line {} of its input was {was:?}, this input's is {now:?}: the \
              state of another position",
+            self.path(),
             index + 1
         ))
+    }
+
+    /// The state file's path as given (empty without one).
+    fn path(&self) -> String {
+        self.file
+            .as_ref()
+            .map_or_else(String::new, |f| f.path().display().to_string())
     }
 
     /// The score of `pos` (reached by `path` from the empty board) as one solve of the
@@ -277,14 +305,22 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
                 }
             }
             self.progress(line, pos, started, false);
-            if self.save_due() {
+            if self.file.is_some() && self.save_due() {
+                let snapshot = Instant::now();
                 self.state.current = Some(CurrentLine {
                     moves: line.to_string(),
                     positions: self.line_positions(),
                     micros: self.base.1 + started.elapsed().as_micros() as u64,
                     table: self.top.entries().map(|(k, r)| (k.to_u128(), r)).collect(),
+                    bounds: self.kept.records(),
                 });
-                self.save()?;
+                if let Some(file) = self.file.as_mut() {
+                    // Written behind: the line goes on while a big file is written.
+                    if file.write_behind(self.state.clone())? {
+                        self.last_saved = Instant::now();
+                        self.save_took = snapshot.elapsed();
+                    }
+                }
             }
         }
     }
@@ -295,7 +331,12 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         while let Some((w, message)) = self.link.receive(wait)? {
             let trouble = |e: String| Failure::run(format!("rank {}: {e}", w + 1));
             match message {
-                ToManager::Bounds(bounds) => self.dispatch.bounds(w, &bounds),
+                ToManager::Bounds(bounds) => {
+                    if self.file.is_some() {
+                        self.kept.keep::<W, H>(&bounds).map_err(trouble)?;
+                    }
+                    self.dispatch.bounds(w, &bounds);
+                }
                 ToManager::Answer(answer) => {
                     wait = false;
                     self.dispatch
@@ -405,19 +446,23 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
 
     /// Whether the state file is due: [`SAVE_SHARE`] of the run's time since the last write,
     /// so that a kill loses at most that share of the work done, but at most every
-    /// [`SAVE_LEAST`] and at least every `state_every`.
+    /// [`SAVE_LEAST`] and at least every `state_every`; and never before [`SAVE_COST`] times
+    /// the last snapshot's time has passed, so that taking them costs at most 1/`SAVE_COST`
+    /// of the manager's time however many bounds the file holds.
     fn save_due(&self) -> bool {
         let since = self.last_saved.elapsed();
         let share = self.started.elapsed().mul_f64(SAVE_SHARE);
-        since >= self.state_every.min(share.max(SAVE_LEAST))
+        since >= self.state_every.min(share.max(SAVE_LEAST)) && since >= self.save_took * SAVE_COST
     }
 
-    /// Writes the state file (if `--state` was given).
+    /// Writes the state file (if `--state` was given) and waits for it.
     fn save(&mut self) -> Result<(), Failure> {
+        let saved = self
+            .file
+            .as_mut()
+            .map_or(Ok(()), |file| file.write(&self.state));
         self.last_saved = Instant::now();
-        self.file
-            .as_ref()
-            .map_or(Ok(()), |file| file.write(&self.state))
+        saved
     }
 }
 
@@ -506,7 +551,7 @@ mod tests {
             while let Ok(message) = inbox.try_recv() {
                 worker.take(message).expect("a good message");
             }
-            let answered = worker.next_answer(Duration::from_millis(1));
+            let answered = worker.next_messages(Duration::from_millis(1));
             for message in answered.expect("a search").unwrap_or_default() {
                 let _ = out.send((w, message));
             }
@@ -593,6 +638,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The far bounds a state file keeps of the line in hand reach every worker before its
+    /// first job: the line is solved as one solve does, with far fewer positions than
+    /// without them; bounds that are none of this board are refused as bad usage.
+    #[test]
+    fn a_state_file_s_bounds_spare_the_search() {
+        let dir = std::env::temp_dir().join(format!("transpo-c4-kept-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let path = dir.join("state");
+        let options = Options {
+            strength: Strength::Strong,
+            analyze: false,
+        };
+        let config = state_config("5x4", false, false, leaf_empties(20).max(6));
+        // The far bounds of a whole solve of the empty board, as its workers would pass them.
+        let table = BoundTable::<5, 4, u64>::new(2).expect("2 MiB");
+        let mut solver = Solver::with_table(SharingTable::new(table, 4));
+        solver.solve(&Position::new(), Strength::Strong);
+        let bounds = solver.table_mut().take_journal();
+        assert!(!bounds.is_empty());
+        let positions = |out: &str| -> u64 {
+            out.split(' ')
+                .nth(2)
+                .and_then(|p| p.parse().ok())
+                .expect("a count")
+        };
+        let fresh = run::<5, 4>("-\n", 2, options, None).expect("a run").0;
+        let with = |bounds: Vec<u8>| {
+            let _ = std::fs::remove_file(&path);
+            let (mut file, _) = StateFile::open(&path, &config).expect("new");
+            let current = CurrentLine {
+                moves: "-".into(),
+                bounds,
+                ..CurrentLine::default()
+            };
+            file.write(&State {
+                config: config.clone(),
+                done: Vec::new(),
+                current: Some(current),
+            })
+            .expect("written");
+            drop(file);
+            let file = StateFile::open(&path, &config).expect("kept");
+            run::<5, 4>("-\n", 2, options, Some(file))
+        };
+        let resumed = with(bounds.clone()).expect("a run").0;
+        assert_eq!(scores(&resumed), scores(&one::<5, 4>("-\n", options).0));
+        assert!(
+            positions(&resumed) * 2 < positions(&fresh),
+            "{resumed} against {fresh}"
+        );
+        let mut junk = bounds;
+        junk[..8].copy_from_slice(&0u64.to_le_bytes());
+        let refused = with(junk).expect_err("no bound of this board");
+        assert_eq!(refused.exit_code(), 2);
+        assert!(
+            refused.message().contains("--state"),
+            "{}",
+            refused.message()
+        );
+        std::fs::remove_dir_all(&dir).expect("cleaned up");
     }
 
     /// A run with a state file, run again, reprints every line from it (the same positions

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write as _};
 use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 use transpo_cli::Failure;
 
 /// The most bytes a state file may have: far more than the top tree of any board the
@@ -50,7 +51,12 @@ pub struct CurrentLine {
     pub micros: u64,
     /// The table of its top tree.
     pub table: Vec<(u128, (i32, i32))>,
+    /// The far bounds the workers proved on it ([`crate::sharing::KeptBounds`]'s records).
+    pub bounds: Vec<u8>,
 }
+
+/// Bytes of bounds on one line of the file (written in hex).
+const BOUND_BYTES_A_LINE: usize = 1024;
 
 /// FNV-1a over `text`: the state file's checksum, against a torn or edited file.
 fn checksum(text: &str) -> u64 {
@@ -83,6 +89,15 @@ impl State {
             );
             for (key, (lo, hi)) in &current.table {
                 let _ = writeln!(body, "k {key:x} {lo} {hi}");
+            }
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            for chunk in current.bounds.chunks(BOUND_BYTES_A_LINE) {
+                body.push_str("b ");
+                for &byte in chunk {
+                    body.push(char::from(HEX[usize::from(byte >> 4)]));
+                    body.push(char::from(HEX[usize::from(byte & 15)]));
+                }
+                body.push('\n');
             }
         }
         let head = format!("{STATE_MAGIC} {}\n", self.config);
@@ -131,6 +146,7 @@ impl State {
                     positions: positions.parse().map_err(|_| bad())?,
                     micros: micros.parse().map_err(|_| bad())?,
                     table: Vec::new(),
+                    bounds: Vec::new(),
                 });
             } else if let Some(entry) = line.strip_prefix("k ") {
                 let words: Vec<&str> = entry.split(' ').collect();
@@ -146,6 +162,20 @@ impl State {
                     return Err(bad());
                 }
                 current.table.push((key, (lo, hi)));
+            } else if let Some(hex) = line.strip_prefix("b ") {
+                let Some(current) = state.current.as_mut() else {
+                    return Err(bad());
+                };
+                if hex.is_empty() || hex.len() % 2 != 0 || hex.len() > 2 * BOUND_BYTES_A_LINE {
+                    return Err(bad());
+                }
+                for pair in hex.as_bytes().chunks_exact(2) {
+                    let byte = std::str::from_utf8(pair)
+                        .ok()
+                        .and_then(|p| u8::from_str_radix(p, 16).ok())
+                        .ok_or_else(bad)?;
+                    current.bounds.push(byte);
+                }
             } else {
                 return Err(bad());
             }
@@ -154,12 +184,14 @@ impl State {
     }
 }
 
-/// A state file held by this run: its path, and the lock beside it.
+/// A state file held by this run: its path, the lock beside it, and the write under way on
+/// a thread of its own ([`StateFile::write_behind`]).
 #[derive(Debug)]
 pub struct StateFile {
     path: PathBuf,
     /// The lock (`FILE.lock`), held until the run ends.
     _lock: File,
+    behind: Option<JoinHandle<Result<(), Failure>>>,
 }
 
 impl StateFile {
@@ -206,6 +238,7 @@ impl StateFile {
             StateFile {
                 path: path.to_path_buf(),
                 _lock: lock,
+                behind: None,
             },
             state,
         ))
@@ -217,18 +250,59 @@ impl StateFile {
     }
 
     /// Replaces the file with `state`, atomically: a kill at any moment leaves the last
-    /// whole file.
+    /// whole file. A write under way behind ([`StateFile::write_behind`]) ends first.
     ///
     /// # Errors
     ///
-    /// Writing it failed (a full disk, a path that went away).
-    pub fn write(&self, state: &State) -> Result<(), Failure> {
-        let text = state.to_text();
-        transpo_files::write_atomic(&self.path, |mut file: &File| {
-            file.write_all(text.as_bytes())
-        })
-        .map_err(|e| Failure::writing(format!("--state {}: {e}", self.path.display()), &e))
+    /// Writing it failed, now or behind (a full disk, a path that went away).
+    pub fn write(&mut self, state: &State) -> Result<(), Failure> {
+        let behind = self.join_behind();
+        write_state(&self.path, state).and(behind)
     }
+
+    /// Replaces the file with `state` as [`StateFile::write`] does, but on a thread of its
+    /// own, so that the run goes on while a big file is written; nothing if the last such
+    /// write is still under way (the next one will carry what this one would have). Whether
+    /// it started one.
+    ///
+    /// # Errors
+    ///
+    /// The last write behind failed.
+    pub fn write_behind(&mut self, state: State) -> Result<bool, Failure> {
+        if self.behind.as_ref().is_some_and(|t| !t.is_finished()) {
+            return Ok(false);
+        }
+        self.join_behind()?;
+        let path = self.path.clone();
+        self.behind = Some(std::thread::spawn(move || write_state(&path, &state)));
+        Ok(true)
+    }
+
+    /// Waits for the write under way behind, if any: its outcome.
+    fn join_behind(&mut self) -> Result<(), Failure> {
+        match self.behind.take().map(JoinHandle::join) {
+            None => Ok(()),
+            Some(Ok(written)) => written,
+            Some(Err(_)) => Err(Failure::run(format!(
+                "--state {}: the thread writing it panicked (a bug)",
+                self.path.display()
+            ))),
+        }
+    }
+}
+
+impl Drop for StateFile {
+    /// Lets a write under way behind end before the lock goes.
+    fn drop(&mut self) {
+        let _ = self.join_behind();
+    }
+}
+
+/// Replaces the file at `path` with `state`, atomically.
+fn write_state(path: &Path, state: &State) -> Result<(), Failure> {
+    let text = state.to_text();
+    transpo_files::write_atomic(path, |mut file: &File| file.write_all(text.as_bytes()))
+        .map_err(|e| Failure::writing(format!("--state {}: {e}", path.display()), &e))
 }
 
 /// The text of a state file, refused past `cap` bytes (having read at most one more) or if
@@ -259,13 +333,31 @@ mod tests {
                 positions: 99,
                 micros: 7,
                 table: vec![(0xabc, (-2, 3)), (7, (0, 0))],
+                // Three lines of bounds, the last one short.
+                bounds: (0..2500u32).map(|i| (i * 7 % 251) as u8).collect(),
             }),
         };
         let text = state.to_text();
-        assert_eq!(State::parse(&text), Ok(state));
+        assert_eq!(text.lines().filter(|l| l.starts_with("b ")).count(), 3);
+        assert_eq!(State::parse(&text), Ok(state.clone()));
         assert!(State::parse(&text[..text.len() - 5]).is_err());
         assert!(State::parse(&text.replace("-2 3", "-1 3")).is_err());
         assert!(State::parse("hello\n").is_err());
+        // Bounds that are no hex bytes, even with a checksum that matches.
+        let resummed = |body: &str| {
+            let head = format!("{STATE_MAGIC} {}\n", state.config);
+            let sum = checksum(&format!("{head}{body}"));
+            format!("{head}{body}end {sum:016x}\n")
+        };
+        assert!(State::parse(&resummed("line 33 positions 1 micros 1\nb 0a\n")).is_ok());
+        for bad in [
+            "b 0a\n",
+            "line 33 positions 1 micros 1\nb 0\n",
+            "line 33 positions 1 micros 1\nb zz\n",
+            "line 33 positions 1 micros 1\nb \n",
+        ] {
+            assert!(State::parse(&resummed(bad)).is_err(), "{bad:?}");
+        }
     }
 
     /// A FIFO is refused without waiting for a writer, a second run on the same file is
@@ -276,7 +368,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("a scratch directory");
         let config = state_config("5x4", false, false, 12);
         let path = dir.join("state");
-        let (held, state) = StateFile::open(&path, &config).expect("a new state");
+        let (mut held, state) = StateFile::open(&path, &config).expect("a new state");
         assert_eq!(state.config, config);
         assert!(state.done.is_empty());
         held.write(&State {

@@ -1,7 +1,7 @@
 //! A worker: one solver whose table lasts the whole line, searching the jobs the manager
 //! sends on a search thread that lives as long as the worker. The transport (MPI in the
 //! binary, channels in the tests) hands it the manager's messages ([`Worker::take`]) and
-//! sends what it answers ([`Worker::next_answer`]).
+//! sends what it answers ([`Worker::next_messages`]).
 //!
 //! Why this shape: the thread that talks to the manager never searches, so a cancel or the
 //! manager's big send is taken in while a job runs; the search thread carries out the
@@ -37,6 +37,19 @@ enum Order<const W: usize, const H: usize, B: Bitboard> {
     NewLine,
 }
 
+/// What the search thread tells the worker.
+enum Report {
+    /// A job's outcome.
+    Done(Done),
+    /// Bounds to pass on, journaled by the job that runs ([`PASS_EVERY`]).
+    Bounds(Vec<u8>),
+}
+
+/// How often a job that runs passes on the bounds it journaled so far: the other workers
+/// learn them sooner, and a run killed in the middle of a long job loses less (the
+/// manager keeps them for the state file).
+pub const PASS_EVERY: Duration = Duration::from_millis(500);
+
 /// A job's outcome, from the search thread.
 struct Done {
     /// The range found, `None` if the job was stopped first.
@@ -52,7 +65,11 @@ struct Done {
 /// A worker and its search thread.
 pub struct Worker<const W: usize, const H: usize, B: Bitboard> {
     orders: Option<Sender<Order<W, H, B>>>,
-    reports: Receiver<Result<Done, String>>,
+    reports: Receiver<Result<Report, String>>,
+    /// Raised to have the running job's journal passed on.
+    pass: Arc<AtomicBool>,
+    /// When the journal was last asked for.
+    last_pass: Instant,
     /// The jobs handed to the search thread and not yet answered, in its order: their ids
     /// and stops.
     held: VecDeque<(u64, Arc<AtomicBool>)>,
@@ -63,13 +80,24 @@ pub struct Worker<const W: usize, const H: usize, B: Bitboard> {
 
 impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
     /// A worker searching with `solver` on a thread of its own.
-    pub fn start(solver: WorkerSolver<W, H, B>) -> Self {
+    pub fn start(mut solver: WorkerSolver<W, H, B>) -> Self {
         let (orders, ordered) = channel();
         let (report, reports) = channel();
+        let pass = Arc::new(AtomicBool::new(false));
+        let passing = report.clone();
+        solver.table_mut().set_outlet(
+            Arc::clone(&pass),
+            Box::new(move |records| {
+                // A worker that stopped listening has ended the run.
+                let _ = passing.send(Ok(Report::Bounds(records)));
+            }),
+        );
         let thread = std::thread::spawn(move || search(solver, &ordered, &report));
         Worker {
             orders: Some(orders),
             reports,
+            pass,
+            last_pass: Instant::now(),
             held: VecDeque::new(),
             ended: false,
             thread: Some(thread),
@@ -123,16 +151,25 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
         self.ended && self.held.is_empty()
     }
 
-    /// The messages for the manager once the job it searches ends (the bounds to pass on,
-    /// then the answer; nothing after the end of the run), waiting at most `wait`: `None`
-    /// if it did not end by then.
+    /// The next messages for the manager, waiting at most `wait`: the bounds the running
+    /// job journaled, every [`PASS_EVERY`]; once the job ends, the bounds still to pass on,
+    /// then its answer (nothing after the end of the run). `None` if nothing came by then.
     ///
     /// # Errors
     ///
     /// Bad bounds from the manager, or a search thread that is gone.
-    pub fn next_answer(&mut self, wait: Duration) -> Result<Option<Vec<ToManager>>, Failure> {
+    pub fn next_messages(&mut self, wait: Duration) -> Result<Option<Vec<ToManager>>, Failure> {
+        if self.last_pass.elapsed() >= PASS_EVERY {
+            self.last_pass = Instant::now();
+            self.pass.store(true, Ordering::Relaxed);
+        }
         let done = match self.reports.recv_timeout(wait) {
-            Ok(done) => done.map_err(Failure::run)?,
+            Ok(Ok(Report::Done(done))) => done,
+            Ok(Ok(Report::Bounds(bounds))) if self.ended || bounds.is_empty() => {
+                return Ok(Some(Vec::new()));
+            }
+            Ok(Ok(Report::Bounds(bounds))) => return Ok(Some(vec![ToManager::Bounds(bounds)])),
+            Ok(Err(error)) => return Err(Failure::run(error)),
             Err(RecvTimeoutError::Timeout) => return Ok(None),
             Err(RecvTimeoutError::Disconnected) => return Err(search_thread_gone()),
         };
@@ -181,7 +218,7 @@ fn search_thread_gone() -> Failure {
 fn search<const W: usize, const H: usize, B: Bitboard>(
     mut solver: WorkerSolver<W, H, B>,
     orders: &Receiver<Order<W, H, B>>,
-    report: &Sender<Result<Done, String>>,
+    report: &Sender<Result<Report, String>>,
 ) {
     let mut failed = None;
     for order in orders {
@@ -197,12 +234,12 @@ fn search<const W: usize, const H: usize, B: Bitboard>(
                         } else {
                             solver.solve_window_until(&pos, window, &stop)
                         };
-                        Ok(Done {
+                        Ok(Report::Done(Done {
                             range,
                             nodes: solver.nodes(),
                             bounds: solver.table_mut().take_journal(),
                             micros: started.elapsed().as_micros() as u64,
-                        })
+                        }))
                     }
                 };
                 if report.send(done).is_err() {

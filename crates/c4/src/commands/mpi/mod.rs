@@ -272,7 +272,7 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
             }
             continue;
         }
-        match worker.next_answer(LOOK_EVERY)? {
+        match worker.next_messages(LOOK_EVERY)? {
             Some(messages) => {
                 for message in messages {
                     send_to_manager(world, &mut worker, &message)?;
