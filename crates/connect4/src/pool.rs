@@ -183,6 +183,46 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
         })
     }
 
+    /// The scores of `count` positions, in their order, where `position(i)` makes the `i`th
+    /// (none of them over: [`Position::from_moves`] makes only such positions), and the
+    /// positions explored; or [`Stopped`] if `stop` triggered first. Waits for a free slot if
+    /// all are taken; then every other slot free at that moment helps, each thread taking the
+    /// next few positions left (see [`SolverPool::solve_all`]). `solved` counts the positions
+    /// solved so far, for a progress report.
+    ///
+    /// Why not [`SolverPool::solve`] once a position: for positions that take microseconds
+    /// (Pons' End-Easy set, 2 µs each), taking and giving back a slot (two locks and a wake)
+    /// and the clock cost about as much as the solve. Here each thread takes its slot once,
+    /// and `position(i)` runs on the thread that solves it.
+    pub fn solve_each(
+        &self,
+        count: usize,
+        position: impl Fn(usize) -> Position<W, H, B> + Sync,
+        request: Request,
+        stop: &Stop,
+        solved: &AtomicUsize,
+    ) -> Result<(Vec<i32>, u64), Stopped> {
+        let started = Instant::now();
+        if count == 0 {
+            return Ok((Vec::new(), 0));
+        }
+        let slot = self.take_slot(stop, started)?;
+        let helpers = self.take_free_slots(count.min(self.workers) - 1);
+        let (scores, positions) =
+            self.solve_all(&slot, helpers, count, position, request, stop, solved);
+        let scores = scores.ok_or(Stopped {
+            after: started.elapsed(),
+        })?;
+        Ok((scores, positions))
+    }
+
+    /// Forgets what the table holds, in O(1) (a new epoch of keys; see [`BoundTable`]): the
+    /// next solves start as on a new pool, without making its table again.
+    pub fn clear(&mut self) {
+        use crate::bounds::BoundStore;
+        self.table.clear();
+    }
+
     /// Every column's score of `pos` (which must not be over: [`Position::from_moves`] makes
     /// only such positions), or [`Stopped`]. The book answers the columns it holds; the others
     /// are searched on this request's slot and on every other slot free when it starts, each
@@ -217,7 +257,15 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
             Some(0)
         });
         let helpers = self.take_free_slots(searched.len().saturating_sub(1));
-        let (scores, positions) = self.solve_all(&slot, helpers, &searched, request, stop);
+        let (scores, positions) = self.solve_all(
+            &slot,
+            helpers,
+            searched.len(),
+            |i| searched[i],
+            request,
+            stop,
+            &AtomicUsize::new(0),
+        );
         drop(slot);
         let scores = scores.ok_or_else(stopped)?;
         let from_book = answers.iter().any(Option::is_some) && searched.is_empty();
@@ -237,36 +285,50 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
         })
     }
 
-    /// The scores of `positions`, in their order (`None` if the stop triggered first), and
-    /// the positions explored: solved on `slot` by the caller's thread and on each of
-    /// `helpers` by a thread of its own, each taking the next position left; a helper's slot
-    /// is given back as soon as no position is left.
+    /// The scores of the `count` positions `position` makes, in their order (`None` if the
+    /// stop triggered first), and the positions explored: solved on `slot` by the caller's
+    /// thread and on each of `helpers` by a thread of its own; a helper's slot is given back
+    /// as soon as no position is left. `solved` counts the positions solved.
+    ///
+    /// Each thread takes the next [`chunk`] positions left: a few at a time while many are
+    /// left (one atomic step, and one count, for several short solves), one at a time near
+    /// the end, so that no thread is left with a long run of them while the others idle.
+    #[allow(clippy::too_many_arguments)]
     fn solve_all(
         &self,
         slot: &Slot<'_, W, H, B>,
         helpers: Vec<Slot<'_, W, H, B>>,
-        positions: &[Position<W, H, B>],
+        count: usize,
+        position: impl Fn(usize) -> Position<W, H, B> + Sync,
         request: Request,
         stop: &Stop,
+        solved: &AtomicUsize,
     ) -> (Option<Vec<i32>>, u64) {
+        let threads = helpers.len() + 1;
         let next = AtomicUsize::new(0);
-        let scores: Vec<AtomicI32> = positions.iter().map(|_| AtomicI32::new(0)).collect();
+        let scores: Vec<AtomicI32> = (0..count).map(|_| AtomicI32::new(0)).collect();
         let failed = AtomicBool::new(false);
         let explored = AtomicU64::new(0);
         let work = |slot: &Slot<'_, W, H, B>| {
             let mut solve = self.start(slot, request, stop);
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(pos) = positions.get(i) else {
+            'claims: while let Some(claimed) = claim(&next, count, threads) {
+                // A search looks at the stop only every few hundred positions explored: many
+                // short solves in a row would never look.
+                if stop.is_due() {
+                    failed.store(true, Ordering::Relaxed);
                     break;
-                };
-                match solve.score(pos, request.strength) {
-                    Some(score) => scores[i].store(score, Ordering::Relaxed),
-                    None => {
-                        failed.store(true, Ordering::Relaxed);
-                        break;
+                }
+                let done = claimed.len();
+                for i in claimed {
+                    match solve.score(&position(i), request.strength) {
+                        Some(score) => scores[i].store(score, Ordering::Relaxed),
+                        None => {
+                            failed.store(true, Ordering::Relaxed);
+                            break 'claims;
+                        }
                     }
                 }
+                solved.fetch_add(done, Ordering::Relaxed);
             }
             explored.fetch_add(solve.positions, Ordering::Relaxed);
         };
@@ -329,6 +391,31 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
                 .wait_timeout(free, Duration::from_millis(10))
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+        }
+    }
+}
+
+/// The most positions a thread takes at once ([`chunk`]).
+const CHUNK_MAX: usize = 16;
+
+/// How many of the `left` positions not yet taken a thread of `threads` takes next: a
+/// sixteenth of its share, from 1 to [`CHUNK_MAX`] (guided self-scheduling). On Pons'
+/// End-Easy set (2 µs a position) 16 at a time make the shared counter's cost vanish; with
+/// few positions left, or few in all (an analysis's columns), one at a time.
+fn chunk(left: usize, threads: usize) -> usize {
+    (left / (threads.max(1) * 16)).clamp(1, CHUNK_MAX)
+}
+
+/// The next positions a thread takes of `count`, from the shared counter `next`, or `None`
+/// once none is left.
+fn claim(next: &AtomicUsize, count: usize, threads: usize) -> Option<std::ops::Range<usize>> {
+    let mut from = next.load(Ordering::Relaxed);
+    loop {
+        let left = count.checked_sub(from).filter(|&left| left > 0)?;
+        let to = from + chunk(left, threads);
+        match next.compare_exchange_weak(from, to, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Some(from..to),
+            Err(now) => from = now,
         }
     }
 }

@@ -203,3 +203,96 @@ fn a_book_answers_without_a_search_and_agrees_with_the_search() {
         );
     }
 }
+
+/// Every position of the facts fixture, repeated `times` times, each time in a new order.
+fn shuffled(times: usize) -> Vec<Position> {
+    let all = positions();
+    (0..times)
+        .flat_map(|t| {
+            let mut round = all.clone();
+            round.rotate_left(t * 5 % all.len());
+            if t % 2 == 1 {
+                round.reverse();
+            }
+            round
+        })
+        .collect()
+}
+
+#[test]
+fn solve_each_gives_the_solvers_scores_in_order_on_every_slot() {
+    let mut solver = Solver::new(16).expect("16 MiB");
+    // Enough positions for chunks of several (`chunk`), and sizes that end mid-chunk.
+    let all = shuffled(12);
+    for (workers, count) in [(1, all.len()), (3, all.len()), (3, all.len() - 7), (2, 1)] {
+        for strength in [Strength::Strong, Strength::Weak] {
+            let mut pool = SolverPool::<7, 6>::new(16, workers).expect("16 MiB");
+            let request = Request {
+                strength,
+                fresh: false,
+            };
+            let solved = std::sync::atomic::AtomicUsize::new(0);
+            let (scores, explored) = pool
+                .solve_each(count, |i| all[i], request, &Stop::never(), &solved)
+                .expect("no stop");
+            let expected: Vec<i32> = all[..count]
+                .iter()
+                .map(|p| solver.solve(p, strength))
+                .collect();
+            assert_eq!(scores, expected, "{workers} slots, {count} positions");
+            assert_eq!(solved.into_inner(), count);
+            assert!(explored > 0);
+            assert_eq!(pool.busy(), 0, "the slots came back");
+            // Cleared, the pool solves them again from an empty table, as many positions.
+            pool.clear();
+            let (again, explored_again) = pool
+                .solve_each(
+                    count,
+                    |i| all[i],
+                    request,
+                    &Stop::never(),
+                    &Default::default(),
+                )
+                .expect("no stop");
+            assert_eq!(again, expected);
+            if workers == 1 {
+                // One slot solves them in the same order: from an empty table, the same work.
+                assert_eq!(explored_again, explored, "the table was emptied");
+            }
+        }
+    }
+    let pool = SolverPool::<7, 6>::new(16, 2).expect("16 MiB");
+    let none = pool.solve_each(
+        0,
+        |_| Position::new(),
+        STRONG,
+        &Stop::never(),
+        &Default::default(),
+    );
+    assert_eq!(none, Ok((Vec::new(), 0)));
+}
+
+#[test]
+fn solve_each_stops_on_a_long_solve_and_on_many_short_ones() {
+    let pool = SolverPool::<7, 6>::new(16, 2).expect("16 MiB");
+    let started = Instant::now();
+    let long = pool.solve_each(
+        3,
+        |_| Position::new(),
+        STRONG,
+        &Stop::after(Duration::from_millis(100)),
+        &Default::default(),
+    );
+    assert!(long.is_err(), "the empty board is not solved in 100 ms");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(pool.busy(), 0, "the slots came back");
+    // A position won at once needs no search, so no search looks at the stop: the threads
+    // must, between positions.
+    let won_at_once = Position::from_moves("112233").expect("legal");
+    let cancelled = Stop::never();
+    cancelled.cancel();
+    let solved = std::sync::atomic::AtomicUsize::new(0);
+    let short = pool.solve_each(1_000_000, |_| won_at_once, STRONG, &cancelled, &solved);
+    assert!(short.is_err());
+    assert!(solved.into_inner() < 1_000_000);
+}

@@ -13,8 +13,8 @@ mod game;
 use game::Game;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyList, PyString, PyTuple};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString, PyTuple};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -147,6 +147,118 @@ fn read_position(obj: &Bound<'_, PyAny>) -> PyResult<Given> {
     }
 }
 
+/// The positions of a `solve_many`, checked on its board: all their moves (0-based columns)
+/// in one buffer, so that a position read allocates nothing.
+#[derive(Default)]
+struct Batch {
+    moves: Vec<u8>,
+    /// Where each position's moves end in `moves` (and the next one's begin).
+    ends: Vec<usize>,
+}
+
+impl Batch {
+    /// Positions in the batch.
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The moves of position `i` (none if there is no such position).
+    fn get(&self, i: usize) -> &[u8] {
+        let start = i.checked_sub(1).map_or(0, |j| self.ends[j]);
+        self.ends
+            .get(i)
+            .and_then(|&end| self.moves.get(start..end))
+            .unwrap_or_default()
+    }
+
+    /// Ends a position whose moves were pushed onto `moves`.
+    fn end_position(&mut self) {
+        self.ends.push(self.moves.len());
+    }
+}
+
+/// Reads `obj` onto `moves` if it is a position of `board` of the kinds callers pass by the
+/// million, on a fast path that makes no Python object but a string's bytes and allocates
+/// nothing: a `str` of ASCII, or a list (or plain tuple) of plain ints, whose moves
+/// [`Game::fits`]. Returns `false`, leaving `moves` as it was, for anything else (grids,
+/// numpy arrays, other int types, and every position that is not one): [`read_position`]
+/// and [`check`] then read it as `solve` does, and say what is wrong.
+fn read_fast(obj: &Bound<'_, PyAny>, board: Board, moves: &mut Vec<u8>) -> bool {
+    let start = moves.len();
+    if read_fast_moves(obj, board.width(), moves)
+        && Game::fits(board.width(), board.height(), &moves[start..])
+    {
+        return true;
+    }
+    moves.truncate(start);
+    false
+}
+
+/// The columns of [`read_fast`]'s kinds of position pushed onto `moves`, or `false`.
+fn read_fast_moves(obj: &Bound<'_, PyAny>, width: usize, moves: &mut Vec<u8>) -> bool {
+    if let Ok(text) = obj.cast::<PyString>() {
+        // On CPython 3.9's stable ABI a str gives its UTF-8 only as a bytes object.
+        let Ok(bytes) = text.encode_utf8() else {
+            return false;
+        };
+        let bytes = bytes.as_bytes();
+        if !bytes.is_ascii() {
+            return false;
+        }
+        // As `str::trim` (which `read_position` uses) on ASCII: '\x0b' is white space too.
+        let space = |b: &u8| (*b as char).is_whitespace();
+        let from = bytes.iter().position(|b| !space(b)).unwrap_or(bytes.len());
+        let to = bytes
+            .iter()
+            .rposition(|b| !space(b))
+            .map_or(from, |last| last + 1);
+        let text = &bytes[from..to];
+        if text == b"-" {
+            return true;
+        }
+        if text.len() > MAX_ITEMS {
+            return false;
+        }
+        for &b in text {
+            match column_from_char(b as char) {
+                Some(col) if col < width => moves.push(col as u8),
+                _ => return false,
+            }
+        }
+        return true;
+    }
+    // A tuple's subclass may have a `tolist`, which `read_position` calls: not here.
+    if let Ok(list) = obj.cast::<PyList>() {
+        read_fast_ints(list.iter(), list.len(), width, moves)
+    } else if let Ok(tuple) = obj.cast_exact::<PyTuple>() {
+        read_fast_ints(tuple.iter(), tuple.len(), width, moves)
+    } else {
+        false
+    }
+}
+
+/// [`read_fast_moves`] of a list of `len` plain ints (not bools, not numpy's).
+fn read_fast_ints<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    len: usize,
+    width: usize,
+    moves: &mut Vec<u8>,
+) -> bool {
+    if len > MAX_ITEMS {
+        return false;
+    }
+    for item in items {
+        let Ok(int) = item.cast_exact::<PyInt>() else {
+            return false;
+        };
+        match int.extract::<i64>() {
+            Ok(col) if (0..width as i64).contains(&col) => moves.push(col as u8),
+            _ => return false,
+        }
+    }
+    true
+}
+
 fn items_of_row<'py>(row: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
     items(row, what)?.ok_or_else(|| {
         PyTypeError::new_err(format!(
@@ -176,7 +288,7 @@ type Checked = Result<Vec<Vec<u8>>, (usize, String)>;
 /// The moves of each of `givens` on `board`, checked on up to `threads` threads, or the
 /// first position (by index) that is not one and why.
 fn check_all(
-    givens: &[Given],
+    givens: &[&Given],
     board: Board,
     threads: usize,
 ) -> Result<Vec<Vec<u8>>, (usize, String)> {
@@ -214,6 +326,32 @@ fn check_all(
     Ok(all)
 }
 
+/// `batch` with the positions `read_fast` left (`slow`: each one's index and what was read,
+/// its place in `batch` empty) checked on `board` on up to `threads` threads and put in, or
+/// the first one (by index) that is not a position and why.
+fn with_slow(
+    batch: Batch,
+    slow: &[(usize, Given)],
+    board: Board,
+    threads: usize,
+) -> Result<Batch, (usize, String)> {
+    if slow.is_empty() {
+        return Ok(batch);
+    }
+    let givens: Vec<&Given> = slow.iter().map(|(_, given)| given).collect();
+    let checked = check_all(&givens, board, threads).map_err(|(k, why)| (slow[k].0, why))?;
+    let mut merged = Batch::default();
+    let mut slow = slow.iter().map(|(i, _)| *i).zip(checked).peekable();
+    for i in 0..batch.len() {
+        match slow.next_if(|(at, _)| *at == i) {
+            Some((_, moves)) => merged.moves.extend_from_slice(&moves),
+            None => merged.moves.extend_from_slice(batch.get(i)),
+        }
+        merged.end_position();
+    }
+    Ok(merged)
+}
+
 fn parse_board(board: &str) -> PyResult<Board> {
     board
         .parse::<Board>()
@@ -230,7 +368,7 @@ trait Engine: Send {
     /// the positions solved.
     fn solve_many(
         &mut self,
-        positions: &[Vec<u8>],
+        positions: &Batch,
         stop: &Stop,
         done: &AtomicUsize,
     ) -> Result<Option<Vec<i32>>, String>;
@@ -348,7 +486,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
 
     fn solve_many(
         &mut self,
-        positions: &[Vec<u8>],
+        positions: &Batch,
         stop: &Stop,
         done: &AtomicUsize,
     ) -> Result<Option<Vec<i32>>, String> {
@@ -363,42 +501,16 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
         let Some(pool) = self.pool.as_ref() else {
             return Err("no pool".into());
         };
-        let positions: Vec<Position<W, H, B>> =
-            positions.iter().map(|m| Self::position(m)).collect();
-        let scores: Vec<AtomicI32> = positions.iter().map(|_| AtomicI32::new(0)).collect();
-        let next = AtomicUsize::new(0);
         let request = Request {
             strength: self.strength,
             fresh: false,
         };
-        let work = || {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(pos) = positions.get(i) else {
-                    break;
-                };
-                match pool.solve(pos, request, stop) {
-                    Ok((score, _)) => {
-                        scores[i].store(score, Ordering::Relaxed);
-                        done.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Err(_) => break,
-                }
-            }
-        };
-        let helpers = self.threads.min(positions.len()).saturating_sub(1);
-        std::thread::scope(|scope| {
-            for _ in 0..helpers {
-                scope.spawn(work);
-            }
-            work();
-        });
-        if done.load(Ordering::Relaxed) < positions.len() {
-            return Ok(None);
-        }
-        Ok(Some(
-            scores.into_iter().map(AtomicI32::into_inner).collect(),
-        ))
+        // Each position is made on the thread that solves it.
+        let position = |i| Self::position(positions.get(i));
+        Ok(pool
+            .solve_each(positions.len(), position, request, stop, done)
+            .ok()
+            .map(|(scores, _)| scores))
     }
 
     fn has_book(&self) -> bool {
@@ -407,8 +519,10 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
 
     fn clear(&mut self) {
         self.solver.reset();
-        // A pool has no clear: the next `solve_many` makes a fresh one.
-        self.pool = None;
+        // Kept, not dropped: making its table again took 0.5-1.5 s.
+        if let Some(pool) = &mut self.pool {
+            pool.clear();
+        }
     }
 }
 
@@ -689,16 +803,22 @@ impl Solver {
                 "solve_many takes many positions (a list of them), not one string",
             ));
         }
-        // Read under the GIL; checked (in parallel) and solved without it.
-        let mut givens = Vec::new();
+        // Read under the GIL: strings and lists of columns, checked as they are read
+        // (`read_fast`); the others (grids, bad positions) checked in parallel without it.
+        let mut batch = Batch::default();
+        let mut slow = Vec::new();
         for (i, item) in positions.try_iter()?.enumerate() {
-            let given = read_position(&item?).map_err(|e| {
-                let kind = e.get_type(py);
-                PyErr::from_type(kind, format!("position {i}: {}", e.value(py)))
-            })?;
-            givens.push(given);
+            let item = item?;
+            if !read_fast(&item, self.board, &mut batch.moves) {
+                let given = read_position(&item).map_err(|e| {
+                    let kind = e.get_type(py);
+                    PyErr::from_type(kind, format!("position {i}: {}", e.value(py)))
+                })?;
+                slow.push((i, given));
+            }
+            batch.end_position();
         }
-        let n = givens.len();
+        let n = batch.len();
         let stop = Stop::never();
         let done = AtomicUsize::new(0);
         let (stop, done) = (&stop, &done);
@@ -725,13 +845,13 @@ impl Solver {
         let scores = interruptible(
             py,
             || {
-                let games = check_all(&givens, self.board, self.threads)
+                let batch = with_slow(batch, &slow, self.board, self.threads)
                     .map_err(|(i, why)| PyValueError::new_err(format!("position {i}: {why}")))?;
                 let mut engine = self.engine();
                 if stop.is_due() {
                     return Ok(None);
                 }
-                engine.solve_many(&games, stop, done).map_err(table_error)
+                engine.solve_many(&batch, stop, done).map_err(table_error)
             },
             || stop.cancel(),
             |py| report(py, false),
