@@ -33,7 +33,7 @@ run() {
 }
 c4=$dir/bin/c4 mpi=$dir/bin/c4mpi s=$dir/stein bh=$dir/data/Test_L1_R3
 mpirun_=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader
-  --mca pml ob1 -x TRANSPO_C4_MPI_ALONE)
+  --mca pml ob1 -x TRANSPO_C4_MPI_ALONE -x TRANSPO_C4_MPI_LEAF)
 
 { nproc; lscpu; free -g; ldd "$mpi"; ldd "$s/weak7x6_16"; } >"$out/machine.txt" 2>&1
 log "cores $(nproc), $(lscpu | grep -m1 'Model name' | sed 's/ \+/ /g'), $(lscpu | grep -m1 'Thread(s) per core' | sed 's/ \+/ /g')"
@@ -49,6 +49,16 @@ run "threads1 strong" 150 '- 1' "$c4" --threads 1
 # Issue 47: a manager and sixteen one-thread workers on the empty 7x6 board.
 run "mpi17 weak" 90 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1 --weak
 run "mpi17 strong" 120 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1
+# Issue 58, item 1: ranks that run threads (2 x 8 and 4 x 4 against threads16 above), and
+# the same with jobs three stones nearer the root (7x6: 37 empty squares, not 34), which
+# gives a team of threads bigger jobs; the progress line says how long workers searched.
+run "mpi3x8 weak" 60 '-' "${mpirun_[@]}" -np 3 "$mpi" --threads 8 --weak
+run "mpi5x4 weak" 60 '-' "${mpirun_[@]}" -np 5 "$mpi" --threads 4 --weak
+run "mpi3x8 strong" 60 '-' "${mpirun_[@]}" -np 3 "$mpi" --threads 8
+run "mpi5x4 strong" 60 '-' "${mpirun_[@]}" -np 5 "$mpi" --threads 4
+run "mpi3x8 weak leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 --weak
+run "mpi5x4 weak leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 --weak
+run "mpi2x16 weak leaf42" 60 '-' env TRANSPO_C4_MPI_LEAF=42 "${mpirun_[@]}" -np 2 "$mpi" --threads 16 --weak
 # Issue 46: 20 Begin-Hard lines at 1, 2, 4, 8, 16 threads (the bench's own tables).
 run "bench BH20" 200 '' "$c4" bench "$bh" --limit 20 --threads 1,2,4,8,16
 # The hardware's own limit: sixteen one-thread solvers at once, each with its own table,

@@ -8,7 +8,12 @@
 //! (`FILE.lock`) for as long as it runs, so a second run on the same file is refused instead
 //! of losing the first one's lines. The file is replaced atomically, at most every few
 //! seconds (the caller's interval) rather than after every line, so a run of many short
-//! lines costs time in proportion to its length.
+//! lines costs time in proportion to its length; during a line, on a thread of its own, so
+//! that the solve goes on while it is written.
+//!
+//! Besides the top tree of the line in hand, the file keeps the far bounds its workers
+//! proved ([`crate::sharing::KeptBounds`]): a killed solve's workers' tables die with it,
+//! and these bounds are what spares a resumed solve most of their search again.
 
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
@@ -169,12 +174,10 @@ impl State {
                 if hex.is_empty() || hex.len() % 2 != 0 || hex.len() > 2 * BOUND_BYTES_A_LINE {
                     return Err(bad());
                 }
+                let digit = |c: u8| char::from(c).to_digit(16).ok_or_else(bad);
                 for pair in hex.as_bytes().chunks_exact(2) {
-                    let byte = std::str::from_utf8(pair)
-                        .ok()
-                        .and_then(|p| u8::from_str_radix(p, 16).ok())
-                        .ok_or_else(bad)?;
-                    current.bounds.push(byte);
+                    // Two hex digits make a byte.
+                    current.bounds.push((digit(pair[0])? * 16 + digit(pair[1])?) as u8);
                 }
             } else {
                 return Err(bad());
@@ -354,6 +357,7 @@ mod tests {
             "b 0a\n",
             "line 33 positions 1 micros 1\nb 0\n",
             "line 33 positions 1 micros 1\nb zz\n",
+            "line 33 positions 1 micros 1\nb +1\n",
             "line 33 positions 1 micros 1\nb \n",
         ] {
             assert!(State::parse(&resummed(bad)).is_err(), "{bad:?}");
