@@ -177,7 +177,9 @@ impl State {
                 let digit = |c: u8| char::from(c).to_digit(16).ok_or_else(bad);
                 for pair in hex.as_bytes().chunks_exact(2) {
                     // Two hex digits make a byte.
-                    current.bounds.push((digit(pair[0])? * 16 + digit(pair[1])?) as u8);
+                    current
+                        .bounds
+                        .push((digit(pair[0])? * 16 + digit(pair[1])?) as u8);
                 }
             } else {
                 return Err(bad());
