@@ -99,6 +99,9 @@ impl UciSession {
             #[cfg(test)]
             panic_next_search: false,
         };
+        // The search thread waits from the start (issue 60); should the system refuse a
+        // thread now, the first job asks again and reports it.
+        let _ = session.thread.start();
         // The default table is small; if even that fails, the engine runs without one.
         if hash_mib > 0 {
             session.table = session.make_table(hash_mib).ok().map(Arc::new);
