@@ -23,7 +23,6 @@
 //! flags (the manager checks), so only a bug makes one.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use transpo_connect4::bounds::{BoundStore, BoundTable, ScoreBound};
@@ -129,24 +128,44 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
     }
 }
 
-/// The most bounds [`KeptBounds`] keeps: 2^21 records are at most 40 MiB on the widest
-/// board, and a few seconds' write of the state file.
-pub const KEPT_MAX: usize = 1 << 21;
+/// The most bounds [`KeptBounds`] keeps by default: 2^21 records are at most 40 MiB on the
+/// widest board (80 MiB of the state file's hex), written in a few seconds behind the run.
+pub const KEPT_MAX: usize = 1 << 22;
 
 /// The far bounds the workers proved on the line in hand, as the manager keeps them for the
 /// state file (`--state`): a solve killed and run again hands them to its workers before
 /// the first job, so that what the killed workers' tables knew of the positions far from
 /// the end is not searched again (issue 58). By symmetric key and kind of bound, the
 /// tightest one (a lower bound's highest score, an upper bound's lowest) and its best
-/// column; at most [`KEPT_MAX`] of them (past that, new positions are not kept).
-#[derive(Clone, Debug, Default)]
+/// column. At most a given number of them: when full, the bounds of the deepest positions
+/// kept go (a position with more stones has a smaller subtree, so its bound spares less).
+#[derive(Clone, Debug)]
 pub struct KeptBounds<B: Bitboard> {
-    bounds: HashMap<(B, u8), (i8, u8)>,
+    /// By the positions' stones.
+    levels: Vec<HashMap<(B, u8), (i8, u8)>>,
+    len: usize,
+    max: usize,
     /// Records not kept for want of room.
     dropped: u64,
 }
 
+impl<B: Bitboard> Default for KeptBounds<B> {
+    fn default() -> Self {
+        KeptBounds::with_max(KEPT_MAX)
+    }
+}
+
 impl<B: Bitboard> KeptBounds<B> {
+    /// Keeps at most `max` bounds.
+    pub fn with_max(max: usize) -> Self {
+        KeptBounds {
+            levels: Vec::new(),
+            len: 0,
+            max,
+            dropped: 0,
+        }
+    }
+
     /// Keeps the bounds of `records` ([`SharingTable::take_journal`]'s form) of the board
     /// `W`×`H`.
     ///
@@ -155,30 +174,46 @@ impl<B: Bitboard> KeptBounds<B> {
     /// What is wrong with the first record that is no bound of this board (then none is
     /// kept).
     pub fn keep<const W: usize, const H: usize>(&mut self, records: &[u8]) -> Result<(), String> {
-        for (key, _, kind, score, best) in decode::<W, H, B>(records)? {
+        for (key, pos, kind, score, best) in decode::<W, H, B>(records)? {
+            let stones = pos.moves() as usize;
+            if self.levels.len() <= stones {
+                self.levels.resize_with(stones + 1, HashMap::new);
+            }
             let tighter = |(old, _): &(i8, u8)| match kind {
                 0 => score < *old,
                 _ => score > *old,
             };
-            let room = self.bounds.len() < KEPT_MAX;
-            match self.bounds.entry((key, kind)) {
-                Entry::Occupied(mut kept) if tighter(kept.get()) => {
-                    kept.insert((score, best));
+            if let Some(kept) = self.levels[stones].get_mut(&(key, kind)) {
+                if tighter(kept) {
+                    *kept = (score, best);
                 }
-                Entry::Occupied(_) => {}
-                Entry::Vacant(place) if room => {
-                    place.insert((score, best));
-                }
-                Entry::Vacant(_) => self.dropped += 1,
+                continue;
             }
+            if self.len >= self.max {
+                // Room is made by the deepest level, if it is deeper than this bound's.
+                match self.levels.iter().rposition(|level| !level.is_empty()) {
+                    Some(deepest) if deepest > stones => {
+                        let gone = std::mem::take(&mut self.levels[deepest]);
+                        self.len -= gone.len();
+                        self.dropped += gone.len() as u64;
+                    }
+                    _ => {
+                        self.dropped += 1;
+                        continue;
+                    }
+                }
+            }
+            self.levels[stones].insert((key, kind), (score, best));
+            self.len += 1;
         }
         Ok(())
     }
 
-    /// Every bound kept, as records ([`SharingTable::take_in`] takes them).
+    /// Every bound kept, as records ([`SharingTable::take_in`] takes them), the positions
+    /// with fewest stones first.
     pub fn records(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.bounds.len() * record_bytes::<B>());
-        for (&(key, kind), &(score, best)) in &self.bounds {
+        let mut out = Vec::with_capacity(self.len * record_bytes::<B>());
+        for (&(key, kind), &(score, best)) in self.levels.iter().flatten() {
             key.write_le(&mut out);
             out.extend([kind, score as u8, best]);
         }
@@ -187,24 +222,46 @@ impl<B: Bitboard> KeptBounds<B> {
 
     /// How many bounds are kept.
     pub fn len(&self) -> usize {
-        self.bounds.len()
+        self.len
     }
 
     /// Whether none is.
     pub fn is_empty(&self) -> bool {
-        self.bounds.is_empty()
+        self.len == 0
     }
 
-    /// Records not kept for want of room since the last [`KeptBounds::clear`].
+    /// Records not kept, or kept and then dropped, for want of room since the last
+    /// [`KeptBounds::clear`].
     pub fn dropped(&self) -> u64 {
         self.dropped
     }
 
     /// Forgets every bound (a new line).
     pub fn clear(&mut self) {
-        self.bounds.clear();
+        self.levels.clear();
+        self.len = 0;
         self.dropped = 0;
     }
+}
+
+/// The records of `records` (bounds of the board `W`×`H`, as checked before) of positions
+/// with at least `empties` empty squares: what of a worker's journal passes on to the other
+/// workers, when it journals deeper for the state file.
+pub fn far_records<const W: usize, const H: usize, B: Bitboard>(
+    records: &[u8],
+    empties: u32,
+) -> Vec<u8> {
+    let size = record_bytes::<B>();
+    let most = ((W * H) as u32).saturating_sub(empties);
+    let mut out = Vec::new();
+    for record in records.chunks_exact(size) {
+        let far = Position::<W, H, B>::from_key(B::read_le(&record[..B::BYTES]))
+            .is_some_and(|pos| pos.moves() <= most);
+        if far {
+            out.extend_from_slice(record);
+        }
+    }
+    out
 }
 
 /// A record read: its symmetric key and position, the kind of bound (0 upper, 1 lower), the
@@ -393,8 +450,9 @@ mod tests {
         // The journal keeps a position's latest bound; the kept ones, each kind's tightest:
         // both name the same positions.
         let keys = |k: &KeptBounds<u64>| {
-            k.bounds
-                .keys()
+            k.levels
+                .iter()
+                .flat_map(HashMap::keys)
                 .map(|(key, _)| *key)
                 .collect::<std::collections::BTreeSet<_>>()
         };
@@ -436,6 +494,52 @@ mod tests {
         assert_eq!(t.take_in(&kept.records()), Ok(2));
         kept.clear();
         assert!(kept.is_empty());
+    }
+
+    /// Kept bounds past their room make way for shallower ones, the deepest going first;
+    /// a deeper one than all kept finds no room. Far records are those of few stones.
+    #[test]
+    fn kept_bounds_keep_the_shallowest_when_full() {
+        let mut kept = KeptBounds::<u64>::with_max(4);
+        // `n` bounds of distinct positions with `stones` stones.
+        let records = |stones: u32, n: usize| -> Vec<u8> {
+            let mut seen = std::collections::HashSet::new();
+            let mut out = Vec::new();
+            for pos in (1..200).filter_map(|seed| game(seed, stones)) {
+                if seen.len() < n && seen.insert(pos.symmetric_key()) {
+                    pos.symmetric_key().write_le(&mut out);
+                    out.extend([1, 0, 0]);
+                }
+            }
+            assert_eq!(seen.len(), n, "{n} positions of {stones} stones");
+            out
+        };
+        let stones_of = |kept: &KeptBounds<u64>| -> Vec<u32> {
+            kept.records()
+                .chunks(11)
+                .map(|r| {
+                    Position::<7, 6, u64>::from_key(u64::read_le(&r[..8]))
+                        .expect("a position")
+                        .moves()
+                })
+                .collect()
+        };
+        let (six, three, one) = (records(6, 4), records(3, 3), records(1, 1));
+        kept.keep::<7, 6>(&six).expect("bounds");
+        assert_eq!(stones_of(&kept), vec![6; 4]);
+        kept.keep::<7, 6>(&three).expect("bounds");
+        assert_eq!(stones_of(&kept), vec![3; 3], "the deepest level made way");
+        kept.keep::<7, 6>(&six).expect("bounds");
+        assert_eq!(
+            stones_of(&kept),
+            vec![3, 3, 3, 6],
+            "the room left, then none"
+        );
+        kept.keep::<7, 6>(&one).expect("bounds");
+        assert_eq!(stones_of(&kept), vec![1, 3, 3, 3], "the shallowest first");
+        assert_eq!(kept.dropped(), 4 + 3 + 1);
+        let mixed = [one.clone(), six.clone()].concat();
+        assert_eq!(far_records::<7, 6, u64>(&mixed, 42 - 3), one);
     }
 
     #[test]

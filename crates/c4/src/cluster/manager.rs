@@ -7,7 +7,7 @@
 use super::dispatch::{Dispatch, Policy};
 use super::wire::{ToManager, ToWorker};
 use super::{CurrentLine, State, StateFile, Step, TopTree};
-use crate::sharing::KeptBounds;
+use crate::sharing::{KeptBounds, far_records};
 use std::io;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -68,6 +68,10 @@ pub struct Setup {
     /// The most time between two writes of the state file (a write is due sooner, once 4% of
     /// the run's time has passed since the last, but not sooner than 0.1 s).
     pub state_every: Duration,
+    /// Workers journal deeper for the state file than they share: only the bounds of
+    /// positions with at least this many empty squares pass on to the other workers
+    /// (`None`: all do).
+    pub pass_empties: Option<u32>,
 }
 
 /// What stops the manager's run: its own failure, or standard input or output's.
@@ -109,6 +113,8 @@ pub struct Manager<L: Link, const W: usize, const H: usize, B: Bitboard> {
     kept: KeptBounds<B>,
     /// How long the last write of the state file took.
     save_took: Duration,
+    /// See [`Setup::pass_empties`].
+    pass_empties: Option<u32>,
 }
 
 /// A long line's expected positions ([`Manager::progress`]).
@@ -206,6 +212,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
             expected: Expected::None,
             kept: KeptBounds::default(),
             save_took: Duration::ZERO,
+            pass_empties: setup.pass_empties,
         }
     }
 
@@ -335,7 +342,13 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
                     if self.file.is_some() {
                         self.kept.keep::<W, H>(&bounds).map_err(trouble)?;
                     }
-                    self.dispatch.bounds(w, &bounds);
+                    match self.pass_empties {
+                        Some(empties) => {
+                            let far = far_records::<W, H, B>(&bounds, empties);
+                            self.dispatch.bounds(w, &far);
+                        }
+                        None => self.dispatch.bounds(w, &bounds),
+                    }
                 }
                 ToManager::Answer(answer) => {
                     wait = false;
@@ -583,6 +596,7 @@ mod tests {
                 alone: 1,
                 policy: Policy::default(),
                 state_every: Duration::ZERO,
+                pass_empties: None,
             };
             let (file, state) = file.map_or((None, State::default()), |(f, s)| (Some(f), s));
             let mut manager =

@@ -55,8 +55,9 @@ pub(crate) fn launched() -> bool {
 struct Setup {
     /// The manager's.
     manager: manager::Setup,
-    /// Empty squares from which bounds pass between workers ([`knobs::MPI_SHARE`]).
-    shared_empties: u32,
+    /// Empty squares from which a worker journals its bounds: those from which they pass
+    /// between workers ([`knobs::MPI_SHARE`]), or deeper with a state file, which keeps them.
+    journal_empties: u32,
     /// What the ranks compare in the handshake.
     identity: Vec<(&'static str, String)>,
 }
@@ -64,6 +65,10 @@ struct Setup {
 /// How many stones below a job the bounds its worker proves still pass to the other
 /// workers, by default. Measured in docs/connect4/mpi.md.
 const SHARE_BELOW_LEAF: u32 = 10;
+
+/// How many stones below a job the bounds its worker proves still go to the manager for the
+/// state file: a resumed solve's workers start from them. Measured in docs/connect4/mpi.md.
+const KEEP_BELOW_LEAF: u32 = 14;
 
 impl Setup {
     /// The setup of this rank among `ranks`: the command line's options and the knobs (a
@@ -73,11 +78,17 @@ impl Setup {
         book: Option<&Path>,
         analyze: bool,
         ranks: usize,
+        keeping: bool,
     ) -> Result<Setup, Failure> {
         let leaf_empties = knobs::MPI_LEAF.read_or(cluster::leaf_empties((W * H) as u32))?;
         let group = knobs::MPI_GROUP.read_or(cluster::GROUP as u32)?;
         let shared_empties =
             knobs::MPI_SHARE.read_or(leaf_empties.saturating_sub(SHARE_BELOW_LEAF))?;
+        let journal_empties = if keeping {
+            shared_empties.min(leaf_empties.saturating_sub(KEEP_BELOW_LEAF))
+        } else {
+            shared_empties
+        };
         let exe = std::env::current_exe()
             .and_then(std::fs::metadata)
             .map_or(0, |m| m.len());
@@ -113,10 +124,11 @@ impl Setup {
                 ..default
             },
             state_every: Duration::from_millis(knobs::MPI_STATE_MS.read_or(state_ms)?),
+            pass_empties: (journal_empties < shared_empties).then_some(shared_empties),
         };
         Ok(Setup {
             manager,
-            shared_empties,
+            journal_empties,
             identity,
         })
     }
@@ -135,7 +147,13 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
         return Err(Failure::run("MPI could not be initialised"));
     };
     let world = universe.world();
-    let setup = Setup::new(&solving, book, analyze, world.size() as usize);
+    let setup = Setup::new(
+        &solving,
+        book,
+        analyze,
+        world.size() as usize,
+        state.is_some(),
+    );
     let outcome = match setup {
         _ if world.size() < 2 => Err(Failure::usage(
             "a solve under MPI needs a manager and at least one worker: start it with \
@@ -262,9 +280,9 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
     world
         .process_at_rank(0)
         .send_with_tag(&hello.encode()[..], hello.tag());
-    let shared_empties = setup.shared_empties;
+    let journal_empties = setup.journal_empties;
     let mut worker =
-        Worker::start(solving.solver_on(|table| SharingTable::new(table, shared_empties))?);
+        Worker::start(solving.solver_on(|table| SharingTable::new(table, journal_empties))?);
     while !worker.finished() {
         if worker.idle() {
             if !take_waiting(world, &mut worker)? {
