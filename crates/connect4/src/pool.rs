@@ -187,7 +187,7 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     /// (none of them over: [`Position::from_moves`] makes only such positions), and the
     /// positions explored; or [`Stopped`] if `stop` triggered first. Waits for a free slot if
     /// all are taken; then every other slot free at that moment helps, each thread taking the
-    /// next few positions left (see [`SolverPool::solve_all`]). `solved` counts the positions
+    /// next few positions left (in chunks that shrink near the end). `solved` counts the positions
     /// solved so far, for a progress report.
     ///
     /// Why not [`SolverPool::solve`] once a position: for positions that take microseconds
