@@ -6,7 +6,7 @@
 //! iteration that cannot finish is wasted), and a *hard* one that interrupts the search.
 //! Neither is planned on the clock's last *reserve*: what a busy machine may charge beyond
 //! a move's own time (see [`Limits::time_budget_keeping`]); a search stops short of its hard
-//! limit by the longest gap it has seen between its clock checks ([`StallClock`]).
+//! limit by the longest gap it has seen between its clock checks (`StallClock`).
 //! While pondering or in `infinite` mode the clock is not looked at; `ponderhit` starts it.
 //!
 //! A `go` that gives any clock field (`wtime`, `btime`, `winc`, `binc`) is a clocked search,
