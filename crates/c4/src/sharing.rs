@@ -95,16 +95,19 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
     pub fn take_journal(&mut self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.journal.len() * record_bytes::<B>());
         for (key, (bound, best)) in self.journal.drain() {
-            key.write_le(&mut out);
             let (kind, score) = match bound {
                 ScoreBound::Upper(s) => (0, s),
                 ScoreBound::Lower(s) => (1, s),
             };
-            out.push(kind);
             // Scores lie within ±(W·H/2 + 1), below 128 on every board (at most 128 squares
             // in a u128, so |score| ≤ 65).
-            out.push(score as i8 as u8);
-            out.push(best.map_or(0, |c| c as u8 + 1));
+            write_record(
+                &mut out,
+                key,
+                kind,
+                score as i8,
+                best.map_or(0, |c| c as u8 + 1),
+            );
         }
         out
     }
@@ -128,8 +131,9 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
     }
 }
 
-/// The most bounds [`KeptBounds`] keeps by default: 2^21 records are at most 40 MiB on the
-/// widest board (80 MiB of the state file's hex), written in a few seconds behind the run.
+/// The most bounds [`KeptBounds`] keeps by default: 2^22 records are at most 76 MiB on the
+/// widest board (twice that as the state file's hex; 8×5 strong's file held 41–85 MB),
+/// written behind the run. Fewer (2^21) lost more of a killed solve (docs/connect4/mpi.md).
 pub const KEPT_MAX: usize = 1 << 22;
 
 /// The far bounds the workers proved on the line in hand, as the manager keeps them for the
@@ -214,8 +218,7 @@ impl<B: Bitboard> KeptBounds<B> {
     pub fn records(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len * record_bytes::<B>());
         for (&(key, kind), &(score, best)) in self.levels.iter().flatten() {
-            key.write_le(&mut out);
-            out.extend([kind, score as u8, best]);
+            write_record(&mut out, key, kind, score, best);
         }
         out
     }
@@ -262,6 +265,13 @@ pub fn far_records<const W: usize, const H: usize, B: Bitboard>(
         }
     }
     out
+}
+
+/// Writes a record: the key, the kind of bound (0 upper, 1 lower), the score and the best
+/// column plus one (0 for none).
+fn write_record<B: Bitboard>(out: &mut Vec<u8>, key: B, kind: u8, score: i8, best: u8) {
+    key.write_le(out);
+    out.extend([kind, score as u8, best]);
 }
 
 /// A record read: its symmetric key and position, the kind of bound (0 upper, 1 lower), the

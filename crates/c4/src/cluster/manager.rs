@@ -111,7 +111,7 @@ pub struct Manager<L: Link, const W: usize, const H: usize, B: Bitboard> {
     expected: Expected,
     /// The far bounds the workers proved on the line in hand, for the state file.
     kept: KeptBounds<B>,
-    /// How long the last write of the state file took.
+    /// How long the last snapshot of the state took (its write goes on behind).
     save_took: Duration,
     /// See [`Setup::pass_empties`].
     pass_empties: Option<u32>,
