@@ -16,7 +16,8 @@
 //! environment: the app passes the measurement knobs in as values) → [`book`]
 //! (opening books: stored scores, and the tree that scores them) → [`search`] (one thread's
 //! negamax and score search) → [`parallel`] (threads on one solve) → [`solver`] (the solver)
-//! and [`pool`] (solvers that answer concurrent requests) → [`protocol`] (the line protocol:
+//! and [`pool`] (solvers that answer concurrent requests) and [`crew`] (threads kept
+//! between batches of solves, for Python's `solve_many`) → [`protocol`] (the line protocol:
 //! `moves [expected]` in, `moves score positions microseconds` out) → [`bench`](mod@bench)
 //! (Pons-style test-set runs, lines read with the protocol's parser) → [`estimate`] (how big
 //! an empty board's solve is, from a sample of smaller ones). Beside them, [`board`] picks a
@@ -57,6 +58,7 @@ pub mod board;
 pub mod book;
 pub mod bounds;
 pub mod coding;
+pub mod crew;
 pub mod estimate;
 pub mod moves;
 pub mod parallel;

@@ -7,6 +7,12 @@
 //! it and every 10 ms takes the GIL back to look for a signal (`Python::check_signals`): a
 //! Ctrl-C raises the stop flag the search watches, the search returns within some
 //! microseconds without storing anything, and `KeyboardInterrupt` reaches the caller.
+//!
+//! `solve_many` is the exception: the calling thread solves, without the GIL, beside the
+//! helpers of a `transpo_connect4::crew::Crew` that live as long as the solver, and the
+//! search itself takes the GIL back every 10 ms to look for a signal. No thread is started
+//! or joined per call: on a loaded machine each start, join and wake could wait for the
+//! scheduler longer than a batch of short solves takes (Pons' End-Easy set: 2 ms).
 
 mod game;
 
@@ -16,11 +22,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString, PyTuple};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 use transpo_connect4::board::Board;
 use transpo_connect4::book::{Book, BookError};
-use transpo_connect4::pool::{Request, SolverPool, Stop};
+use transpo_connect4::crew::Crew;
 use transpo_connect4::position::{Bitboard, Position, column_char, column_from_char};
 use transpo_connect4::score::{Window, finish, win_now_score};
 use transpo_connect4::solver::Solver as TypedSolver;
@@ -364,13 +370,12 @@ trait Engine: Send {
     fn solve(&mut self, moves: &[u8], stop: &AtomicBool) -> Option<i32>;
     /// Each column's score, or `None` if stopped.
     fn analyse(&mut self, moves: &[u8], stop: &AtomicBool) -> Option<Vec<Option<i32>>>;
-    /// The scores of many positions, on every thread, or `None` if stopped; `done` counts
-    /// the positions solved.
+    /// The scores of many positions, on every thread, or `None` if `check` (called with the
+    /// count solved so far about every 10 ms) said to stop.
     fn solve_many(
         &mut self,
-        positions: &Batch,
-        stop: &Stop,
-        done: &AtomicUsize,
+        positions: Batch,
+        check: &mut dyn FnMut(usize) -> bool,
     ) -> Result<Option<Vec<i32>>, String>;
     /// Forgets every table's contents.
     fn clear(&mut self);
@@ -379,14 +384,15 @@ trait Engine: Send {
 }
 
 /// The solvers of the `W`×`H` board: one for single positions (all threads on one solve),
-/// and a pool for `solve_many` (each thread on its own positions), made on first use.
+/// and a crew for `solve_many` (each thread on its own positions, the caller's too), made
+/// on first use.
 struct Typed<const W: usize, const H: usize, B: Bitboard> {
     strength: Strength,
     hash_mib: u64,
     threads: usize,
     book: Option<Book<W, H, B>>,
     solver: TypedSolver<W, H, B>,
-    pool: Option<SolverPool<W, H, B>>,
+    crew: Option<Crew<W, H, B>>,
 }
 
 /// How a Python `Solver` was asked for.
@@ -434,7 +440,7 @@ fn make_engine<const W: usize, const H: usize, B: Bitboard>(
         threads: config.threads,
         book,
         solver,
-        pool: None,
+        crew: None,
     }))
 }
 
@@ -486,29 +492,22 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
 
     fn solve_many(
         &mut self,
-        positions: &Batch,
-        stop: &Stop,
-        done: &AtomicUsize,
+        positions: Batch,
+        check: &mut dyn FnMut(usize) -> bool,
     ) -> Result<Option<Vec<i32>>, String> {
-        if self.pool.is_none() {
-            let mut pool =
-                SolverPool::new(self.hash_mib, self.threads).map_err(|e| e.to_string())?;
-            if let Some(book) = &self.book {
-                pool.set_book(book.clone());
-            }
-            self.pool = Some(pool);
+        if self.crew.is_none() {
+            let crew = Crew::new(self.hash_mib, self.threads, self.book.clone())
+                .map_err(|e| e.to_string())?;
+            self.crew = Some(crew);
         }
-        let Some(pool) = self.pool.as_ref() else {
-            return Err("no pool".into());
+        let Some(crew) = self.crew.as_ref() else {
+            return Err("no crew".into());
         };
-        let request = Request {
-            strength: self.strength,
-            fresh: false,
-        };
+        let count = positions.len();
         // Each position is made on the thread that solves it.
-        let position = |i| Self::position(positions.get(i));
-        Ok(pool
-            .solve_each(positions.len(), position, request, stop, done)
+        let position = move |i| Self::position(positions.get(i));
+        Ok(crew
+            .solve_each(count, position, self.strength, check)
             .ok()
             .map(|(scores, _)| scores))
     }
@@ -520,8 +519,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
     fn clear(&mut self) {
         self.solver.reset();
         // Kept, not dropped: making its table again took 0.5-1.5 s.
-        if let Some(pool) = &mut self.pool {
-            pool.clear();
+        if let Some(crew) = &mut self.crew {
+            crew.clear();
         }
     }
 }
@@ -595,6 +594,30 @@ impl Solver {
         // A poisoned lock: a solve panicked. The tables hold only finished searches' bounds,
         // so the solver is still sound.
         self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The engine, once no other thread holds it, or `None` if `check` (run about every
+    /// 10 ms while another thread holds it) said to stop.
+    fn engine_checked(
+        &self,
+        check: &mut dyn FnMut(usize) -> bool,
+    ) -> Option<std::sync::MutexGuard<'_, Box<dyn Engine>>> {
+        let mut last = Instant::now();
+        loop {
+            match self.engine.try_lock() {
+                Ok(engine) => return Some(engine),
+                // As in `engine`: the tables are still sound.
+                Err(TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+                Err(TryLockError::WouldBlock) => {}
+            }
+            if last.elapsed() >= SIGNAL_EVERY {
+                if !check(0) {
+                    return None;
+                }
+                last = Instant::now();
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     /// Runs `f` on the engine, stoppable by Ctrl-C.
@@ -819,9 +842,7 @@ impl Solver {
             batch.end_position();
         }
         let n = batch.len();
-        let stop = Stop::never();
         let done = AtomicUsize::new(0);
-        let (stop, done) = (&stop, &done);
         let started = Instant::now();
         let last_report = Mutex::new(started);
         let report = |py: Python<'_>, end: bool| -> PyResult<()> {
@@ -842,21 +863,35 @@ impl Solver {
             stderr.call_method0("flush")?;
             Ok(())
         };
-        let scores = interruptible(
-            py,
-            || {
-                let batch = with_slow(batch, &slow, self.board, self.threads)
-                    .map_err(|(i, why)| PyValueError::new_err(format!("position {i}: {why}")))?;
-                let mut engine = self.engine();
-                if stop.is_due() {
-                    return Ok(None);
+        // The solve runs on this thread (and the crew's helpers), without the GIL, which it
+        // takes back about every 10 ms to look for a signal (Ctrl-C) and report progress.
+        let mut raised = None;
+        let mut check = |solved: usize| {
+            done.store(solved, Ordering::Relaxed);
+            match Python::attach(|py| {
+                py.check_signals()?;
+                report(py, false)
+            }) {
+                Ok(()) => true,
+                Err(e) => {
+                    raised = Some(e);
+                    false
                 }
-                engine.solve_many(&batch, stop, done).map_err(table_error)
-            },
-            || stop.cancel(),
-            |py| report(py, false),
-        )??
-        .ok_or_else(|| PyRuntimeError::new_err("the solve was stopped"))?;
+            }
+        };
+        let scores = py.detach(|| -> PyResult<Option<Vec<i32>>> {
+            let batch = with_slow(batch, &slow, self.board, self.threads)
+                .map_err(|(i, why)| PyValueError::new_err(format!("position {i}: {why}")))?;
+            let Some(mut engine) = self.engine_checked(&mut check) else {
+                return Ok(None);
+            };
+            engine.solve_many(batch, &mut check).map_err(table_error)
+        });
+        if let Some(e) = raised {
+            return Err(e);
+        }
+        let scores = scores?.ok_or_else(|| PyRuntimeError::new_err("the solve was stopped"))?;
+        done.store(n, Ordering::Relaxed);
         report(py, true)?;
         let bytes: Vec<u8> = scores.iter().map(|&s| s as i8 as u8).collect();
         let numpy = py.import("numpy")?;
