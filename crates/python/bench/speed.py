@@ -10,7 +10,8 @@ What is compared, set by set (Begin-Medium: its first 200 lines; Begin-Hard: 20)
 - ours: one `solve_many(set)` call on a `Solver(threads, hash_mib=128, book=None)` (no book,
   as `transpo-c4 bench` runs by default), cleared just before it (`clear()`, untimed: the
   table forgets everything, in O(1)). Its time is the whole call, reading the Python
-  strings included. The pool's table is made before anything is timed.
+  strings included. solve_many's table is made, and its helper threads started, before
+  anything is timed.
 - the bench: `transpo-c4 bench` with the same threads and `--hash-mib 128`; the time of a
   repetition is its result row, the bench's own sum of solve times (its table cleared
   before each line, reading the lines and making the table left out).
@@ -176,8 +177,8 @@ def main():
     )
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     solver = Solver(threads=args.threads, hash_mib=128, book=None)
-    # Makes the pool's table (128 MiB, every page touched: 0.5-1.5 s here), untimed: the
-    # bench's time leaves out making its table too.
+    # Makes solve_many's table (128 MiB, every page touched: 0.5-1.5 s here) and starts its
+    # helper threads, untimed: the bench's time leaves out making its table too.
     solver.solve_many([])
     for file, name, limit in SETS:
         if file not in wanted:

@@ -392,7 +392,8 @@ struct Typed<const W: usize, const H: usize, B: Bitboard> {
     threads: usize,
     book: Option<Book<W, H, B>>,
     solver: TypedSolver<W, H, B>,
-    crew: Option<Crew<W, H, B>>,
+    /// The crew, and the process that made it.
+    crew: Option<(Crew<W, H, B>, u32)>,
 }
 
 /// How a Python `Solver` was asked for.
@@ -454,11 +455,34 @@ impl<const W: usize, const H: usize, B: Bitboard> Typed<W, H, B> {
         pos
     }
 
+    /// Forgets, without dropping it, a crew made by the process this one forked from (a
+    /// PyTorch `DataLoader` worker, `multiprocessing` with fork): its helper threads did
+    /// not come along, and a lock one of them held at the fork would stay held here, so
+    /// neither its locks nor its threads may be touched. Its memory is the parent's,
+    /// shared until written; the next `solve_many` makes a crew of this process.
+    fn leave_a_parents_crew(&mut self) {
+        if self
+            .crew
+            .as_ref()
+            .is_some_and(|(_, pid)| *pid != std::process::id())
+        {
+            std::mem::forget(self.crew.take());
+        }
+    }
+
     fn solve_pos(&mut self, pos: &Position<W, H, B>, stop: &AtomicBool) -> Option<i32> {
         let range = self
             .solver
             .solve_window_until(pos, Window::of(self.strength), stop)?;
         Some(finish(*range.start(), self.strength))
+    }
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Drop for Typed<W, H, B> {
+    /// A crew made in this process stops its helpers and waits for them; one made before a
+    /// fork is forgotten instead, as its helpers are not here to wait for.
+    fn drop(&mut self) {
+        self.leave_a_parents_crew();
     }
 }
 
@@ -495,12 +519,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
         positions: Batch,
         check: &mut dyn FnMut(usize) -> bool,
     ) -> Result<Option<Vec<i32>>, String> {
+        self.leave_a_parents_crew();
         if self.crew.is_none() {
             let crew = Crew::new(self.hash_mib, self.threads, self.book.clone())
                 .map_err(|e| e.to_string())?;
-            self.crew = Some(crew);
+            self.crew = Some((crew, std::process::id()));
         }
-        let Some(crew) = self.crew.as_ref() else {
+        let Some((crew, _)) = self.crew.as_ref() else {
             return Err("no crew".into());
         };
         let count = positions.len();
@@ -519,7 +544,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
     fn clear(&mut self) {
         self.solver.reset();
         // Kept, not dropped: making its table again took 0.5-1.5 s.
-        if let Some(crew) = &mut self.crew {
+        self.leave_a_parents_crew();
+        if let Some((crew, _)) = &mut self.crew {
             crew.clear();
         }
     }
