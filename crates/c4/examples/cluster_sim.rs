@@ -1,0 +1,139 @@
+//! The cluster's policy timed in virtual time (`transpo_c4::cluster::simulate`): one solve
+//! of an empty board by one solver, then by a manager and `--workers` workers, and what the
+//! workers cost beside it — positions, speed-up in ticks, busy share, ticks on stopped jobs.
+//!
+//! ```sh
+//! cargo run --release -p transpo-c4 --example cluster_sim -- --board 7x5 --workers 4,16
+//! ```
+
+use clap::Parser;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use transpo_c4::cluster::alone_before_release;
+use transpo_c4::cluster::dispatch::Policy;
+use transpo_c4::cluster::manager::Setup;
+use transpo_c4::cluster::simulate::{Costs, simulate};
+use transpo_cli::Failure;
+use transpo_connect4::position::{Bitboard, Position};
+use transpo_connect4::score::Strength;
+use transpo_connect4::solver::Solver;
+
+/// Times the manager's policy in virtual time.
+#[derive(Parser)]
+struct Args {
+    /// The board: 6x5, 7x5, 6x6, 8x5, 9x4 or 7x6.
+    #[arg(long, default_value = "7x5")]
+    board: String,
+    /// The worker counts to run, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "16")]
+    workers: Vec<usize>,
+    /// A weak solve.
+    #[arg(long)]
+    weak: bool,
+    /// Children answered before a node releases the rest (default: the binary's rule).
+    #[arg(long)]
+    alone: Option<u32>,
+    /// Jobs this many stones from the empty board.
+    #[arg(long, default_value_t = transpo_c4::cluster::LEAF_STONES)]
+    leaf_stones: u32,
+    /// Jobs held ahead by a worker.
+    #[arg(long, default_value_t = 1)]
+    ahead: usize,
+    /// Bounds passed on from this many empty squares below the job.
+    #[arg(long, default_value_t = 10)]
+    share_below: u32,
+    /// Ticks a message takes.
+    #[arg(long, default_value_t = Costs::default().latency)]
+    latency: u64,
+    /// Charge the manager's own time at this machine's one-thread rate (measured by the one
+    /// solve).
+    #[arg(long)]
+    manager_time: bool,
+    /// MiB of each worker's table (and one solve's).
+    #[arg(long, default_value_t = 128)]
+    hash_mib: u64,
+}
+
+fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), Failure> {
+    let strength = if args.weak {
+        Strength::Weak
+    } else {
+        Strength::Strong
+    };
+    let mut one = Solver::<W, H, B>::new(args.hash_mib)
+        .map_err(|e| Failure::usage(format!("--hash-mib: {e}")))?;
+    let started = Instant::now();
+    let score = one.solve(&Position::new(), strength);
+    let base = one.nodes();
+    let rate = base as f64 / started.elapsed().as_secs_f64();
+    println!(
+        "{} {strength:?}: one solve {base} positions ({:.1} M a second), score {score}",
+        args.board,
+        rate / 1e6
+    );
+    let squares = (W * H) as u32;
+    let leaf = squares.saturating_sub(args.leaf_stones);
+    for &workers in &args.workers {
+        let alone = args.alone.unwrap_or_else(|| alone_before_release(workers));
+        let setup = Setup {
+            strength,
+            leaf_empties: leaf,
+            group: 2,
+            alone,
+            policy: Policy {
+                ahead: args.ahead,
+                ..Policy::default()
+            },
+            state_every: Duration::from_secs(5),
+            pass_empties: None,
+        };
+        let shared = leaf.saturating_sub(args.share_below);
+        let costs = Costs {
+            latency: args.latency,
+            manager_rate: if args.manager_time { rate } else { 0.0 },
+        };
+        let r = simulate::<W, H, B>("", workers, &setup, args.hash_mib, shared, costs)?;
+        if r.score != score {
+            return Err(Failure::run(format!(
+                "{workers} workers scored {}, one solve {score}",
+                r.score
+            )));
+        }
+        println!(
+            "  {workers:>3} workers, alone {alone}: positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
+             {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s), bounds taken in {:.1}% of the workers' time",
+            r.positions as f64 / base as f64,
+            base as f64 / r.makespan.max(1) as f64,
+            100.0 * r.busy_share(workers),
+            r.jobs.0,
+            r.jobs.1,
+            100.0 * r.stopped_ticks as f64 / r.positions.max(1) as f64,
+            100.0 * r.thinking as f64 / r.makespan.max(1) as f64,
+            r.thinking as f64 / rate,
+            100.0 * r.intake as f64 / (r.makespan.max(1) as f64 * workers as f64),
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let ran = match args.board.as_str() {
+        "6x5" => run::<6, 5, u64>(&args),
+        "7x5" => run::<7, 5, u64>(&args),
+        "6x6" => run::<6, 6, u64>(&args),
+        "8x5" => run::<8, 5, u64>(&args),
+        "9x4" => run::<9, 4, u64>(&args),
+        "7x6" => run::<7, 6, u64>(&args),
+        other => Err(Failure::usage(format!(
+            "--board {other}: not one of this example's"
+        ))),
+    };
+    match ran {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("error: {}", failure.message());
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}

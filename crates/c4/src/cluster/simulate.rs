@@ -1,0 +1,477 @@
+//! The cluster in virtual time: the real manager, dispatch, top tree and workers' solvers,
+//! with a clock that counts positions instead of seconds, so that a run of many workers can
+//! be timed on a machine with fewer cores than workers (or on a busy one) and come out the
+//! same every time.
+//!
+//! Why: the goals of a solve over many machines are in time on many cores, and the two
+//! knobs that matter pull apart there — releasing younger brothers early keeps the workers
+//! busy but searches jobs a brother's cutoff makes needless; waiting searches fewer but
+//! idles them (docs/connect4/mpi.md). An oversubscribed `mpirun` counts positions truly but
+//! times nothing. Here each worker searches one position per tick, every message takes
+//! [`Costs::latency`] ticks, and the manager thinks in no time; the makespan in ticks, set
+//! beside one solve's positions, is the speed-up the policy would give on a machine whose
+//! cores each search at one solve's rate, and the busy share says where the rest went.
+//!
+//! What it leaves out: a job is searched whole the moment it starts, so a job cancelled
+//! halfway counts only the positions of its ticks but leaves its whole search in its
+//! worker's table (later jobs of that worker are a little cheaper than they would be); the
+//! bounds a running job passes on mid-search ([`super::worker::PASS_EVERY`]) go out with
+//! its answer instead; memory that slows many cores at once is not modelled.
+
+use super::manager::{Link, Manager, Setup};
+use super::wire::{JobAnswer, ToManager, ToWorker};
+use super::worker::WorkerSolver;
+use crate::sharing::SharingTable;
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+use transpo_cli::Failure;
+use transpo_connect4::bounds::BoundTable;
+use transpo_connect4::position::{Bitboard, Position};
+use transpo_connect4::protocol::{self, Options};
+use transpo_connect4::solver::Solver;
+
+/// What time costs in the virtual cluster, in ticks (one tick: one position searched by
+/// one worker).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Costs {
+    /// Ticks a message takes from its sender to its receiver, either way.
+    pub latency: u64,
+    /// Ticks a second of the manager's own time (its replays of the top tree, measured on
+    /// this machine's clock) and of a worker taking in bounds costs: this machine's
+    /// positions a second on one thread, so that searching and the rest keep their real
+    /// proportion; 0: both take no time.
+    pub manager_rate: f64,
+}
+
+impl Default for Costs {
+    /// 1,000 ticks a message: about 80 µs at 12.4 M positions a second (one thread of the
+    /// 16-core Xeon on 7×6), an MPI send on one machine plus the manager's replay.
+    fn default() -> Self {
+        Costs {
+            latency: 1_000,
+            manager_rate: 0.0,
+        }
+    }
+}
+
+/// What a simulated solve cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The score the manager printed.
+    pub score: i32,
+    /// The positions the manager counted: the workers' (a cancelled job's up to its stop)
+    /// and its own.
+    pub positions: u64,
+    /// Ticks from the line's start to its answer.
+    pub makespan: u64,
+    /// Ticks the workers spent searching, all together.
+    pub busy: u64,
+    /// Jobs searched to their answer, and jobs stopped while searching.
+    pub jobs: (u64, u64),
+    /// Ticks the workers spent on jobs that were stopped.
+    pub stopped_ticks: u64,
+    /// Ticks the manager spent thinking ([`Costs::manager_rate`]).
+    pub thinking: u64,
+    /// Ticks the workers spent taking in each other's bounds, all together (charged as
+    /// the manager's time is).
+    pub intake: u64,
+}
+
+impl Report {
+    /// The share of the workers' time spent searching.
+    pub fn busy_share(&self, workers: usize) -> f64 {
+        self.busy as f64 / (self.makespan.max(1) as f64 * workers.max(1) as f64)
+    }
+}
+
+/// A job a worker runs: it is searched whole at its start, and ends at `end` unless stopped.
+struct Running {
+    id: u64,
+    start: u64,
+    end: u64,
+    nodes: u64,
+    range: Option<(i32, i32)>,
+    bounds: Vec<u8>,
+}
+
+/// One worker: its solver and what it was sent.
+struct SimWorker<const W: usize, const H: usize, B: Bitboard> {
+    solver: WorkerSolver<W, H, B>,
+    /// Messages on their way: arrival tick and message.
+    inbox: VecDeque<(u64, ToWorker)>,
+    /// Orders for the search thread, in order, each with the tick it arrived, and the ids
+    /// of jobs cancelled before they started.
+    orders: VecDeque<(u64, ToWorker)>,
+    cancelled: Vec<u64>,
+    running: Option<Running>,
+    /// When the search thread is next free.
+    free_at: u64,
+    /// Positions counted on this line.
+    counted: u64,
+}
+
+/// The virtual cluster: a [`Link`] whose workers live in virtual time.
+pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
+    costs: Costs,
+    workers: Vec<SimWorker<W, H, B>>,
+    /// Messages on their way to the manager: arrival tick, worker, message.
+    outbox: VecDeque<(u64, usize, ToManager)>,
+    /// The manager's clock.
+    now: u64,
+    busy: u64,
+    stopped_ticks: u64,
+    jobs: (u64, u64),
+    /// When the manager last got control back from the link (its time since then is its
+    /// own thinking).
+    mark: Option<Instant>,
+    /// Ticks the manager spent thinking.
+    thinking: u64,
+    /// Ticks the workers spent taking in bounds.
+    intake: u64,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
+    /// `workers` workers (at least one), each with a table of `hash_mib` MiB that journals
+    /// the bounds of positions with at least `shared_empties` empty squares for the others.
+    ///
+    /// # Errors
+    ///
+    /// A table of that size cannot be had.
+    pub fn new(
+        workers: usize,
+        hash_mib: u64,
+        shared_empties: u32,
+        costs: Costs,
+    ) -> Result<Self, Failure> {
+        let workers = (0..workers.max(1))
+            .map(|_| {
+                let table = BoundTable::<W, H, B>::new(hash_mib)
+                    .map_err(|e| Failure::usage(format!("a worker's table: {e}")))?;
+                Ok(SimWorker {
+                    solver: Solver::with_table(SharingTable::new(table, shared_empties)),
+                    inbox: VecDeque::new(),
+                    orders: VecDeque::new(),
+                    cancelled: Vec::new(),
+                    running: None,
+                    free_at: 0,
+                    counted: 0,
+                })
+            })
+            .collect::<Result<Vec<_>, Failure>>()?;
+        Ok(Cluster {
+            costs,
+            workers,
+            outbox: VecDeque::new(),
+            now: 0,
+            busy: 0,
+            stopped_ticks: 0,
+            jobs: (0, 0),
+            mark: None,
+            thinking: 0,
+            intake: 0,
+        })
+    }
+
+    /// Moves the manager's clock on by the time it spent thinking since it last got control.
+    fn think(&mut self) {
+        if let Some(mark) = self.mark.take() {
+            let ticks = (mark.elapsed().as_secs_f64() * self.costs.manager_rate) as u64;
+            self.now += ticks;
+            self.thinking += ticks;
+        }
+    }
+
+    /// The tick of worker `w`'s next event, if it has one: a message arriving, its job
+    /// ending, or its search thread taking the next order.
+    fn next_event(&self, w: usize) -> Option<u64> {
+        let worker = &self.workers[w];
+        let arrival = worker.inbox.front().map(|(t, _)| *t);
+        let search = match &worker.running {
+            Some(running) => Some(running.end),
+            None => worker.orders.front().map(|(a, _)| worker.free_at.max(*a)),
+        };
+        match (arrival, search) {
+            (Some(a), Some(s)) => Some(a.min(s)),
+            (a, s) => a.or(s),
+        }
+    }
+
+    /// Carries out worker `w`'s next event, at tick `t`.
+    fn run_event(&mut self, w: usize, t: u64) {
+        let latency = self.costs.latency;
+        let worker = &mut self.workers[w];
+        if worker.inbox.front().is_some_and(|(a, _)| *a == t) {
+            let Some((_, message)) = worker.inbox.pop_front() else {
+                return;
+            };
+            match message {
+                ToWorker::Cancel { id } => match &mut worker.running {
+                    Some(running) if running.id == id && running.end > t => {
+                        running.end = t;
+                        running.range = None;
+                    }
+                    _ => worker.cancelled.push(id),
+                },
+                ToWorker::End => {}
+                order => worker.orders.push_back((t, order)),
+            }
+            return;
+        }
+        if let Some(running) = worker.running.take_if(|r| r.end == t) {
+            let ticks = running.end - running.start;
+            worker.counted += ticks.min(running.nodes);
+            worker.free_at = t;
+            self.busy += ticks;
+            if running.range.is_some() {
+                self.jobs.0 += 1;
+            } else {
+                self.jobs.1 += 1;
+                self.stopped_ticks += ticks;
+            }
+            if !running.bounds.is_empty() {
+                self.outbox
+                    .push_back((t + latency, w, ToManager::Bounds(running.bounds)));
+            }
+            let answer = JobAnswer {
+                id: running.id,
+                range: running.range,
+                positions: worker.counted,
+                micros: ticks,
+            };
+            self.outbox
+                .push_back((t + latency, w, ToManager::Answer(answer)));
+            return;
+        }
+        let Some((_, order)) = worker.orders.pop_front() else {
+            return;
+        };
+        match order {
+            ToWorker::Bounds(bytes) => {
+                let started = Instant::now();
+                // The manager only passes on what a worker journaled.
+                let _ = worker.solver.table_mut().take_in(&bytes);
+                let ticks = (started.elapsed().as_secs_f64() * self.costs.manager_rate) as u64;
+                worker.free_at = t + ticks;
+                self.intake += ticks;
+            }
+            ToWorker::Line => {
+                worker.solver.reset();
+                worker.counted = 0;
+                worker.free_at = t;
+            }
+            ToWorker::Job { id, window, moves } => {
+                let skipped = worker.cancelled.iter().position(|c| *c == id);
+                let pos = Position::<W, H, B>::from_moves(&moves).ok();
+                let (range, nodes, bounds) = match (skipped, pos) {
+                    (None, Some(pos)) => {
+                        let before = worker.solver.nodes();
+                        let never = AtomicBool::new(false);
+                        let range = worker.solver.solve_window_until(&pos, window, &never);
+                        let nodes = worker.solver.nodes() - before;
+                        let bounds = worker.solver.table_mut().take_journal();
+                        (range.map(|r| (*r.start(), *r.end())), nodes, bounds)
+                    }
+                    (Some(i), _) => {
+                        worker.cancelled.swap_remove(i);
+                        (None, 0, Vec::new())
+                    }
+                    (None, None) => (None, 0, Vec::new()),
+                };
+                worker.running = Some(Running {
+                    id,
+                    start: t,
+                    end: t + nodes,
+                    nodes,
+                    range,
+                    bounds,
+                });
+            }
+            ToWorker::Cancel { .. } | ToWorker::End => {}
+        }
+    }
+
+    /// Runs the workers' events up to tick `until` (all of them if `None`) or until a
+    /// message for the manager is due by then; returns whether one is.
+    fn advance(&mut self, until: Option<u64>) -> bool {
+        loop {
+            let due = self.outbox.iter().map(|(t, _, _)| *t).min();
+            let next = (0..self.workers.len())
+                .filter_map(|w| self.next_event(w).map(|t| (t, w)))
+                .min();
+            match (due, next) {
+                (Some(d), Some((t, _))) if d <= t && until.is_none_or(|u| d <= u) => {
+                    return true;
+                }
+                (_, Some((t, w))) if until.is_none_or(|u| t <= u) => self.run_event(w, t),
+                (Some(d), _) => return until.is_none_or(|u| d <= u),
+                (None, _) => return false,
+            }
+        }
+    }
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Link for &mut Cluster<W, H, B> {
+    fn post(&mut self, orders: super::dispatch::Orders) {
+        self.think();
+        let arrival = self.now + self.costs.latency;
+        for (w, message) in orders {
+            if let Some(worker) = self.workers.get_mut(w) {
+                worker.inbox.push_back((arrival, message));
+            }
+        }
+        self.mark = Some(Instant::now());
+    }
+
+    fn receive(&mut self, wait: bool) -> Result<Option<(usize, ToManager)>, Failure> {
+        self.think();
+        let received = self.deliver(wait);
+        self.mark = Some(Instant::now());
+        received
+    }
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
+    /// The next message for the manager: the first due, waiting (advancing the clock) for
+    /// one if `wait`.
+    fn deliver(&mut self, wait: bool) -> Result<Option<(usize, ToManager)>, Failure> {
+        let until = (!wait).then_some(self.now);
+        if !self.advance(until) {
+            return match wait {
+                true => Err(Failure::run(
+                    "the manager waits for workers that hold nothing",
+                )),
+                false => Ok(None),
+            };
+        }
+        let Some(first) = (0..self.outbox.len()).min_by_key(|&i| self.outbox[i].0) else {
+            return Ok(None);
+        };
+        let Some((t, w, message)) = self.outbox.remove(first) else {
+            return Ok(None);
+        };
+        self.now = self.now.max(t);
+        Ok(Some((w, message)))
+    }
+}
+
+/// Solves the position reached by `moves` ("" for the empty board) with the manager of
+/// `setup` and `workers` workers in virtual time ([`Cluster::new`]'s tables).
+///
+/// # Errors
+///
+/// A table that cannot be had, a bad line, or the manager's failure.
+pub fn simulate<const W: usize, const H: usize, B: Bitboard>(
+    moves: &str,
+    workers: usize,
+    setup: &Setup,
+    hash_mib: u64,
+    shared_empties: u32,
+    costs: Costs,
+) -> Result<Report, Failure> {
+    let mut cluster = Cluster::<W, H, B>::new(workers, hash_mib, shared_empties, costs)?;
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let options = Options {
+        strength: setup.strength,
+        analyze: false,
+    };
+    let line = if moves.is_empty() { "-" } else { moves };
+    {
+        let mut manager = Manager::<_, W, H, B>::new(
+            &mut cluster,
+            workers.max(1),
+            setup,
+            None,
+            Default::default(),
+        );
+        let summary = protocol::run(
+            &mut manager,
+            format!("{line}\n").as_bytes(),
+            &mut out,
+            &mut err,
+            options,
+        )
+        .map_err(|stop| stop.0)?;
+        manager.finish()?;
+        if summary.rejected > 0 {
+            let err = String::from_utf8_lossy(&err).into_owned();
+            return Err(Failure::usage(format!("{line}: {}", err.trim())));
+        }
+    }
+    let out = String::from_utf8_lossy(&out).into_owned();
+    let words: Vec<&str> = out.split_whitespace().collect();
+    let number = |i: usize| {
+        words
+            .get(i)
+            .and_then(|w| w.parse::<i64>().ok())
+            .ok_or_else(|| Failure::run(format!("the manager printed {out:?}")))
+    };
+    Ok(Report {
+        score: number(1)? as i32,
+        positions: number(2)? as u64,
+        makespan: cluster.now,
+        busy: cluster.busy,
+        jobs: cluster.jobs,
+        stopped_ticks: cluster.stopped_ticks,
+        thinking: cluster.thinking,
+        intake: cluster.intake,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::dispatch::Policy;
+    use crate::cluster::leaf_empties;
+    use std::time::Duration;
+    use transpo_connect4::score::Strength;
+
+    fn setup(strength: Strength, squares: u32, alone: u32) -> Setup {
+        Setup {
+            strength,
+            leaf_empties: leaf_empties(squares),
+            group: 2,
+            alone,
+            policy: Policy::default(),
+            state_every: Duration::from_secs(5),
+            pass_empties: None,
+        }
+    }
+
+    /// The virtual cluster prints one solve's score, strong and weak, with 1, 3 and 8
+    /// workers; one worker with no latency takes exactly its positions in ticks, busy all
+    /// along; with a latency, each of its jobs waits two messages' ticks (it holds one job at
+    /// a time, so nothing starts before it arrives); more workers take fewer ticks than their
+    /// positions.
+    #[test]
+    fn the_virtual_cluster_solves_as_one_solve() {
+        let root = Position::<6, 5, u64>::new();
+        for strength in [Strength::Strong, Strength::Weak] {
+            let mut one = Solver::<6, 5, u64>::new(4).expect("4 MiB");
+            let expected = one.solve(&root, strength);
+            for (workers, latency) in [(1, 0), (1, 1_000), (3, 1_000), (8, 1_000)] {
+                let costs = Costs {
+                    latency,
+                    manager_rate: 0.0,
+                };
+                let report =
+                    simulate::<6, 5, u64>("", workers, &setup(strength, 30, 1), 4, 12, costs)
+                        .expect("a solve");
+                assert_eq!(report.score, expected, "{strength:?} {workers} workers");
+                let jobs = report.jobs.0 + report.jobs.1;
+                match (workers, latency) {
+                    (1, 0) => {
+                        assert_eq!(report.busy, report.makespan, "{report:?}");
+                        assert!(report.positions >= report.makespan, "{report:?}");
+                    }
+                    (1, _) => assert!(
+                        report.makespan >= report.busy + 2 * latency * jobs,
+                        "{report:?}"
+                    ),
+                    _ => assert!(report.makespan < report.positions, "{report:?}"),
+                }
+                assert!(report.busy_share(workers) <= 1.0, "{report:?}");
+            }
+        }
+    }
+}
