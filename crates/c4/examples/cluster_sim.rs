@@ -36,12 +36,18 @@ struct Args {
     /// Jobs this many stones from the empty board.
     #[arg(long, default_value_t = transpo_c4::cluster::LEAF_STONES)]
     leaf_stones: u32,
-    /// Jobs held ahead by a worker.
+    /// Jobs held ahead by a worker (at least its lanes).
     #[arg(long, default_value_t = 1)]
     ahead: usize,
+    /// Jobs each worker searches at once, on one table (one thread each).
+    #[arg(long, default_value_t = 1)]
+    lanes: usize,
     /// Bounds passed on from this many empty squares below the job.
     #[arg(long, default_value_t = 10)]
     share_below: u32,
+    /// Journal only bounds whose search explored this many positions.
+    #[arg(long, default_value_t = 1)]
+    min_nodes: u64,
     /// Ticks a message takes.
     #[arg(long, default_value_t = Costs::default().latency)]
     latency: u64,
@@ -74,14 +80,16 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
     let squares = (W * H) as u32;
     let leaf = squares.saturating_sub(args.leaf_stones);
     for &workers in &args.workers {
-        let alone = args.alone.unwrap_or_else(|| alone_before_release(workers));
+        let alone = args
+            .alone
+            .unwrap_or_else(|| alone_before_release(workers * args.lanes));
         let setup = Setup {
             strength,
             leaf_empties: leaf,
             group: 2,
             alone,
             policy: Policy {
-                ahead: args.ahead,
+                ahead: args.ahead.max(args.lanes),
                 ..Policy::default()
             },
             state_every: Duration::from_secs(5),
@@ -91,8 +99,17 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         let costs = Costs {
             latency: args.latency,
             manager_rate: if args.manager_time { rate } else { 0.0 },
+            min_nodes: args.min_nodes,
         };
-        let r = simulate::<W, H, B>("", workers, &setup, args.hash_mib, shared, costs)?;
+        let r = simulate::<W, H, B>(
+            "",
+            workers,
+            args.lanes,
+            &setup,
+            args.hash_mib,
+            shared,
+            costs,
+        )?;
         if r.score != score {
             return Err(Failure::run(format!(
                 "{workers} workers scored {}, one solve {score}",
@@ -100,17 +117,18 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             )));
         }
         println!(
-            "  {workers:>3} workers, alone {alone}: positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
+            "  {workers:>3} workers x {} lanes, alone {alone}: positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
              {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s), bounds taken in {:.1}% of the workers' time",
+            args.lanes,
             r.positions as f64 / base as f64,
             base as f64 / r.makespan.max(1) as f64,
-            100.0 * r.busy_share(workers),
+            100.0 * r.busy_share(workers * args.lanes),
             r.jobs.0,
             r.jobs.1,
             100.0 * r.stopped_ticks as f64 / r.positions.max(1) as f64,
             100.0 * r.thinking as f64 / r.makespan.max(1) as f64,
             r.thinking as f64 / rate,
-            100.0 * r.intake as f64 / (r.makespan.max(1) as f64 * workers as f64),
+            100.0 * r.intake as f64 / (r.makespan.max(1) as f64 * (workers * args.lanes) as f64),
         );
     }
     Ok(())

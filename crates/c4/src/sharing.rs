@@ -46,6 +46,9 @@ pub struct SharingTable<const W: usize, const H: usize, B: Bitboard> {
     journal: HashMap<B, (ScoreBound, Option<usize>)>,
     /// Where the journal goes while a search runs ([`SharingTable::set_outlet`]).
     outlet: Option<Outlet>,
+    /// The fewest positions a bound's search must have explored to be journaled
+    /// ([`SharingTable::set_min_nodes`]).
+    min_nodes: u64,
 }
 
 /// A journal's way out in the middle of a search: raised, the flag asks for the journal,
@@ -54,6 +57,9 @@ struct Outlet {
     due: Arc<AtomicBool>,
     send: Box<dyn FnMut(Vec<u8>) + Send>,
 }
+
+/// How many records ahead [`SharingTable::take_in`] prefetches the table's entries.
+const PREFETCH_AHEAD: usize = 8;
 
 /// The bytes of one record on a board of `B` words.
 const fn record_bytes<B: Bitboard>() -> usize {
@@ -69,7 +75,14 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
             shared_moves: ((W * H) as u32).checked_sub(shared_empties),
             journal: HashMap::new(),
             outlet: None,
+            min_nodes: 1,
         }
+    }
+
+    /// Journals only the bounds whose search explored at least `nodes` positions (the
+    /// position itself included; 1, the default: every bound of a shared position).
+    pub fn set_min_nodes(&mut self, nodes: u64) {
+        self.min_nodes = nodes.max(1);
     }
 
     /// Sends the journal to `send` ([`SharingTable::take_journal`]'s records) at the next
@@ -117,7 +130,12 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
     /// first record that is not one (then none is stored).
     pub fn take_in(&mut self, records: &[u8]) -> Result<usize, String> {
         let records = decode::<W, H, B>(records)?;
-        for &(_, pos, kind, score, best) in &records {
+        // The stores go to random places of a big table: asking for each entry's line
+        // some records ahead hides most of the misses.
+        for (i, &(_, pos, kind, score, best)) in records.iter().enumerate() {
+            if let Some(ahead) = records.get(i + PREFETCH_AHEAD) {
+                self.table.prefetch(&ahead.1);
+            }
             let score = i32::from(score);
             let bound = if kind == 0 {
                 ScoreBound::Upper(score)
@@ -329,7 +347,7 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for Sharin
     #[inline]
     fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, nodes: u64) {
         self.table.put(pos, bound, best, nodes);
-        if self.shared(pos) && self.journal.len() < JOURNAL_MAX {
+        if nodes >= self.min_nodes && self.shared(pos) && self.journal.len() < JOURNAL_MAX {
             // One record for a position and its mirror, as the table keeps one entry: by
             // the symmetric key, the best column as seen from that orientation.
             let key = pos.symmetric_key();

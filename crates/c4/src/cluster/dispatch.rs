@@ -218,22 +218,27 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
     ///
     /// # Errors
     ///
-    /// An answer from no worker, to no job, to a job other than the one it searched first,
-    /// or one that does not decide its window or contradicts what is known: a bug or a
-    /// broken rank, which the run cannot trust.
+    /// An answer from no worker, to a job the worker does not hold, or one that does not
+    /// decide its window or contradicts what is known: a bug or a broken rank, which the
+    /// run cannot trust. (A worker that searches several jobs at once may answer them in
+    /// any order.)
     pub fn answer(
         &mut self,
         w: usize,
         answer: JobAnswer,
         top: &mut TopTree<W, H, B>,
     ) -> Result<(), String> {
-        // Jobs are answered in the order they were sent.
-        let Some(Sent { id, job, .. }) = self.sent.get_mut(w).and_then(VecDeque::pop_front) else {
-            return Err("an answer to no job".into());
+        let held = self.sent.get_mut(w).ok_or("an answer from no worker")?;
+        let Some(Sent { job, .. }) = held
+            .iter()
+            .position(|sent| sent.id == answer.id)
+            .and_then(|i| held.remove(i))
+        else {
+            return Err(format!(
+                "an answer to job {}, which it does not hold",
+                answer.id
+            ));
         };
-        if id != answer.id {
-            return Err(format!("an answer to job {}, not to job {id}", answer.id));
-        }
         self.count.positions[w] = answer.positions;
         self.count.searched[w] += answer.micros;
         let Some((lo, hi)) = answer.range else {
@@ -569,13 +574,45 @@ mod tests {
         assert!(d.answer(7, answer(0, Some((0, 0))), &mut top).is_err());
         d.plan(vec![job("11", 0, 0)]);
         assert!(d.answer(0, answer(5, Some((0, 0))), &mut top).is_err());
+        // The window is 0..1: a range -2..=3 decides nothing.
+        assert!(d.answer(0, answer(0, Some((-2, 3))), &mut top).is_err());
         d.plan(vec![job("11", 0, 0)]);
-        // The window is 0..1: a range 0..=3 decides nothing.
-        assert!(d.answer(0, answer(1, Some((-2, 3))), &mut top).is_err());
-        d.plan(vec![job("11", 0, 0)]);
-        assert_eq!(d.answer(0, answer(2, Some((2, 4))), &mut top), Ok(()));
+        assert_eq!(d.answer(0, answer(1, Some((2, 4))), &mut top), Ok(()));
         d.plan(vec![job("11", 5, 0)]);
         // 2..=4 is known: -3..=-1 contradicts it.
-        assert!(d.answer(0, answer(3, Some((-3, -1))), &mut top).is_err());
+        assert!(d.answer(0, answer(2, Some((-3, -1))), &mut top).is_err());
+    }
+
+    /// A worker that holds two jobs may answer the younger first (it searches them at
+    /// once); each answer is taken for its own job.
+    #[test]
+    fn answers_come_in_any_order() {
+        let mut top = TopTree::<5, 4, u64>::new(14, 1);
+        let policy = Policy {
+            ahead: 2,
+            ..Policy::default()
+        };
+        let mut d = Dispatch::<5, 4, u64>::new(1, policy);
+        let orders = d.plan(vec![job("11", 0, 0), job("12", 0, 0)]);
+        assert_eq!(orders.len(), 2);
+        let answer = |id, range| JobAnswer {
+            id,
+            range,
+            positions: 0,
+            micros: 0,
+        };
+        assert_eq!(d.answer(0, answer(1, Some((2, 4))), &mut top), Ok(()));
+        assert!(d.busy());
+        assert_eq!(d.answer(0, answer(0, Some((-3, -1))), &mut top), Ok(()));
+        assert!(!d.busy());
+        // The younger's answer went to "12", the elder's to "11".
+        let known = |moves: &str| {
+            let pos = Position::<5, 4, u64>::from_moves(moves).expect("a position");
+            top.entries()
+                .find(|(k, _)| *k == pos.symmetric_key())
+                .map(|(_, r)| r)
+        };
+        assert_eq!(known("12"), Some((2, 4)));
+        assert_eq!(known("11"), Some((-3, -1)));
     }
 }

@@ -1,22 +1,28 @@
 //! The cluster in virtual time: the real manager, dispatch, top tree and workers' solvers,
 //! with a clock that counts positions instead of seconds, so that a run of many workers can
-//! be timed on a machine with fewer cores than workers (or on a busy one) and come out the
-//! same every time.
+//! be timed on a machine with fewer cores than workers (or on a busy one).
 //!
-//! Why: the goals of a solve over many machines are in time on many cores, and the two
-//! knobs that matter pull apart there — releasing younger brothers early keeps the workers
-//! busy but searches jobs a brother's cutoff makes needless; waiting searches fewer but
-//! idles them (docs/connect4/mpi.md). An oversubscribed `mpirun` counts positions truly but
-//! times nothing. Here each worker searches one position per tick, every message takes
-//! [`Costs::latency`] ticks, and the manager thinks in no time; the makespan in ticks, set
-//! beside one solve's positions, is the speed-up the policy would give on a machine whose
-//! cores each search at one solve's rate, and the busy share says where the rest went.
+//! Why: the goals of a solve over many machines are in time on many cores, and the knobs
+//! that matter pull apart there: releasing younger brothers early keeps the workers busy but
+//! searches jobs a brother's cutoff makes needless; waiting searches fewer but idles them;
+//! passing more bounds on spares positions but costs the manager and every worker time
+//! (docs/connect4/mpi.md). An oversubscribed `mpirun` counts positions truly but times
+//! nothing. Here each worker searches one position per tick, every message takes
+//! [`Costs::latency`] ticks, and the manager's own work and each worker's intake of the
+//! others' bounds are timed on this machine's clock and charged at its one-thread rate
+//! ([`Costs::manager_rate`]). The makespan in ticks, set beside one solve's positions, is
+//! the speed-up the policy would give on a machine whose cores each search at one solve's
+//! rate; the busy share, the manager's share and the intake's share say where the rest went.
+//! A worker may search several jobs at once on one table (lanes: a worker of that many
+//! threads, one job each), the design issue 58 asks to weigh against bigger jobs.
 //!
 //! What it leaves out: a job is searched whole the moment it starts, so a job cancelled
 //! halfway counts only the positions of its ticks but leaves its whole search in its
-//! worker's table (later jobs of that worker are a little cheaper than they would be); the
-//! bounds a running job passes on mid-search ([`super::worker::PASS_EVERY`]) go out with
-//! its answer instead; memory that slows many cores at once is not modelled.
+//! worker's table (later jobs of that worker are a little cheaper than they would be), and
+//! a lane's job sees the whole of the jobs started before it on its worker's other lanes;
+//! the bounds a running job passes on mid-search ([`super::worker::PASS_EVERY`]) go out
+//! with its answer instead; memory that slows many cores at once is not modelled. Its
+//! first figures came within 10–20% of the 16-core machine's (docs/connect4/mpi.md).
 
 use super::manager::{Link, Manager, Setup};
 use super::wire::{JobAnswer, ToManager, ToWorker};
@@ -42,15 +48,20 @@ pub struct Costs {
     /// positions a second on one thread, so that searching and the rest keep their real
     /// proportion; 0: both take no time.
     pub manager_rate: f64,
+    /// Workers journal only the bounds whose search explored at least this many positions
+    /// ([`SharingTable::set_min_nodes`]; 1: all, as the binary's workers do).
+    pub min_nodes: u64,
 }
 
 impl Default for Costs {
-    /// 1,000 ticks a message: about 80 µs at 12.4 M positions a second (one thread of the
-    /// 16-core Xeon on 7×6), an MPI send on one machine plus the manager's replay.
+    /// 1,000 ticks a message (about 80 µs at 12.4 M positions a second, one thread of the
+    /// 16-core Xeon on 7×6: an MPI send on one machine, with room to spare); the manager and
+    /// the intake in no time.
     fn default() -> Self {
         Costs {
             latency: 1_000,
             manager_rate: 0.0,
+            min_nodes: 1,
         }
     }
 }
@@ -104,8 +115,9 @@ struct SimWorker<const W: usize, const H: usize, B: Bitboard> {
     /// of jobs cancelled before they started.
     orders: VecDeque<(u64, ToWorker)>,
     cancelled: Vec<u64>,
-    running: Option<Running>,
-    /// When the search thread is next free.
+    /// The jobs searching, one a lane.
+    running: Vec<Running>,
+    /// When the next order may be taken (a lane free, the last intake done).
     free_at: u64,
     /// Positions counted on this line.
     counted: u64,
@@ -114,6 +126,8 @@ struct SimWorker<const W: usize, const H: usize, B: Bitboard> {
 /// The virtual cluster: a [`Link`] whose workers live in virtual time.
 pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
     costs: Costs,
+    /// Jobs a worker searches at once, on one table.
+    lanes: usize,
     workers: Vec<SimWorker<W, H, B>>,
     /// Messages on their way to the manager: arrival tick, worker, message.
     outbox: VecDeque<(u64, usize, ToManager)>,
@@ -132,14 +146,16 @@ pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
-    /// `workers` workers (at least one), each with a table of `hash_mib` MiB that journals
-    /// the bounds of positions with at least `shared_empties` empty squares for the others.
+    /// `workers` workers (at least one), each searching `lanes` jobs at once (at least one)
+    /// on one table of `hash_mib` MiB that journals the bounds of positions with at least
+    /// `shared_empties` empty squares for the others.
     ///
     /// # Errors
     ///
     /// A table of that size cannot be had.
     pub fn new(
         workers: usize,
+        lanes: usize,
         hash_mib: u64,
         shared_empties: u32,
         costs: Costs,
@@ -148,12 +164,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             .map(|_| {
                 let table = BoundTable::<W, H, B>::new(hash_mib)
                     .map_err(|e| Failure::usage(format!("a worker's table: {e}")))?;
+                let mut table = SharingTable::new(table, shared_empties);
+                table.set_min_nodes(costs.min_nodes);
                 Ok(SimWorker {
-                    solver: Solver::with_table(SharingTable::new(table, shared_empties)),
+                    solver: Solver::with_table(table),
                     inbox: VecDeque::new(),
                     orders: VecDeque::new(),
                     cancelled: Vec::new(),
-                    running: None,
+                    running: Vec::new(),
                     free_at: 0,
                     counted: 0,
                 })
@@ -161,6 +179,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             .collect::<Result<Vec<_>, Failure>>()?;
         Ok(Cluster {
             costs,
+            lanes: lanes.max(1),
             workers,
             outbox: VecDeque::new(),
             now: 0,
@@ -187,14 +206,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     fn next_event(&self, w: usize) -> Option<u64> {
         let worker = &self.workers[w];
         let arrival = worker.inbox.front().map(|(t, _)| *t);
-        let search = match &worker.running {
-            Some(running) => Some(running.end),
-            None => worker.orders.front().map(|(a, _)| worker.free_at.max(*a)),
-        };
-        match (arrival, search) {
-            (Some(a), Some(s)) => Some(a.min(s)),
-            (a, s) => a.or(s),
-        }
+        let end = worker.running.iter().map(|r| r.end).min();
+        let take = (worker.running.len() < self.lanes)
+            .then(|| worker.orders.front().map(|(a, _)| worker.free_at.max(*a)))
+            .flatten();
+        [arrival, end, take].into_iter().flatten().min()
     }
 
     /// Carries out worker `w`'s next event, at tick `t`.
@@ -206,22 +222,25 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 return;
             };
             match message {
-                ToWorker::Cancel { id } => match &mut worker.running {
-                    Some(running) if running.id == id && running.end > t => {
-                        running.end = t;
-                        running.range = None;
+                ToWorker::Cancel { id } => {
+                    match worker.running.iter_mut().find(|r| r.id == id && r.end > t) {
+                        Some(running) => {
+                            running.end = t;
+                            running.range = None;
+                        }
+                        None => worker.cancelled.push(id),
                     }
-                    _ => worker.cancelled.push(id),
-                },
+                }
                 ToWorker::End => {}
                 order => worker.orders.push_back((t, order)),
             }
             return;
         }
-        if let Some(running) = worker.running.take_if(|r| r.end == t) {
+        if let Some(lane) = worker.running.iter().position(|r| r.end == t) {
+            let running = worker.running.swap_remove(lane);
             let ticks = running.end - running.start;
             worker.counted += ticks.min(running.nodes);
-            worker.free_at = t;
+            worker.free_at = worker.free_at.max(t);
             self.busy += ticks;
             if running.range.is_some() {
                 self.jobs.0 += 1;
@@ -243,9 +262,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 .push_back((t + latency, w, ToManager::Answer(answer)));
             return;
         }
+        if worker.running.len() >= self.lanes {
+            return;
+        }
         let Some((_, order)) = worker.orders.pop_front() else {
             return;
         };
+        worker.free_at = worker.free_at.max(t);
         match order {
             ToWorker::Bounds(bytes) => {
                 let started = Instant::now();
@@ -278,7 +301,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                     }
                     (None, None) => (None, 0, Vec::new()),
                 };
-                worker.running = Some(Running {
+                worker.running.push(Running {
                     id,
                     start: t,
                     end: t + nodes,
@@ -356,7 +379,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
 }
 
 /// Solves the position reached by `moves` ("" for the empty board) with the manager of
-/// `setup` and `workers` workers in virtual time ([`Cluster::new`]'s tables).
+/// `setup` and `workers` workers of `lanes` lanes in virtual time ([`Cluster::new`]'s
+/// tables; give `setup` a [`super::dispatch::Policy::ahead`] of at least `lanes`, or the
+/// lanes wait).
 ///
 /// # Errors
 ///
@@ -364,12 +389,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
 pub fn simulate<const W: usize, const H: usize, B: Bitboard>(
     moves: &str,
     workers: usize,
+    lanes: usize,
     setup: &Setup,
     hash_mib: u64,
     shared_empties: u32,
     costs: Costs,
 ) -> Result<Report, Failure> {
-    let mut cluster = Cluster::<W, H, B>::new(workers, hash_mib, shared_empties, costs)?;
+    let mut cluster = Cluster::<W, H, B>::new(workers, lanes, hash_mib, shared_empties, costs)?;
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let options = Options {
         strength: setup.strength,
@@ -449,14 +475,22 @@ mod tests {
         for strength in [Strength::Strong, Strength::Weak] {
             let mut one = Solver::<6, 5, u64>::new(4).expect("4 MiB");
             let expected = one.solve(&root, strength);
-            for (workers, latency) in [(1, 0), (1, 1_000), (3, 1_000), (8, 1_000)] {
+            for (workers, lanes, latency) in [
+                (1, 1, 0),
+                (1, 1, 1_000),
+                (3, 1, 1_000),
+                (8, 1, 1_000),
+                (2, 3, 1_000),
+            ] {
                 let costs = Costs {
                     latency,
                     manager_rate: 0.0,
+                    min_nodes: 1,
                 };
-                let report =
-                    simulate::<6, 5, u64>("", workers, &setup(strength, 30, 1), 4, 12, costs)
-                        .expect("a solve");
+                let mut setup = setup(strength, 30, 1);
+                setup.policy.ahead = lanes;
+                let report = simulate::<6, 5, u64>("", workers, lanes, &setup, 4, 12, costs)
+                    .expect("a solve");
                 assert_eq!(report.score, expected, "{strength:?} {workers} workers");
                 let jobs = report.jobs.0 + report.jobs.1;
                 match (workers, latency) {
@@ -470,7 +504,7 @@ mod tests {
                     ),
                     _ => assert!(report.makespan < report.positions, "{report:?}"),
                 }
-                assert!(report.busy_share(workers) <= 1.0, "{report:?}");
+                assert!(report.busy_share(workers * lanes) <= 1.0, "{report:?}");
             }
         }
     }
