@@ -30,7 +30,7 @@
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, ScoreBound, TableError, ThreadView};
-use crate::pool::Stopped;
+use crate::pool::{Stopped, claim};
 use crate::position::{Bitboard, Position};
 use crate::score::{Strength, Window, finish, win_now_score};
 use crate::search::{Access, Search};
@@ -498,30 +498,6 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
     }
     job.count_off(&mut finished);
     job.explored.fetch_add(explored, Ordering::Relaxed);
-}
-
-/// The most positions a thread takes at once ([`chunk`]).
-const CHUNK_MAX: usize = 16;
-
-/// How many of the `left` positions not yet taken a thread of `threads` takes next: a
-/// sixteenth of its share, from 1 to [`CHUNK_MAX`] (guided self-scheduling, as in
-/// [`crate::pool`]).
-fn chunk(left: usize, threads: usize) -> usize {
-    (left / (threads.max(1) * 16)).clamp(1, CHUNK_MAX)
-}
-
-/// The next positions a thread takes of `count`, from the shared counter `next`, or `None`
-/// once none is left.
-fn claim(next: &AtomicUsize, count: usize, threads: usize) -> Option<std::ops::Range<usize>> {
-    let mut from = next.load(Ordering::Relaxed);
-    loop {
-        let left = count.checked_sub(from).filter(|&left| left > 0)?;
-        let to = from + chunk(left, threads);
-        match next.compare_exchange_weak(from, to, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return Some(from..to),
-            Err(now) => from = now,
-        }
-    }
 }
 
 /// The table as a crew's search reaches it: shared; stopping when the job is over, when

@@ -407,8 +407,12 @@ fn chunk(left: usize, threads: usize) -> usize {
 }
 
 /// The next positions a thread takes of `count`, from the shared counter `next`, or `None`
-/// once none is left.
-fn claim(next: &AtomicUsize, count: usize, threads: usize) -> Option<std::ops::Range<usize>> {
+/// once none is left (the pool's and [`crate::crew`]'s).
+pub(crate) fn claim(
+    next: &AtomicUsize,
+    count: usize,
+    threads: usize,
+) -> Option<std::ops::Range<usize>> {
     let mut from = next.load(Ordering::Relaxed);
     loop {
         let left = count.checked_sub(from).filter(|&left| left > 0)?;
