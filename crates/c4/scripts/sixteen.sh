@@ -59,6 +59,10 @@ run "mpi5x4 strong" 60 '-' "${mpirun_[@]}" -np 5 "$mpi" --threads 4
 run "mpi3x8 weak leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 --weak
 run "mpi5x4 weak leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 --weak
 run "mpi2x16 weak leaf42" 60 '-' env TRANSPO_C4_MPI_LEAF=42 "${mpirun_[@]}" -np 2 "$mpi" --threads 16 --weak
+# Issue 58: four one-thread workers, three children before a release (the rule) and one:
+# the simulation (docs/connect4/mpi.md, third session) says one is 1.4-1.6x faster.
+run "mpi5 weak" 60 '-' "${mpirun_[@]}" -np 5 "$mpi" --threads 1 --weak
+run "mpi5 weak alone1" 60 '-' env TRANSPO_C4_MPI_ALONE=1 "${mpirun_[@]}" -np 5 "$mpi" --threads 1 --weak
 # Issue 46: 20 Begin-Hard lines at 1, 2, 4, 8, 16 threads (the bench's own tables).
 run "bench BH20" 200 '' "$c4" bench "$bh" --limit 20 --threads 1,2,4,8,16
 # The hardware's own limit: sixteen one-thread solvers at once, each with its own table,

@@ -21,8 +21,11 @@
 //! worker's table (later jobs of that worker are a little cheaper than they would be), and
 //! a lane's job sees the whole of the jobs started before it on its worker's other lanes;
 //! the bounds a running job passes on mid-search ([`super::worker::PASS_EVERY`]) go out
-//! with its answer instead; memory that slows many cores at once is not modelled. Its
-//! first figures came within 10–20% of the 16-core machine's (docs/connect4/mpi.md).
+//! with its answer instead; memory that slows many cores at once is not modelled. The
+//! manager's progress lines and estimate keep to real time: a simulation that runs over a
+//! minute samples its estimate for 20 s on another thread, which slows what is timed on
+//! this machine's clock beside it. With the 16-core machine's memory factor, its first
+//! figures came within about 15% of that machine's (docs/connect4/mpi.md).
 
 use super::manager::{Link, Manager, Setup};
 use super::wire::{JobAnswer, ToManager, ToWorker};
