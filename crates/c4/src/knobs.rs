@@ -154,6 +154,11 @@ pub const MPI_STEAL: Knob<u8> = Knob::new("TRANSPO_C4_MPI_STEAL", 0..=1, "0 or 1
 /// splitting the table costs apart from running jobs side by side), 0 (default) side by side.
 pub const MPI_SERIAL: Knob<u8> = Knob::new("TRANSPO_C4_MPI_SERIAL", 0..=1, "0 or 1");
 
+/// `TRANSPO_C4_MPI_LANES`: under `mpirun`, 1 (default) has a worker of `--threads T` search
+/// T jobs at once on one table, one a thread; 0, one job at a time with all T threads (for
+/// measuring the one against the other).
+pub const MPI_LANES: Knob<u8> = Knob::new("TRANSPO_C4_MPI_LANES", 0..=1, "0 or 1");
+
 /// `TRANSPO_C4_MPI_STATE_MS`: under `mpirun` with `--state`, milliseconds between two
 /// writes of the state file (default 5,000).
 pub const MPI_STATE_MS: Knob<u64> = Knob::new(
@@ -173,6 +178,7 @@ pub const ALL: &[&str] = &[
     MPI_AHEAD.name,
     MPI_STEAL.name,
     MPI_SERIAL.name,
+    MPI_LANES.name,
     MPI_STATE_MS.name,
 ];
 

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use transpo_connect4::bounds::{BoundStore, BoundTable, ScoreBound};
+use transpo_connect4::pool::SolverPool;
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::win_now_score;
 
@@ -43,7 +44,7 @@ pub struct SharingTable<const W: usize, const H: usize, B: Bitboard> {
     shared_moves: Option<u32>,
     /// Each journaled position's latest bound and best column, by symmetric key (the column
     /// as seen in the orientation of that key).
-    journal: HashMap<B, (ScoreBound, Option<usize>)>,
+    journal: Journal<B>,
     /// Where the journal goes while a search runs ([`SharingTable::set_outlet`]).
     outlet: Option<Outlet>,
     /// The fewest positions a bound's search must have explored to be journaled
@@ -61,6 +62,107 @@ struct Outlet {
 /// How many records ahead [`SharingTable::take_in`] prefetches the table's entries.
 const PREFETCH_AHEAD: usize = 8;
 
+/// Bounds written down for the other workers, by position: the latest of each, at most
+/// [`JOURNAL_MAX`] (newer ones stay unsent once it is full: the table that stored them still
+/// has them). A [`SharingTable`]'s, or each thread's of a worker whose threads search jobs
+/// of their own (`cluster::worker`).
+#[derive(Clone, Debug)]
+pub struct Journal<B: Bitboard> {
+    entries: HashMap<B, (ScoreBound, Option<usize>)>,
+}
+
+impl<B: Bitboard> Default for Journal<B> {
+    fn default() -> Self {
+        Journal {
+            entries: HashMap::new(),
+        }
+    }
+}
+
+impl<B: Bitboard> Journal<B> {
+    /// Writes down `bound` and the best column of `pos`, a position of the board `W`×`H`.
+    pub fn note<const W: usize, const H: usize>(
+        &mut self,
+        pos: &Position<W, H, B>,
+        bound: ScoreBound,
+        best: Option<usize>,
+    ) {
+        if self.entries.len() >= JOURNAL_MAX {
+            return;
+        }
+        // One record for a position and its mirror, as the table keeps one entry: by the
+        // symmetric key, the best column as seen from that orientation.
+        let key = pos.symmetric_key();
+        let best = if key == pos.key() {
+            best
+        } else {
+            best.map(|c| W - 1 - c)
+        };
+        self.entries.insert(key, (bound, best));
+    }
+
+    /// Bounds written down and not yet taken.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Forgets them all.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// The bounds as records for the other workers ([`SharingTable::take_in`] and
+    /// [`store_records`] read them), emptying the journal.
+    pub fn take(&mut self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.entries.len() * record_bytes::<B>());
+        for (key, (bound, best)) in self.entries.drain() {
+            let (kind, score) = match bound {
+                ScoreBound::Upper(s) => (0, s),
+                ScoreBound::Lower(s) => (1, s),
+            };
+            // Scores lie within ±(W·H/2 + 1), below 128 on every board (at most 128 squares
+            // in a u128, so |score| ≤ 65).
+            write_record(
+                &mut out,
+                key,
+                kind,
+                score as i8,
+                best.map_or(0, |c| c as u8 + 1),
+            );
+        }
+        out
+    }
+}
+
+/// Stores every bound of `records` (as [`Journal::take`] wrote them) in `pool`'s table,
+/// beside the solves it runs. Returns how many, or what is wrong with the first record that
+/// is not one (then none is stored).
+pub fn store_records<const W: usize, const H: usize, B: Bitboard>(
+    pool: &SolverPool<W, H, B>,
+    records: &[u8],
+) -> Result<usize, String> {
+    let records = decode::<W, H, B>(records)?;
+    for &(_, pos, kind, score, best) in &records {
+        pool.store(&pos, bound_of(kind, score), (best as usize).checked_sub(1));
+    }
+    Ok(records.len())
+}
+
+/// A record's bound: its kind (0 upper, 1 lower) and score.
+fn bound_of(kind: u8, score: i8) -> ScoreBound {
+    let score = i32::from(score);
+    if kind == 0 {
+        ScoreBound::Upper(score)
+    } else {
+        ScoreBound::Lower(score)
+    }
+}
+
 /// The bytes of one record on a board of `B` words.
 const fn record_bytes<B: Bitboard>() -> usize {
     B::BYTES + 3
@@ -73,7 +175,7 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
         SharingTable {
             table,
             shared_moves: ((W * H) as u32).checked_sub(shared_empties),
-            journal: HashMap::new(),
+            journal: Journal::default(),
             outlet: None,
             min_nodes: 1,
         }
@@ -106,23 +208,7 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
 
     /// The journal as records for the other workers, emptying it.
     pub fn take_journal(&mut self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.journal.len() * record_bytes::<B>());
-        for (key, (bound, best)) in self.journal.drain() {
-            let (kind, score) = match bound {
-                ScoreBound::Upper(s) => (0, s),
-                ScoreBound::Lower(s) => (1, s),
-            };
-            // Scores lie within ±(W·H/2 + 1), below 128 on every board (at most 128 squares
-            // in a u128, so |score| ≤ 65).
-            write_record(
-                &mut out,
-                key,
-                kind,
-                score as i8,
-                best.map_or(0, |c| c as u8 + 1),
-            );
-        }
-        out
+        self.journal.take()
     }
 
     /// Stores every bound of `records` (as [`SharingTable::take_journal`] wrote them) in the
@@ -136,12 +222,7 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
             if let Some(ahead) = records.get(i + PREFETCH_AHEAD) {
                 self.table.prefetch(&ahead.1);
             }
-            let score = i32::from(score);
-            let bound = if kind == 0 {
-                ScoreBound::Upper(score)
-            } else {
-                ScoreBound::Lower(score)
-            };
+            let bound = bound_of(kind, score);
             self.table
                 .put(&pos, bound, (best as usize).checked_sub(1), 0);
         }
@@ -347,16 +428,8 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for Sharin
     #[inline]
     fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, nodes: u64) {
         self.table.put(pos, bound, best, nodes);
-        if nodes >= self.min_nodes && self.shared(pos) && self.journal.len() < JOURNAL_MAX {
-            // One record for a position and its mirror, as the table keeps one entry: by
-            // the symmetric key, the best column as seen from that orientation.
-            let key = pos.symmetric_key();
-            let best = if key == pos.key() {
-                best
-            } else {
-                best.map(|c| W - 1 - c)
-            };
-            self.journal.insert(key, (bound, best));
+        if nodes >= self.min_nodes && self.shared(pos) {
+            self.journal.note::<W, H>(pos, bound, best);
             if self.outlet.as_ref().is_some_and(|out| {
                 out.due.load(Ordering::Relaxed) && out.due.swap(false, Ordering::Relaxed)
             }) {

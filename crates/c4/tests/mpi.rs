@@ -279,16 +279,40 @@ fn a_killed_solve_goes_on_from_its_state() {
     );
 }
 
-/// Ranks that run two threads each score as one solve does.
+/// Ranks that run two or three threads each score as one solve does, whether each thread
+/// searches a job of its own on the rank's table (`TRANSPO_C4_MPI_LANES=1`, the default) or
+/// all search one job together (`0`); with small jobs too, so that lanes answer out of
+/// order and pass many bounds on.
 #[test]
 fn ranks_with_two_threads_score_as_one_solve() {
-    for flags in [&[][..], &["--weak"]] {
-        let mut args = vec!["--board", "6x4", "--threads", "2", "--hash-mib", "4"];
-        args.extend(flags);
-        let one = one_solve(&args, LINES_6X4);
-        let mpi = mpirun(3, &args, LINES_6X4).output();
-        assert_eq!(mpi.code(), Some(0), "{flags:?}: {}", mpi.stderr_text());
-        assert_eq!(scores(&mpi), scores(&one), "{flags:?}");
+    for (threads, lanes, leaf) in [("2", "1", "17"), ("2", "0", "17"), ("3", "1", "20")] {
+        for flags in [&[][..], &["--weak"]] {
+            let mut args = vec!["--board", "6x4", "--threads", threads, "--hash-mib", "4"];
+            args.extend(flags);
+            let one = one_solve(&args, LINES_6X4);
+            let mut all = vec![
+                "--oversubscribe",
+                "--allow-run-as-root",
+                "-x",
+                "TRANSPO_C4_MPI_LANES",
+                "-x",
+                "TRANSPO_C4_MPI_LEAF",
+                "-np",
+                "3",
+                BIN,
+            ];
+            all.extend(&args);
+            let mpi = Run::new("mpirun")
+                .args(all)
+                .env("TRANSPO_C4_MPI_LANES", lanes)
+                .env("TRANSPO_C4_MPI_LEAF", leaf)
+                .input(LINES_6X4.as_bytes().to_vec())
+                .deadline(Duration::from_secs(120))
+                .output();
+            let what = format!("{threads} threads, lanes {lanes}, leaf {leaf} {flags:?}");
+            assert_eq!(mpi.code(), Some(0), "{what}: {}", mpi.stderr_text());
+            assert_eq!(scores(&mpi), scores(&one), "{what}");
+        }
     }
 }
 

@@ -20,6 +20,7 @@ use crate::bounds::{BoundTable, ScoreBound, TableError, ThreadView};
 use crate::position::{Bitboard, EMPTY_BOARD, ParseError, Position};
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
 use crate::search::{Access, Search};
+use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -214,6 +215,49 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
             after: started.elapsed(),
         })?;
         Ok((scores, positions))
+    }
+
+    /// What `window` asks of the score of `pos` (any position not over), as
+    /// [`Solver::solve_window`](crate::Solver::solve_window) answers it (`None` if `stop`
+    /// triggered first), and the positions explored either way. Waits for a free slot if
+    /// all are taken. Each bound the solve stores of a position with at most
+    /// `journal.most_moves` stones also goes to `journal.write`, if a journal is given.
+    ///
+    /// For the threads of a cluster's worker, each searching a job of its own on the one
+    /// table (`transpo-c4` under `mpirun`): what one finds, the others do.
+    pub fn solve_window(
+        &self,
+        pos: &Position<W, H, B>,
+        window: Window,
+        stop: &Stop,
+        journal: Option<Journal<'_, W, H, B>>,
+    ) -> (Option<RangeInclusive<i32>>, u64) {
+        if pos.can_win_next() {
+            let win = win_now_score(W * H, pos.moves());
+            return (Some(win..=win), 0);
+        }
+        let Ok(slot) = self.take_slot(stop, Instant::now()) else {
+            return (None, 0);
+        };
+        let view = self.table.view(slot.0);
+        let mut search = Search::new(
+            Pooled {
+                view: &view,
+                stop,
+                journal,
+            },
+            self.book.as_ref(),
+        );
+        let range = search.score(pos, window, |_, _, _, _| {});
+        (range, search.nodes)
+    }
+
+    /// Stores `bound` and the best column for `pos` in the table, from any thread, while
+    /// solves run: a bound proved elsewhere (a cluster's other workers). It must be true.
+    pub fn store(&self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>) {
+        // Positions near the end go to the first slot's own near table: its cells are
+        // atomic like the big table's, so a store beside that slot's solve is only a store.
+        self.table.view(0).put(pos, bound, best);
     }
 
     /// Forgets what the table holds, in O(1) (a new epoch of keys; see [`BoundTable`]): the
@@ -532,6 +576,7 @@ impl<const W: usize, const H: usize, B: Bitboard> PooledSolve<'_, W, H, B> {
             Pooled {
                 view: &self.view,
                 stop: self.stop,
+                journal: None,
             },
             self.book,
         );
@@ -541,13 +586,29 @@ impl<const W: usize, const H: usize, B: Bitboard> PooledSolve<'_, W, H, B> {
     }
 }
 
-/// The table as a pooled solve reaches it: shared, watching its [`Stop`].
-struct Pooled<'a, const W: usize, const H: usize, B: Bitboard> {
-    view: &'a ThreadView<'a, W, H, B>,
-    stop: &'a Stop,
+/// What takes each bound a [`Journal`] writes down: the position, its bound and its best
+/// column if known.
+pub type JournalWrite<'a, const W: usize, const H: usize, B> =
+    &'a mut dyn FnMut(&Position<W, H, B>, ScoreBound, Option<usize>);
+
+/// Where a pooled solve writes down the bounds it stores of positions far from the end
+/// ([`SolverPool::solve_window`]).
+pub struct Journal<'a, const W: usize, const H: usize, B: Bitboard> {
+    /// Bounds of positions with at most this many stones are written down.
+    pub most_moves: u32,
+    /// Takes each.
+    pub write: JournalWrite<'a, W, H, B>,
 }
 
-impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Pooled<'_, W, H, B> {
+/// The table as a pooled solve reaches it: shared, watching its [`Stop`], writing down what
+/// its journal asks for.
+struct Pooled<'a, 'j, const W: usize, const H: usize, B: Bitboard> {
+    view: &'a ThreadView<'a, W, H, B>,
+    stop: &'a Stop,
+    journal: Option<Journal<'j, W, H, B>>,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Pooled<'_, '_, W, H, B> {
     const STOPPABLE: bool = true;
     const WEIGHS_SUBTREES: bool = false;
     #[inline]
@@ -563,6 +624,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Pooled<'_,
         _nodes: u64,
     ) {
         self.view.put(pos, bound, best);
+        if let Some(journal) = self.journal.as_mut()
+            && pos.moves() <= journal.most_moves
+        {
+            (journal.write)(pos, bound, best);
+        }
     }
     #[inline]
     fn prefetch(&self, pos: &Position<W, H, B>) {

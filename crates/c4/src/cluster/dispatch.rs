@@ -239,7 +239,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
                 answer.id
             ));
         };
-        self.count.positions[w] = answer.positions;
+        // A worker of lanes may answer a job whose count it took before another's.
+        self.count.positions[w] = self.count.positions[w].max(answer.positions);
         self.count.searched[w] += answer.micros;
         let Some((lo, hi)) = answer.range else {
             self.count.stopped += 1;

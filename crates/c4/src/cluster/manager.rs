@@ -520,6 +520,7 @@ mod tests {
     use crate::sharing::SharingTable;
     use std::sync::mpsc::{Receiver, Sender, channel};
     use transpo_connect4::bounds::BoundTable;
+    use transpo_connect4::pool::SolverPool;
     use transpo_connect4::protocol::{self, Summary};
     use transpo_connect4::solver::Solver;
 
@@ -550,11 +551,17 @@ mod tests {
     /// The pump of worker `w` as the binary's is, over channels.
     fn pump<const W: usize, const H: usize>(
         w: usize,
+        lanes: usize,
         inbox: &Receiver<ToWorker>,
         out: &Sender<(usize, ToManager)>,
     ) {
-        let table = BoundTable::<W, H, u64>::new(2).expect("2 MiB");
-        let mut worker = Worker::start(Solver::with_table(SharingTable::new(table, 4)));
+        let mut worker = if lanes > 1 {
+            let pool = SolverPool::<W, H, u64>::new(2, lanes).expect("2 MiB");
+            Worker::start_lanes(pool, 4)
+        } else {
+            let table = BoundTable::<W, H, u64>::new(2).expect("2 MiB");
+            Worker::start(Solver::with_table(SharingTable::new(table, 4)))
+        };
         while !worker.finished() {
             if worker.idle() {
                 let Ok(message) = inbox.recv() else { return };
@@ -579,6 +586,18 @@ mod tests {
         options: Options,
         file: Option<(StateFile, State)>,
     ) -> Result<(String, String, Summary), Failure> {
+        run_lanes::<W, H>(input, workers, 1, options, file)
+    }
+
+    /// [`run`] with workers of `lanes` lanes each ([`Worker::start_lanes`]), each held as
+    /// many jobs.
+    fn run_lanes<const W: usize, const H: usize>(
+        input: &str,
+        workers: usize,
+        lanes: usize,
+        options: Options,
+        file: Option<(StateFile, State)>,
+    ) -> Result<(String, String, Summary), Failure> {
         let (to_manager, from) = channel();
         let mut to = Vec::new();
         std::thread::scope(|scope| {
@@ -586,7 +605,7 @@ mod tests {
                 let (sender, inbox) = channel();
                 to.push(sender);
                 let out = to_manager.clone();
-                scope.spawn(move || pump::<W, H>(w, &inbox, &out));
+                scope.spawn(move || pump::<W, H>(w, lanes, &inbox, &out));
             }
             drop(to_manager);
             let setup = Setup {
@@ -594,7 +613,10 @@ mod tests {
                 leaf_empties: leaf_empties((W * H) as u32).max(6),
                 group: 2,
                 alone: 1,
-                policy: Policy::default(),
+                policy: Policy {
+                    ahead: lanes,
+                    ..Policy::default()
+                },
                 state_every: Duration::ZERO,
                 pass_empties: None,
             };
@@ -633,8 +655,8 @@ mod tests {
             .collect()
     }
 
-    /// The manager with 1, 2 and 5 local workers prints one solve's scores, strong, weak
-    /// and analysed, reports the bad line as one solve does, and says who wins on the
+    /// The manager with 1, 2 and 5 local workers, and with 1 and 2 workers of several
+    /// lanes, prints one solve's scores, strong, weak and analysed, reports the bad line as one solve does, and says who wins on the
     /// empty board.
     #[test]
     fn the_manager_answers_as_one_solve() {
@@ -643,10 +665,14 @@ mod tests {
             for analyze in [false, true] {
                 let options = Options { strength, analyze };
                 let (out, err) = one::<5, 4>(input, options);
-                for workers in [1, 2, 5] {
+                for (workers, lanes) in [(1, 1), (2, 1), (5, 1), (1, 4), (2, 3)] {
                     let (got, got_err, summary) =
-                        run::<5, 4>(input, workers, options, None).expect("a run");
-                    assert_eq!(scores(&got), scores(&out), "{workers} workers {options:?}");
+                        run_lanes::<5, 4>(input, workers, lanes, options, None).expect("a run");
+                    assert_eq!(
+                        scores(&got),
+                        scores(&out),
+                        "{workers} workers x {lanes} lanes {options:?}"
+                    );
                     assert_eq!(got_err, err);
                     assert_eq!((summary.solved, summary.rejected), (7, 1));
                 }

@@ -1,7 +1,8 @@
 //! A worker: one solver whose table lasts the whole line, searching the jobs the manager
-//! sends on a search thread that lives as long as the worker. The transport (MPI in the
-//! binary, channels in the tests) hands it the manager's messages ([`Worker::take`]) and
-//! sends what it answers ([`Worker::next_messages`]).
+//! sends on a search thread that lives as long as the worker ([`Worker::start`]); or lanes,
+//! threads that each search a job of their own on one table ([`Worker::start_lanes`]). The
+//! transport (MPI in the binary, channels in the tests) hands it the manager's messages
+//! ([`Worker::take`]) and sends what it answers ([`Worker::next_messages`]).
 //!
 //! Why this shape: the thread that talks to the manager never searches, so a cancel or the
 //! manager's big send is taken in while a job runs; the search thread carries out the
@@ -11,15 +12,16 @@
 //! worker on 8×5 strong searched 97% of the time holding two jobs, 87% holding one).
 
 use super::wire::{JobAnswer, ToManager, ToWorker};
-use crate::sharing::SharingTable;
+use crate::sharing::{Journal, SharingTable, store_records};
 use std::collections::VecDeque;
 use std::ops::RangeInclusive;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use transpo_cli::Failure;
+use transpo_connect4::pool::{self, SolverPool, Stop};
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::Window;
 use transpo_connect4::solver::Solver;
@@ -29,8 +31,9 @@ pub type WorkerSolver<const W: usize, const H: usize, B> = Solver<W, H, B, Shari
 
 /// What the worker asks of its search thread, in the order the manager sent it.
 enum Order<const W: usize, const H: usize, B: Bitboard> {
-    /// Search this job until its stop is raised (raised before it starts: skip it).
-    Job(Position<W, H, B>, Window, Arc<AtomicBool>),
+    /// Search this job (its id) until its stop is raised (raised before it starts: skip
+    /// it).
+    Job(u64, Position<W, H, B>, Window, Arc<AtomicBool>),
     /// Take in the other workers' bounds.
     Bounds(Vec<u8>),
     /// A new line: forget the table and the count.
@@ -52,6 +55,8 @@ pub const PASS_EVERY: Duration = Duration::from_millis(500);
 
 /// A job's outcome, from the search thread.
 struct Done {
+    /// The job's id.
+    id: u64,
     /// The range found, `None` if the job was stopped first.
     range: Option<RangeInclusive<i32>>,
     /// The worker's positions on this line.
@@ -62,8 +67,42 @@ struct Done {
     micros: u64,
 }
 
-/// A worker and its search thread.
+/// How a job is told to stop: a one-solver worker's flag, or a lane's [`Stop`].
+enum Halt {
+    Flag(Arc<AtomicBool>),
+    Stop(Arc<Stop>),
+}
+
+impl Halt {
+    fn raise(&self) {
+        match self {
+            Halt::Flag(flag) => flag.store(true, Ordering::Relaxed),
+            Halt::Stop(stop) => stop.cancel(),
+        }
+    }
+}
+
+/// What a worker of lanes shares with its lane threads: the table (as a pool of one slot
+/// a lane), the jobs waiting, and the positions of the line so far.
+struct Lanes<const W: usize, const H: usize, B: Bitboard> {
+    pool: RwLock<SolverPool<W, H, B>>,
+    queue: Mutex<LaneQueue<W, H, B>>,
+    ready: Condvar,
+    nodes: AtomicU64,
+    /// Bounds of positions with at most this many stones are journaled.
+    most_moves: Option<u32>,
+}
+
+/// The jobs waiting for a lane, and whether the worker is closing.
+struct LaneQueue<const W: usize, const H: usize, B: Bitboard> {
+    jobs: VecDeque<(u64, Position<W, H, B>, Window, Arc<Stop>)>,
+    closed: bool,
+}
+
+/// A worker and its search thread (or its lanes).
 pub struct Worker<const W: usize, const H: usize, B: Bitboard> {
+    /// The lanes, for a worker of several.
+    lanes: Option<Arc<Lanes<W, H, B>>>,
     orders: Option<Sender<Order<W, H, B>>>,
     reports: Receiver<Result<Report, String>>,
     /// Raised to have the running job's journal passed on.
@@ -72,10 +111,11 @@ pub struct Worker<const W: usize, const H: usize, B: Bitboard> {
     last_pass: Instant,
     /// The jobs handed to the search thread and not yet answered, in its order: their ids
     /// and stops.
-    held: VecDeque<(u64, Arc<AtomicBool>)>,
+    held: VecDeque<(u64, Halt)>,
     /// Whether the manager said the run is over.
     ended: bool,
-    thread: Option<JoinHandle<()>>,
+    /// The search thread, or the lanes' threads.
+    threads: Vec<JoinHandle<()>>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
@@ -94,14 +134,84 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
         );
         let thread = std::thread::spawn(move || search(solver, &ordered, &report));
         Worker {
+            lanes: None,
             orders: Some(orders),
             reports,
             pass,
             last_pass: Instant::now(),
             held: VecDeque::new(),
             ended: false,
-            thread: Some(thread),
+            threads: vec![thread],
         }
+    }
+
+    /// A worker whose threads each search a job of their own on one table: `pool`, one
+    /// slot a thread (its slots are the lanes). Each journals the bounds it stores of
+    /// positions with at least `journal_empties` empty squares, passed on with the job's
+    /// answer. Hold it as many jobs as it has lanes ([`super::dispatch::Policy::ahead`]);
+    /// it answers them as they end, in any order.
+    ///
+    /// Why: a worker of T threads searching one job at a time with all of them waits at
+    /// every job's start and end for its team, and jobs of a few dozen empty squares are
+    /// small for sixteen threads; T jobs at once on one table keep every thread busy and
+    /// share what each finds (docs/connect4/mpi.md: 2 workers of 8 lanes would be 1.4–2×
+    /// faster than 16 one-thread workers, at fewer positions).
+    pub fn start_lanes(pool: SolverPool<W, H, B>, journal_empties: u32) -> Self {
+        let lanes = pool.workers();
+        let shared = Arc::new(Lanes {
+            pool: RwLock::new(pool),
+            queue: Mutex::new(LaneQueue {
+                jobs: VecDeque::new(),
+                closed: false,
+            }),
+            ready: Condvar::new(),
+            nodes: AtomicU64::new(0),
+            most_moves: ((W * H) as u32).checked_sub(journal_empties),
+        });
+        let (report, reports) = channel();
+        let threads = (0..lanes)
+            .map(|_| {
+                let (shared, report) = (Arc::clone(&shared), report.clone());
+                std::thread::spawn(move || lane(&shared, &report))
+            })
+            .collect();
+        Worker {
+            lanes: Some(shared),
+            orders: None,
+            reports,
+            pass: Arc::new(AtomicBool::new(false)),
+            last_pass: Instant::now(),
+            held: VecDeque::new(),
+            ended: false,
+            threads,
+        }
+    }
+
+    /// Acts on one message from the manager, for a worker of lanes.
+    fn take_lanes(&mut self, lanes: &Lanes<W, H, B>, message: ToWorker) -> Result<(), Failure> {
+        match message {
+            ToWorker::Job { id, window, moves } => {
+                let pos = Position::<W, H, B>::from_moves(&moves)
+                    .map_err(|e| Failure::run(format!("job {moves:?}: {e}")))?;
+                let stop = Arc::new(Stop::never());
+                self.held.push_back((id, Halt::Stop(Arc::clone(&stop))));
+                lock(&lanes.queue).jobs.push_back((id, pos, window, stop));
+                lanes.ready.notify_one();
+            }
+            ToWorker::Bounds(bytes) => {
+                let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
+                store_records(&pool, &bytes)
+                    .map_err(|e| Failure::run(format!("bounds from the manager: {e}")))?;
+            }
+            ToWorker::Line => {
+                // The manager starts a line with no job out: no lane holds the table.
+                let mut pool = lanes.pool.write().unwrap_or_else(PoisonError::into_inner);
+                pool.clear();
+                lanes.nodes.store(0, Ordering::Relaxed);
+            }
+            ToWorker::Cancel { .. } | ToWorker::End => {}
+        }
+        Ok(())
     }
 
     /// Acts on one message from the manager.
@@ -111,31 +221,36 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
     /// A job whose moves are no position of this board, or a search thread that is gone
     /// (it panicked: a bug).
     pub fn take(&mut self, message: ToWorker) -> Result<(), Failure> {
+        match &message {
+            ToWorker::Cancel { id } => {
+                // A cancel that crossed the job's answer on the way finds nothing to stop.
+                if let Some((_, stop)) = self.held.iter().find(|(held, _)| held == id) {
+                    stop.raise();
+                }
+                return Ok(());
+            }
+            ToWorker::End => {
+                // Only a manager that failed ends the run with jobs out: stop them.
+                self.ended = true;
+                self.held.iter().for_each(|(_, stop)| stop.raise());
+                return Ok(());
+            }
+            _ => {}
+        }
+        if let Some(lanes) = self.lanes.clone() {
+            return self.take_lanes(&lanes, message);
+        }
         let order = match message {
             ToWorker::Job { id, window, moves } => {
                 let pos = Position::<W, H, B>::from_moves(&moves)
                     .map_err(|e| Failure::run(format!("job {moves:?}: {e}")))?;
                 let stop = Arc::new(AtomicBool::new(false));
-                self.held.push_back((id, Arc::clone(&stop)));
-                Order::Job(pos, window, stop)
-            }
-            ToWorker::Cancel { id } => {
-                // A cancel that crossed the job's answer on the way finds nothing to stop.
-                if let Some((_, stop)) = self.held.iter().find(|(held, _)| *held == id) {
-                    stop.store(true, Ordering::Relaxed);
-                }
-                return Ok(());
+                self.held.push_back((id, Halt::Flag(Arc::clone(&stop))));
+                Order::Job(id, pos, window, stop)
             }
             ToWorker::Bounds(bytes) => Order::Bounds(bytes),
             ToWorker::Line => Order::NewLine,
-            ToWorker::End => {
-                // Only a manager that failed ends the run with jobs out: stop them.
-                self.ended = true;
-                for (_, stop) in &self.held {
-                    stop.store(true, Ordering::Relaxed);
-                }
-                return Ok(());
-            }
+            ToWorker::Cancel { .. } | ToWorker::End => return Ok(()),
         };
         let orders = self.orders.as_ref().ok_or_else(search_thread_gone)?;
         orders.send(order).map_err(|_| search_thread_gone())
@@ -173,7 +288,12 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
             Err(RecvTimeoutError::Timeout) => return Ok(None),
             Err(RecvTimeoutError::Disconnected) => return Err(search_thread_gone()),
         };
-        let Some((id, _)) = self.held.pop_front() else {
+        let Some((id, _)) = self
+            .held
+            .iter()
+            .position(|(id, _)| *id == done.id)
+            .and_then(|i| self.held.remove(i))
+        else {
             return Err(Failure::run("an answer to no job (a bug)"));
         };
         let mut messages = Vec::new();
@@ -197,12 +317,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
 impl<const W: usize, const H: usize, B: Bitboard> Drop for Worker<W, H, B> {
     /// Stops what runs and waits for the search thread.
     fn drop(&mut self) {
-        for (_, stop) in &self.held {
-            stop.store(true, Ordering::Relaxed);
-        }
-        // Closing the orders ends the search thread.
+        self.held.iter().for_each(|(_, stop)| stop.raise());
+        // Closing the orders ends the search thread; closing the queue, the lanes.
         self.orders = None;
-        if let Some(thread) = self.thread.take() {
+        if let Some(lanes) = &self.lanes {
+            lock(&lanes.queue).closed = true;
+            lanes.ready.notify_all();
+        }
+        for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
     }
@@ -223,7 +345,7 @@ fn search<const W: usize, const H: usize, B: Bitboard>(
     let mut failed = None;
     for order in orders {
         match order {
-            Order::Job(pos, window, stop) => {
+            Order::Job(id, pos, window, stop) => {
                 let done = match failed.take() {
                     Some(error) => Err(error),
                     None => {
@@ -235,6 +357,7 @@ fn search<const W: usize, const H: usize, B: Bitboard>(
                             solver.solve_window_until(&pos, window, &stop)
                         };
                         Ok(Report::Done(Done {
+                            id,
                             range,
                             nodes: solver.nodes(),
                             bounds: solver.table_mut().take_journal(),
@@ -252,6 +375,66 @@ fn search<const W: usize, const H: usize, B: Bitboard>(
                 }
             }
             Order::NewLine => solver.reset(),
+        }
+    }
+}
+
+/// A lock whose holder cannot panic while holding it (the queue is only pushed to and
+/// popped): a poisoned one is still whole.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A lane of a worker: takes the next job waiting, searches it on the shared table with a
+/// journal of its own, and reports it, until the queue closes.
+fn lane<const W: usize, const H: usize, B: Bitboard>(
+    lanes: &Lanes<W, H, B>,
+    report: &Sender<Result<Report, String>>,
+) {
+    loop {
+        let job = {
+            let mut queue = lock(&lanes.queue);
+            loop {
+                if let Some(job) = queue.jobs.pop_front() {
+                    break Some(job);
+                }
+                if queue.closed {
+                    break None;
+                }
+                queue = lanes
+                    .ready
+                    .wait(queue)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        };
+        let Some((id, pos, window, stop)) = job else {
+            return;
+        };
+        let started = Instant::now();
+        let mut journal = Journal::default();
+        let (range, nodes) = if stop.is_due() {
+            // A job cancelled before it started is not searched at all.
+            (None, 0)
+        } else {
+            let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
+            let mut write =
+                |p: &Position<W, H, B>, bound, best| journal.note::<W, H>(p, bound, best);
+            let noted = lanes.most_moves.map(|most_moves| pool::Journal {
+                most_moves,
+                write: &mut write,
+            });
+            pool.solve_window(&pos, window, &stop, noted)
+        };
+        let total = lanes.nodes.fetch_add(nodes, Ordering::Relaxed) + nodes;
+        let done = Done {
+            id,
+            range,
+            nodes: total,
+            bounds: journal.take(),
+            micros: started.elapsed().as_micros() as u64,
+        };
+        if report.send(Ok(Report::Done(done))).is_err() {
+            return;
         }
     }
 }

@@ -19,7 +19,7 @@
 //!
 //! [`wire`]: transpo_c4::cluster::wire
 
-use super::Solving;
+use super::{Solving, table_failure};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::io::{self, Write};
@@ -33,6 +33,7 @@ use transpo_c4::cluster::{self, State, StateFile};
 use transpo_c4::knobs;
 use transpo_c4::sharing::SharingTable;
 use transpo_cli::{Failure, check_stdin};
+use transpo_connect4::pool::SolverPool;
 use transpo_connect4::position::Bitboard;
 use transpo_connect4::protocol::{self, Options};
 use transpo_connect4::score::Strength;
@@ -60,6 +61,8 @@ struct Setup {
     journal_empties: u32,
     /// What the ranks compare in the handshake.
     identity: Vec<(&'static str, String)>,
+    /// Whether a worker's threads each search a job of their own ([`knobs::MPI_LANES`]).
+    lanes: bool,
 }
 
 /// How many stones below a job the bounds its worker proves still pass to the other
@@ -92,7 +95,7 @@ impl Setup {
         let exe = std::env::current_exe()
             .and_then(std::fs::metadata)
             .map_or(0, |m| m.len());
-        let identity = vec![
+        let mut identity = vec![
             (
                 "program",
                 format!("transpo-c4 {} ({exe} bytes)", env!("CARGO_PKG_VERSION")),
@@ -110,15 +113,20 @@ impl Setup {
             (knobs::MPI_GROUP.name, group.to_string()),
             (knobs::MPI_SHARE.name, shared_empties.to_string()),
         ];
+        let lanes = knobs::MPI_LANES.read_or(1)? == 1 && solving.threads > 1;
+        identity.push((knobs::MPI_LANES.name, lanes.to_string()));
+        // A worker of lanes is that many searches at once: it is held as many jobs, and
+        // the release rule counts its lanes as workers.
+        let per_worker = if lanes { solving.threads } else { 1 };
         let (workers, default) = (ranks.saturating_sub(1), Policy::default());
         let state_ms = manager::STATE_EVERY.as_millis() as u64;
         let manager = manager::Setup {
             strength: solving.strength,
             leaf_empties,
             group: group as usize,
-            alone: knobs::MPI_ALONE.read_or(cluster::alone_before_release(workers))?,
+            alone: knobs::MPI_ALONE.read_or(cluster::alone_before_release(workers * per_worker))?,
             policy: Policy {
-                ahead: knobs::MPI_AHEAD.read_or(default.ahead as u32)? as usize,
+                ahead: knobs::MPI_AHEAD.read_or(default.ahead.max(per_worker) as u32)? as usize,
                 steal: knobs::MPI_STEAL.read_or(u8::from(default.steal))? == 1,
                 serial: knobs::MPI_SERIAL.read_or(u8::from(default.serial))? == 1,
                 ..default
@@ -130,6 +138,7 @@ impl Setup {
             manager,
             journal_empties,
             identity,
+            lanes,
         })
     }
 }
@@ -281,8 +290,15 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
         .process_at_rank(0)
         .send_with_tag(&hello.encode()[..], hello.tag());
     let journal_empties = setup.journal_empties;
-    let mut worker =
-        Worker::start(solving.solver_on(|table| SharingTable::new(table, journal_empties))?);
+    let mut worker = if setup.lanes {
+        let mut pool = SolverPool::new(solving.hash_mib, solving.threads).map_err(table_failure)?;
+        if let Some(book) = solving.book {
+            pool.set_book(book);
+        }
+        Worker::start_lanes(pool, journal_empties)
+    } else {
+        Worker::start(solving.solver_on(|table| SharingTable::new(table, journal_empties))?)
+    };
     while !worker.finished() {
         if worker.idle() {
             if !take_waiting(world, &mut worker)? {
