@@ -18,13 +18,26 @@ const PREFIX: &str = "transpo-c4-mpi";
 /// `mpirun` with `np` ranks of the binary with `args`, as CI runs it (as root, more ranks
 /// than cores), `input` on stdin.
 fn mpirun(np: usize, args: &[&str], input: &str) -> Run {
+    mpirun_with(np, &[], args, input)
+}
+
+/// [`mpirun`] with `knobs` (name, value) set for every rank (`-x NAME`).
+fn mpirun_with(np: usize, knobs: &[(&str, &str)], args: &[&str], input: &str) -> Run {
     let np = np.to_string();
-    let mut all = vec!["--oversubscribe", "--allow-run-as-root", "-np", &np, BIN];
+    let mut all = vec!["--oversubscribe", "--allow-run-as-root"];
+    for (name, _) in knobs {
+        all.extend(["-x", name]);
+    }
+    all.extend(["-np", &np, BIN]);
     all.extend(args);
-    Run::new("mpirun")
+    let mut run = Run::new("mpirun")
         .args(all)
         .input(input.as_bytes().to_vec())
-        .deadline(Duration::from_secs(120))
+        .deadline(Duration::from_secs(120));
+    for (name, value) in knobs {
+        run = run.env(name, value);
+    }
+    run
 }
 
 /// One machine's solve of `input` with `args`.
@@ -102,29 +115,12 @@ fn workers_holding_jobs_ahead_score_as_one_solve() {
             args.extend(flags);
             let one = one_solve(&args, lines);
             for ahead in ["2", "4"] {
-                let np = "4".to_string();
-                let mut all = vec![
-                    "--oversubscribe",
-                    "--allow-run-as-root",
-                    "-x",
-                    "TRANSPO_C4_MPI_AHEAD",
-                    "-x",
-                    "TRANSPO_C4_MPI_LEAF",
-                    "-x",
-                    "TRANSPO_C4_MPI_SHARE",
-                    "-np",
-                    &np,
-                    BIN,
+                let knobs = [
+                    ("TRANSPO_C4_MPI_AHEAD", ahead),
+                    ("TRANSPO_C4_MPI_LEAF", leaf),
+                    ("TRANSPO_C4_MPI_SHARE", "4"),
                 ];
-                all.extend(&args);
-                let mpi = Run::new("mpirun")
-                    .args(all)
-                    .env("TRANSPO_C4_MPI_AHEAD", ahead)
-                    .env("TRANSPO_C4_MPI_LEAF", leaf)
-                    .env("TRANSPO_C4_MPI_SHARE", "4")
-                    .input(lines.as_bytes().to_vec())
-                    .deadline(Duration::from_secs(120))
-                    .output();
+                let mpi = mpirun_with(4, &knobs, &args, lines).output();
                 assert_eq!(
                     mpi.code(),
                     Some(0),
@@ -290,25 +286,11 @@ fn ranks_with_two_threads_score_as_one_solve() {
             let mut args = vec!["--board", "6x4", "--threads", threads, "--hash-mib", "4"];
             args.extend(flags);
             let one = one_solve(&args, LINES_6X4);
-            let mut all = vec![
-                "--oversubscribe",
-                "--allow-run-as-root",
-                "-x",
-                "TRANSPO_C4_MPI_LANES",
-                "-x",
-                "TRANSPO_C4_MPI_LEAF",
-                "-np",
-                "3",
-                BIN,
+            let knobs = [
+                ("TRANSPO_C4_MPI_LANES", lanes),
+                ("TRANSPO_C4_MPI_LEAF", leaf),
             ];
-            all.extend(&args);
-            let mpi = Run::new("mpirun")
-                .args(all)
-                .env("TRANSPO_C4_MPI_LANES", lanes)
-                .env("TRANSPO_C4_MPI_LEAF", leaf)
-                .input(LINES_6X4.as_bytes().to_vec())
-                .deadline(Duration::from_secs(120))
-                .output();
+            let mpi = mpirun_with(3, &knobs, &args, LINES_6X4).output();
             let what = format!("{threads} threads, lanes {lanes}, leaf {leaf} {flags:?}");
             assert_eq!(mpi.code(), Some(0), "{what}: {}", mpi.stderr_text());
             assert_eq!(scores(&mpi), scores(&one), "{what}");
