@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# kill.sh BIN BOARD NP SECS [FLAGS...]: what a kill costs a solve over MPI (issue 58, item 5).
+# kill.sh BIN BOARD NP SECS [FLAGS...]: what a kill costs a solve over MPI (issue 58, item 5);
+# THREADS=T for workers of T threads (default 1).
 # The empty BOARD on `mpirun -np NP` with a state file, SIGTERM to mpirun after SECS seconds,
 # then the same command again; and the same solve uninterrupted. Prints the positions the state
 # file held at the kill, the resumed solve's total and the uninterrupted one's, and the extra
@@ -8,7 +9,7 @@
 set -euo pipefail
 bin=$1 board=$2 np=$3 secs=$4; shift 4
 dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT
-mpi=(mpirun --oversubscribe --allow-run-as-root -np "$np" "$bin" --board "$board" --threads 1 "$@")
+mpi=(mpirun --oversubscribe --allow-run-as-root -np "$np" "$bin" --board "$board" --threads "${THREADS:-1}" "$@")
 echo - | "${mpi[@]}" --state "$dir/state" >/dev/null 2>&1 &
 pid=$!
 sleep "$secs"

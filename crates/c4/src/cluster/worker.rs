@@ -91,6 +91,9 @@ struct Lanes<const W: usize, const H: usize, B: Bitboard> {
     nodes: AtomicU64,
     /// Bounds of positions with at most this many stones are journaled.
     most_moves: Option<u32>,
+    /// Counts the worker's calls for the journals ([`PASS_EVERY`]): a lane whose search
+    /// sees it move passes its journal on at its next bound journaled.
+    pass_round: AtomicU64,
 }
 
 /// The jobs waiting for a lane, and whether the worker is closing.
@@ -167,6 +170,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
             ready: Condvar::new(),
             nodes: AtomicU64::new(0),
             most_moves: ((W * H) as u32).checked_sub(journal_empties),
+            pass_round: AtomicU64::new(0),
         });
         let (report, reports) = channel();
         let threads = (0..lanes)
@@ -277,6 +281,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
         if self.last_pass.elapsed() >= PASS_EVERY {
             self.last_pass = Instant::now();
             self.pass.store(true, Ordering::Relaxed);
+            if let Some(lanes) = &self.lanes {
+                lanes.pass_round.fetch_add(1, Ordering::Relaxed);
+            }
         }
         let done = match self.reports.recv_timeout(wait) {
             Ok(Ok(Report::Done(done))) => done,
@@ -417,8 +424,18 @@ fn lane<const W: usize, const H: usize, B: Bitboard>(
             (None, 0)
         } else {
             let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
-            let mut write =
-                |p: &Position<W, H, B>, bound, best| journal.note::<W, H>(p, bound, best);
+            // A long job passes its journal on every PASS_EVERY, as a one-thread worker's
+            // does: the other workers learn it sooner, and a kill loses less of it.
+            let mut round = lanes.pass_round.load(Ordering::Relaxed);
+            let mut write = |p: &Position<W, H, B>, bound, best| {
+                journal.note::<W, H>(p, bound, best);
+                let now = lanes.pass_round.load(Ordering::Relaxed);
+                if now != round {
+                    round = now;
+                    // A worker that stopped listening has ended the run.
+                    let _ = report.send(Ok(Report::Bounds(journal.take())));
+                }
+            };
             let noted = lanes.most_moves.map(|most_moves| pool::Journal {
                 most_moves,
                 write: &mut write,
