@@ -9,10 +9,10 @@
 use clap::Parser;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use transpo_c4::cluster::alone_before_release;
 use transpo_c4::cluster::dispatch::Policy;
 use transpo_c4::cluster::manager::Setup;
 use transpo_c4::cluster::simulate::{Costs, simulate};
+use transpo_c4::cluster::{alone_before_release, leaf_stones};
 use transpo_cli::Failure;
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::Strength;
@@ -33,9 +33,10 @@ struct Args {
     /// Children answered before a node releases the rest (default: the binary's rule).
     #[arg(long)]
     alone: Option<u32>,
-    /// Jobs this many stones from the empty board.
-    #[arg(long, default_value_t = transpo_c4::cluster::LEAF_STONES)]
-    leaf_stones: u32,
+    /// Jobs this many stones from the empty board (default: the binary's rule for the
+    /// searches at once).
+    #[arg(long)]
+    leaf_stones: Option<u32>,
     /// Jobs held ahead by a worker (at least its lanes).
     #[arg(long, default_value_t = 1)]
     ahead: usize,
@@ -78,8 +79,11 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         rate / 1e6
     );
     let squares = (W * H) as u32;
-    let leaf = squares.saturating_sub(args.leaf_stones);
     for &workers in &args.workers {
+        let stones = args
+            .leaf_stones
+            .unwrap_or_else(|| leaf_stones(workers * args.lanes));
+        let leaf = squares.saturating_sub(stones);
         let alone = args
             .alone
             .unwrap_or_else(|| alone_before_release(workers * args.lanes));
@@ -117,7 +121,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             )));
         }
         println!(
-            "  {workers:>3} workers x {} lanes, alone {alone}: positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
+            "  {workers:>3} workers x {} lanes, alone {alone}, jobs {stones} stones deep: positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
              {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s), bounds taken in {:.1}% of the workers' time",
             args.lanes,
             r.positions as f64 / base as f64,

@@ -39,6 +39,7 @@ use crate::split::{settled, trivial};
 
 pub mod dispatch;
 pub mod manager;
+pub mod pace;
 pub mod simulate;
 pub mod state;
 pub mod wire;
@@ -46,17 +47,35 @@ pub mod worker;
 
 pub use state::{CurrentLine, State, StateFile, state_config};
 
-/// The default leaf depth of the top tree, in stones from the empty board: a position with
-/// at least this many stones is a worker's job ([`leaf_empties`]). Measured
-/// (docs/connect4/mpi.md): fewer makes more jobs than the manager's round trips pay for (8×5
-/// strong with jobs at 12 stones: 58,489 jobs, 2.3× the time of jobs at 8), more makes too
-/// few jobs to share.
+/// The default leaf depth of the top tree, in stones from the empty board, with three or
+/// more searches at once: a position with at least this many stones is a worker's job
+/// ([`leaf_empties`]). Measured (docs/connect4/mpi.md): fewer makes more jobs than the
+/// manager's round trips pay for (8×5 strong with jobs at 12 stones: 58,489 jobs, 2.3× the
+/// time of jobs at 8), more makes too few jobs to share.
 pub const LEAF_STONES: u32 = 8;
 
-/// The default leaf depth in empty squares on a board of `squares` squares: the positions
-/// [`LEAF_STONES`] stones deep.
-pub const fn leaf_empties(squares: u32) -> u32 {
-    squares.saturating_sub(LEAF_STONES)
+/// The default leaf depth, in stones, with one or two searches at once: two can share few
+/// and big jobs, and each job costs them a round trip to the manager. Measured
+/// (docs/connect4/mpi.md, 2026-11-28, fourth session), two one-thread workers on two
+/// cores, time ÷ one thread's with jobs 8 / 5 stones deep: 8×5 strong 0.85× / 0.70×, 9×4
+/// 1.72× / 1.10×, 6×6 3.33× / 1.88×, 7×5 2.37× / 1.43× (the small boards pay `mpirun`'s
+/// start-up); positions 1.24× / 1.08× on 8×5.
+pub const FEW_LEAF_STONES: u32 = 5;
+
+/// The default leaf depth in stones for `searches` searches at once (workers times the
+/// jobs each searches at once): [`FEW_LEAF_STONES`] up to two, [`LEAF_STONES`] beyond.
+pub const fn leaf_stones(searches: usize) -> u32 {
+    if searches <= 2 {
+        FEW_LEAF_STONES
+    } else {
+        LEAF_STONES
+    }
+}
+
+/// The default leaf depth in empty squares on a board of `squares` squares for `searches`
+/// searches at once: the positions [`leaf_stones`] deep.
+pub const fn leaf_empties(squares: u32, searches: usize) -> u32 {
+    squares.saturating_sub(leaf_stones(searches))
 }
 
 /// The default grouping: a job is placed by its ancestor this many stones above it
@@ -459,6 +478,18 @@ pub fn alone_before_release(workers: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn few_searches_get_bigger_jobs() {
+        assert_eq!(leaf_stones(0), FEW_LEAF_STONES);
+        assert_eq!(leaf_stones(1), FEW_LEAF_STONES);
+        assert_eq!(leaf_stones(2), FEW_LEAF_STONES);
+        assert_eq!(leaf_stones(3), LEAF_STONES);
+        assert_eq!(leaf_stones(16), LEAF_STONES);
+        assert_eq!(leaf_empties(40, 2), 35);
+        assert_eq!(leaf_empties(40, 16), 32);
+        assert_eq!(leaf_empties(4, 16), 0);
+    }
     use transpo_connect4::score::{Strength, finish};
     use transpo_connect4::solver::Solver;
 

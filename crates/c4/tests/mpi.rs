@@ -234,7 +234,8 @@ fn mpi_refuses_what_it_cannot_solve() {
 }
 
 /// A solve killed at some moment and run again with the same command and `--state` file,
-/// on fewer ranks, prints the lines one machine's solve prints.
+/// on fewer ranks, prints the lines one machine's solve prints: three workers search jobs 8
+/// stones deep, the one worker of the rerun jobs 5 stones deep.
 #[test]
 fn a_killed_solve_goes_on_from_its_state() {
     let lines = "-\n4\n3\n44\n";
@@ -250,7 +251,7 @@ fn a_killed_solve_goes_on_from_its_state() {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     let wait = Duration::from_millis(300 + u64::from(nanos % 700));
-    let running = mpirun(3, &with_state, lines)
+    let running = mpirun(4, &with_state, lines)
         .env("TRANSPO_C4_MPI_STATE_MS", "20")
         .spawn();
     let started = std::time::Instant::now();

@@ -515,7 +515,7 @@ fn reprint<const W: usize>(done: &str, moves: &str, analyze: bool) -> Option<Ans
 mod tests {
     use super::super::wire::ToWorker;
     use super::super::worker::Worker;
-    use super::super::{leaf_empties, state_config};
+    use super::super::{LEAF_STONES, state_config};
     use super::*;
     use crate::sharing::SharingTable;
     use std::sync::mpsc::{Receiver, Sender, channel};
@@ -610,7 +610,7 @@ mod tests {
             drop(to_manager);
             let setup = Setup {
                 strength: options.strength,
-                leaf_empties: leaf_empties((W * H) as u32).max(6),
+                leaf_empties: ((W * H) as u32).saturating_sub(LEAF_STONES).max(6),
                 group: 2,
                 alone: 1,
                 policy: Policy {
@@ -692,7 +692,7 @@ mod tests {
             strength: Strength::Strong,
             analyze: false,
         };
-        let config = state_config("5x4", false, false, leaf_empties(20).max(6));
+        let config = state_config("5x4", false, false);
         // The far bounds of a whole solve of the empty board, as its workers would pass them.
         let table = BoundTable::<5, 4, u64>::new(2).expect("2 MiB");
         let mut solver = Solver::with_table(SharingTable::new(table, 4));
@@ -754,7 +754,7 @@ mod tests {
             strength: Strength::Strong,
             analyze: false,
         };
-        let config = state_config("5x4", false, false, 14);
+        let config = state_config("5x4", false, false);
         let input = "-\n3\n44\n";
         let first = run::<5, 4>(
             input,

@@ -450,15 +450,15 @@ pub fn simulate<const W: usize, const H: usize, B: Bitboard>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::LEAF_STONES;
     use crate::cluster::dispatch::Policy;
-    use crate::cluster::leaf_empties;
     use std::time::Duration;
     use transpo_connect4::score::Strength;
 
     fn setup(strength: Strength, squares: u32, alone: u32) -> Setup {
         Setup {
             strength,
-            leaf_empties: leaf_empties(squares),
+            leaf_empties: squares.saturating_sub(LEAF_STONES),
             group: 2,
             alone,
             policy: Policy::default(),

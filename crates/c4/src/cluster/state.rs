@@ -34,7 +34,7 @@ const STATE_MAGIC: &str = "# transpo-c4 mpi-state v1";
 /// with the table of its top tree and the positions counted so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct State {
-    /// What the file is for: `board 8x5 strength strong analyze no leaf 28`; a rerun must
+    /// What the file is for: `board 8x5 strength strong analyze no`; a rerun must
     /// give the same.
     pub config: String,
     /// The output lines of the solved input lines, in order: line `i` of the input is
@@ -70,13 +70,26 @@ fn checksum(text: &str) -> u64 {
     })
 }
 
-/// What configures a solve as far as its state file is concerned.
-pub fn state_config(board: &str, weak: bool, analyze: bool, leaf_empties: u32) -> String {
+/// What configures a solve as far as its state file is concerned: the board, the strength
+/// and whether it analyzes. Not the leaf depth: the file keeps ranges of scores and bounds,
+/// facts about positions whatever the depth of the jobs, and the default depth follows the
+/// number of searches at once ([`super::leaf_stones`]), which a resume may change.
+pub fn state_config(board: &str, weak: bool, analyze: bool) -> String {
     format!(
-        "board {board} strength {} analyze {} leaf {leaf_empties}",
+        "board {board} strength {} analyze {}",
         if weak { "weak" } else { "strong" },
         if analyze { "yes" } else { "no" }
     )
+}
+
+/// Whether a file's `config` is `wanted` ([`state_config`]), or was before files left the
+/// leaf depth out (`… leaf 28`).
+fn same_solve(config: &str, wanted: &str) -> bool {
+    let without_leaf = config
+        .rsplit_once(" leaf ")
+        .filter(|(_, leaf)| leaf.parse::<u32>().is_ok())
+        .map_or(config, |(before, _)| before);
+    without_leaf == wanted
 }
 
 impl State {
@@ -233,12 +246,16 @@ impl StateFile {
             },
             Err(e) => return Err(Failure::usage(format!("--state {name}: {e}"))),
         };
-        if state.config != config {
+        if !same_solve(&state.config, config) {
             return Err(Failure::usage(format!(
                 "--state {name} is the state of another solve ({}), not of this one ({config})",
                 state.config
             )));
         }
+        let state = State {
+            config: config.to_string(),
+            ..state
+        };
         Ok((
             StateFile {
                 path: path.to_path_buf(),
@@ -331,7 +348,7 @@ mod tests {
     #[test]
     fn the_state_file_round_trips() {
         let state = State {
-            config: state_config("5x4", false, false, 12),
+            config: state_config("5x4", false, false),
             done: vec!["- 0 1234 56".into()],
             current: Some(CurrentLine {
                 moves: "33".into(),
@@ -372,7 +389,7 @@ mod tests {
     fn the_file_is_checked_and_held() {
         let dir = std::env::temp_dir().join(format!("transpo-c4-state-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a scratch directory");
-        let config = state_config("5x4", false, false, 12);
+        let config = state_config("5x4", false, false);
         let path = dir.join("state");
         let (mut held, state) = StateFile::open(&path, &config).expect("a new state");
         assert_eq!(state.config, config);
@@ -387,7 +404,7 @@ mod tests {
         drop(held);
         let (_, state) = StateFile::open(&path, &config).expect("the file again");
         assert_eq!(state.done, vec!["- 0 1 2".to_string()]);
-        let other = StateFile::open(&path, &state_config("5x4", true, false, 12)).unwrap_err();
+        let other = StateFile::open(&path, &state_config("5x4", true, false)).unwrap_err();
         assert!(other.message().contains("another solve"), "{other:?}");
 
         let fifo = dir.join("fifo");
@@ -399,6 +416,39 @@ mod tests {
         let _ = std::fs::remove_dir_all(dir);
     }
 
+    /// The leaf depth is no part of what a file is for: a file written before it was left
+    /// out (`… leaf 12`) goes on, rewritten without it, while another board, strength or
+    /// analysis is still refused.
+    #[test]
+    fn a_file_of_another_leaf_depth_goes_on() {
+        let config = state_config("5x4", false, false);
+        assert!(same_solve(&config, &config));
+        assert!(same_solve(&format!("{config} leaf 12"), &config));
+        assert!(same_solve(&format!("{config} leaf 15"), &config));
+        assert!(!same_solve(&format!("{config} leaf x"), &config));
+        assert!(!same_solve(
+            &format!("{config} leaf 12"),
+            &state_config("6x4", false, false)
+        ));
+        assert!(!same_solve(&config, &state_config("5x4", true, false)));
+        assert!(!same_solve(&config, &state_config("5x4", false, true)));
+
+        let dir =
+            std::env::temp_dir().join(format!("transpo-c4-state-leaf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let path = dir.join("state");
+        let old = State {
+            config: format!("{config} leaf 12"),
+            done: vec!["- 0 1 2".into()],
+            current: None,
+        };
+        std::fs::write(&path, old.to_text()).expect("written");
+        let (_, state) = StateFile::open(&path, &config).expect("an old file goes on");
+        assert_eq!(state.config, config);
+        assert_eq!(state.done, old.done);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
     /// An endless or overlong file is refused at the cap, and a device is never read.
     #[test]
     fn an_endless_file_is_refused_at_the_cap() {
@@ -406,7 +456,7 @@ mod tests {
         assert_eq!(read_capped(&b"abc"[..], 3), Ok("abc".to_string()));
         assert!(read_capped(&b"abcd"[..], 3).is_err());
         assert!(read_capped(&[0xffu8][..], 3).is_err());
-        let config = state_config("5x4", false, false, 12);
+        let config = state_config("5x4", false, false);
         if Path::new("/dev/zero").exists() {
             let dir = std::env::temp_dir().join(format!("transpo-c4-zero-{}", std::process::id()));
             std::fs::create_dir_all(&dir).expect("a scratch directory");

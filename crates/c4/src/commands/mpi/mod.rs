@@ -14,8 +14,11 @@
 //! own would otherwise wait for ever). And while a job runs, a worker looks for messages
 //! every [`LOOK_EVERY`]: often enough that a manager's send waits little, not so often that
 //! the searching core is woken for nothing (every 200 µs cost 12% of a worker's search on
-//! 9×4). OpenMPI's blocking receives spin, so both sides probe and sleep briefly when
-//! nothing has come: an idle rank leaves its core to the searching ranks.
+//! 9×4). OpenMPI's blocking receives spin, so both sides probe and, when nothing has come,
+//! pause at the [`Pace`] of the cluster's messages: an idle rank leaves its core to the
+//! searching ranks.
+//!
+//! [`Pace`]: transpo_c4::cluster::pace::Pace
 //!
 //! [`wire`]: transpo_c4::cluster::wire
 
@@ -27,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use transpo_c4::cluster::dispatch::{self, Orders, Policy};
 use transpo_c4::cluster::manager::{self, Link, Manager};
+use transpo_c4::cluster::pace::Pace;
 use transpo_c4::cluster::wire::{TAG_HELLO, ToManager, ToWorker, check_hello};
 use transpo_c4::cluster::worker::Worker;
 use transpo_c4::cluster::{self, State, StateFile};
@@ -40,9 +44,6 @@ use transpo_connect4::score::Strength;
 
 /// How often a worker looks for the manager's messages while a job runs.
 const LOOK_EVERY: Duration = Duration::from_millis(2);
-
-/// How long an idle rank sleeps between two looks for a message.
-const IDLE_SLEEP: Duration = Duration::from_micros(200);
 
 /// Whether this process was started by an MPI launcher (`mpirun`, `mpiexec`, `srun`): the
 /// variables OpenMPI, MPICH and Slurm's PMI set in every rank's environment.
@@ -71,6 +72,10 @@ const SHARE_BELOW_LEAF: u32 = 10;
 
 /// How many stones below a job the bounds its worker proves still go to the manager for the
 /// state file: a resumed solve's workers start from them. Measured in docs/connect4/mpi.md.
+/// Counted from jobs [`cluster::LEAF_STONES`] deep at most: bigger jobs (one or two
+/// searches) keep as deep as those (8×5 strong, one worker, killed at 8, 12 and 18 s: 9.8%,
+/// 5.2% and 7.6% of the work held lost keeping 14 stones below jobs 5 deep; 6.9%, 3.8% and
+/// 3.6% keeping down to 22 stones).
 const KEEP_BELOW_LEAF: u32 = 14;
 
 impl Setup {
@@ -83,12 +88,19 @@ impl Setup {
         ranks: usize,
         keeping: bool,
     ) -> Result<Setup, Failure> {
-        let leaf_empties = knobs::MPI_LEAF.read_or(cluster::leaf_empties((W * H) as u32))?;
+        let lanes = knobs::MPI_LANES.read_or(1)? == 1 && solving.threads > 1;
+        // A worker of lanes is that many searches at once: it is held as many jobs, and
+        // the leaf depth and the release rule count its lanes as workers.
+        let per_worker = if lanes { solving.threads } else { 1 };
+        let (workers, default) = (ranks.saturating_sub(1), Policy::default());
+        let leaf_empties =
+            knobs::MPI_LEAF.read_or(cluster::leaf_empties((W * H) as u32, workers * per_worker))?;
         let group = knobs::MPI_GROUP.read_or(cluster::GROUP as u32)?;
         let shared_empties =
             knobs::MPI_SHARE.read_or(leaf_empties.saturating_sub(SHARE_BELOW_LEAF))?;
         let journal_empties = if keeping {
-            shared_empties.min(leaf_empties.saturating_sub(KEEP_BELOW_LEAF))
+            let many = cluster::leaf_empties((W * H) as u32, usize::MAX);
+            shared_empties.min(leaf_empties.min(many).saturating_sub(KEEP_BELOW_LEAF))
         } else {
             shared_empties
         };
@@ -113,12 +125,7 @@ impl Setup {
             (knobs::MPI_GROUP.name, group.to_string()),
             (knobs::MPI_SHARE.name, shared_empties.to_string()),
         ];
-        let lanes = knobs::MPI_LANES.read_or(1)? == 1 && solving.threads > 1;
         identity.push((knobs::MPI_LANES.name, lanes.to_string()));
-        // A worker of lanes is that many searches at once: it is held as many jobs, and
-        // the release rule counts its lanes as workers.
-        let per_worker = if lanes { solving.threads } else { 1 };
-        let (workers, default) = (ranks.saturating_sub(1), Policy::default());
         let state_ms = manager::STATE_EVERY.as_millis() as u64;
         let manager = manager::Setup {
             strength: solving.strength,
@@ -196,7 +203,7 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
     state_path: Option<&Path>,
 ) -> Result<(), Failure> {
     let workers = world.size() as usize - 1;
-    let mut link = Mpi(world);
+    let mut link = Mpi(world, Pace::new());
     let ready = (|| {
         for rank in 1..world.size() {
             let (bytes, _) = world
@@ -215,13 +222,8 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
             })?;
         }
         check_stdin().map_err(Failure::usage)?;
-        let (strength, leaf) = (setup.manager.strength, setup.manager.leaf_empties);
-        let config = cluster::state_config(
-            &format!("{W}x{H}"),
-            strength == Strength::Weak,
-            analyze,
-            leaf,
-        );
+        let weak = setup.manager.strength == Strength::Weak;
+        let config = cluster::state_config(&format!("{W}x{H}"), weak, analyze);
         match state_path {
             Some(path) => StateFile::open(path, &config).map(|(f, s)| (Some(f), s)),
             None => Ok((None, State::default())),
@@ -252,10 +254,11 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
 }
 
 /// The manager's side of MPI: worker `w` is rank `w + 1`.
-struct Mpi<'w>(&'w SimpleCommunicator);
+struct Mpi<'w>(&'w SimpleCommunicator, Pace);
 
 impl Link for Mpi<'_> {
     fn post(&mut self, orders: Orders) {
+        self.1.active();
         for (w, message) in orders {
             self.0
                 .process_at_rank(w as i32 + 1)
@@ -265,9 +268,9 @@ impl Link for Mpi<'_> {
 
     fn receive(&mut self, wait: bool) -> Result<Option<(usize, ToManager)>, Failure> {
         let message = if wait {
-            Some(next_message(self.0))
+            Some(next_message(self.0, &mut self.1))
         } else {
-            try_message(self.0)
+            try_message(self.0, &mut self.1)
         };
         let Some((bytes, tag, rank)) = message else {
             return Ok(None);
@@ -299,20 +302,21 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
     } else {
         Worker::start(solving.solver_on(|table| SharingTable::new(table, journal_empties))?)
     };
+    let mut pace = Pace::new();
     while !worker.finished() {
         if worker.idle() {
-            if !take_waiting(world, &mut worker)? {
-                std::thread::sleep(IDLE_SLEEP);
+            if !take_waiting(world, &mut worker, &mut pace)? {
+                pace.pause();
             }
             continue;
         }
         match worker.next_messages(LOOK_EVERY)? {
             Some(messages) => {
                 for message in messages {
-                    send_to_manager(world, &mut worker, &message)?;
+                    send_to_manager(world, &mut worker, &message, &mut pace)?;
                 }
             }
-            None => while take_waiting(world, &mut worker)? {},
+            None => while take_waiting(world, &mut worker, &mut pace)? {},
         }
     }
     Ok(())
@@ -322,8 +326,9 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
 fn take_waiting<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
     worker: &mut Worker<W, H, B>,
+    pace: &mut Pace,
 ) -> Result<bool, Failure> {
-    let Some((bytes, tag, _)) = try_message(world) else {
+    let Some((bytes, tag, _)) = try_message(world, pace) else {
         return Ok(false);
     };
     worker.take(ToWorker::decode(tag, &bytes).map_err(Failure::run)?)?;
@@ -336,8 +341,10 @@ fn send_to_manager<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
     worker: &mut Worker<W, H, B>,
     message: &ToManager,
+    pace: &mut Pace,
 ) -> Result<(), Failure> {
     let bytes = message.encode();
+    pace.active();
     mpi::request::scope(|scope| {
         let process = world.process_at_rank(0);
         let mut request = process.immediate_send_with_tag(scope, &bytes[..], message.tag());
@@ -349,9 +356,9 @@ fn send_to_manager<const W: usize, const H: usize, B: Bitboard>(
                 Ok(_) => return failed,
                 Err(pending) => request = pending,
             }
-            match take_waiting(world, worker) {
+            match take_waiting(world, worker, pace) {
                 Ok(true) => {}
-                Ok(false) => std::thread::sleep(IDLE_SLEEP),
+                Ok(false) => pace.pause(),
                 Err(failure) => failed = failed.and(Err(failure)),
             }
         }
@@ -359,18 +366,19 @@ fn send_to_manager<const W: usize, const H: usize, B: Bitboard>(
 }
 
 /// The next message to this rank, if one has come: its bytes, tag and sender.
-fn try_message(world: &SimpleCommunicator) -> Option<(Vec<u8>, i32, i32)> {
+fn try_message(world: &SimpleCommunicator, pace: &mut Pace) -> Option<(Vec<u8>, i32, i32)> {
     let probed = world.any_process().immediate_matched_probe()?;
     let (bytes, status) = probed.matched_receive_vec::<u8>();
+    pace.active();
     Some((bytes, status.tag(), status.source_rank()))
 }
 
-/// Waits, probing and sleeping, for the next message to this rank.
-fn next_message(world: &SimpleCommunicator) -> (Vec<u8>, i32, i32) {
+/// Waits, probing and pausing, for the next message to this rank.
+fn next_message(world: &SimpleCommunicator, pace: &mut Pace) -> (Vec<u8>, i32, i32) {
     loop {
-        if let Some(message) = try_message(world) {
+        if let Some(message) = try_message(world, pace) {
             return message;
         }
-        std::thread::sleep(IDLE_SLEEP);
+        pace.pause();
     }
 }
