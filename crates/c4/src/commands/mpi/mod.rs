@@ -74,8 +74,8 @@ const SHARE_BELOW_LEAF: u32 = 10;
 /// state file: a resumed solve's workers start from them. Measured in docs/connect4/mpi.md.
 /// Counted from jobs [`cluster::LEAF_STONES`] deep at most: bigger jobs (one or two
 /// searches) keep as deep as those (8×5 strong, one worker, killed at 8, 12 and 18 s: 9.8%,
-/// 5.2% and 7.6% of the work held lost keeping 14 stones below jobs 5 deep; 6.9%, 3.8% and
-/// 3.6% keeping down to 22 stones).
+/// 5.2% and 7.6% of the work held lost keeping 14 stones below jobs 5 deep; 5.6%, 5.2% and
+/// 3.2% keeping down to 22 stones).
 const KEEP_BELOW_LEAF: u32 = 14;
 
 impl Setup {
