@@ -99,8 +99,8 @@ impl Setup {
         let shared_empties =
             knobs::MPI_SHARE.read_or(leaf_empties.saturating_sub(SHARE_BELOW_LEAF))?;
         let journal_empties = if keeping {
-            let many = cluster::leaf_empties((W * H) as u32, usize::MAX);
-            shared_empties.min(leaf_empties.min(many).saturating_sub(KEEP_BELOW_LEAF))
+            let eight_deep = ((W * H) as u32).saturating_sub(cluster::LEAF_STONES);
+            shared_empties.min(leaf_empties.min(eight_deep).saturating_sub(KEEP_BELOW_LEAF))
         } else {
             shared_empties
         };
