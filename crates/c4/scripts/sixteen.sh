@@ -33,7 +33,7 @@ run() {
 }
 c4=$dir/bin/c4 mpi=$dir/bin/c4mpi s=$dir/stein bh=$dir/data/Test_L1_R3
 mpirun_=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader
-  --mca pml ob1 -x TRANSPO_C4_MPI_ALONE -x TRANSPO_C4_MPI_LEAF)
+  --mca pml ob1 -x TRANSPO_C4_MPI_ALONE -x TRANSPO_C4_MPI_LEAF -x TRANSPO_C4_MPI_SPIN_US)
 
 { nproc; lscpu; free -g; ldd "$mpi"; ldd "$s/weak7x6_16"; } >"$out/machine.txt" 2>&1
 log "cores $(nproc), $(lscpu | grep -m1 'Model name' | sed 's/ \+/ /g'), $(lscpu | grep -m1 'Thread(s) per core' | sed 's/ \+/ /g')"
@@ -49,6 +49,9 @@ run "threads1 strong" 150 '- 1' "$c4" --threads 1
 # Issue 47: a manager and sixteen one-thread workers on the empty 7x6 board.
 run "mpi17 weak" 90 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1 --weak
 run "mpi17 strong" 120 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1
+# Issue 58, fourth session: the same without yielding after a message (the sleeps before
+# cluster::pace), whose cost on 17 ranks over 16 cores was never measured.
+run "mpi17 weak spin0" 90 '-' env TRANSPO_C4_MPI_SPIN_US=0 "${mpirun_[@]}" -np 17 "$mpi" --threads 1 --weak
 # Issue 58, item 1: ranks that run threads (2 x 8 and 4 x 4 against threads16 above), and
 # the same with jobs three stones nearer the root (7x6: 37 empty squares, not 34), which
 # gives a team of threads bigger jobs; the progress line says how long workers searched.

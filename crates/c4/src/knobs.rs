@@ -167,6 +167,15 @@ pub const MPI_STATE_MS: Knob<u64> = Knob::new(
     "milliseconds between two writes of the state file",
 );
 
+/// `TRANSPO_C4_MPI_SPIN_US`: under `mpirun`, microseconds a rank that finds no message
+/// yields its core after the last message before it sleeps between looks (default
+/// [`crate::cluster::pace::Pace::SPIN`]; 0: it always sleeps, as before the pace).
+pub const MPI_SPIN_US: Knob<u64> = Knob::new(
+    "TRANSPO_C4_MPI_SPIN_US",
+    0..=1_000_000,
+    "microseconds a rank yields after a message",
+);
+
 /// Every knob's variable, in the order the crate README lists them.
 pub const ALL: &[&str] = &[
     SPLIT_EMPTY.name,
@@ -180,6 +189,7 @@ pub const ALL: &[&str] = &[
     MPI_SERIAL.name,
     MPI_LANES.name,
     MPI_STATE_MS.name,
+    MPI_SPIN_US.name,
 ];
 
 /// The knobs of the solver's threads, read together: each `None` when unset.

@@ -24,15 +24,18 @@ pub enum Pause {
     Sleep(Duration),
 }
 
-/// A rank's pace of looking for messages: when the last message came or went.
+/// A rank's pace of looking for messages: how long it yields after a message, and when the
+/// last one came or went.
 #[derive(Clone, Copy, Debug)]
 pub struct Pace {
+    spin: Duration,
     last: Instant,
 }
 
 impl Default for Pace {
+    /// Yielding for [`Pace::SPIN`].
     fn default() -> Self {
-        Pace::new()
+        Pace::new(Pace::SPIN)
     }
 }
 
@@ -45,9 +48,11 @@ impl Pace {
     /// How long a rank that has heard nothing for [`Pace::SPIN`] sleeps between looks.
     pub const SLEEP: Duration = Duration::from_micros(200);
 
-    /// A pace as if a message had just come.
-    pub fn new() -> Self {
+    /// A pace that yields for `spin` after a message (zero: it always sleeps), as if a
+    /// message had just come.
+    pub fn new(spin: Duration) -> Self {
         Pace {
+            spin,
             last: Instant::now(),
         }
     }
@@ -57,9 +62,10 @@ impl Pace {
         self.last = Instant::now();
     }
 
-    /// The pause a rank takes after finding no message, `quiet` after the last one.
-    pub fn pause_after(quiet: Duration) -> Pause {
-        if quiet < Self::SPIN {
+    /// The pause a rank that yields for `spin` takes after finding no message, `quiet`
+    /// after the last one.
+    pub fn pause_after(quiet: Duration, spin: Duration) -> Pause {
+        if quiet < spin {
             Pause::Yield
         } else {
             Pause::Sleep(Self::SLEEP)
@@ -68,7 +74,7 @@ impl Pace {
 
     /// Pauses after finding no message.
     pub fn pause(&self) {
-        match Self::pause_after(self.last.elapsed()) {
+        match Self::pause_after(self.last.elapsed(), self.spin) {
             Pause::Yield => std::thread::yield_now(),
             Pause::Sleep(sleep) => std::thread::sleep(sleep),
         }
@@ -81,14 +87,20 @@ mod tests {
 
     #[test]
     fn a_rank_yields_right_after_a_message_and_sleeps_once_quiet() {
-        assert_eq!(Pace::pause_after(Duration::ZERO), Pause::Yield);
+        let spin = Pace::SPIN;
+        assert_eq!(Pace::pause_after(Duration::ZERO, spin), Pause::Yield);
         assert_eq!(
-            Pace::pause_after(Pace::SPIN - Duration::from_nanos(1)),
+            Pace::pause_after(spin - Duration::from_nanos(1), spin),
             Pause::Yield
         );
-        assert_eq!(Pace::pause_after(Pace::SPIN), Pause::Sleep(Pace::SLEEP));
+        assert_eq!(Pace::pause_after(spin, spin), Pause::Sleep(Pace::SLEEP));
         assert_eq!(
-            Pace::pause_after(Duration::from_secs(3600)),
+            Pace::pause_after(Duration::from_secs(3600), spin),
+            Pause::Sleep(Pace::SLEEP)
+        );
+        // No spin: always a sleep, as before the pace.
+        assert_eq!(
+            Pace::pause_after(Duration::ZERO, Duration::ZERO),
             Pause::Sleep(Pace::SLEEP)
         );
     }
@@ -96,10 +108,11 @@ mod tests {
     #[test]
     fn activity_restarts_the_spin() {
         let mut pace = Pace {
+            spin: Pace::SPIN,
             last: Instant::now() - Duration::from_secs(1),
         };
         assert_eq!(
-            Pace::pause_after(pace.last.elapsed()),
+            Pace::pause_after(pace.last.elapsed(), pace.spin),
             Pause::Sleep(Pace::SLEEP)
         );
         pace.active();

@@ -64,6 +64,8 @@ struct Setup {
     identity: Vec<(&'static str, String)>,
     /// Whether a worker's threads each search a job of their own ([`knobs::MPI_LANES`]).
     lanes: bool,
+    /// How long a rank yields after a message ([`knobs::MPI_SPIN_US`]).
+    spin: Duration,
 }
 
 /// How many stones below a job the bounds its worker proves still pass to the other
@@ -141,11 +143,14 @@ impl Setup {
             state_every: Duration::from_millis(knobs::MPI_STATE_MS.read_or(state_ms)?),
             pass_empties: (journal_empties < shared_empties).then_some(shared_empties),
         };
+        let spin =
+            Duration::from_micros(knobs::MPI_SPIN_US.read_or(Pace::SPIN.as_micros() as u64)?);
         Ok(Setup {
             manager,
             journal_empties,
             identity,
             lanes,
+            spin,
         })
     }
 }
@@ -203,7 +208,7 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
     state_path: Option<&Path>,
 ) -> Result<(), Failure> {
     let workers = world.size() as usize - 1;
-    let mut link = Mpi(world, Pace::new());
+    let mut link = Mpi(world, Pace::new(setup.spin));
     let ready = (|| {
         for rank in 1..world.size() {
             let (bytes, _) = world
@@ -302,7 +307,7 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
     } else {
         Worker::start(solving.solver_on(|table| SharingTable::new(table, journal_empties))?)
     };
-    let mut pace = Pace::new();
+    let mut pace = Pace::new(setup.spin);
     while !worker.finished() {
         if worker.idle() {
             if !take_waiting(world, &mut worker, &mut pace)? {
