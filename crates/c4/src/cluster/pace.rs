@@ -32,13 +32,6 @@ pub struct Pace {
     last: Instant,
 }
 
-impl Default for Pace {
-    /// Yielding for [`Pace::SPIN`].
-    fn default() -> Self {
-        Pace::new(Pace::SPIN)
-    }
-}
-
 impl Pace {
     /// How long after a message a rank yields instead of sleeping. Measured on 9×4 strong
     /// with one one-thread worker: 300 µs took 6.4 s, 1 ms 6.2 s, 5 ms 5.9 s, always
