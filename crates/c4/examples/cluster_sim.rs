@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use transpo_c4::cluster::dispatch::Policy;
 use transpo_c4::cluster::manager::Setup;
 use transpo_c4::cluster::simulate::{Costs, simulate};
-use transpo_c4::cluster::{alone_before_release, leaf_stones};
+use transpo_c4::cluster::{alone_before_release, leaf_stones, main_line_stones};
 use transpo_cli::Failure;
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::Strength;
@@ -37,6 +37,10 @@ struct Args {
     /// searches at once).
     #[arg(long)]
     leaf_stones: Option<u32>,
+    /// Stones deeper the main line's jobs are (default: the binary's rule for the searches
+    /// at once).
+    #[arg(long)]
+    main_line_stones: Option<u32>,
     /// Jobs held ahead by a worker (at least its lanes).
     #[arg(long, default_value_t = 1)]
     ahead: usize,
@@ -92,6 +96,9 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             leaf_empties: leaf,
             group: 2,
             alone,
+            main_line: args
+                .main_line_stones
+                .unwrap_or_else(|| main_line_stones(workers * args.lanes)),
             policy: Policy {
                 ahead: args.ahead.max(args.lanes),
                 ..Policy::default()
@@ -121,9 +128,10 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             )));
         }
         println!(
-            "  {workers:>3} workers x {} lanes, alone {alone}, jobs {stones} stones deep: positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
+            "  {workers:>3} workers x {} lanes, alone {alone}, jobs {stones} stones deep (main line +{}): positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
              {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s), bounds taken in {:.1}% of the workers' time",
             args.lanes,
+            setup.main_line,
             r.positions as f64 / base as f64,
             base as f64 / r.makespan.max(1) as f64,
             100.0 * r.busy_share(workers * args.lanes),

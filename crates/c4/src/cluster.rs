@@ -72,6 +72,28 @@ pub const fn leaf_stones(searches: usize) -> u32 {
     }
 }
 
+/// How many stones deeper than the leaf depth the jobs on the main line go with one or two
+/// searches at once ([`main_line_stones`]).
+///
+/// Young brothers wait, so where the top tree's search begins (the eldest child of the
+/// eldest child, down to a job) and again each time it comes back up its first line, there
+/// is one job for two searches, and one of them waits. Splitting those jobs finer gives the
+/// other something to do. Measured (docs/connect4/mpi.md, 2026-11-28, fifth session), two
+/// one-thread workers on two cores, 8×5 strong, jobs 5 stones deep, three rounds each: 0.73×
+/// one thread's time without, 0.69–0.71× with the main line 2 stones deeper (4 stones, for
+/// rank 2 too: no better), at 1.10× against 1.09× the positions; one worker of two lanes
+/// 0.67–0.72× against 0.67–0.69×. In virtual time (`cluster::simulate`) the two workers
+/// searched 91% of the time against 86%, and it gained 1–6% on 7×5, 6×6 and 9×4; with 4 or
+/// 16 workers (jobs 8 stones deep) it gained nothing.
+pub const MAIN_LINE_STONES: u32 = 2;
+
+/// The extra depth of the main line's jobs ([`TopTree::set_main_line`]) for `searches`
+/// searches at once: [`MAIN_LINE_STONES`] up to two (with [`FEW_LEAF_STONES`]), none
+/// beyond.
+pub const fn main_line_stones(searches: usize) -> u32 {
+    if searches <= 2 { MAIN_LINE_STONES } else { 0 }
+}
+
 /// The default leaf depth in empty squares on a board of `squares` squares for `searches`
 /// searches at once: the positions [`leaf_stones`] deep.
 pub const fn leaf_empties(squares: u32, searches: usize) -> u32 {
@@ -214,6 +236,8 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     asking: Option<(B, i32, i32, i32)>,
     /// Children a node searches before it releases the rest ([`TopTree::set_alone`]).
     alone: u32,
+    /// How many stones deeper the main line's jobs are ([`TopTree::set_main_line`]).
+    main_line: u32,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
@@ -233,7 +257,15 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             expanded: HashSet::default(),
             asking: None,
             alone: alone_before_release(1),
+            main_line: 0,
         }
+    }
+
+    /// Makes the jobs of the main line `stones` stones deeper than the others (never past
+    /// the full board): those of rank 0 and 1 ([`Job::rank`]), which one solve takes first
+    /// and second. The others stay at the leaf depth.
+    pub fn set_main_line(&mut self, stones: u32) {
+        self.main_line = stones;
     }
 
     /// Makes a node release its younger children only once its first `alone` children
@@ -257,7 +289,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         self.asking.map(|(_, lo, hi, med)| (lo, hi, med))
     }
 
-    /// The number of stones from which a position is a job.
+    /// The number of stones from which a position off the main line is a job.
     pub fn leaf_moves(&self) -> u32 {
         self.leaf_moves
     }
@@ -377,7 +409,12 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             return Value::Known(lo);
         }
         let key = pos.symmetric_key();
-        if pos.moves() >= self.leaf_moves {
+        let leaf_moves = if self.rank <= 1 {
+            (self.leaf_moves + self.main_line).min((W * H) as u32)
+        } else {
+            self.leaf_moves
+        };
+        if pos.moves() >= leaf_moves {
             let above = self.ancestors.len().saturating_sub(self.group);
             jobs.push(Job {
                 group: if self.group == 0 {
@@ -506,6 +543,8 @@ mod tests {
         shuffle: usize,
     ) -> (RangeInclusive<i32>, usize, u64) {
         let mut top = TopTree::<W, H, B>::new(leaf_empties, 1);
+        // Two workers or fewer take the main line deeper, as the binary's rule has it.
+        top.set_main_line(main_line_stones(workers));
         let mut solvers: Vec<Solver<W, H, B>> = (0..workers)
             .map(|_| Solver::new(4).expect("4 MiB"))
             .collect();
@@ -545,7 +584,7 @@ mod tests {
             let mut solver = Solver::<W, H, B>::new(4).expect("4 MiB");
             for strength in [Strength::Strong, Strength::Weak] {
                 let expected = solver.solve(&root, strength);
-                for (workers, shuffle) in [(1, 0), (3, 1), (5, 4)] {
+                for (workers, shuffle) in [(1, 0), (2, 3), (3, 1), (5, 4)] {
                     let (range, jobs, _) =
                         solve_top(&root, moves, leaf_empties, strength, workers, shuffle);
                     assert!(Window::of(strength).decided(*range.start(), *range.end()));
@@ -567,6 +606,62 @@ mod tests {
         check::<6, 5, u64>("3", 24);
         check::<7, 4, u64>("44", 22);
         check::<4, 5, u64>("1122", 14);
+    }
+
+    /// With the main line deeper, the eldest line's job (rank 0) and its brothers' of rank
+    /// 1 are that many stones deeper, the others at the leaf (or just below it, under a
+    /// node of the main line); never past the full board.
+    #[test]
+    fn the_main_line_s_jobs_are_deeper() {
+        let root = Position::<7, 5>::new();
+        let first_jobs = |main_line: u32, leaf_empties: u32| {
+            let mut top = TopTree::<7, 5, u64>::new(leaf_empties, 2);
+            top.set_main_line(main_line);
+            top.set_alone(1);
+            match top.step(&root, "", Window::of(Strength::Strong), 0) {
+                Step::Jobs(jobs) => jobs,
+                Step::Solved(range) => panic!("solved {range:?} without a job"),
+            }
+        };
+        let flat = first_jobs(0, 30);
+        assert_eq!(flat.len(), 1);
+        assert_eq!((flat[0].rank, flat[0].position.moves()), (0, 5));
+        let deep = first_jobs(2, 30);
+        assert_eq!(deep.len(), 1);
+        assert_eq!((deep[0].rank, deep[0].position.moves()), (0, 7));
+        assert!(deep[0].moves.starts_with(&flat[0].moves));
+        // Answering the eldest job without a cutoff releases its brothers (one child
+        // alone): the second child's job (rank 1) is deep, the third's (rank 2) is not.
+        let mut top = TopTree::<7, 5, u64>::new(30, 2);
+        top.set_main_line(2);
+        top.set_alone(1);
+        let mut solver = Solver::<7, 5, u64>::new(4).expect("4 MiB");
+        let mut seen = std::collections::BTreeMap::new();
+        for _ in 0..200 {
+            let Step::Jobs(jobs) = top.step(&root, "", Window::of(Strength::Strong), 0) else {
+                break;
+            };
+            for job in &jobs {
+                // Off the main line a job is at the leaf, or below it where its parent
+                // was on the main line.
+                let want = if job.rank <= 1 { 7..=7 } else { 5..=7 };
+                assert!(want.contains(&job.position.moves()), "{job:?}");
+                seen.insert(job.rank.min(2), ());
+            }
+            let job = &jobs[0];
+            assert!(top.learn(
+                &job.position,
+                solver.solve_window(&job.position, job.window)
+            ));
+        }
+        assert_eq!(seen.len(), 3, "jobs of ranks 0, 1 and 2 or more");
+        // A board too small for the extra stones stops at its last square.
+        let mut top = TopTree::<4, 4, u64>::new(2, 2);
+        top.set_main_line(5);
+        match top.step(&Position::new(), "", Window::of(Strength::Strong), 0) {
+            Step::Jobs(jobs) => assert!(jobs.iter().all(|j| j.position.moves() <= 16)),
+            Step::Solved(range) => assert!(!range.is_empty()),
+        }
     }
 
     /// The jobs one at a time in the search's order cost about one solve's positions.

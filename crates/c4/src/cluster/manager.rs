@@ -63,6 +63,8 @@ pub struct Setup {
     pub group: usize,
     /// Children answered before a node releases the rest ([`TopTree::set_alone`]).
     pub alone: u32,
+    /// Stones deeper the main line's jobs are ([`TopTree::set_main_line`]).
+    pub main_line: u32,
     /// The dispatch's knobs.
     pub policy: Policy,
     /// The most time between two writes of the state file (a write is due sooner, once 4% of
@@ -196,6 +198,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
     ) -> Self {
         let mut top = TopTree::new(setup.leaf_empties, setup.group);
         top.set_alone(setup.alone);
+        top.set_main_line(setup.main_line);
         Manager {
             link,
             top,
@@ -613,6 +616,7 @@ mod tests {
                 leaf_empties: ((W * H) as u32).saturating_sub(LEAF_STONES).max(6),
                 group: 2,
                 alone: 1,
+                main_line: crate::cluster::main_line_stones(workers * lanes),
                 policy: Policy {
                     ahead: lanes,
                     ..Policy::default()

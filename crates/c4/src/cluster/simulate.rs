@@ -461,6 +461,7 @@ mod tests {
             leaf_empties: squares.saturating_sub(LEAF_STONES),
             group: 2,
             alone,
+            main_line: 0,
             policy: Policy::default(),
             state_every: Duration::from_secs(5),
             pass_empties: None,

@@ -134,6 +134,7 @@ impl Setup {
             leaf_empties,
             group: group as usize,
             alone: knobs::MPI_ALONE.read_or(cluster::alone_before_release(workers * per_worker))?,
+            main_line: cluster::main_line_stones(workers * per_worker),
             policy: Policy {
                 ahead: knobs::MPI_AHEAD.read_or(default.ahead.max(per_worker) as u32)? as usize,
                 steal: knobs::MPI_STEAL.read_or(u8::from(default.steal))? == 1,
