@@ -66,28 +66,39 @@ const PREFETCH_AHEAD: usize = 8;
 /// [`JOURNAL_MAX`] (newer ones stay unsent once it is full: the table that stored them still
 /// has them). A [`SharingTable`]'s, or each thread's of a worker whose threads search jobs
 /// of their own (`cluster::worker`).
-#[derive(Clone, Debug)]
+///
+/// Notes are appended as they come and sorted out when the journal is taken (or when
+/// [`NOTES_MAX`] of them wait): a search notes its far positions again and again, and a
+/// map of them, probed at every note, cost a one-thread worker 4–6% of its speed
+/// (docs/connect4/mpi.md, 2026-11-28, fifth session).
+#[derive(Clone, Debug, Default)]
 pub struct Journal<B: Bitboard> {
-    entries: HashMap<B, (ScoreBound, Option<usize>)>,
+    /// Each note as its record's fields ([`write_record`]): the position's symmetric key,
+    /// its bound's kind and score, and its best column plus one (as seen in the orientation
+    /// of that key; 0 if none), oldest first; a position may come more than once.
+    notes: Vec<(B, u8, i8, u8)>,
+    /// Whether the journal holds [`JOURNAL_MAX`] positions and notes no more.
+    full: bool,
 }
 
-impl<B: Bitboard> Default for Journal<B> {
-    fn default() -> Self {
-        Journal {
-            entries: HashMap::new(),
-        }
-    }
-}
+/// The most notes a [`Journal`] keeps before it sorts out its repeats: twice the positions
+/// it may hold.
+pub const NOTES_MAX: usize = 2 * JOURNAL_MAX;
 
 impl<B: Bitboard> Journal<B> {
     /// Writes down `bound` and the best column of `pos`, a position of the board `W`×`H`.
+    #[inline]
     pub fn note<const W: usize, const H: usize>(
         &mut self,
         pos: &Position<W, H, B>,
         bound: ScoreBound,
         best: Option<usize>,
     ) {
-        if self.entries.len() >= JOURNAL_MAX {
+        if self.notes.len() >= NOTES_MAX && !self.full {
+            self.latest_only();
+            self.full = self.notes.len() >= JOURNAL_MAX;
+        }
+        if self.full {
             return;
         }
         // One record for a position and its mirror, as the table keeps one entry: by the
@@ -98,42 +109,49 @@ impl<B: Bitboard> Journal<B> {
         } else {
             best.map(|c| W - 1 - c)
         };
-        self.entries.insert(key, (bound, best));
+        let (kind, score) = match bound {
+            ScoreBound::Upper(s) => (0, s),
+            ScoreBound::Lower(s) => (1, s),
+        };
+        // Scores lie within ±(W·H/2 + 1), below 128 on every board (at most 128 squares in
+        // a u128, so |score| ≤ 65), and columns below 128.
+        self.notes
+            .push((key, kind, score as i8, best.map_or(0, |c| c as u8 + 1)));
     }
 
-    /// Bounds written down and not yet taken.
+    /// Keeps only the latest note of each position, in the order of their keys.
+    fn latest_only(&mut self) {
+        // Reversed, the latest note of a position comes first among its own; the sort is
+        // stable and `dedup_by_key` keeps the first of each run.
+        self.notes.reverse();
+        self.notes.sort_by_key(|note| note.0);
+        self.notes.dedup_by_key(|note| note.0);
+    }
+
+    /// Bounds noted and not yet taken (a position noted twice may count twice).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.notes.len()
     }
 
     /// Whether none is.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.notes.is_empty()
     }
 
     /// Forgets them all.
     pub fn clear(&mut self) {
-        self.entries.clear();
+        self.notes.clear();
+        self.full = false;
     }
 
     /// The bounds as records for the other workers ([`SharingTable::take_in`] and
     /// [`store_records`] read them), emptying the journal.
     pub fn take(&mut self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.entries.len() * record_bytes::<B>());
-        for (key, (bound, best)) in self.entries.drain() {
-            let (kind, score) = match bound {
-                ScoreBound::Upper(s) => (0, s),
-                ScoreBound::Lower(s) => (1, s),
-            };
-            // Scores lie within ±(W·H/2 + 1), below 128 on every board (at most 128 squares
-            // in a u128, so |score| ≤ 65).
-            write_record(
-                &mut out,
-                key,
-                kind,
-                score as i8,
-                best.map_or(0, |c| c as u8 + 1),
-            );
+        self.latest_only();
+        self.full = false;
+        let mut out = Vec::with_capacity(self.notes.len() * record_bytes::<B>());
+        for (key, kind, score, best) in self.notes.drain(..) {
+            write_record(&mut out, key, kind, score, best);
         }
         out
     }
@@ -501,8 +519,10 @@ mod tests {
             .map(Position::symmetric_key)
             .collect::<std::collections::HashSet<_>>()
             .len();
-        assert_eq!(a.journaled(), far);
+        // A position reached in two games is noted twice, and sent once.
+        assert!(a.journaled() >= far);
         let records = a.take_journal();
+        assert_eq!(records.len(), far * record_bytes::<u64>());
         assert_eq!(a.journaled(), 0);
         assert_eq!(b.take_in(&records), Ok(far));
         assert_eq!(b.journaled(), 0, "bounds taken in are not passed on again");
@@ -512,6 +532,50 @@ mod tests {
             } else {
                 assert_eq!(b.get(pos), None, "{pos:?}");
             }
+        }
+    }
+
+    /// A journal sends one record a position, its latest note's, the position and its
+    /// mirror as one (the column seen from the symmetric key's side), also once it has
+    /// sorted out its repeats on the way ([`NOTES_MAX`]).
+    #[test]
+    fn a_journal_sends_each_position_s_latest_note() {
+        let pos = Position::<7, 6, u64>::from_moves("1123").expect("a position");
+        let mirror = Position::<7, 6, u64>::from_moves("7765").expect("a position");
+        let other = Position::<7, 6, u64>::from_moves("44").expect("a position");
+        assert_eq!(pos.symmetric_key(), mirror.symmetric_key());
+        let decoded = |records: &[u8]| {
+            let mut out: Vec<(u64, u8, i8, u8)> = decode::<7, 6, u64>(records)
+                .expect("records")
+                .into_iter()
+                .map(|(key, _, kind, score, best)| (key, kind, score, best))
+                .collect();
+            out.sort_unstable();
+            out
+        };
+        // The best column as the symmetric key's orientation sees it.
+        let seen = |p: &Position<7, 6, u64>, column: usize| {
+            if p.symmetric_key() == p.key() {
+                column as u8 + 1
+            } else {
+                (6 - column) as u8 + 1
+            }
+        };
+        for notes in [3, NOTES_MAX + 7] {
+            let mut journal = Journal::<u64>::default();
+            for i in 0..notes {
+                journal.note::<7, 6>(&other, ScoreBound::Upper(i as i32 % 5), None);
+                journal.note::<7, 6>(&pos, ScoreBound::Lower(-(i as i32 % 3)), Some(2));
+            }
+            journal.note::<7, 6>(&mirror, ScoreBound::Upper(4), Some(1));
+            let mut want = vec![
+                (other.symmetric_key(), 0, ((notes - 1) % 5) as i8, 0),
+                (pos.symmetric_key(), 0, 4, seen(&mirror, 1)),
+            ];
+            want.sort_unstable();
+            assert_eq!(decoded(&journal.take()), want, "{notes} notes");
+            assert!(journal.is_empty());
+            assert!(journal.take().is_empty());
         }
     }
 
