@@ -30,9 +30,8 @@ use transpo_connect4::pool::SolverPool;
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::win_now_score;
 
-/// The most bounds a worker's journal holds: once it is full, newer bounds stay unsent (its
-/// own table still has them) until the journal is taken. 2^20 records are at most 19 MiB on
-/// the widest board.
+/// The most positions a worker's journal sends at once: past that, some stay unsent (its
+/// own table still has them). 2^20 records are at most 19 MiB on the widest board.
 pub const JOURNAL_MAX: usize = 1 << 20;
 
 /// A worker's [`BoundTable`] that also writes down the bounds it stores of positions with
@@ -63,8 +62,8 @@ struct Outlet {
 const PREFETCH_AHEAD: usize = 8;
 
 /// Bounds written down for the other workers, by position: the latest of each, at most
-/// [`JOURNAL_MAX`] (newer ones stay unsent once it is full: the table that stored them still
-/// has them). A [`SharingTable`]'s, or each thread's of a worker whose threads search jobs
+/// [`JOURNAL_MAX`] (past that, some stay unsent: the table that stored them still has
+/// them). A [`SharingTable`]'s, or each thread's of a worker whose threads search jobs
 /// of their own (`cluster::worker`).
 ///
 /// Notes are appended as they come and sorted out when the journal is taken (or when
@@ -119,13 +118,15 @@ impl<B: Bitboard> Journal<B> {
             .push((key, kind, score as i8, best.map_or(0, |c| c as u8 + 1)));
     }
 
-    /// Keeps only the latest note of each position, in the order of their keys.
+    /// Keeps only the latest note of each position, in the order of their keys, and of at
+    /// most [`JOURNAL_MAX`] positions.
     fn latest_only(&mut self) {
         // Reversed, the latest note of a position comes first among its own; the sort is
         // stable and `dedup_by_key` keeps the first of each run.
         self.notes.reverse();
         self.notes.sort_by_key(|note| note.0);
         self.notes.dedup_by_key(|note| note.0);
+        self.notes.truncate(JOURNAL_MAX);
     }
 
     /// Bounds noted and not yet taken (a position noted twice may count twice).
@@ -473,6 +474,7 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for Sharin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
     use transpo_connect4::solver::Solver;
 
     /// The position after `stones` moves of a made-up game of 7×6 (each move the first
@@ -577,6 +579,39 @@ mod tests {
             assert!(journal.is_empty());
             assert!(journal.take().is_empty());
         }
+    }
+
+    /// A journal of more positions than [`JOURNAL_MAX`] sends that many, each once.
+    #[test]
+    fn a_journal_sends_at_most_its_most() {
+        let mut journal = Journal::<u64>::default();
+        let mut distinct = HashSet::new();
+        let mut n = 0u64;
+        while distinct.len() < JOURNAL_MAX + 1000 {
+            // Up to twelve stones, their columns the base-7 digits of a scramble of `n`.
+            let mut pos = Position::<7, 6, u64>::new();
+            let mut digits = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 8;
+            n += 1;
+            for _ in 0..12 {
+                let column = (digits % 7) as usize;
+                digits /= 7;
+                if !pos.can_play(column) || pos.is_winning_move(column) {
+                    break;
+                }
+                pos.play_column(column);
+            }
+            distinct.insert(pos.symmetric_key());
+            journal.note::<7, 6>(&pos, ScoreBound::Lower(0), None);
+        }
+        let records = journal.take();
+        assert_eq!(records.len(), JOURNAL_MAX * record_bytes::<u64>());
+        let keys: HashSet<u64> = decode::<7, 6, u64>(&records)
+            .expect("records")
+            .into_iter()
+            .map(|record| record.0)
+            .collect();
+        assert_eq!(keys.len(), JOURNAL_MAX);
+        assert!(keys.is_subset(&distinct));
     }
 
     /// A journal passed on in the middle of a search (every bound, the flag always raised)
