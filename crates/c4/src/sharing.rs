@@ -220,7 +220,8 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
         self.shared_moves.is_some_and(|most| pos.moves() <= most)
     }
 
-    /// Bounds journaled and not yet taken.
+    /// Bounds journaled and not yet taken ([`Journal::len`]: a position journaled twice may
+    /// count twice).
     pub fn journaled(&self) -> usize {
         self.journal.len()
     }
