@@ -8,7 +8,9 @@
 #   DIR/ompi                      OpenMPI's orterun, plugins, help files and the libraries they
 #                                 load (OPAL_PREFIX), with libstdc++ for Steininger's builds.
 # Steps run in order of importance, each under its own timeout, and stop at SECONDS (default
-# 500) so that what was measured comes back. Every line of OUTDIR/results.txt is one run:
+# 500) so that what was measured comes back. DIR is over the 64 MiB the device tool carries
+# unpacked: carry it as one gzipped tar and unpack it there first (docs/connect4/mpi.md,
+# sixth session; the whole script took 235–301 s there). Every line of OUTDIR/results.txt is one run:
 # its label, its wall time in seconds (start-up included), and the program's last line.
 set -u
 dir=$(cd "$1" && pwd) out=$2 budget=${3:-500}
@@ -33,41 +35,40 @@ run() {
 }
 c4=$dir/bin/c4 mpi=$dir/bin/c4mpi s=$dir/stein bh=$dir/data/Test_L1_R3
 mpirun_=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader
-  --mca pml ob1 -x TRANSPO_C4_MPI_ALONE -x TRANSPO_C4_MPI_LEAF -x TRANSPO_C4_MPI_SPIN_US)
+  --mca pml ob1 -x TRANSPO_C4_MPI_ALONE -x TRANSPO_C4_MPI_LEAF -x TRANSPO_C4_MPI_SPIN_US -x TRANSPO_C4_MPI_LANES -x TRANSPO_C4_MPI_HELP)
 
 { nproc; lscpu; free -g; ldd "$mpi"; ldd "$s/weak7x6_16"; } >"$out/machine.txt" 2>&1
 log "cores $(nproc), $(lscpu | grep -m1 'Model name' | sed 's/ \+/ /g'), $(lscpu | grep -m1 'Thread(s) per core' | sed 's/ \+/ /g')"
 "$mpi" --version >/dev/null 2>>"$err" || { log "c4mpi does not start: threads on c4"; mpi=$c4; }
 
-# Issue 46: the empty board, one and sixteen threads, beside Steininger's sixteen.
-run "threads16 weak" 60 '- 1' "$c4" --threads 16 --weak
+# Issue 58 first (the cluster's goals), each against the same round's one process: one
+# thread, sixteen threads, 2 workers x 8 lanes and 4 x 4 (their idle lanes helping the
+# running jobs, and not: HELP=0), a manager and 16 one-thread workers; weak then strong,
+# twice in two rounds.
+for strength in weak strong; do
+  w=; [ $strength = weak ] && w=--weak
+  run "threads1 $strength" 150 '- 1' "$c4" --threads 1 $w
+  for round in 1 2; do
+    run "threads16 $strength r$round" 60 '- 1' "$c4" --threads 16 $w
+    run "mpi3x8 $strength r$round" 60 '-' "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
+    run "mpi5x4 $strength r$round" 60 '-' "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w
+    run "mpi3x8 $strength help0 r$round" 60 '-' env TRANSPO_C4_MPI_HELP=0 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
+    run "mpi5x4 $strength help0 r$round" 60 '-' env TRANSPO_C4_MPI_HELP=0 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w
+    run "mpi17 $strength r$round" 120 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
+  done
+done
+# Where the time goes: one worker of 16 lanes against one process of 16 threads; with
+# helping, fewer speculative jobs (three children before a release) or bigger ones (jobs of
+# 37 empty squares, not 34); 8 workers x 2 lanes.
+for w in --weak ''; do
+  run "mpi2x16 ${w:-strong}" 60 '-' "${mpirun_[@]}" -np 2 "$mpi" --threads 16 $w
+  run "mpi3x8 ${w:-strong} alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
+  run "mpi3x8 ${w:-strong} leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
+  run "mpi5x4 ${w:-strong} alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w
+  run "mpi9x2 ${w:-strong}" 60 '-' "${mpirun_[@]}" -np 9 "$mpi" --threads 2 $w
+done
 run "stein16 weak" 60 '' "$s/weak7x6_16"
-run "threads16 strong" 90 '- 1' "$c4" --threads 16
 run "stein16 strong" 90 '' "$s/strong7x6_16"
-run "threads1 weak" 90 '- 1' "$c4" --threads 1 --weak
-run "threads1 strong" 150 '- 1' "$c4" --threads 1
-# Issue 47: a manager and sixteen one-thread workers on the empty 7x6 board.
-run "mpi17 weak" 90 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1 --weak
-run "mpi17 strong" 120 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1
-# Issue 58, fourth session: the same without yielding after a message (the sleeps before
-# cluster::pace), whose cost on 17 ranks over 16 cores was never measured.
-run "mpi17 weak spin0" 90 '-' env TRANSPO_C4_MPI_SPIN_US=0 "${mpirun_[@]}" -np 17 "$mpi" --threads 1 --weak
-# Issue 58, item 1: ranks that run threads (2 x 8 and 4 x 4 against threads16 above), and
-# the same with jobs three stones nearer the root (7x6: 37 empty squares, not 34), which
-# gives a team of threads bigger jobs; the progress line says how long workers searched.
-run "mpi3x8 weak" 60 '-' "${mpirun_[@]}" -np 3 "$mpi" --threads 8 --weak
-run "mpi5x4 weak" 60 '-' "${mpirun_[@]}" -np 5 "$mpi" --threads 4 --weak
-run "mpi3x8 strong" 60 '-' "${mpirun_[@]}" -np 3 "$mpi" --threads 8
-run "mpi5x4 strong" 60 '-' "${mpirun_[@]}" -np 5 "$mpi" --threads 4
-run "mpi3x8 weak leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 --weak
-run "mpi5x4 weak leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 --weak
-run "mpi2x16 weak leaf42" 60 '-' env TRANSPO_C4_MPI_LEAF=42 "${mpirun_[@]}" -np 2 "$mpi" --threads 16 --weak
-# Issue 58: four one-thread workers, three children before a release (the rule) and one:
-# the simulation (docs/connect4/mpi.md, third session) says one is 1.4-1.6x faster.
-run "mpi5 weak" 60 '-' "${mpirun_[@]}" -np 5 "$mpi" --threads 1 --weak
-run "mpi5 weak alone1" 60 '-' env TRANSPO_C4_MPI_ALONE=1 "${mpirun_[@]}" -np 5 "$mpi" --threads 1 --weak
-# Issue 46: 20 Begin-Hard lines at 1, 2, 4, 8, 16 threads (the bench's own tables).
-run "bench BH20" 200 '' "$c4" bench "$bh" --limit 20 --threads 1,2,4,8,16
 # The hardware's own limit: sixteen one-thread solvers at once, each with its own table,
 # against one alone (4 Begin-Hard lines each).
 run "alone BH4" 60 '' "$c4" bench "$bh" --limit 4 --threads 1
@@ -79,11 +80,6 @@ if [ "$l" -gt 30 ]; then
   log "sixteen BH4 at once $(( (e0 - s0) / 1000000 )) ms | $(grep -h 'Begin-Hard\|Test_L1_R3' "$out"/many*.txt | head -1)"
   cat "$out"/many*.txt >>"$out/full.txt"; rm -f "$out"/many*.txt
 fi
-# Variants, if time is left: children alone before a split with sixteen threads and workers.
-for a in 4 2; do
-  run "threads16 strong alone$a" 60 '- 1' env TRANSPO_C4_ALONE=$a "$c4" --threads 16
-done
-run "mpi17 strong alone4" 90 '-' env TRANSPO_C4_MPI_ALONE=4 "${mpirun_[@]}" -np 17 "$mpi" --threads 1
-run "stein1 weak" 60 '' "$s/weak7x6_1"
-run "stein1 strong" 60 '' "$s/strong7x6_1"
+# Issue 46 (threads), if time is left: 20 Begin-Hard lines at 1, 2, 4, 8, 16 threads.
+run "bench BH20" 200 '' "$c4" bench "$bh" --limit 20 --threads 1,2,4,8,16
 log "done after $(( $(date +%s) - start )) s"

@@ -94,6 +94,26 @@ pub const fn main_line_stones(searches: usize) -> u32 {
     if searches <= 2 { MAIN_LINE_STONES } else { 0 }
 }
 
+/// Lanes a worker may have for its lanes without a job to help its running jobs, by default
+/// ([`helps`]).
+///
+/// A lane that helps makes a job's search a team's (split points, `pool::SolverPool::help`):
+/// the job ends sooner, but its younger children are searched beside a sibling that may cut
+/// off. Measured on the 16-core machine (docs/connect4/mpi.md, 2026-11-28, sixth session),
+/// the empty 7×6 board, wall time ÷ one process of 16 threads in the same round, helping
+/// against not (`TRANSPO_C4_MPI_HELP=0`), two rounds: 4 workers × 4 lanes 0.64×, 0.70× weak
+/// and 0.64×, 0.67× strong against 0.60×, 0.55× and 0.54×, 0.59× (14% faster); 2 × 8 0.62×,
+/// 0.79× and 0.73×, 0.75× against 0.87×, 0.86× and 0.70×, 0.70× (weak 23% slower: 1.5–1.7×
+/// the positions); 1 × 16 about as fast either way. On two cores, one worker of 2 lanes on
+/// 8×5 strong: 0.63× one thread's time against 0.66×.
+pub const HELP_UP_TO_LANES: usize = 4;
+
+/// Whether a worker of `lanes` lanes has its lanes without a job help its running jobs:
+/// with two to [`HELP_UP_TO_LANES`].
+pub const fn helps(lanes: usize) -> bool {
+    lanes > 1 && lanes <= HELP_UP_TO_LANES
+}
+
 /// The default leaf depth in empty squares on a board of `squares` squares for `searches`
 /// searches at once: the positions [`leaf_stones`] deep.
 pub const fn leaf_empties(squares: u32, searches: usize) -> u32 {

@@ -159,6 +159,11 @@ pub const MPI_SERIAL: Knob<u8> = Knob::new("TRANSPO_C4_MPI_SERIAL", 0..=1, "0 or
 /// measuring the one against the other).
 pub const MPI_LANES: Knob<u8> = Knob::new("TRANSPO_C4_MPI_LANES", 0..=1, "0 or 1");
 
+/// `TRANSPO_C4_MPI_HELP`: under `mpirun`, 1 has a lane without a job help the jobs of the
+/// worker's other lanes (split points, as the threads of one solve); 0, wait for a job of
+/// its own (default: [`crate::cluster::helps`], up to 4 lanes).
+pub const MPI_HELP: Knob<u8> = Knob::new("TRANSPO_C4_MPI_HELP", 0..=1, "0 or 1");
+
 /// `TRANSPO_C4_MPI_STATE_MS`: under `mpirun` with `--state`, milliseconds between two
 /// writes of the state file (default 5,000).
 pub const MPI_STATE_MS: Knob<u64> = Knob::new(
@@ -188,6 +193,7 @@ pub const ALL: &[&str] = &[
     MPI_STEAL.name,
     MPI_SERIAL.name,
     MPI_LANES.name,
+    MPI_HELP.name,
     MPI_STATE_MS.name,
     MPI_SPIN_US.name,
 ];

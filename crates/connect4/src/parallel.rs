@@ -161,7 +161,7 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
     /// Searches children of `sp` until none is left, the node is decided, or this search
     /// must stop (`aborted` set). A panic while it searches a child stops the team and hands
     /// the child back unfinished ([`Held`]), so that no thread waits for it.
-    fn work_at(&mut self, sp: &Arc<SplitPoint<W, H, B>>) {
+    pub(crate) fn work_at(&mut self, sp: &Arc<SplitPoint<W, H, B>>) {
         let outer = self.under.replace(Arc::clone(sp));
         while let Some((square, threats)) = sp.take() {
             let held = Held {

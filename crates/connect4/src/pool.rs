@@ -20,6 +20,7 @@ use crate::bounds::{BoundTable, ScoreBound, TableError, ThreadView};
 use crate::position::{Bitboard, EMPTY_BOARD, ParseError, Position};
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
 use crate::search::{Access, Search};
+use crate::team::Team;
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -116,7 +117,17 @@ pub struct SolverPool<const W: usize = 7, const H: usize = 6, B: Bitboard = u64>
     free: Mutex<Vec<usize>>,
     freed: Condvar,
     workers: usize,
+    /// The solves of [`SolverPool::solve_window`] that idle callers of [`SolverPool::help`]
+    /// may help, if helping is on ([`SolverPool::set_helping`]).
+    helping: Option<help::Running<W, H, B>>,
+    /// Positions [`SolverPool::solve_window`] and [`SolverPool::help`] explored on the table
+    /// since it was last cleared: their searches probe children's bounds (enhanced
+    /// transposition cutoffs) once the table holds enough ([`Search::after`]), not after
+    /// 10^5 positions of their own each.
+    explored: AtomicU64,
 }
+
+mod help;
 
 impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     /// A pool of `workers` slots (at least 1) on a table of `hash_mib` MiB (as
@@ -136,12 +147,50 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
             free: Mutex::new((0..workers).rev().collect()),
             freed: Condvar::new(),
             workers,
+            helping: None,
+            explored: AtomicU64::new(0),
         })
     }
 
     /// Uses `book` for the positions it holds.
     pub fn set_book(&mut self, book: Book<W, H, B>) {
         self.book = Some(book);
+    }
+
+    /// Lets threads with nothing to solve help the solves of [`SolverPool::solve_window`]
+    /// that run ([`SolverPool::help`]), or not (the default). With it, each such solve is the
+    /// master of a team that threads join and leave as they come: far from the end of the
+    /// game, a node whose eldest children did not cut off offers its younger ones to the
+    /// helpers attached to it ([`crate::parallel`]'s split points). Without a helper
+    /// attached, a solve searches as it would alone.
+    pub fn set_helping(&mut self, on: bool) {
+        self.helping = on.then(help::Running::new);
+    }
+
+    /// Whether threads with nothing to solve may help ([`SolverPool::set_helping`]).
+    pub fn helps(&self) -> bool {
+        self.helping.is_some()
+    }
+
+    /// Helps the solves of [`SolverPool::solve_window`] that run, on a free slot, until
+    /// `until` says to stop (asked between the children it takes) or no solve runs; writes
+    /// the far bounds it stores to `journal` as [`SolverPool::solve_window`] does. Returns
+    /// whether it helped any solve (not if none ran, helping is off, or no slot was free:
+    /// the caller may then wait for work of its own). The positions it explored count in the
+    /// answer of the solve it helped, which waits for its helpers to leave.
+    ///
+    /// For the threads of a cluster's worker that have no job: they search beside the
+    /// jobs that run instead of waiting (`transpo-c4` under `mpirun`).
+    pub fn help(&self, journal: Option<Journal<'_, W, H, B>>, until: &dyn Fn() -> bool) -> bool {
+        let Some(running) = &self.helping else {
+            return false;
+        };
+        let Some(slot) = self.take_free_slots(1).pop() else {
+            return false;
+        };
+        let view = self.table.view(slot.0);
+        let explored = self.explored.load(Ordering::Relaxed);
+        running.help(&view, self.book.as_ref(), explored, journal, until)
     }
 
     /// The opening book, if any.
@@ -240,16 +289,23 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
             return (None, 0);
         };
         let view = self.table.view(slot.0);
-        let mut search = Search::new(
-            Pooled {
+        let explored = self.explored.load(Ordering::Relaxed);
+        let (range, nodes) = if let Some(running) = &self.helping {
+            let book = self.book.as_ref();
+            running.solve(&view, book, explored, pos, window, stop, journal)
+        } else {
+            let pooled = Pooled {
                 view: &view,
                 stop,
                 journal,
-            },
-            self.book.as_ref(),
-        );
-        let range = search.score(pos, window, |_, _, _, _| {});
-        (range, search.nodes)
+                team: None,
+            };
+            let mut search = Search::new(pooled, self.book.as_ref()).after(explored);
+            let range = search.score(pos, window, |_, _, _, _| {});
+            (range, search.nodes)
+        };
+        self.explored.fetch_add(nodes, Ordering::Relaxed);
+        (range, nodes)
     }
 
     /// Stores `bound` and the best column for `pos` in the table, from any thread, while
@@ -265,6 +321,7 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     pub fn clear(&mut self) {
         use crate::bounds::BoundStore;
         self.table.clear();
+        self.explored.store(0, Ordering::Relaxed);
     }
 
     /// Every column's score of `pos` (which must not be over: [`Position::from_moves`] makes
@@ -577,6 +634,7 @@ impl<const W: usize, const H: usize, B: Bitboard> PooledSolve<'_, W, H, B> {
                 view: &self.view,
                 stop: self.stop,
                 journal: None,
+                team: None,
             },
             self.book,
         );
@@ -601,11 +659,14 @@ pub struct Journal<'a, const W: usize, const H: usize, B: Bitboard> {
 }
 
 /// The table as a pooled solve reaches it: shared, watching its [`Stop`], writing down what
-/// its journal asks for.
+/// its journal asks for; in a team of helpers, if helping is on ([`SolverPool::help`]).
 struct Pooled<'a, 'j, const W: usize, const H: usize, B: Bitboard> {
     view: &'a ThreadView<'a, W, H, B>,
     stop: &'a Stop,
     journal: Option<Journal<'j, W, H, B>>,
+    /// The team of the solve this search is the master of or helps: the stop of either
+    /// stops the team.
+    team: Option<&'a Team<W, H, B>>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Pooled<'_, '_, W, H, B> {
@@ -639,6 +700,12 @@ impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Pooled<'_,
         1
     }
     fn tick(&mut self, _nodes: u64) -> bool {
-        self.stop.is_due()
+        let Some(team) = self.team else {
+            return self.stop.is_due();
+        };
+        if self.stop.is_due() {
+            team.stop.store(true, Ordering::Relaxed);
+        }
+        team.stop.load(Ordering::Relaxed)
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::moves::MoveSorter;
 use crate::position::{Bitboard, Position};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -160,8 +160,9 @@ pub(crate) struct Team<const W: usize, const H: usize, B: Bitboard> {
     /// Stores into the big table after which it must grow: the team stops (`stop`) so that
     /// it can.
     pub(crate) grow_after: u64,
-    /// Children a node searches alone before it may split ([`alone_before_split`]).
-    pub(crate) alone: u32,
+    /// Children a node searches alone before it may split ([`alone_before_split`]); a team
+    /// that threads join and leave changes it as they do ([`Team::set_alone`]).
+    pub(crate) alone: AtomicU32,
     /// Children a node with at most [`ALONE_ONCE_UP_TO_MOVES`] stones searches alone.
     pub(crate) alone_at_top: u32,
     /// A panic the tests inject into a thread of the team.
@@ -215,7 +216,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
             stores: AtomicU64::new(0),
             waited: AtomicU64::new(0),
             grow_after: grow_after.unwrap_or(u64::MAX),
-            alone: alone.unwrap_or_else(|| alone_before_split(threads)),
+            alone: AtomicU32::new(alone.unwrap_or_else(|| alone_before_split(threads))),
             alone_at_top: alone.unwrap_or(1),
             #[cfg(test)]
             inject: None,
@@ -228,8 +229,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Team<W, H, B> {
         if pos.moves() <= ALONE_ONCE_UP_TO_MOVES {
             self.alone_at_top
         } else {
-            self.alone
+            self.alone.load(Ordering::Relaxed)
         }
+    }
+
+    /// Children a node below the top of the tree searches alone from now on.
+    pub(crate) fn set_alone(&self, children: u32) {
+        self.alone.store(children, Ordering::Relaxed);
     }
 
     /// Counts `time` a thread spent looking for work ([`Team::waited`]).

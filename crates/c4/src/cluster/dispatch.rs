@@ -276,10 +276,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
         &self.count
     }
 
-    /// The share of the line's time `elapsed` the workers spent searching.
-    pub fn busy_share(&self, elapsed: Duration) -> f64 {
-        let total = elapsed.as_micros() as f64 * self.workers() as f64;
-        self.count.searched.iter().sum::<u64>() as f64 / total.max(1.0)
+    /// Jobs searching at once, on average over the line's time `elapsed`: the workers'
+    /// searching time summed over the workers (and over the lanes of a worker of several)
+    /// ÷ `elapsed`. At most the workers for one-thread workers, the lanes for workers of
+    /// lanes.
+    pub fn searching_at_once(&self, elapsed: Duration) -> f64 {
+        let searched = self.count.searched.iter().sum::<u64>() as f64;
+        searched / (elapsed.as_micros() as f64).max(1.0)
     }
 
     /// Jobs worker `w` holds that still matter.

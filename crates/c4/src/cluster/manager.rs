@@ -389,13 +389,13 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         let count = self.dispatch.count();
         eprintln!(
             "  {line}: {:.1} s, {positions} positions, {} jobs answered, {} stopped, {} \
-             running{window}, workers searching {:.0}% of the time, {:.1} MB of bounds passed \
-             on ({:.1} MB dropped){estimate}",
+             running{window}, {:.1} jobs searching at once on average, {:.1} MB of bounds \
+             passed on ({:.1} MB dropped){estimate}",
             elapsed.as_secs_f64(),
             count.answered,
             count.stopped,
             self.dispatch.running(),
-            100.0 * self.dispatch.busy_share(elapsed),
+            self.dispatch.searching_at_once(elapsed),
             count.bounds.0 as f64 / 1e6,
             count.bounds.1 as f64 / 1e6,
         );
@@ -559,7 +559,9 @@ mod tests {
         out: &Sender<(usize, ToManager)>,
     ) {
         let mut worker = if lanes > 1 {
-            let pool = SolverPool::<W, H, u64>::new(2, lanes).expect("2 MiB");
+            let mut pool = SolverPool::<W, H, u64>::new(2, lanes).expect("2 MiB");
+            // As the binary's workers: a lane without a job helps the others.
+            pool.set_helping(true);
             Worker::start_lanes(pool, 4)
         } else {
             let table = BoundTable::<W, H, u64>::new(2).expect("2 MiB");

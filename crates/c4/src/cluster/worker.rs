@@ -15,7 +15,7 @@ use super::wire::{JobAnswer, ToManager, ToWorker};
 use crate::sharing::{Journal, SharingTable, store_records};
 use std::collections::VecDeque;
 use std::ops::RangeInclusive;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::thread::JoinHandle;
@@ -94,6 +94,12 @@ struct Lanes<const W: usize, const H: usize, B: Bitboard> {
     /// Counts the worker's calls for the journals ([`PASS_EVERY`]): a lane whose search
     /// sees it move passes its journal on at its next bound journaled.
     pass_round: AtomicU64,
+    /// Jobs in the queue, and whether it closes: read without its lock by the lanes that
+    /// help ([`SolverPool::help`]), which leave for a job of their own.
+    queued: AtomicUsize,
+    closing: AtomicBool,
+    /// Whether the pool helps ([`SolverPool::set_helping`]).
+    helping: bool,
 }
 
 /// The jobs waiting for a lane, and whether the worker is closing.
@@ -152,7 +158,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
     /// slot a thread (its slots are the lanes). Each journals the bounds it stores of
     /// positions with at least `journal_empties` empty squares, passed on with the job's
     /// answer. Hold it as many jobs as it has lanes ([`super::dispatch::Policy::ahead`]);
-    /// it answers them as they end, in any order.
+    /// it answers them as they end, in any order. A lane without a job helps those that
+    /// run if the pool helps ([`SolverPool::set_helping`]).
     ///
     /// Why: a worker of T threads searching one job at a time with all of them waits at
     /// every job's start and end for its team, and jobs of a few dozen empty squares are
@@ -160,7 +167,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
     /// share what each finds (docs/connect4/mpi.md: 2 workers of 8 lanes would be 1.4–2×
     /// faster than 16 one-thread workers, at fewer positions).
     pub fn start_lanes(pool: SolverPool<W, H, B>, journal_empties: u32) -> Self {
-        let lanes = pool.workers();
+        let (lanes, helping) = (pool.workers(), pool.helps());
         let shared = Arc::new(Lanes {
             pool: RwLock::new(pool),
             queue: Mutex::new(LaneQueue {
@@ -171,6 +178,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
             nodes: AtomicU64::new(0),
             most_moves: ((W * H) as u32).checked_sub(journal_empties),
             pass_round: AtomicU64::new(0),
+            queued: AtomicUsize::new(0),
+            closing: AtomicBool::new(false),
+            helping,
         });
         let (report, reports) = channel();
         let threads = (0..lanes)
@@ -199,7 +209,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
                     .map_err(|e| Failure::run(format!("job {moves:?}: {e}")))?;
                 let stop = Arc::new(Stop::never());
                 self.held.push_back((id, Halt::Stop(Arc::clone(&stop))));
-                lock(&lanes.queue).jobs.push_back((id, pos, window, stop));
+                let mut queue = lock(&lanes.queue);
+                queue.jobs.push_back((id, pos, window, stop));
+                // Counted under the lock, as a lane's pop is: the count never runs below 0.
+                lanes.queued.fetch_add(1, Ordering::Release);
+                drop(queue);
                 lanes.ready.notify_one();
             }
             ToWorker::Bounds(bytes) => {
@@ -329,6 +343,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Drop for Worker<W, H, B> {
         self.orders = None;
         if let Some(lanes) = &self.lanes {
             lock(&lanes.queue).closed = true;
+            lanes.closing.store(true, Ordering::Release);
             lanes.ready.notify_all();
         }
         for thread in self.threads.drain(..) {
@@ -392,8 +407,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// How long a lane without a job waits before it looks again for a job to help, when none
+/// ran: a job that starts meanwhile goes without that lane's help for at most this long.
+const HELP_AGAIN: Duration = Duration::from_millis(1);
+
 /// A lane of a worker: takes the next job waiting, searches it on the shared table with a
-/// journal of its own, and reports it, until the queue closes.
+/// journal of its own, and reports it, until the queue closes; between jobs it helps the
+/// jobs of the other lanes, if the pool helps.
 fn lane<const W: usize, const H: usize, B: Bitboard>(
     lanes: &Lanes<W, H, B>,
     report: &Sender<Result<Report, String>>,
@@ -403,55 +423,104 @@ fn lane<const W: usize, const H: usize, B: Bitboard>(
             let mut queue = lock(&lanes.queue);
             loop {
                 if let Some(job) = queue.jobs.pop_front() {
+                    lanes.queued.fetch_sub(1, Ordering::Release);
                     break Some(job);
                 }
                 if queue.closed {
+                    return;
+                }
+                drop(queue);
+                let helped = journaled(lanes, report, |noted| {
+                    let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
+                    pool.help(noted, &|| {
+                        lanes.queued.load(Ordering::Acquire) > 0
+                            || lanes.closing.load(Ordering::Acquire)
+                    })
+                });
+                // Its positions count in the answers of the jobs it helped.
+                if helped {
                     break None;
                 }
-                queue = lanes
-                    .ready
-                    .wait(queue)
-                    .unwrap_or_else(PoisonError::into_inner);
+                queue = lock(&lanes.queue);
+                if queue.jobs.is_empty() && !queue.closed {
+                    // Helping is off (wait for a job), or no job ran (look again soon).
+                    queue = if lanes.helping {
+                        let waited = lanes.ready.wait_timeout(queue, HELP_AGAIN);
+                        waited.unwrap_or_else(PoisonError::into_inner).0
+                    } else {
+                        let waited = lanes.ready.wait(queue);
+                        waited.unwrap_or_else(PoisonError::into_inner)
+                    };
+                }
             }
         };
         let Some((id, pos, window, stop)) = job else {
-            return;
+            continue;
         };
         let started = Instant::now();
-        let mut journal = Journal::default();
-        let (range, nodes) = if stop.is_due() {
+        let (range, nodes, bounds) = if stop.is_due() {
             // A job cancelled before it started is not searched at all.
-            (None, 0)
+            (None, 0, Vec::new())
         } else {
-            let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
-            // A long job passes its journal on every PASS_EVERY, as a one-thread worker's
-            // does: the other workers learn it sooner, and a kill loses less of it.
-            let mut round = lanes.pass_round.load(Ordering::Relaxed);
-            let mut write = |p: &Position<W, H, B>, bound, best| {
-                journal.note::<W, H>(p, bound, best);
-                let now = lanes.pass_round.load(Ordering::Relaxed);
-                if now != round {
-                    round = now;
-                    // A worker that stopped listening has ended the run.
-                    let _ = report.send(Ok(Report::Bounds(journal.take())));
-                }
-            };
-            let noted = lanes.most_moves.map(|most_moves| pool::Journal {
-                most_moves,
-                write: &mut write,
+            let mut journal = Journal::default();
+            let (range, nodes) = journaled_into(lanes, report, &mut journal, |noted| {
+                let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
+                pool.solve_window(&pos, window, &stop, noted)
             });
-            pool.solve_window(&pos, window, &stop, noted)
+            (range, nodes, journal.take())
         };
         let total = lanes.nodes.fetch_add(nodes, Ordering::Relaxed) + nodes;
         let done = Done {
             id,
             range,
             nodes: total,
-            bounds: journal.take(),
+            bounds,
             micros: started.elapsed().as_micros() as u64,
         };
         if report.send(Ok(Report::Done(done))).is_err() {
             return;
         }
     }
+}
+
+/// Runs `search` with a journal of the bounds it stores of positions far from the end (if
+/// the worker journals any), passed on as it goes ([`PASS_EVERY`]) and at the end.
+fn journaled<const W: usize, const H: usize, B: Bitboard, R>(
+    lanes: &Lanes<W, H, B>,
+    report: &Sender<Result<Report, String>>,
+    search: impl FnOnce(Option<pool::Journal<'_, W, H, B>>) -> R,
+) -> R {
+    let mut journal = Journal::default();
+    let result = journaled_into(lanes, report, &mut journal, search);
+    if !journal.is_empty() {
+        // A worker that stopped listening has ended the run.
+        let _ = report.send(Ok(Report::Bounds(journal.take())));
+    }
+    result
+}
+
+/// [`journaled`], leaving in `journal` what was not passed on yet (a job's answer carries it).
+fn journaled_into<const W: usize, const H: usize, B: Bitboard, R>(
+    lanes: &Lanes<W, H, B>,
+    report: &Sender<Result<Report, String>>,
+    journal: &mut Journal<B>,
+    search: impl FnOnce(Option<pool::Journal<'_, W, H, B>>) -> R,
+) -> R {
+    // A long job passes its journal on every PASS_EVERY, as a one-thread worker's does: the
+    // other workers learn it sooner, and a kill loses less of it.
+    let mut round = lanes.pass_round.load(Ordering::Relaxed);
+    let mut write = |p: &Position<W, H, B>, bound, best| {
+        journal.note::<W, H>(p, bound, best);
+        let now = lanes.pass_round.load(Ordering::Relaxed);
+        if now != round {
+            round = now;
+            // A worker that stopped listening has ended the run.
+            let _ = report.send(Ok(Report::Bounds(journal.take())));
+        }
+    };
+    let noted = lanes.most_moves.map(|most_moves| pool::Journal {
+        most_moves,
+        write: &mut write,
+    });
+    search(noted)
 }

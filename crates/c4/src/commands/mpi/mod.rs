@@ -64,6 +64,8 @@ struct Setup {
     identity: Vec<(&'static str, String)>,
     /// Whether a worker's threads each search a job of their own ([`knobs::MPI_LANES`]).
     lanes: bool,
+    /// Whether a lane without a job helps the others' ([`knobs::MPI_HELP`]).
+    help: bool,
     /// How long a rank yields after a message ([`knobs::MPI_SPIN_US`]).
     spin: Duration,
 }
@@ -91,6 +93,7 @@ impl Setup {
         keeping: bool,
     ) -> Result<Setup, Failure> {
         let lanes = knobs::MPI_LANES.read_or(1)? == 1 && solving.threads > 1;
+        let help = knobs::MPI_HELP.read_or(u8::from(cluster::helps(solving.threads)))? == 1;
         // A worker of lanes is that many searches at once: it is held as many jobs, and
         // the leaf depth and the release rule count its lanes as workers.
         let per_worker = if lanes { solving.threads } else { 1 };
@@ -151,6 +154,7 @@ impl Setup {
             journal_empties,
             identity,
             lanes,
+            help,
             spin,
         })
     }
@@ -301,6 +305,7 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
     let journal_empties = setup.journal_empties;
     let mut worker = if setup.lanes {
         let mut pool = SolverPool::new(solving.hash_mib, solving.threads).map_err(table_failure)?;
+        pool.set_helping(setup.help);
         if let Some(book) = solving.book {
             pool.set_book(book);
         }
