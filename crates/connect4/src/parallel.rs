@@ -161,7 +161,7 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
     /// Searches children of `sp` until none is left, the node is decided, or this search
     /// must stop (`aborted` set). A panic while it searches a child stops the team and hands
     /// the child back unfinished ([`Held`]), so that no thread waits for it.
-    pub(crate) fn work_at(&mut self, sp: &Arc<SplitPoint<W, H, B>>) {
+    fn work_at(&mut self, sp: &Arc<SplitPoint<W, H, B>>) {
         let outer = self.under.replace(Arc::clone(sp));
         while let Some((square, threats)) = sp.take() {
             let held = Held {
@@ -180,6 +180,24 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
         self.under = outer;
     }
 
+    /// Takes children at the open split point of `team` nearest the root (below `within`,
+    /// if given) until none is left there, counted busy meanwhile, as a thread looking for
+    /// work does; whether there was one.
+    pub(crate) fn help_once(
+        &mut self,
+        team: &'a Team<W, H, B>,
+        within: Option<&SplitPoint<W, H, B>>,
+    ) -> bool {
+        let Some(sp) = team.pick(within) else {
+            return false;
+        };
+        team.idle.fetch_sub(1, Ordering::Relaxed);
+        self.work_at(&sp);
+        self.aborted = false;
+        team.idle.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
     /// Until no thread works at `sp` any more, helps at split points below it (the helpful
     /// master: the threads there work for `sp`).
     fn help_below(&mut self, team: &'a Team<W, H, B>, sp: &Arc<SplitPoint<W, H, B>>) {
@@ -187,13 +205,9 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
         let (started, mut worked) = (Instant::now(), Duration::ZERO);
         let mut backoff = Backoff(0);
         while sp.working.load(Ordering::Acquire) > 0 {
-            if let Some(below) = team.pick(Some(sp)) {
-                team.idle.fetch_sub(1, Ordering::Relaxed);
-                let work = Instant::now();
-                self.work_at(&below);
+            let work = Instant::now();
+            if self.help_once(team, Some(sp)) {
                 worked += work.elapsed();
-                self.aborted = false;
-                team.idle.fetch_add(1, Ordering::Relaxed);
                 backoff = Backoff(0);
             } else {
                 backoff.snooze();
@@ -609,13 +623,9 @@ fn help<const W: usize, const H: usize, B: Bitboard>(
     let (started, mut worked) = (Instant::now(), Duration::ZERO);
     let mut backoff = Backoff(0);
     while !team.done.load(Ordering::Acquire) {
-        if let Some(sp) = team.pick(None) {
-            team.idle.fetch_sub(1, Ordering::Relaxed);
-            let work = Instant::now();
-            search.work_at(&sp);
+        let work = Instant::now();
+        if search.help_once(team, None) {
             worked += work.elapsed();
-            search.aborted = false;
-            team.idle.fetch_add(1, Ordering::Relaxed);
             backoff = Backoff(0);
         } else {
             backoff.snooze();

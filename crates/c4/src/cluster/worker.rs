@@ -430,15 +430,8 @@ fn lane<const W: usize, const H: usize, B: Bitboard>(
                     return;
                 }
                 drop(queue);
-                let helped = journaled(lanes, report, |noted| {
-                    let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
-                    pool.help(noted, &|| {
-                        lanes.queued.load(Ordering::Acquire) > 0
-                            || lanes.closing.load(Ordering::Acquire)
-                    })
-                });
                 // Its positions count in the answers of the jobs it helped.
-                if helped {
+                if lanes.helping && help(lanes, report) {
                     break None;
                 }
                 queue = lock(&lanes.queue);
@@ -481,6 +474,20 @@ fn lane<const W: usize, const H: usize, B: Bitboard>(
             return;
         }
     }
+}
+
+/// Helps the jobs of the other lanes until one waits for this lane or the worker closes
+/// ([`SolverPool::help`]); whether it helped any.
+fn help<const W: usize, const H: usize, B: Bitboard>(
+    lanes: &Lanes<W, H, B>,
+    report: &Sender<Result<Report, String>>,
+) -> bool {
+    journaled(lanes, report, |noted| {
+        let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
+        pool.help(noted, &|| {
+            lanes.queued.load(Ordering::Acquire) > 0 || lanes.closing.load(Ordering::Acquire)
+        })
+    })
 }
 
 /// Runs `search` with a journal of the bounds it stores of positions far from the end (if

@@ -209,11 +209,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Running<W, H, B> {
             .after(explored + explored_here.unwrap_or(0));
             let mut backoff = Backoff(0);
             while !team.done.load(Ordering::Acquire) && !until() {
-                if let Some(sp) = team.pick(None) {
-                    team.idle.fetch_sub(1, Ordering::Relaxed);
-                    search.work_at(&sp);
-                    search.aborted = false;
-                    team.idle.fetch_add(1, Ordering::Relaxed);
+                if search.help_once(team, None) {
                     backoff = Backoff(0);
                 } else {
                     backoff.snooze();
