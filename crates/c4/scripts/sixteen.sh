@@ -57,15 +57,16 @@ for strength in weak strong; do
     run "mpi17 $strength r$round" 120 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
   done
 done
-# Where the time goes: one worker of 16 lanes against one process of 16 threads; with
-# helping, fewer speculative jobs (three children before a release) or bigger ones (jobs of
-# 37 empty squares, not 34); 8 workers x 2 lanes.
-for w in --weak ''; do
-  run "mpi2x16 ${w:-strong}" 60 '-' "${mpirun_[@]}" -np 2 "$mpi" --threads 16 $w
-  run "mpi3x8 ${w:-strong} alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
-  run "mpi3x8 ${w:-strong} leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
-  run "mpi5x4 ${w:-strong} alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w
-  run "mpi9x2 ${w:-strong}" 60 '-' "${mpirun_[@]}" -np 9 "$mpi" --threads 2 $w
+# Where the time goes: one worker of 16 lanes against one process of 16 threads; fewer
+# speculative jobs (three children before a release) or bigger ones (jobs of 37 empty
+# squares, not 34), each with the default helping rule (cluster::helps); 8 workers x 2 lanes.
+for strength in weak strong; do
+  w=; [ $strength = weak ] && w=--weak
+  run "mpi2x16 $strength" 60 '-' "${mpirun_[@]}" -np 2 "$mpi" --threads 16 $w
+  run "mpi3x8 $strength alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
+  run "mpi3x8 $strength leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
+  run "mpi5x4 $strength alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w
+  run "mpi9x2 $strength" 60 '-' "${mpirun_[@]}" -np 9 "$mpi" --threads 2 $w
 done
 run "stein16 weak" 60 '' "$s/weak7x6_16"
 run "stein16 strong" 90 '' "$s/strong7x6_16"
