@@ -8,11 +8,9 @@
 
 use clap::Parser;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
-use transpo_c4::cluster::dispatch::Policy;
-use transpo_c4::cluster::manager::Setup;
+use std::time::Instant;
+use transpo_c4::cluster::plan::{Knobs, Plan};
 use transpo_c4::cluster::simulate::{Costs, simulate};
-use transpo_c4::cluster::{alone_before_release, leaf_stones, main_line_stones};
 use transpo_cli::Failure;
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::Strength;
@@ -84,29 +82,25 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
     );
     let squares = (W * H) as u32;
     for &workers in &args.workers {
-        let stones = args
+        // The binary's plan for that many workers (`cluster::plan`), with this run's flags
+        // over it as the knobs would be.
+        let leaf = args
             .leaf_stones
-            .unwrap_or_else(|| leaf_stones(workers * args.lanes));
-        let leaf = squares.saturating_sub(stones);
-        let alone = args
-            .alone
-            .unwrap_or_else(|| alone_before_release(workers * args.lanes));
-        let setup = Setup {
-            strength,
-            leaf_empties: leaf,
-            group: 2,
-            alone,
-            main_line: args
-                .main_line_stones
-                .unwrap_or_else(|| main_line_stones(workers * args.lanes)),
-            policy: Policy {
-                ahead: args.ahead.max(args.lanes),
-                ..Policy::default()
-            },
-            state_every: Duration::from_secs(5),
-            pass_empties: None,
+            .map(|stones| squares.saturating_sub(stones));
+        let knobs = Knobs {
+            leaf,
+            share: leaf.map(|leaf| leaf.saturating_sub(args.share_below)),
+            alone: args.alone,
+            ahead: Some(args.ahead.max(args.lanes) as u32),
+            ..Knobs::default()
         };
-        let shared = leaf.saturating_sub(args.share_below);
+        let plan = Plan::new(squares, workers + 1, args.lanes, strength, false, &knobs);
+        let mut setup = plan.manager;
+        if let Some(stones) = args.main_line_stones {
+            setup.main_line = stones;
+        }
+        let (leaf, alone) = (setup.leaf_empties, setup.alone);
+        let (stones, shared) = (squares - leaf, leaf.saturating_sub(args.share_below));
         let costs = Costs {
             latency: args.latency,
             manager_rate: if args.manager_time { rate } else { 0.0 },

@@ -26,7 +26,7 @@
 //! its search thread; [`wire`], the messages between the ranks; [`state`], the state file
 //! (`--state FILE`) that lets a killed solve go on where the last write left it;
 //! [`simulate`], the same manager and workers in virtual time, for timing many workers on
-//! few cores. None of them speaks MPI: the binary's pump (`commands/mpi/`) carries their
+//! few cores; [`plan`], what a run's ranks are set to from its size and knobs. None of them speaks MPI: the binary's pump (`commands/mpi/`) carries their
 //! messages.
 
 use std::collections::{HashMap, HashSet};
@@ -40,6 +40,7 @@ use crate::split::{settled, trivial};
 pub mod dispatch;
 pub mod manager;
 pub mod pace;
+pub mod plan;
 pub mod simulate;
 pub mod state;
 pub mod wire;

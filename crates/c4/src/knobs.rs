@@ -230,6 +230,25 @@ impl SolverKnobs {
     }
 }
 
+/// The knobs of a run under MPI as the environment sets them, each `None` when unset (the
+/// plan's defaults hold: [`crate::cluster::plan::Plan::new`]), or the first one refused.
+pub fn cluster_knobs() -> Result<crate::cluster::plan::Knobs, KnobError> {
+    let flag = |knob: &Knob<u8>| Ok::<_, KnobError>(knob.read()?.map(|v| v == 1));
+    Ok(crate::cluster::plan::Knobs {
+        leaf: MPI_LEAF.read()?,
+        share: MPI_SHARE.read()?,
+        group: MPI_GROUP.read()?,
+        alone: MPI_ALONE.read()?,
+        ahead: MPI_AHEAD.read()?,
+        steal: flag(&MPI_STEAL)?,
+        serial: flag(&MPI_SERIAL)?,
+        lanes: flag(&MPI_LANES)?,
+        help: flag(&MPI_HELP)?,
+        state_ms: MPI_STATE_MS.read()?,
+        spin_us: MPI_SPIN_US.read()?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

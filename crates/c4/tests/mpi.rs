@@ -384,8 +384,8 @@ fn a_dead_worker_ends_the_run_and_the_state_survives() {
     assert_eq!(scores(&rerun), scores(&one));
 }
 
-/// A FIFO or a device as the state file is refused at once, exit 2, and so is a bad
-/// measurement knob.
+/// A FIFO or a device as the state file is refused at once, exit 2, and so is a bad value of
+/// any of the cluster's measurement knobs.
 #[test]
 fn mpi_refuses_a_fifo_a_device_and_a_bad_knob() {
     let dir = scratch(PREFIX, "fifo");
@@ -399,6 +399,14 @@ fn mpi_refuses_a_fifo_a_device_and_a_bad_knob() {
         ("TRANSPO_C4_MPI_STEAL", "2"),
         ("TRANSPO_C4_MPI_SERIAL", "yes"),
         ("TRANSPO_C4_MPI_STATE_MS", "-5"),
+        ("TRANSPO_C4_MPI_LEAF", "129"),
+        ("TRANSPO_C4_MPI_SHARE", "ten"),
+        ("TRANSPO_C4_MPI_GROUP", "65"),
+        ("TRANSPO_C4_MPI_ALONE", "0"),
+        ("TRANSPO_C4_MPI_AHEAD", "0"),
+        ("TRANSPO_C4_MPI_LANES", "2"),
+        ("TRANSPO_C4_MPI_HELP", " 1"),
+        ("TRANSPO_C4_MPI_SPIN_US", "-1"),
     ] {
         let out = Run::new("mpirun")
             .args([

@@ -28,9 +28,10 @@ use mpi::traits::*;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use transpo_c4::cluster::dispatch::{self, Orders, Policy};
-use transpo_c4::cluster::manager::{self, Link, Manager};
+use transpo_c4::cluster::dispatch::{self, Orders};
+use transpo_c4::cluster::manager::{Link, Manager};
 use transpo_c4::cluster::pace::Pace;
+use transpo_c4::cluster::plan::Plan;
 use transpo_c4::cluster::wire::{TAG_HELLO, ToManager, ToWorker, check_hello};
 use transpo_c4::cluster::worker::Worker;
 use transpo_c4::cluster::{self, State, StateFile};
@@ -53,34 +54,12 @@ pub(crate) fn launched() -> bool {
         .any(|v| std::env::var_os(v).is_some())
 }
 
-/// What every rank must be started as, and the knobs, as plain values.
+/// What every rank must be started as: the plan of the run and what the ranks compare in
+/// the handshake.
 struct Setup {
-    /// The manager's.
-    manager: manager::Setup,
-    /// Empty squares from which a worker journals its bounds: those from which they pass
-    /// between workers ([`knobs::MPI_SHARE`]), or deeper with a state file, which keeps them.
-    journal_empties: u32,
-    /// What the ranks compare in the handshake.
+    plan: Plan,
     identity: Vec<(&'static str, String)>,
-    /// Whether a worker's threads each search a job of their own ([`knobs::MPI_LANES`]).
-    lanes: bool,
-    /// Whether a lane without a job helps the others' ([`knobs::MPI_HELP`]).
-    help: bool,
-    /// How long a rank yields after a message ([`knobs::MPI_SPIN_US`]).
-    spin: Duration,
 }
-
-/// How many stones below a job the bounds its worker proves still pass to the other
-/// workers, by default. Measured in docs/connect4/mpi.md.
-const SHARE_BELOW_LEAF: u32 = 10;
-
-/// How many stones below a job the bounds its worker proves still go to the manager for the
-/// state file: a resumed solve's workers start from them. Measured in docs/connect4/mpi.md.
-/// Counted from jobs [`cluster::LEAF_STONES`] deep at most: bigger jobs (one or two
-/// searches) keep as deep as those (8×5 strong, one worker, killed at 8, 12 and 18 s: 9.8%,
-/// 5.2% and 7.6% of the work held lost keeping 14 stones below jobs 5 deep; 5.6%, 5.2% and
-/// 3.2% keeping down to 22 stones).
-const KEEP_BELOW_LEAF: u32 = 14;
 
 impl Setup {
     /// The setup of this rank among `ranks`: the command line's options and the knobs (a
@@ -92,71 +71,28 @@ impl Setup {
         ranks: usize,
         keeping: bool,
     ) -> Result<Setup, Failure> {
-        let lanes = knobs::MPI_LANES.read_or(1)? == 1 && solving.threads > 1;
-        let help = knobs::MPI_HELP.read_or(u8::from(cluster::helps(solving.threads)))? == 1;
-        // A worker of lanes is that many searches at once: it is held as many jobs, and
-        // the leaf depth and the release rule count its lanes as workers.
-        let per_worker = if lanes { solving.threads } else { 1 };
-        let (workers, default) = (ranks.saturating_sub(1), Policy::default());
-        let leaf_empties =
-            knobs::MPI_LEAF.read_or(cluster::leaf_empties((W * H) as u32, workers * per_worker))?;
-        let group = knobs::MPI_GROUP.read_or(cluster::GROUP as u32)?;
-        let shared_empties =
-            knobs::MPI_SHARE.read_or(leaf_empties.saturating_sub(SHARE_BELOW_LEAF))?;
-        let journal_empties = if keeping {
-            let eight_deep = ((W * H) as u32).saturating_sub(cluster::LEAF_STONES);
-            shared_empties.min(leaf_empties.min(eight_deep).saturating_sub(KEEP_BELOW_LEAF))
-        } else {
-            shared_empties
-        };
+        let (squares, strength) = ((W * H) as u32, solving.strength);
+        let knobs = knobs::cluster_knobs()?;
+        let plan = Plan::new(squares, ranks, solving.threads, strength, keeping, &knobs);
         let exe = std::env::current_exe()
             .and_then(std::fs::metadata)
             .map_or(0, |m| m.len());
-        let mut identity = vec![
-            (
-                "program",
-                format!("transpo-c4 {} ({exe} bytes)", env!("CARGO_PKG_VERSION")),
-            ),
+        let version = env!("CARGO_PKG_VERSION");
+        let book = book.map_or_else(|| "none".into(), |p| p.display().to_string());
+        let identity = vec![
+            ("program", format!("transpo-c4 {version} ({exe} bytes)")),
             ("--board", format!("{W}x{H}")),
-            ("--weak", (solving.strength == Strength::Weak).to_string()),
+            ("--weak", (strength == Strength::Weak).to_string()),
             ("--threads", solving.threads.to_string()),
             ("--hash-mib", solving.hash_mib.to_string()),
             ("--analyze", analyze.to_string()),
-            (
-                "--book",
-                book.map_or_else(|| "none".into(), |p| p.display().to_string()),
-            ),
-            (knobs::MPI_LEAF.name, leaf_empties.to_string()),
-            (knobs::MPI_GROUP.name, group.to_string()),
-            (knobs::MPI_SHARE.name, shared_empties.to_string()),
+            ("--book", book),
+            (knobs::MPI_LEAF.name, plan.manager.leaf_empties.to_string()),
+            (knobs::MPI_GROUP.name, plan.manager.group.to_string()),
+            (knobs::MPI_SHARE.name, plan.shared_empties.to_string()),
+            (knobs::MPI_LANES.name, plan.lanes.to_string()),
         ];
-        identity.push((knobs::MPI_LANES.name, lanes.to_string()));
-        let state_ms = manager::STATE_EVERY.as_millis() as u64;
-        let manager = manager::Setup {
-            strength: solving.strength,
-            leaf_empties,
-            group: group as usize,
-            alone: knobs::MPI_ALONE.read_or(cluster::alone_before_release(workers * per_worker))?,
-            main_line: cluster::main_line_stones(workers * per_worker),
-            policy: Policy {
-                ahead: knobs::MPI_AHEAD.read_or(default.ahead.max(per_worker) as u32)? as usize,
-                steal: knobs::MPI_STEAL.read_or(u8::from(default.steal))? == 1,
-                serial: knobs::MPI_SERIAL.read_or(u8::from(default.serial))? == 1,
-                ..default
-            },
-            state_every: Duration::from_millis(knobs::MPI_STATE_MS.read_or(state_ms)?),
-            pass_empties: (journal_empties < shared_empties).then_some(shared_empties),
-        };
-        let spin =
-            Duration::from_micros(knobs::MPI_SPIN_US.read_or(Pace::SPIN.as_micros() as u64)?);
-        Ok(Setup {
-            manager,
-            journal_empties,
-            identity,
-            lanes,
-            help,
-            spin,
-        })
+        Ok(Setup { plan, identity })
     }
 }
 
@@ -213,7 +149,7 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
     state_path: Option<&Path>,
 ) -> Result<(), Failure> {
     let workers = world.size() as usize - 1;
-    let mut link = Mpi(world, Pace::new(setup.spin));
+    let mut link = Mpi(world, Pace::new(setup.plan.spin));
     let ready = (|| {
         for rank in 1..world.size() {
             let (bytes, _) = world
@@ -232,7 +168,7 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
             })?;
         }
         check_stdin().map_err(Failure::usage)?;
-        let weak = setup.manager.strength == Strength::Weak;
+        let weak = setup.plan.manager.strength == Strength::Weak;
         let config = cluster::state_config(&format!("{W}x{H}"), weak, analyze);
         match state_path {
             Some(path) => StateFile::open(path, &config).map(|(f, s)| (Some(f), s)),
@@ -248,9 +184,9 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
             return Err(failure);
         }
     };
-    let mut manager = Manager::<_, W, H, B>::new(link, workers, &setup.manager, file, state);
+    let mut manager = Manager::<_, W, H, B>::new(link, workers, &setup.plan.manager, file, state);
     let options = Options {
-        strength: setup.manager.strength,
+        strength: setup.plan.manager.strength,
         analyze,
     };
     let (stdin, stdout) = (io::stdin().lock(), io::stdout().lock());
@@ -302,10 +238,10 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
     world
         .process_at_rank(0)
         .send_with_tag(&hello.encode()[..], hello.tag());
-    let journal_empties = setup.journal_empties;
-    let mut worker = if setup.lanes {
+    let journal_empties = setup.plan.journal_empties;
+    let mut worker = if setup.plan.lanes {
         let mut pool = SolverPool::new(solving.hash_mib, solving.threads).map_err(table_failure)?;
-        pool.set_helping(setup.help);
+        pool.set_helping(setup.plan.help);
         if let Some(book) = solving.book {
             pool.set_book(book);
         }
@@ -313,7 +249,7 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
     } else {
         Worker::start(solving.solver_on(|table| SharingTable::new(table, journal_empties))?)
     };
-    let mut pace = Pace::new(setup.spin);
+    let mut pace = Pace::new(setup.plan.spin);
     while !worker.finished() {
         if worker.idle() {
             if !take_waiting(world, &mut worker, &mut pace)? {

@@ -1,0 +1,255 @@
+//! How a run under MPI is set, as plain values: from the board, the ranks, the threads of
+//! each and the knobs set, the manager's [`Setup`] (leaf depth, grouping, release rule,
+//! the dispatch's policy), which bounds pass between workers and which are kept for the
+//! state file, whether a worker's threads search jobs of their own and help each other, and
+//! how long a rank yields after a message.
+//!
+//! Why a module of its own: these are the cluster's defaults meeting its knobs, and a wrong
+//! one (a leaf depth counted for the wrong number of searches) costs a whole run's speed
+//! without any error. The pump (`commands/mpi/`) reads the knobs
+//! ([`crate::knobs::cluster_knobs`]) and passes them in; tests reach the rules here without
+//! MPI. The rules themselves are stated once, in [`super`] ([`leaf_empties`],
+//! [`alone_before_release`], [`main_line_stones`], [`helps`]).
+
+use super::dispatch::Policy;
+use super::manager::{STATE_EVERY, Setup};
+use super::pace::Pace;
+use super::{GROUP, alone_before_release, helps, leaf_empties, main_line_stones};
+use std::time::Duration;
+use transpo_connect4::score::Strength;
+
+/// How many stones below a job the bounds its worker proves still pass to the other
+/// workers, by default. Measured in docs/connect4/mpi.md.
+pub const SHARE_BELOW_LEAF: u32 = 10;
+
+/// How many stones below a job the bounds its worker proves still go to the manager for the
+/// state file: a resumed solve's workers start from them. Measured in docs/connect4/mpi.md.
+/// Counted from jobs [`super::LEAF_STONES`] deep at most: bigger jobs (one or two searches)
+/// keep as deep as those (8×5 strong, one worker, killed at 8, 12 and 18 s: 9.8%, 5.2% and
+/// 7.6% of the work held lost keeping 14 stones below jobs 5 deep; 5.6%, 5.2% and 3.2%
+/// keeping down to 22 stones).
+pub const KEEP_BELOW_LEAF: u32 = 14;
+
+/// The knobs a run under MPI was given (`None`: unset, the default holds), as the app read
+/// them ([`crate::knobs::cluster_knobs`]): each the value of its `TRANSPO_C4_MPI_…` knob.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Knobs {
+    /// Empty squares of a job (`TRANSPO_C4_MPI_LEAF`).
+    pub leaf: Option<u32>,
+    /// Empty squares from which bounds pass between workers (`TRANSPO_C4_MPI_SHARE`).
+    pub share: Option<u32>,
+    /// Stones above a job its placement's ancestor is (`TRANSPO_C4_MPI_GROUP`).
+    pub group: Option<u32>,
+    /// Children answered before a node releases the rest (`TRANSPO_C4_MPI_ALONE`).
+    pub alone: Option<u32>,
+    /// Jobs a worker holds (`TRANSPO_C4_MPI_AHEAD`).
+    pub ahead: Option<u32>,
+    /// Whether an idle worker takes another's job (`TRANSPO_C4_MPI_STEAL`).
+    pub steal: Option<bool>,
+    /// Whether one job runs at a time (`TRANSPO_C4_MPI_SERIAL`).
+    pub serial: Option<bool>,
+    /// Whether a worker's threads each search a job of their own (`TRANSPO_C4_MPI_LANES`).
+    pub lanes: Option<bool>,
+    /// Whether a lane without a job helps the others' (`TRANSPO_C4_MPI_HELP`).
+    pub help: Option<bool>,
+    /// Milliseconds between two writes of the state file (`TRANSPO_C4_MPI_STATE_MS`).
+    pub state_ms: Option<u64>,
+    /// Microseconds a rank yields after a message (`TRANSPO_C4_MPI_SPIN_US`).
+    pub spin_us: Option<u64>,
+}
+
+/// What every rank of a run is set to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The manager's.
+    pub manager: Setup,
+    /// Empty squares from which a worker's bounds pass to the other workers.
+    pub shared_empties: u32,
+    /// Empty squares from which a worker journals its bounds: those that pass, or deeper
+    /// with a state file, which keeps them.
+    pub journal_empties: u32,
+    /// Whether a worker's threads each search a job of their own (lanes).
+    pub lanes: bool,
+    /// Whether a lane without a job helps the others'.
+    pub help: bool,
+    /// How long a rank yields after a message before it sleeps between looks.
+    pub spin: Duration,
+}
+
+impl Plan {
+    /// The plan of a run of `ranks` ranks (the manager and its workers) on a board of
+    /// `squares` squares, each worker of `threads` threads, solving at `strength`;
+    /// `keeping`: with a state file. A knob set overrides the default it names.
+    pub fn new(
+        squares: u32,
+        ranks: usize,
+        threads: usize,
+        strength: Strength,
+        keeping: bool,
+        knobs: &Knobs,
+    ) -> Plan {
+        let lanes = knobs.lanes.unwrap_or(true) && threads > 1;
+        let help = knobs.help.unwrap_or(helps(threads));
+        // A worker of lanes is that many searches at once: it is held as many jobs, and
+        // the leaf depth and the release rule count its lanes as workers.
+        let per_worker = if lanes { threads } else { 1 };
+        let searches = ranks.saturating_sub(1).saturating_mul(per_worker);
+        let leaf = knobs.leaf.unwrap_or(leaf_empties(squares, searches));
+        let shared_empties = knobs.share.unwrap_or(leaf.saturating_sub(SHARE_BELOW_LEAF));
+        let journal_empties = if keeping {
+            // Kept as deep below jobs of many searches' depth, whatever this run's.
+            let many_deep = leaf.min(leaf_empties(squares, usize::MAX));
+            shared_empties.min(many_deep.saturating_sub(KEEP_BELOW_LEAF))
+        } else {
+            shared_empties
+        };
+        let default = Policy::default();
+        let manager = Setup {
+            strength,
+            leaf_empties: leaf,
+            group: knobs.group.map_or(GROUP, |g| g as usize),
+            alone: knobs.alone.unwrap_or(alone_before_release(searches)),
+            main_line: main_line_stones(searches),
+            policy: Policy {
+                ahead: knobs
+                    .ahead
+                    .map_or(default.ahead.max(per_worker), |a| a as usize),
+                steal: knobs.steal.unwrap_or(default.steal),
+                serial: knobs.serial.unwrap_or(default.serial),
+                ..default
+            },
+            state_every: knobs.state_ms.map_or(STATE_EVERY, Duration::from_millis),
+            pass_empties: (journal_empties < shared_empties).then_some(shared_empties),
+        };
+        Plan {
+            manager,
+            shared_empties,
+            journal_empties,
+            lanes,
+            help,
+            spin: knobs.spin_us.map_or(Pace::SPIN, Duration::from_micros),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(squares: u32, ranks: usize, threads: usize, keeping: bool, knobs: Knobs) -> Plan {
+        Plan::new(squares, ranks, threads, Strength::Strong, keeping, &knobs)
+    }
+
+    /// Two one-thread workers on 8×5: big jobs, the main line deeper, two children before a
+    /// release, one job held; bounds pass from ten stones below the job.
+    #[test]
+    fn two_one_thread_workers_take_big_jobs() {
+        let p = plan(40, 3, 1, false, Knobs::default());
+        assert_eq!(p.manager.leaf_empties, 35);
+        assert_eq!(p.manager.main_line, 2);
+        assert_eq!(p.manager.alone, 2);
+        assert_eq!(p.manager.group, GROUP);
+        assert_eq!(p.manager.policy, Policy::default());
+        assert_eq!(p.manager.state_every, STATE_EVERY);
+        assert_eq!((p.shared_empties, p.journal_empties), (25, 25));
+        assert_eq!(p.manager.pass_empties, None);
+        assert!(!p.lanes && !p.help);
+        assert_eq!(p.spin, Pace::SPIN);
+    }
+
+    /// Sixteen one-thread workers: jobs eight stones deep, released after one child.
+    #[test]
+    fn sixteen_workers_take_jobs_eight_stones_deep() {
+        let p = plan(42, 17, 1, false, Knobs::default());
+        assert_eq!(p.manager.leaf_empties, 34);
+        assert_eq!(p.manager.main_line, 0);
+        assert_eq!(p.manager.alone, alone_before_release(16));
+        assert_eq!(p.shared_empties, 24);
+    }
+
+    /// A worker's lanes count as searches: one worker of four threads is four searches, held
+    /// four jobs, and its idle lanes help; of eight, they do not; with lanes off (the knob),
+    /// one worker of any threads is one search.
+    #[test]
+    fn lanes_count_as_searches() {
+        let four = plan(42, 2, 4, false, Knobs::default());
+        assert!(four.lanes && four.help);
+        assert_eq!(four.manager.leaf_empties, 34);
+        assert_eq!(four.manager.alone, alone_before_release(4));
+        assert_eq!(four.manager.policy.ahead, 4);
+        let eight = plan(42, 3, 8, false, Knobs::default());
+        assert!(eight.lanes && !eight.help);
+        assert_eq!(eight.manager.alone, alone_before_release(16));
+        let off = Knobs {
+            lanes: Some(false),
+            ..Knobs::default()
+        };
+        let whole = plan(42, 2, 16, false, off);
+        assert!(!whole.lanes);
+        assert_eq!(whole.manager.leaf_empties, 37);
+        assert_eq!(whole.manager.policy.ahead, 1);
+        // One thread has no lanes, whatever the knob says.
+        let one = Knobs {
+            lanes: Some(true),
+            ..Knobs::default()
+        };
+        assert!(!plan(42, 3, 1, false, one).lanes);
+    }
+
+    /// With a state file, workers journal 14 stones below jobs at most eight stones deep, and
+    /// only the bounds from the shared depth pass on.
+    #[test]
+    fn a_state_file_keeps_deeper_than_what_passes() {
+        let p = plan(40, 3, 1, true, Knobs::default());
+        assert_eq!(p.journal_empties, 32 - KEEP_BELOW_LEAF);
+        assert_eq!(p.shared_empties, 25);
+        assert_eq!(p.manager.pass_empties, Some(25));
+        let sixteen = plan(40, 17, 1, true, Knobs::default());
+        assert_eq!(sixteen.journal_empties, 18);
+        // Bounds shared from deeper than kept: the journal is what passes.
+        let deep_share = Knobs {
+            share: Some(10),
+            ..Knobs::default()
+        };
+        let p = plan(40, 17, 1, true, deep_share);
+        assert_eq!((p.journal_empties, p.manager.pass_empties), (10, None));
+    }
+
+    /// Every knob set overrides its default; the shared depth follows a leaf set.
+    #[test]
+    fn knobs_override_their_defaults() {
+        let knobs = Knobs {
+            leaf: Some(30),
+            share: None,
+            group: Some(0),
+            alone: Some(5),
+            ahead: Some(3),
+            steal: Some(false),
+            serial: Some(true),
+            lanes: None,
+            help: Some(false),
+            state_ms: Some(250),
+            spin_us: Some(0),
+        };
+        let p = plan(40, 5, 4, false, knobs);
+        assert_eq!(p.manager.leaf_empties, 30);
+        assert_eq!(p.shared_empties, 20);
+        assert_eq!(p.manager.group, 0);
+        assert_eq!(p.manager.alone, 5);
+        assert_eq!(p.manager.policy.ahead, 3);
+        assert!(!p.manager.policy.steal && p.manager.policy.serial);
+        assert!(p.lanes && !p.help);
+        assert_eq!(p.manager.state_every, Duration::from_millis(250));
+        assert_eq!(p.spin, Duration::ZERO);
+    }
+
+    /// Small boards and huge counts saturate instead of overflowing.
+    #[test]
+    fn small_boards_and_huge_counts_saturate() {
+        let p = plan(16, usize::MAX, usize::MAX, true, Knobs::default());
+        assert_eq!(p.manager.leaf_empties, 8);
+        assert_eq!((p.shared_empties, p.journal_empties), (0, 0));
+        let p = plan(4, 17, 1, false, Knobs::default());
+        assert_eq!(p.manager.leaf_empties, 0);
+    }
+}
