@@ -39,6 +39,9 @@ struct Args {
     /// at once).
     #[arg(long)]
     main_line_stones: Option<u32>,
+    /// Jobs guessed ahead of young brothers wait for workers that would wait.
+    #[arg(long)]
+    guesses: Option<u32>,
     /// Jobs held ahead by a worker (at least its lanes).
     #[arg(long, default_value_t = 1)]
     ahead: usize,
@@ -92,6 +95,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             share: leaf.map(|leaf| leaf.saturating_sub(args.share_below)),
             alone: args.alone,
             ahead: Some(args.ahead.max(args.lanes) as u32),
+            guess: args.guesses,
             ..Knobs::default()
         };
         let plan = Plan::new(squares, workers + 1, args.lanes, strength, false, &knobs);

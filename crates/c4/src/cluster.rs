@@ -259,6 +259,10 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     alone: u32,
     /// How many stones deeper the main line's jobs are ([`TopTree::set_main_line`]).
     main_line: u32,
+    /// The most jobs a step guesses ahead ([`TopTree::set_guesses`]).
+    guesses_max: usize,
+    /// The last step's guesses ([`TopTree::guesses`]).
+    guesses: Vec<Job<W, H, B>>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
@@ -279,6 +283,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             asking: None,
             alone: alone_before_release(1),
             main_line: 0,
+            guesses_max: 0,
+            guesses: Vec::new(),
         }
     }
 
@@ -293,6 +299,20 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     /// (at least one: young brothers wait) have answered without a cutoff.
     pub fn set_alone(&mut self, alone: u32) {
         self.alone = alone.max(1);
+    }
+
+    /// Makes each step guess up to `max` jobs ahead of young brothers wait
+    /// ([`TopTree::guesses`]); 0 (the default): none.
+    pub fn set_guesses(&mut self, max: usize) {
+        self.guesses_max = max;
+    }
+
+    /// The jobs the last step guessed will be needed next, best guess first: at each node
+    /// that held its younger children back (its elder's answer may cut it off), the jobs of
+    /// the next child, the deepest node first. Something for a worker that would otherwise
+    /// wait; none is needed yet, so a cutoff may make it useless.
+    pub fn guesses(&self) -> &[Job<W, H, B>] {
+        &self.guesses
     }
 
     /// Forgets everything: for the next line of input, so that each line's count of
@@ -391,6 +411,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         let mut path = root_moves.to_string();
         self.ancestors.clear();
         self.rank = 0;
+        self.guesses.clear();
         while !window.decided(min, max) {
             let root_key = root.symmetric_key();
             let med = match self.asking {
@@ -493,7 +514,11 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                 Value::Known(child) => best = best.max(-child),
                 // Young brothers wait: nothing younger is asked before the eldest (and the
                 // next `alone - 1`) answer.
-                Value::Pending if place <= self.alone => return Value::Pending,
+                Value::Pending if place <= self.alone => {
+                    let window = (alpha.max(best), beta);
+                    self.guess(pos, path, &mut sorter, (rank, place), window);
+                    return Value::Pending;
+                }
                 Value::Pending => pending = true,
             }
         }
@@ -507,6 +532,40 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         };
         self.learn_key(key, (lo, hi), range);
         Value::Known(best)
+    }
+
+    /// Guesses the jobs of the children of `pos` after those asked (young brothers wait held
+    /// them back): the first such child that needs jobs, searched in the node's window, up
+    /// to [`TopTree::set_guesses`]'s count. `at`: the node's rank and the children taken.
+    fn guess(
+        &mut self,
+        pos: &Position<W, H, B>,
+        path: &mut String,
+        sorter: &mut MoveSorter<W, H, B>,
+        at: (u32, u32),
+        (alpha, beta): (i32, i32),
+    ) {
+        let (rank, mut place) = at;
+        let key = pos.symmetric_key();
+        while self.guesses.len() < self.guesses_max {
+            let Some((square, _)) = sorter.next(pos) else {
+                return;
+            };
+            self.rank = rank + place;
+            place += 1;
+            path.push(column_char(Position::<W, H, B>::column_of(square)));
+            self.ancestors.push(key);
+            let mut jobs = Vec::new();
+            let value = self.search(&pos.after(square), path, -beta, -alpha, &mut jobs);
+            self.ancestors.pop();
+            path.pop();
+            self.rank = rank;
+            let room = self.guesses_max - self.guesses.len();
+            self.guesses.extend(jobs.into_iter().take(room));
+            if let Value::Pending = value {
+                return;
+            }
+        }
     }
 }
 
@@ -686,6 +745,33 @@ mod tests {
     }
 
     /// The jobs one at a time in the search's order cost about one solve's positions.
+    /// Guesses are jobs the step does not need yet, none twice, at most as many as set;
+    /// none unless set; and a top tree that guesses gives one solve's answer.
+    #[test]
+    fn guesses_are_jobs_not_yet_needed() {
+        let root = Position::<7, 5, u64>::new();
+        let mut top = TopTree::<7, 5, u64>::new(25, 2);
+        let Step::Jobs(jobs) = top.step(&root, "", Window::of(Strength::Strong), 0) else {
+            panic!("the empty board needs jobs");
+        };
+        assert!(top.guesses().is_empty());
+        top.set_guesses(3);
+        let Step::Jobs(again) = top.step(&root, "", Window::of(Strength::Strong), 0) else {
+            panic!("the empty board needs jobs");
+        };
+        assert_eq!(again, jobs);
+        let guesses = top.guesses();
+        assert!(!guesses.is_empty() && guesses.len() <= 3, "{guesses:?}");
+        let keys: HashSet<_> = guesses.iter().map(Job::key).collect();
+        assert_eq!(keys.len(), guesses.len());
+        assert!(
+            guesses
+                .iter()
+                .all(|g| jobs.iter().all(|j| j.key() != g.key()))
+        );
+        assert!(guesses.iter().all(|g| g.rank > 0));
+    }
+
     #[test]
     fn the_top_tree_searches_about_what_one_solve_does() {
         let root = Position::<6, 5>::new();

@@ -181,6 +181,10 @@ pub const MPI_SPIN_US: Knob<u64> = Knob::new(
     "microseconds a rank yields after a message",
 );
 
+/// `TRANSPO_C4_MPI_GUESS`: under `mpirun`, jobs the manager guesses ahead of young brothers
+/// wait for workers that would otherwise wait (default: [`crate::cluster::plan`]'s rule).
+pub const MPI_GUESS: Knob<u32> = Knob::new("TRANSPO_C4_MPI_GUESS", 0..=4096, "jobs guessed ahead");
+
 /// Every knob's variable, in the order the crate README lists them.
 pub const ALL: &[&str] = &[
     SPLIT_EMPTY.name,
@@ -196,6 +200,7 @@ pub const ALL: &[&str] = &[
     MPI_HELP.name,
     MPI_STATE_MS.name,
     MPI_SPIN_US.name,
+    MPI_GUESS.name,
 ];
 
 /// The knobs of the solver's threads, read together: each `None` when unset.
@@ -246,6 +251,7 @@ pub fn cluster_knobs() -> Result<crate::cluster::plan::Knobs, KnobError> {
         help: flag(&MPI_HELP)?,
         state_ms: MPI_STATE_MS.read()?,
         spin_us: MPI_SPIN_US.read()?,
+        guess: MPI_GUESS.read()?,
     })
 }
 

@@ -66,6 +66,8 @@ struct Sent<const W: usize, const H: usize, B: Bitboard> {
     job: Job<W, H, B>,
     /// Whether the worker was told to stop it (or not to start it).
     cancelled: bool,
+    /// Whether it is a guess ([`Dispatch::plan_with_guesses`]) no step has needed yet.
+    guess: bool,
 }
 
 /// What one line cost so far, by worker.
@@ -140,12 +142,29 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
     /// Makes `needed` (one step's jobs, in the search's order) the work to do (the rules
     /// are in the module's docs).
     pub fn plan(&mut self, needed: Vec<Job<W, H, B>>) -> Orders {
+        self.plan_with_guesses(needed, &[])
+    }
+
+    /// [`Dispatch::plan`], and a worker left with nothing to search takes the first of
+    /// `guesses` (jobs the search may need next, [`TopTree::guesses`]) that none holds. A
+    /// guess is stopped when no step guesses or needs it any more, or when its worker could
+    /// take a needed job instead.
+    pub fn plan_with_guesses(
+        &mut self,
+        needed: Vec<Job<W, H, B>>,
+        guesses: &[Job<W, H, B>],
+    ) -> Orders {
         let mut orders = Orders::new();
         let n = self.workers();
         for w in 0..n {
             for i in 0..self.sent[w].len() {
-                let sent = &self.sent[w][i];
-                if !sent.cancelled && !needed.iter().any(|job| answers(sent, job)) {
+                let sent = &mut self.sent[w][i];
+                if sent.cancelled {
+                    continue;
+                }
+                if needed.iter().any(|job| answers(sent, job)) {
+                    sent.guess = false;
+                } else if !sent.guess || !guesses.iter().any(|job| answers(sent, job)) {
                     orders.push(self.cancel(w, i));
                 }
             }
@@ -153,37 +172,72 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
         self.queues.iter_mut().for_each(VecDeque::clear);
         let first = needed.first().cloned();
         for job in needed {
-            let covered = self
-                .sent
-                .iter()
-                .flatten()
-                .any(|sent| !sent.cancelled && answers(sent, &job));
-            if !covered {
+            if !self.covered(&job) {
                 self.queues[owner(job.group, n)].push_back(job);
             }
         }
         if self.policy.serial {
             // One job at a time, the search's first, at its owner.
             if let (false, Some(job)) = (self.busy(), first) {
-                self.send(owner(job.group, n), job, &mut orders);
+                self.send(owner(job.group, n), job, false, &mut orders);
             }
             return orders;
         }
         for w in 0..n {
-            while self.held(w) < self.policy.ahead {
-                let idle = self.queues[w].is_empty() && self.held(w) == 0;
-                let from = if idle && self.policy.steal {
-                    (0..n).max_by_key(|&q| self.queues[q].len()).unwrap_or(w)
-                } else {
-                    w
-                };
-                let Some(job) = self.queues[from].pop_front() else {
-                    break;
-                };
-                self.send(w, job, &mut orders);
+            self.fill(w, &mut orders);
+        }
+        // A needed job goes before a guess: a worker that holds only guesses stops them for
+        // a needed job it can take (its own, or another's if it may steal).
+        for w in 0..n {
+            let guessing = |sent: &Sent<W, H, B>| sent.cancelled || sent.guess;
+            let can_take = !self.queues[w].is_empty()
+                || (self.policy.steal && self.queues.iter().any(|q| !q.is_empty()));
+            if can_take && self.held(w) > 0 && self.sent[w].iter().all(guessing) {
+                for i in 0..self.sent[w].len() {
+                    if !self.sent[w][i].cancelled {
+                        orders.push(self.cancel(w, i));
+                    }
+                }
+                self.fill(w, &mut orders);
             }
         }
+        let mut guesses = guesses.iter();
+        for w in 0..n {
+            if self.held(w) > 0 {
+                continue;
+            }
+            let Some(job) = guesses.by_ref().find(|job| !self.covered(job)) else {
+                break;
+            };
+            self.send(w, job.clone(), true, &mut orders);
+        }
         orders
+    }
+
+    /// Sends worker `w` needed jobs up to what it may hold: its own queue's, or if it holds
+    /// nothing and has nothing of its own, the front of the longest queue (if it may steal).
+    fn fill(&mut self, w: usize, orders: &mut Orders) {
+        let n = self.workers();
+        while self.held(w) < self.policy.ahead {
+            let idle = self.queues[w].is_empty() && self.held(w) == 0;
+            let from = if idle && self.policy.steal {
+                (0..n).max_by_key(|&q| self.queues[q].len()).unwrap_or(w)
+            } else {
+                w
+            };
+            let Some(job) = self.queues[from].pop_front() else {
+                break;
+            };
+            self.send(w, job, false, orders);
+        }
+    }
+
+    /// Whether a job sent and not cancelled will answer `job`.
+    fn covered(&self, job: &Job<W, H, B>) -> bool {
+        self.sent
+            .iter()
+            .flatten()
+            .any(|sent| !sent.cancelled && answers(sent, job))
     }
 
     /// Stops every job that still matters: the root is solved.
@@ -298,7 +352,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
     }
 
     /// Sends `job` to worker `w`, after the bounds the others proved since its last job.
-    fn send(&mut self, w: usize, job: Job<W, H, B>, orders: &mut Orders) {
+    fn send(&mut self, w: usize, job: Job<W, H, B>, guess: bool, orders: &mut Orders) {
         let bounds = std::mem::take(&mut self.outbox[w]);
         if !bounds.is_empty() {
             orders.push((w, ToWorker::Bounds(bounds)));
@@ -315,6 +369,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
             id: self.next_id,
             job,
             cancelled: false,
+            guess,
         });
         self.next_id += 1;
     }
@@ -343,18 +398,20 @@ mod tests {
     /// A whole cluster without MPI: the top tree and the dispatch, and `workers` solvers
     /// that act on their messages in order and answer their jobs one at a time; which
     /// worker answers next is `pick`'s choice among those holding a job, as answers come
-    /// back in any order. Returns the score, the jobs answered and cancelled, and the most
-    /// jobs that mattered any worker held at once.
+    /// back in any order; the top tree guesses up to `guesses` jobs for idle workers. Returns
+    /// the score, the jobs answered and cancelled, and the most jobs that mattered any
+    /// worker held at once.
     fn cluster<const W: usize, const H: usize, B: Bitboard>(
         moves: &str,
         leaf_empties: u32,
         strength: Strength,
-        workers: usize,
+        (workers, guesses): (usize, usize),
         policy: Policy,
         mut pick: impl FnMut(usize) -> usize,
     ) -> (i32, u64, u64, usize) {
         let root = Position::<W, H, B>::from_moves(moves).expect("a position");
         let mut top = TopTree::<W, H, B>::new(leaf_empties, 1);
+        top.set_guesses(guesses);
         let mut dispatch = Dispatch::<W, H, B>::new(workers, policy);
         let mut solvers: Vec<Solver<W, H, B>> = (0..workers)
             .map(|_| Solver::new(2).expect("2 MiB"))
@@ -383,7 +440,7 @@ mod tests {
                     );
                 }
                 Step::Jobs(jobs) => {
-                    let orders = dispatch.plan(jobs);
+                    let orders = dispatch.plan_with_guesses(jobs, top.guesses());
                     deliver(orders, &mut inboxes);
                     held_most =
                         held_most.max((0..workers).map(|w| dispatch.held(w)).max().unwrap_or(0));
@@ -430,7 +487,7 @@ mod tests {
 
     /// Driven by the policy, any number of workers answering in any order give one
     /// solve's score, strong and weak, holding one or two jobs ahead, stealing or not,
-    /// one job at a time or side by side.
+    /// one job at a time or side by side, guessing jobs ahead or not.
     #[test]
     fn the_policy_gives_one_solves_score() {
         fn check<const W: usize, const H: usize, B: Bitboard>(moves: &str, leaf: u32) {
@@ -438,12 +495,16 @@ mod tests {
             let mut one = Solver::<W, H, B>::new(4).expect("4 MiB");
             for strength in [Strength::Strong, Strength::Weak] {
                 let expected = one.solve(&root, strength);
-                for (workers, ahead, steal, serial) in [
-                    (1, 1, true, false),
-                    (3, 1, true, false),
-                    (4, 2, true, false),
-                    (5, 1, false, false),
-                    (3, 1, true, true),
+                for (workers, ahead, steal, serial, guesses) in [
+                    (1, 1, true, false, 0),
+                    (3, 1, true, false, 0),
+                    (4, 2, true, false, 0),
+                    (5, 1, false, false, 0),
+                    (3, 1, true, true, 0),
+                    (2, 1, true, false, 1),
+                    (3, 1, true, false, 3),
+                    (4, 2, true, false, 4),
+                    (5, 1, false, false, 8),
                 ] {
                     let policy = Policy {
                         ahead,
@@ -452,14 +513,21 @@ mod tests {
                         ..Policy::default()
                     };
                     let mut turn = 0usize;
-                    let (score, answered, _, held) =
-                        cluster::<W, H, B>(moves, leaf, strength, workers, policy, |n| {
+                    let (score, answered, _, held) = cluster::<W, H, B>(
+                        moves,
+                        leaf,
+                        strength,
+                        (workers, guesses),
+                        policy,
+                        |n| {
                             turn = turn.wrapping_mul(31).wrapping_add(7);
                             turn % n.max(1)
-                        });
+                        },
+                    );
                     assert_eq!(
                         score, expected,
-                        "{W}x{H} {moves:?} {strength:?} {workers} workers, ahead {ahead}"
+                        "{W}x{H} {moves:?} {strength:?} {workers} workers, ahead {ahead}, \
+                         {guesses} guesses"
                     );
                     assert!(answered > 0);
                     assert!(held <= ahead, "{held} jobs held, {ahead} allowed");
@@ -560,6 +628,56 @@ mod tests {
         assert_eq!(orders[0], (0, ToWorker::Bounds(vec![1, 2, 3, 4, 5])));
         assert!(matches!(&orders[1], (0, ToWorker::Job { moves, .. }) if moves == "15"));
         assert_eq!(d.positions(), 9);
+    }
+
+    /// A worker with nothing to search takes a guess; a guess no step guesses or needs any
+    /// more is stopped; one that a step needs is kept and not sent again; a worker that
+    /// holds only a guess stops it for a needed job it may take.
+    #[test]
+    fn guesses_fill_idle_workers_and_give_way() {
+        let mut d = Dispatch::<5, 4, u64>::new(2, Policy::default());
+        let g0 = group_of(0, 2);
+        let (a, b) = (job("11", 0, g0), job("12", 0, g0));
+        let (x, y) = (job("13", 0, g0), job("14", 0, g0));
+        let sent = |orders: &Orders| -> Vec<(usize, String)> {
+            orders
+                .iter()
+                .filter_map(|(w, m)| match m {
+                    ToWorker::Job { moves, .. } => Some((*w, moves.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        // Worker 0 takes the needed job, worker 1 (nothing to steal) the first guess.
+        let orders = d.plan_with_guesses(vec![a.clone()], &[x.clone(), y.clone()]);
+        assert_eq!(sent(&orders), [(0, "11".into()), (1, "13".into())]);
+        // Guessed again: kept. Guessed no more: stopped, and the next guess goes.
+        assert_eq!(
+            d.plan_with_guesses(vec![a.clone()], std::slice::from_ref(&x)),
+            vec![]
+        );
+        let orders = d.plan_with_guesses(vec![a.clone()], std::slice::from_ref(&y));
+        assert_eq!(orders[0], (1, ToWorker::Cancel { id: 1 }));
+        assert_eq!(sent(&orders), [(1, "14".into())]);
+        // Needed now: kept, not sent again, and no longer a guess.
+        assert_eq!(d.plan_with_guesses(vec![a.clone(), y.clone()], &[]), vec![]);
+        assert!(d.sent[1].iter().any(|s| !s.cancelled && !s.guess));
+        // Worker 1 answers; it takes a guess again, then stops it for a needed job it
+        // steals from worker 0's queue.
+        let mut top = TopTree::<5, 4, u64>::new(14, 1);
+        let answer = JobAnswer {
+            id: 2,
+            range: Some((1, 3)),
+            positions: 7,
+            micros: 1,
+        };
+        d.answer(1, answer, &mut top).expect("a good answer");
+        let orders = d.plan_with_guesses(vec![a.clone()], std::slice::from_ref(&x));
+        assert_eq!(sent(&orders), [(1, "13".into())]);
+        let orders = d.plan_with_guesses(vec![a.clone(), b.clone()], std::slice::from_ref(&x));
+        assert_eq!(orders[0], (1, ToWorker::Cancel { id: 3 }));
+        assert_eq!(sent(&orders), [(1, "12".into())]);
+        assert_eq!(d.running(), 2);
     }
 
     /// Answers the pump cannot trust are errors: to no job, to another job, one that does

@@ -65,6 +65,8 @@ pub struct Setup {
     pub alone: u32,
     /// Stones deeper the main line's jobs are ([`TopTree::set_main_line`]).
     pub main_line: u32,
+    /// Jobs guessed ahead for workers that would wait ([`TopTree::set_guesses`]).
+    pub guesses: usize,
     /// The dispatch's knobs.
     pub policy: Policy,
     /// The most time between two writes of the state file (a write is due sooner, once 4% of
@@ -199,6 +201,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         let mut top = TopTree::new(setup.leaf_empties, setup.group);
         top.set_alone(setup.alone);
         top.set_main_line(setup.main_line);
+        top.set_guesses(setup.guesses);
         Manager {
             link,
             top,
@@ -307,7 +310,8 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
                     return Ok(finish(*range.start(), self.strength));
                 }
                 Step::Jobs(jobs) => {
-                    self.link.post(self.dispatch.plan(jobs));
+                    let orders = self.dispatch.plan_with_guesses(jobs, self.top.guesses());
+                    self.link.post(orders);
                     if !self.dispatch.busy() {
                         return Err(Failure::run("the top tree asked for nothing to search"));
                     }
@@ -619,6 +623,7 @@ mod tests {
                 group: 2,
                 alone: 1,
                 main_line: crate::cluster::main_line_stones(workers * lanes),
+                guesses: 0,
                 policy: Policy {
                     ahead: lanes,
                     ..Policy::default()

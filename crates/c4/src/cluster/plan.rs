@@ -56,6 +56,8 @@ pub struct Knobs {
     pub state_ms: Option<u64>,
     /// Microseconds a rank yields after a message (`TRANSPO_C4_MPI_SPIN_US`).
     pub spin_us: Option<u64>,
+    /// Jobs guessed ahead for workers that would wait (`TRANSPO_C4_MPI_GUESS`).
+    pub guess: Option<u32>,
 }
 
 /// What every rank of a run is set to.
@@ -110,6 +112,7 @@ impl Plan {
             group: knobs.group.map_or(GROUP, |g| g as usize),
             alone: knobs.alone.unwrap_or(alone_before_release(searches)),
             main_line: main_line_stones(searches),
+            guesses: knobs.guess.map_or(0, |g| g as usize),
             policy: Policy {
                 ahead: knobs
                     .ahead
@@ -230,6 +233,7 @@ mod tests {
             help: Some(false),
             state_ms: Some(250),
             spin_us: Some(0),
+            guess: Some(2),
         };
         let p = plan(40, 5, 4, false, knobs);
         assert_eq!(p.manager.leaf_empties, 30);

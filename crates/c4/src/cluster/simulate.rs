@@ -462,6 +462,7 @@ mod tests {
             group: 2,
             alone,
             main_line: 0,
+            guesses: 0,
             policy: Policy::default(),
             state_every: Duration::from_secs(5),
             pass_empties: None,
