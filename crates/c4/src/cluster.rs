@@ -330,11 +330,6 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         self.asking.map(|(_, lo, hi, med)| (lo, hi, med))
     }
 
-    /// The number of stones from which a position off the main line is a job.
-    pub fn leaf_moves(&self) -> u32 {
-        self.leaf_moves
-    }
-
     /// Positions the manager expanded itself (each node once a null window).
     pub fn positions(&self) -> u64 {
         self.expanded.len() as u64

@@ -59,17 +59,21 @@ struct Helped<const W: usize, const H: usize, B: Bitboard> {
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Helped<W, H, B> {
-    /// Counts a helper in (`1`) or out (`-1`); the team's nodes then search as many
-    /// children alone before they split as a team of that many threads does
-    /// ([`alone_before_split`]): a solve with one helper splits as two threads do.
-    fn count(&self, change: isize) {
+    /// Counts a helper in; the team's nodes then search as many children alone before they
+    /// split as a team of that many threads does ([`alone_before_split`]): a solve with one
+    /// helper splits as two threads do.
+    fn join(&self) {
+        let helpers = self.helpers.fetch_add(1, Ordering::AcqRel) + 1;
+        self.team.set_alone(alone_before_split(1 + helpers));
+    }
+
+    /// Counts a helper out, the team's rule following as for [`Helped::join`].
+    fn leave(&self) {
         // Release: the master that sees a helper gone sees the positions it counted.
-        let before = if change > 0 {
-            self.helpers.fetch_add(1, Ordering::AcqRel)
-        } else {
-            self.helpers.fetch_sub(1, Ordering::AcqRel)
-        };
-        let helpers = before.saturating_add_signed(change);
+        let helpers = self
+            .helpers
+            .fetch_sub(1, Ordering::AcqRel)
+            .saturating_sub(1);
         self.team.set_alone(alone_before_split(1 + helpers));
     }
 }
@@ -173,7 +177,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Running<W, H, B> {
             .iter()
             .filter(|helped| !helped.team.done.load(Ordering::Acquire))
             .min_by_key(|helped| helped.helpers.load(Ordering::Relaxed))?;
-        helped.count(1);
+        helped.join();
         Some(Arc::clone(helped))
     }
 
@@ -220,7 +224,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Running<W, H, B> {
             helped.nodes.fetch_add(search.nodes, Ordering::Release);
             #[cfg(test)]
             self.helped.fetch_add(search.nodes, Ordering::Relaxed);
-            helped.count(-1);
+            helped.leave();
             *explored_here.get_or_insert(0) += search.nodes;
             journal = search.table.journal.take();
         }
