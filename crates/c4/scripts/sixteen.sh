@@ -44,9 +44,9 @@ log "cores $(nproc), $(lscpu | grep -m1 'Model name' | sed 's/ \+/ /g'), $(lscpu
 
 # Issue 58 first (the cluster's goals), each against the same round's one process: one
 # thread, sixteen threads, 2 workers x 8 lanes and 4 x 4 (their idle lanes helping the
-# running jobs, and not: HELP=0), a manager and 16 one-thread workers (and the same guessing
-# 16 jobs ahead for idle workers, releasing after two children: GUESS=16 ALONE=2, which
-# cluster::simulate put at 7.7-8.0x against 4.2-5.2x on 7x5, 6x6 and 9x4); weak then strong,
+# running jobs, and not: HELP=0), a manager and 16 one-thread workers (guessing jobs ahead
+# for idle workers by default since 2026-11-29, and not: GUESS=0; cluster::simulate put 16
+# workers guessing at 5.0-9.8x against 4.2-6.4x on 7x5, 6x6, 9x4 and 8x5); weak then strong,
 # twice in two rounds.
 for strength in weak strong; do
   w=; [ $strength = weak ] && w=--weak
@@ -58,16 +58,18 @@ for strength in weak strong; do
     run "mpi3x8 $strength help0 r$round" 60 '-' env TRANSPO_C4_MPI_HELP=0 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
     run "mpi5x4 $strength help0 r$round" 60 '-' env TRANSPO_C4_MPI_HELP=0 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w
     run "mpi17 $strength r$round" 120 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
-    run "mpi17 $strength guess16 r$round" 120 '-' env TRANSPO_C4_MPI_GUESS=16 TRANSPO_C4_MPI_ALONE=2 \
+    run "mpi17 $strength guess0 r$round" 120 '-' env TRANSPO_C4_MPI_GUESS=0 \
       "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
   done
 done
-# Where the time goes: one worker of 16 lanes against one process of 16 threads; fewer
+# Where the time goes: one worker of 16 lanes against one process of 16 threads; 16 workers
+# guessing with two children before a release (simulated: 7.2-8.0x on 7x5, 6x6, 9x4); fewer
 # speculative jobs (three children before a release) or bigger ones (jobs of 37 empty
 # squares, not 34), each with the default helping rule (cluster::helps); 8 workers x 2 lanes.
 for strength in weak strong; do
   w=; [ $strength = weak ] && w=--weak
   run "mpi2x16 $strength" 60 '-' "${mpirun_[@]}" -np 2 "$mpi" --threads 16 $w
+  run "mpi17 $strength alone2" 120 '-' env TRANSPO_C4_MPI_ALONE=2 "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
   run "mpi3x8 $strength alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
   run "mpi3x8 $strength leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
   run "mpi5x4 $strength alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w

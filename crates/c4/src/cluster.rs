@@ -115,6 +115,23 @@ pub const fn helps(lanes: usize) -> bool {
     lanes > 1 && lanes <= HELP_UP_TO_LANES
 }
 
+/// Jobs the top tree guesses ahead of young brothers wait for workers that would otherwise
+/// wait ([`TopTree::set_guesses`]), by default: one a worker for one-thread workers, none
+/// for workers of lanes (their idle lanes help their running jobs instead).
+///
+/// A guess runs only on a worker with nothing to search, and is stopped as soon as no step
+/// wants it or a needed job could take its worker, so it costs positions, not time, when
+/// wrong. Measured (docs/connect4/mpi.md, 2026-11-29): two one-thread workers on two cores,
+/// wall time ÷ one thread's, rounds interleaved, without / with: 8×5 strong 0.69× / 0.66×
+/// (four rounds, 1.11× / 1.15× the positions), 9×4 strong 1.04× / 0.91× (three), 7×5 strong
+/// 1.45× / 1.25× (three), 6×6 strong 1.50× / 1.42× (three). In virtual time
+/// (`cluster::simulate`) 16 workers' speed-up went from 5.18× to 7.93× on 7×5 strong, 4.18×
+/// to 5.89× on 6×6 and 4.24× to 4.95× on 9×4; 4 workers × 4 lanes (which the simulation
+/// runs without helping) from 6.93× to 6.40× on 9×4.
+pub const fn guesses(workers: usize, lanes: bool) -> usize {
+    if lanes { 0 } else { workers }
+}
+
 /// The default leaf depth in empty squares on a board of `squares` squares for `searches`
 /// searches at once: the positions [`leaf_stones`] deep.
 pub const fn leaf_empties(squares: u32, searches: usize) -> u32 {

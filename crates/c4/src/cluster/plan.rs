@@ -1,20 +1,20 @@
 //! How a run under MPI is set, as plain values: from the board, the ranks, the threads of
 //! each and the knobs set, the manager's [`Setup`] (leaf depth, grouping, release rule,
-//! the dispatch's policy), which bounds pass between workers and which are kept for the
-//! state file, whether a worker's threads search jobs of their own and help each other, and
-//! how long a rank yields after a message.
+//! guesses, the dispatch's policy), which bounds pass between workers and which are kept
+//! for the state file, whether a worker's threads search jobs of their own and help each
+//! other, and how long a rank yields after a message.
 //!
 //! Why a module of its own: these are the cluster's defaults meeting its knobs, and a wrong
 //! one (a leaf depth counted for the wrong number of searches) costs a whole run's speed
 //! without any error. The pump (`commands/mpi/`) reads the knobs
 //! ([`crate::knobs::cluster_knobs`]) and passes them in; tests reach the rules here without
 //! MPI. The rules themselves are stated once, in [`super`] ([`leaf_empties`],
-//! [`alone_before_release`], [`main_line_stones`], [`helps`]).
+//! [`alone_before_release`], [`main_line_stones`], [`guesses`], [`helps`]).
 
 use super::dispatch::Policy;
 use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
-use super::{GROUP, alone_before_release, helps, leaf_empties, main_line_stones};
+use super::{GROUP, alone_before_release, guesses, helps, leaf_empties, main_line_stones};
 use std::time::Duration;
 use transpo_connect4::score::Strength;
 
@@ -95,7 +95,8 @@ impl Plan {
         // A worker of lanes is that many searches at once: it is held as many jobs, and
         // the leaf depth and the release rule count its lanes as workers.
         let per_worker = if lanes { threads } else { 1 };
-        let searches = ranks.saturating_sub(1).saturating_mul(per_worker);
+        let workers = ranks.saturating_sub(1);
+        let searches = workers.saturating_mul(per_worker);
         let leaf = knobs.leaf.unwrap_or(leaf_empties(squares, searches));
         let shared_empties = knobs.share.unwrap_or(leaf.saturating_sub(SHARE_BELOW_LEAF));
         let journal_empties = if keeping {
@@ -112,7 +113,7 @@ impl Plan {
             group: knobs.group.map_or(GROUP, |g| g as usize),
             alone: knobs.alone.unwrap_or(alone_before_release(searches)),
             main_line: main_line_stones(searches),
-            guesses: knobs.guess.map_or(0, |g| g as usize),
+            guesses: knobs.guess.map_or(guesses(workers, lanes), |g| g as usize),
             policy: Policy {
                 ahead: knobs
                     .ahead
@@ -157,6 +158,7 @@ mod tests {
         assert_eq!((p.shared_empties, p.journal_empties), (25, 25));
         assert_eq!(p.manager.pass_empties, None);
         assert!(!p.lanes && !p.help);
+        assert_eq!(p.manager.guesses, 2);
         assert_eq!(p.spin, Pace::SPIN);
     }
 
@@ -168,6 +170,7 @@ mod tests {
         assert_eq!(p.manager.main_line, 0);
         assert_eq!(p.manager.alone, alone_before_release(16));
         assert_eq!(p.shared_empties, 24);
+        assert_eq!(p.manager.guesses, 16);
     }
 
     /// A worker's lanes count as searches: one worker of four threads is four searches, held
@@ -180,6 +183,7 @@ mod tests {
         assert_eq!(four.manager.leaf_empties, 34);
         assert_eq!(four.manager.alone, alone_before_release(4));
         assert_eq!(four.manager.policy.ahead, 4);
+        assert_eq!(four.manager.guesses, 0);
         let eight = plan(42, 3, 8, false, Knobs::default());
         assert!(eight.lanes && !eight.help);
         assert_eq!(eight.manager.alone, alone_before_release(16));
@@ -189,6 +193,7 @@ mod tests {
         };
         let whole = plan(42, 2, 16, false, off);
         assert!(!whole.lanes);
+        assert_eq!(whole.manager.guesses, 1);
         assert_eq!(whole.manager.leaf_empties, 37);
         assert_eq!(whole.manager.policy.ahead, 1);
         // One thread has no lanes, whatever the knob says.
@@ -245,6 +250,7 @@ mod tests {
         assert!(p.lanes && !p.help);
         assert_eq!(p.manager.state_every, Duration::from_millis(250));
         assert_eq!(p.spin, Duration::ZERO);
+        assert_eq!(p.manager.guesses, 2);
     }
 
     /// Small boards and huge counts saturate instead of overflowing.
