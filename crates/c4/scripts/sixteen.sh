@@ -44,10 +44,9 @@ log "cores $(nproc), $(lscpu | grep -m1 'Model name' | sed 's/ \+/ /g'), $(lscpu
 
 # Issue 58 first (the cluster's goals), each against the same round's one process: one
 # thread, sixteen threads, 2 workers x 8 lanes and 4 x 4 (their idle lanes helping the
-# running jobs, and not: HELP=0), a manager and 16 one-thread workers (guessing jobs ahead
-# for idle workers by default since 2026-11-29, and not: GUESS=0; cluster::simulate put 16
-# workers guessing at 5.0-9.8x against 4.2-6.4x on 7x5, 6x6, 9x4 and 8x5); weak then strong,
-# twice in two rounds.
+# running jobs, and not: HELP=0), a manager and 16 one-thread workers (and the same guessing
+# a job for each idle worker: GUESS=16, which cluster::simulate put at 5.0-9.8x one thread
+# against 4.2-6.4x on 7x5, 6x6, 9x4 and 8x5); weak then strong, twice in two rounds.
 for strength in weak strong; do
   w=; [ $strength = weak ] && w=--weak
   run "threads1 $strength" 150 '- 1' "$c4" --threads 1 $w
@@ -58,7 +57,7 @@ for strength in weak strong; do
     run "mpi3x8 $strength help0 r$round" 60 '-' env TRANSPO_C4_MPI_HELP=0 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
     run "mpi5x4 $strength help0 r$round" 60 '-' env TRANSPO_C4_MPI_HELP=0 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w
     run "mpi17 $strength r$round" 120 '-' "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
-    run "mpi17 $strength guess0 r$round" 120 '-' env TRANSPO_C4_MPI_GUESS=0 \
+    run "mpi17 $strength guess16 r$round" 120 '-' env TRANSPO_C4_MPI_GUESS=16 \
       "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
   done
 done
@@ -69,7 +68,8 @@ done
 for strength in weak strong; do
   w=; [ $strength = weak ] && w=--weak
   run "mpi2x16 $strength" 60 '-' "${mpirun_[@]}" -np 2 "$mpi" --threads 16 $w
-  run "mpi17 $strength alone2" 120 '-' env TRANSPO_C4_MPI_ALONE=2 "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
+  run "mpi17 $strength guess16 alone2" 120 '-' env TRANSPO_C4_MPI_GUESS=16 TRANSPO_C4_MPI_ALONE=2 \
+    "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
   run "mpi3x8 $strength alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
   run "mpi3x8 $strength leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
   run "mpi5x4 $strength alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w

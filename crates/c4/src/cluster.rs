@@ -115,21 +115,32 @@ pub const fn helps(lanes: usize) -> bool {
     lanes > 1 && lanes <= HELP_UP_TO_LANES
 }
 
+/// One-thread workers up to which the top tree guesses jobs for idle workers by default
+/// ([`guesses`]).
+pub const GUESS_UP_TO_WORKERS: usize = 2;
+
 /// Jobs the top tree guesses ahead of young brothers wait for workers that would otherwise
-/// wait ([`TopTree::set_guesses`]), by default: one a worker for one-thread workers, none
-/// for workers of lanes (their idle lanes help their running jobs instead).
+/// wait ([`TopTree::set_guesses`]), by default: one a worker for up to
+/// [`GUESS_UP_TO_WORKERS`] one-thread workers; none for more, nor for workers of lanes
+/// (their idle lanes help their running jobs instead).
 ///
 /// A guess runs only on a worker with nothing to search, and is stopped as soon as no step
-/// wants it or a needed job could take its worker, so it costs positions, not time, when
-/// wrong. Measured (docs/connect4/mpi.md, 2026-11-29): two one-thread workers on two cores,
-/// wall time ÷ one thread's, rounds interleaved, without / with: 8×5 strong 0.69× / 0.66×
-/// (four rounds, 1.11× / 1.15× the positions), 9×4 strong 1.04× / 0.91× (three), 7×5 strong
-/// 1.45× / 1.25× (three), 6×6 strong 1.50× / 1.42× (three). In virtual time
-/// (`cluster::simulate`) 16 workers' speed-up went from 5.18× to 7.93× on 7×5 strong, 4.18×
-/// to 5.89× on 6×6 and 4.24× to 4.95× on 9×4; 4 workers × 4 lanes (which the simulation
-/// runs without helping) from 6.93× to 6.40× on 9×4.
+/// wants it or a needed job could take its worker, so when wrong it costs positions a
+/// waiting worker would not have searched. Measured (docs/connect4/mpi.md, 2026-11-29): two
+/// one-thread workers on two cores, wall time ÷ one thread's, rounds interleaved, without /
+/// with: 8×5 strong 0.69× / 0.66× (four rounds, 1.11× / 1.15× the positions), 9×4 strong
+/// 1.04× / 0.91× (three), 7×5 strong 1.45× / 1.25× (three), 6×6 strong 1.50× / 1.42×
+/// (three). In virtual time (`cluster::simulate`, which flatters guesses) 4 workers went
+/// from 1.49–1.85× to 2.32–2.55× one thread's speed on 7×5, 6×6 and 9×4 strong, and 16 from
+/// 4.2–6.4× to 5.0–9.8× on those and 8×5; but oversubscribed here, 4 workers searched
+/// 1.32–1.89× one solve's positions with guesses against 1.01–1.72× without, and no machine
+/// with a core for each has timed them yet (`scripts/sixteen.sh` runs 16 workers guessing).
 pub const fn guesses(workers: usize, lanes: bool) -> usize {
-    if lanes { 0 } else { workers }
+    if lanes || workers > GUESS_UP_TO_WORKERS {
+        0
+    } else {
+        workers
+    }
 }
 
 /// The default leaf depth in empty squares on a board of `squares` squares for `searches`

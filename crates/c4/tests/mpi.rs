@@ -407,6 +407,7 @@ fn mpi_refuses_a_fifo_a_device_and_a_bad_knob() {
         ("TRANSPO_C4_MPI_LANES", "2"),
         ("TRANSPO_C4_MPI_HELP", " 1"),
         ("TRANSPO_C4_MPI_SPIN_US", "-1"),
+        ("TRANSPO_C4_MPI_GUESS", "4097"),
     ] {
         let out = Run::new("mpirun")
             .args([
