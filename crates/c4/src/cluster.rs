@@ -26,8 +26,8 @@
 //! its search thread; [`wire`], the messages between the ranks; [`state`], the state file
 //! (`--state FILE`) that lets a killed solve go on where the last write left it;
 //! [`simulate`], the same manager and workers in virtual time, for timing many workers on
-//! few cores; [`plan`], what a run's ranks are set to from its size and knobs. None of them speaks MPI: the binary's pump (`commands/mpi/`) carries their
-//! messages.
+//! few cores; [`plan`], what a run's ranks are set to from its size and knobs. None of them
+//! speaks MPI: the binary's pump (`commands/mpi/`) carries their messages.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
@@ -434,8 +434,9 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         let mut path = root_moves.to_string();
         self.ancestors.clear();
         self.rank = 0;
-        self.guesses.clear();
         while !window.decided(min, max) {
+            // A window answered from the table leaves no guess for the next.
+            self.guesses.clear();
             let root_key = root.symmetric_key();
             let med = match self.asking {
                 Some((key, lo, hi, med)) if (key, lo, hi) == (root_key, min, max) => med,
@@ -517,6 +518,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         sorter.start_at(pos, self.best.get(&key).copied());
         let (mut best, mut pending) = (i32::MIN, false);
         let rank = self.rank;
+        let guessed = self.guesses.len();
         let mut place = 0;
         while let Some((square, _)) = sorter.next(pos) {
             self.rank = rank + place;
@@ -532,6 +534,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                 Value::Known(child) if -child >= beta => {
                     self.best.insert(key, column);
                     self.learn_key(key, (lo, hi), -child..=i32::MAX);
+                    // The guesses made under the elder children are needed no more.
+                    self.guesses.truncate(guessed);
                     return Value::Known(-child);
                 }
                 Value::Known(child) => best = best.max(-child),
