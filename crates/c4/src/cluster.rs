@@ -115,6 +115,10 @@ pub const fn helps(lanes: usize) -> bool {
     lanes > 1 && lanes <= HELP_UP_TO_LANES
 }
 
+/// Candidates a step of the top tree looks at for each guess it makes
+/// ([`TopTree::guesses`]): enough that guesses at nodes whose eldest answered come first.
+pub const CANDIDATES_A_GUESS: usize = 4;
+
 /// One-thread workers up to which the top tree guesses jobs for idle workers by default
 /// ([`guesses`]).
 pub const GUESS_UP_TO_WORKERS: usize = 2;
@@ -291,6 +295,9 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     guesses_max: usize,
     /// The last step's guesses ([`TopTree::guesses`]).
     guesses: Vec<Job<W, H, B>>,
+    /// The guesses a step made so far, each with whether its node's eldest child had
+    /// answered (the node is less likely to be cut off).
+    candidates: Vec<(bool, Job<W, H, B>)>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
@@ -313,6 +320,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             main_line: 0,
             guesses_max: 0,
             guesses: Vec::new(),
+            candidates: Vec::new(),
         }
     }
 
@@ -337,8 +345,15 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
 
     /// The jobs the last step guessed will be needed next, best guess first: at each node
     /// that held its younger children back (its elder's answer may cut it off), the jobs of
-    /// the next child, the deepest node first. Something for a worker that would otherwise
+    /// the next child; first those of nodes whose eldest answered without a cutoff, then
+    /// the rest, each the deepest node first. Something for a worker that would otherwise
     /// wait; none is needed yet, so a cutoff may make it useless.
+    ///
+    /// Why that order: a node whose eldest did not cut it off is more likely to need all its
+    /// children. Two one-thread workers on two cores, 8×5 strong, four rounds: 0.59–0.64× one
+    /// thread's time (mean 0.62×, 1.13× the positions) against 0.63–0.67× (0.64×, 1.15×)
+    /// with the deepest node first whatever its eldest did (docs/connect4/mpi.md,
+    /// 2026-11-29).
     pub fn guesses(&self) -> &[Job<W, H, B>] {
         &self.guesses
     }
@@ -437,6 +452,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         while !window.decided(min, max) {
             // A window answered from the table leaves no guess for the next.
             self.guesses.clear();
+            self.candidates.clear();
             let root_key = root.symmetric_key();
             let med = match self.asking {
                 Some((key, lo, hi, med)) if (key, lo, hi) == (root_key, min, max) => med,
@@ -448,7 +464,14 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             };
             let mut jobs = Vec::new();
             match self.search(root, &mut path, med, med + 1, &mut jobs) {
-                Value::Pending => return Step::Jobs(jobs),
+                Value::Pending => {
+                    // Stable: each kind stays the deepest node first.
+                    self.candidates.sort_by_key(|(sure, _)| !sure);
+                    let max = self.guesses_max;
+                    let candidates = self.candidates.drain(..).take(max);
+                    self.guesses = candidates.map(|(_, job)| job).collect();
+                    return Step::Jobs(jobs);
+                }
                 Value::Known(r) if r <= med => max = r,
                 Value::Known(r) => min = r,
             }
@@ -518,7 +541,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         sorter.start_at(pos, self.best.get(&key).copied());
         let (mut best, mut pending) = (i32::MIN, false);
         let rank = self.rank;
-        let guessed = self.guesses.len();
+        let guessed = self.candidates.len();
         let mut place = 0;
         while let Some((square, _)) = sorter.next(pos) {
             self.rank = rank + place;
@@ -535,7 +558,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                     self.best.insert(key, column);
                     self.learn_key(key, (lo, hi), -child..=i32::MAX);
                     // The guesses made under the elder children are needed no more.
-                    self.guesses.truncate(guessed);
+                    self.candidates.truncate(guessed);
                     return Value::Known(-child);
                 }
                 Value::Known(child) => best = best.max(-child),
@@ -563,7 +586,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
 
     /// Guesses the jobs of the children of `pos` after those asked (young brothers wait held
     /// them back): the first such child that needs jobs, searched in the node's window, up
-    /// to [`TopTree::set_guesses`]'s count. `at`: the node's rank and the children taken.
+    /// to [`CANDIDATES_A_GUESS`] times [`TopTree::set_guesses`]'s count. `at`: the node's
+    /// rank and the children taken.
     fn guess(
         &mut self,
         pos: &Position<W, H, B>,
@@ -573,8 +597,11 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         (alpha, beta): (i32, i32),
     ) {
         let (rank, mut place) = at;
+        // The eldest answered without a cutoff: the node is likelier to need them all.
+        let sure = place > 1;
         let key = pos.symmetric_key();
-        while self.guesses.len() < self.guesses_max {
+        let max = self.guesses_max.saturating_mul(CANDIDATES_A_GUESS);
+        while self.candidates.len() < max {
             let Some((square, _)) = sorter.next(pos) else {
                 return;
             };
@@ -587,8 +614,9 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             self.ancestors.pop();
             path.pop();
             self.rank = rank;
-            let room = self.guesses_max - self.guesses.len();
-            self.guesses.extend(jobs.into_iter().take(room));
+            let room = max - self.candidates.len();
+            let guessed = jobs.into_iter().take(room).map(|job| (sure, job));
+            self.candidates.extend(guessed);
             if let Value::Pending = value {
                 return;
             }
