@@ -182,7 +182,7 @@ pub const MPI_SPIN_US: Knob<u64> = Knob::new(
 );
 
 /// `TRANSPO_C4_MPI_GUESS`: under `mpirun`, jobs the manager guesses ahead of young brothers
-/// wait for workers that would otherwise wait (default: [`crate::cluster::plan`]'s rule).
+/// wait for workers that would otherwise wait (default [`crate::cluster::guesses`]).
 pub const MPI_GUESS: Knob<u32> = Knob::new("TRANSPO_C4_MPI_GUESS", 0..=4096, "jobs guessed ahead");
 
 /// Every knob's variable, in the order the crate README lists them.

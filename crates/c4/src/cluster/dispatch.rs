@@ -15,6 +15,9 @@
 //!   next ones waiting at the worker.
 //! - A worker that holds nothing and has nothing of its own takes the front of the longest
 //!   queue ([`Policy::steal`]).
+//! - A worker still left with nothing takes a guess, a job the search may need next
+//!   ([`TopTree::guesses`]); a guess is stopped once no step guesses or needs it, or once a
+//!   needed job could take its worker.
 //! - Bounds a worker proved wait in each other worker's outbox, up to
 //!   [`Policy::outbox_max`] bytes, and go out just before that worker's next job.
 
