@@ -129,16 +129,17 @@ pub const GUESS_UP_TO_WORKERS: usize = 2;
 /// (their idle lanes help their running jobs instead).
 ///
 /// A guess runs only on a worker with nothing to search, and is stopped as soon as no step
-/// wants it or a needed job could take its worker, so when wrong it costs positions a
-/// waiting worker would not have searched. Measured (docs/connect4/mpi.md, 2026-11-29): two
-/// one-thread workers on two cores, wall time ÷ one thread's, rounds interleaved, without /
-/// with (the first build of guesses): 8×5 strong 0.69× / 0.66× (four rounds, 1.11× / 1.15×
-/// the positions), 9×4 strong 1.04× / 0.91× (three), 7×5 strong 1.45× / 1.25× (three), 6×6
-/// strong 1.50× / 1.42× (three); the final build 0.59–0.64× on 8×5 strong. In virtual time (`cluster::simulate`, which flatters guesses) 4 workers went
-/// from 1.49–1.85× to 2.32–2.55× one thread's speed on 7×5, 6×6 and 9×4 strong, and 16 from
-/// 4.2–6.4× to 5.0–9.8× on those and 8×5; but oversubscribed here, 4 workers searched
-/// 1.32–1.89× one solve's positions with guesses against 1.01–1.72× without, and no machine
-/// with a core for each has timed them yet (`scripts/sixteen.sh` runs 16 workers guessing).
+/// wants it or a needed job could take its worker, so when wrong it costs positions a waiting
+/// worker would not have searched. Measured (docs/connect4/mpi.md, 2026-11-29): two one-thread
+/// workers on two cores, wall time ÷ one thread's, rounds interleaved, without / with (the
+/// first build of guesses): 8×5 strong 0.69× / 0.66× (four rounds, 1.11× / 1.15× the
+/// positions), 9×4 strong 1.04× / 0.91× (three), 7×5 strong 1.45× / 1.25× (three), 6×6 strong
+/// 1.50× / 1.42× (three); the final build 0.59–0.64× on 8×5 strong. In virtual time
+/// (`cluster::simulate`, which flatters guesses) 4 workers went from 1.49–1.85× to 2.32–2.55×
+/// one thread's speed on 7×5, 6×6 and 9×4 strong, and 16 from 4.2–6.4× to 5.0–9.8× on those and
+/// 8×5; but oversubscribed here, 4 workers searched 1.32–1.89× one solve's positions with
+/// guesses against 1.01–1.72× without, and no machine with a core for each has timed them yet
+/// (`scripts/sixteen.sh` runs 16 workers guessing).
 pub const fn guesses(workers: usize, lanes: bool) -> usize {
     if lanes || workers > GUESS_UP_TO_WORKERS {
         0
