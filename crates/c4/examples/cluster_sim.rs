@@ -92,7 +92,6 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             .map(|stones| squares.saturating_sub(stones));
         let knobs = Knobs {
             leaf,
-            share: leaf.map(|leaf| leaf.saturating_sub(args.share_below)),
             alone: args.alone,
             ahead: Some(args.ahead.max(args.lanes) as u32),
             guess: args.guesses,
@@ -126,9 +125,10 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             )));
         }
         println!(
-            "  {workers:>3} workers x {} lanes, alone {alone}, jobs {stones} stones deep (main line +{}): positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
+            "  {workers:>3} workers x {} lanes, alone {alone}, {} guesses, jobs {stones} stones deep (main line +{}): positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
              {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s), bounds taken in {:.1}% of the workers' time",
             args.lanes,
+            setup.guesses,
             setup.main_line,
             r.positions as f64 / base as f64,
             base as f64 / r.makespan.max(1) as f64,
