@@ -31,6 +31,9 @@ struct Args {
     /// Children answered before a node releases the rest (default: the binary's rule).
     #[arg(long)]
     alone: Option<u32>,
+    /// The same at the nodes expected to need all their children (default: `--alone`'s).
+    #[arg(long)]
+    alone_all: Option<u32>,
     /// Jobs this many stones from the empty board (default: the binary's rule for the
     /// searches at once).
     #[arg(long)]
@@ -93,6 +96,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         let knobs = Knobs {
             leaf,
             alone: args.alone,
+            alone_all: args.alone_all,
             ahead: Some(args.ahead.max(args.lanes) as u32),
             guess: args.guesses,
             ..Knobs::default()
@@ -102,7 +106,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         if let Some(stones) = args.main_line_stones {
             setup.main_line = stones;
         }
-        let (leaf, alone) = (setup.leaf_empties, setup.alone);
+        let (leaf, alone, alone_all) = (setup.leaf_empties, setup.alone, setup.alone_all);
         let (stones, shared) = (squares - leaf, leaf.saturating_sub(args.share_below));
         let costs = Costs {
             latency: args.latency,
@@ -125,7 +129,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             )));
         }
         println!(
-            "  {workers:>3} workers x {} lanes, alone {alone}, {} guesses, jobs {stones} stones deep (main line +{}): positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
+            "  {workers:>3} workers x {} lanes, alone {alone} (all {alone_all}), {} guesses, jobs {stones} stones deep (main line +{}): positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
              {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s), bounds taken in {:.1}% of the workers' time",
             args.lanes,
             setup.guesses,

@@ -7,7 +7,7 @@ bin=$1 board=$2 np=$3; shift 3
 one=$(echo - | "$bin" --board "$board" --threads 1 "$@" 2>/dev/null)
 mpi=$(echo - | mpirun --oversubscribe --allow-run-as-root -x TRANSPO_C4_MPI_LEAF \
   -x TRANSPO_C4_MPI_GROUP -x TRANSPO_C4_MPI_STEAL -x TRANSPO_C4_MPI_SHARE \
-  -x TRANSPO_C4_MPI_SERIAL -x TRANSPO_C4_MPI_ALONE -x TRANSPO_C4_MPI_AHEAD -x TRANSPO_C4_MPI_GUESS -np "$np" "$bin" --board "$board" \
+  -x TRANSPO_C4_MPI_SERIAL -x TRANSPO_C4_MPI_ALONE -x TRANSPO_C4_MPI_ALONE_ALL -x TRANSPO_C4_MPI_AHEAD -x TRANSPO_C4_MPI_GUESS -np "$np" "$bin" --board "$board" \
   --threads 1 "$@" 2>/dev/null)
 read -r _ s1 p1 t1 <<<"$one"
 read -r _ s2 p2 t2 <<<"$mpi"

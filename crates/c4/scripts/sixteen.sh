@@ -36,7 +36,7 @@ run() {
 c4=$dir/bin/c4 mpi=$dir/bin/c4mpi s=$dir/stein bh=$dir/data/Test_L1_R3
 mpirun_=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader
   --mca pml ob1 -x TRANSPO_C4_MPI_ALONE -x TRANSPO_C4_MPI_LEAF -x TRANSPO_C4_MPI_SPIN_US -x TRANSPO_C4_MPI_LANES -x TRANSPO_C4_MPI_HELP
-  -x TRANSPO_C4_MPI_GUESS)
+  -x TRANSPO_C4_MPI_GUESS -x TRANSPO_C4_MPI_ALONE_ALL)
 
 { nproc; lscpu; free -g; ldd "$mpi"; ldd "$s/weak7x6_16"; } >"$out/machine.txt" 2>&1
 log "cores $(nproc), $(lscpu | grep -m1 'Model name' | sed 's/ \+/ /g'), $(lscpu | grep -m1 'Thread(s) per core' | sed 's/ \+/ /g')"
@@ -64,12 +64,19 @@ done
 # Where the time goes: one worker of 16 lanes against one process of 16 threads; 16 workers
 # guessing with two children before a release (simulated: 7.2-8.0x on 7x5, 6x6, 9x4); fewer
 # speculative jobs (three children before a release) or bigger ones (jobs of 37 empty
-# squares, not 34), each with the default helping rule (cluster::helps); 8 workers x 2 lanes.
+# squares, not 34), each with the default helping rule (cluster::helps); 8 workers x 2 lanes;
+# 16 workers releasing after one child only at the nodes that need all, else after two
+# (ALONE_ALL=1 ALONE=2: oversubscribed, 1.7-3.0x one solve's positions against 1.9-3.8x, but
+# in cluster::simulate up to 40% slower), alone and guessing.
 for strength in weak strong; do
   w=; [ $strength = weak ] && w=--weak
   run "mpi2x16 $strength" 60 '-' "${mpirun_[@]}" -np 2 "$mpi" --threads 16 $w
   run "mpi17 $strength guess16 alone2" 120 '-' env TRANSPO_C4_MPI_GUESS=16 TRANSPO_C4_MPI_ALONE=2 \
     "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
+  run "mpi17 $strength all1 alone2" 120 '-' env TRANSPO_C4_MPI_ALONE_ALL=1 TRANSPO_C4_MPI_ALONE=2 \
+    "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
+  run "mpi17 $strength guess16 all1 alone2" 120 '-' env TRANSPO_C4_MPI_GUESS=16 \
+    TRANSPO_C4_MPI_ALONE_ALL=1 TRANSPO_C4_MPI_ALONE=2 "${mpirun_[@]}" -np 17 "$mpi" --threads 1 $w
   run "mpi3x8 $strength alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
   run "mpi3x8 $strength leaf37" 60 '-' env TRANSPO_C4_MPI_LEAF=37 "${mpirun_[@]}" -np 3 "$mpi" --threads 8 $w
   run "mpi5x4 $strength alone3" 60 '-' env TRANSPO_C4_MPI_ALONE=3 "${mpirun_[@]}" -np 5 "$mpi" --threads 4 $w

@@ -290,6 +290,8 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     asking: Option<(B, i32, i32, i32)>,
     /// Children a node searches before it releases the rest ([`TopTree::set_alone`]).
     alone: u32,
+    /// The same at a node expected to need all its children ([`TopTree::set_alone_all`]).
+    alone_all: Option<u32>,
     /// How many stones deeper the main line's jobs are ([`TopTree::set_main_line`]).
     main_line: u32,
     /// The most jobs a step guesses ahead ([`TopTree::set_guesses`]).
@@ -318,6 +320,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             expanded: HashSet::default(),
             asking: None,
             alone: alone_before_release(1),
+            alone_all: None,
             main_line: 0,
             guesses_max: 0,
             guesses: Vec::new(),
@@ -336,6 +339,28 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     /// (at least one: young brothers wait) have answered without a cutoff.
     pub fn set_alone(&mut self, alone: u32) {
         self.alone = alone.max(1);
+    }
+
+    /// Makes a node an even number of stones below the root release its younger children
+    /// once its first `alone` (at least one) have answered without a cutoff, whatever
+    /// [`TopTree::set_alone`] says for the others; by default the same for all.
+    ///
+    /// Why: Knuth and Moore type the nodes of alpha-beta. Below a node expected to need all
+    /// its children (each fails low in the best-ordered tree), each child is expected to need
+    /// only one (a cutoff), and below those, all again. The top tree takes the root of each
+    /// null window as one that needs all: in virtual time that beat the other parity (7×5
+    /// strong, 16 workers, one child at the nodes needing all and two at the rest: 4.40×
+    /// against 2.68× one thread's speed). Where a node expected to need one has seen its
+    /// eldest fail, a younger brother may still cut it off, and the jobs released beside it
+    /// are searched for nothing; where a node expected to need all has, that is as expected.
+    /// Measured (docs/connect4/mpi.md, 2026-11-29, eighth session): 16 one-thread workers,
+    /// oversubscribed on two cores, positions ÷ one solve's on 7×5, 6×6, 9×4 and 8×5, with 1
+    /// here and 2 at the rest against 1 everywhere: strong 1.66×, 1.99×, 3.03×, 2.25× against
+    /// 1.93×, 2.70×, 3.61×, 2.19×; weak 1.82×, 2.43×, 2.48×, 2.45× against 2.43×, 3.37×,
+    /// 3.78×, 1.94×. But in virtual time it was up to 40% slower (8×5 weak; 14–25% strong),
+    /// so it is not a default until cores of their own time it.
+    pub fn set_alone_all(&mut self, alone: u32) {
+        self.alone_all = Some(alone.max(1));
     }
 
     /// Makes each step guess up to `max` jobs ahead of young brothers wait
@@ -542,7 +567,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         sorter.start_at(pos, self.best.get(&key).copied());
         let (mut best, mut pending) = (i32::MIN, false);
         let rank = self.rank;
-        let guessed = self.candidates.len();
+        let (asked, guessed) = (jobs.len(), self.candidates.len());
         let mut place = 0;
         while let Some((square, _)) = sorter.next(pos) {
             self.rank = rank + place;
@@ -558,14 +583,16 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                 Value::Known(child) if -child >= beta => {
                     self.best.insert(key, column);
                     self.learn_key(key, (lo, hi), -child..=i32::MAX);
-                    // The guesses made under the elder children are needed no more.
+                    // The jobs and guesses of the elder children (released before this
+                    // one answered) are needed no more.
+                    jobs.truncate(asked);
                     self.candidates.truncate(guessed);
                     return Value::Known(-child);
                 }
                 Value::Known(child) => best = best.max(-child),
                 // Young brothers wait: nothing younger is asked before the eldest (and the
                 // next `alone - 1`) answer.
-                Value::Pending if place <= self.alone => {
+                Value::Pending if place <= self.alone_here() => {
                     let window = (alpha.max(best), beta);
                     self.guess(pos, path, &mut sorter, (rank, place), window);
                     return Value::Pending;
@@ -583,6 +610,16 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         };
         self.learn_key(key, (lo, hi), range);
         Value::Known(best)
+    }
+
+    /// Children the node being searched answers before it releases the rest: those of
+    /// [`TopTree::set_alone_all`] at an even number of stones below the root, else those of
+    /// [`TopTree::set_alone`].
+    fn alone_here(&self) -> u32 {
+        match self.alone_all {
+            Some(alone) if self.ancestors.len().is_multiple_of(2) => alone,
+            _ => self.alone,
+        }
     }
 
     /// Guesses the jobs of the children of `pos` after those asked (young brothers wait held
@@ -679,6 +716,10 @@ mod tests {
         shuffle: usize,
     ) -> (RangeInclusive<i32>, usize, u64) {
         let mut top = TopTree::<W, H, B>::new(leaf_empties, 1);
+        // Nodes that need all their children release them after one from three workers on.
+        if workers >= 3 {
+            top.set_alone_all(1);
+        }
         // Two workers or fewer take the main line deeper, as the binary's rule has it.
         top.set_main_line(main_line_stones(workers));
         let mut solvers: Vec<Solver<W, H, B>> = (0..workers)
@@ -797,6 +838,47 @@ mod tests {
         match top.step(&Position::new(), "", Window::of(Strength::Strong), 0) {
             Step::Jobs(jobs) => assert!(jobs.iter().all(|j| j.position.moves() <= 16)),
             Step::Solved(range) => assert!(!range.is_empty()),
+        }
+    }
+
+    /// With children released after one at nodes of one parity (even: expected to need all,
+    /// [`TopTree::set_alone_all`]) and held one at a time at the other's, no node of the
+    /// second kind has jobs under two of its children in a step; nodes of the first kind
+    /// do, somewhere in the solve. (The jobs under the elder children of a node that a
+    /// younger child's answer cut off are no longer needed, and a step leaves them out: it
+    /// once did not, and this test found it.)
+    #[test]
+    fn the_release_rule_follows_the_node_s_parity() {
+        let root = Position::<7, 5, u64>::new();
+        for all_released in [true, false] {
+            let mut top = TopTree::<7, 5, u64>::new(30, 2);
+            let (all, rest) = if all_released { (1, 16) } else { (16, 1) };
+            top.set_alone(rest);
+            top.set_alone_all(all);
+            let mut solver = Solver::<7, 5, u64>::new(4).expect("4 MiB");
+            let mut released = false;
+            while let Step::Jobs(jobs) = top.step(&root, "", Window::of(Strength::Strong), 0) {
+                // Each node's (by its moves) children with jobs in this step.
+                let mut under: HashMap<&str, HashSet<u8>> = HashMap::new();
+                for job in &jobs {
+                    for depth in 0..job.moves.len() {
+                        let child = job.moves.as_bytes()[depth];
+                        under.entry(&job.moves[..depth]).or_default().insert(child);
+                    }
+                }
+                for (node, children) in &under {
+                    let even = node.len() % 2 == 0;
+                    if even == all_released {
+                        released |= children.len() > 1;
+                    } else {
+                        assert_eq!(children.len(), 1, "{all_released} {node:?} {jobs:?}");
+                    }
+                }
+                let job = &jobs[jobs.len() - 1];
+                let range = solver.solve_window(&job.position, job.window);
+                assert!(top.learn(&job.position, range));
+            }
+            assert!(released, "{all_released}: never released in parallel");
         }
     }
 

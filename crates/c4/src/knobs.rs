@@ -143,6 +143,15 @@ pub const MPI_ALONE: Knob<u32> = Knob::new(
     "children answered before the rest are released",
 );
 
+/// `TRANSPO_C4_MPI_ALONE_ALL`: under `mpirun`, the same at the nodes an even number of
+/// stones below the root, expected to need all their children (default the other's:
+/// [`crate::cluster::TopTree::set_alone_all`]).
+pub const MPI_ALONE_ALL: Knob<u32> = Knob::new(
+    "TRANSPO_C4_MPI_ALONE_ALL",
+    1..=16,
+    "children answered before the rest are released at nodes that need all",
+);
+
 /// `TRANSPO_C4_MPI_AHEAD`: under `mpirun`, jobs a worker holds at once (default 1).
 pub const MPI_AHEAD: Knob<u32> = Knob::new("TRANSPO_C4_MPI_AHEAD", 1..=64, "jobs a worker holds");
 
@@ -193,6 +202,7 @@ pub const ALL: &[&str] = &[
     MPI_SHARE.name,
     MPI_GROUP.name,
     MPI_ALONE.name,
+    MPI_ALONE_ALL.name,
     MPI_AHEAD.name,
     MPI_STEAL.name,
     MPI_SERIAL.name,
@@ -244,6 +254,7 @@ pub fn cluster_knobs() -> Result<crate::cluster::plan::Knobs, KnobError> {
         share: MPI_SHARE.read()?,
         group: MPI_GROUP.read()?,
         alone: MPI_ALONE.read()?,
+        alone_all: MPI_ALONE_ALL.read()?,
         ahead: MPI_AHEAD.read()?,
         steal: flag(&MPI_STEAL)?,
         serial: flag(&MPI_SERIAL)?,

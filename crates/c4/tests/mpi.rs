@@ -403,6 +403,7 @@ fn mpi_refuses_a_fifo_a_device_and_a_bad_knob() {
         ("TRANSPO_C4_MPI_SHARE", "ten"),
         ("TRANSPO_C4_MPI_GROUP", "65"),
         ("TRANSPO_C4_MPI_ALONE", "0"),
+        ("TRANSPO_C4_MPI_ALONE_ALL", "17"),
         ("TRANSPO_C4_MPI_AHEAD", "0"),
         ("TRANSPO_C4_MPI_LANES", "2"),
         ("TRANSPO_C4_MPI_HELP", " 1"),

@@ -63,6 +63,8 @@ pub struct Setup {
     pub group: usize,
     /// Children answered before a node releases the rest ([`TopTree::set_alone`]).
     pub alone: u32,
+    /// The same at nodes expected to need all their children ([`TopTree::set_alone_all`]).
+    pub alone_all: u32,
     /// Stones deeper the main line's jobs are ([`TopTree::set_main_line`]).
     pub main_line: u32,
     /// Jobs guessed ahead for workers that would wait ([`TopTree::set_guesses`]).
@@ -200,6 +202,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
     ) -> Self {
         let mut top = TopTree::new(setup.leaf_empties, setup.group);
         top.set_alone(setup.alone);
+        top.set_alone_all(setup.alone_all);
         top.set_main_line(setup.main_line);
         top.set_guesses(setup.guesses);
         Manager {
@@ -622,6 +625,7 @@ mod tests {
                 leaf_empties: ((W * H) as u32).saturating_sub(LEAF_STONES).max(6),
                 group: 2,
                 alone: 1,
+                alone_all: 1,
                 main_line: crate::cluster::main_line_stones(workers * lanes),
                 guesses: 0,
                 policy: Policy {

@@ -42,6 +42,8 @@ pub struct Knobs {
     pub group: Option<u32>,
     /// Children answered before a node releases the rest (`TRANSPO_C4_MPI_ALONE`).
     pub alone: Option<u32>,
+    /// The same at nodes expected to need all their children (`TRANSPO_C4_MPI_ALONE_ALL`).
+    pub alone_all: Option<u32>,
     /// Jobs a worker holds (`TRANSPO_C4_MPI_AHEAD`).
     pub ahead: Option<u32>,
     /// Whether an idle worker takes another's job (`TRANSPO_C4_MPI_STEAL`).
@@ -106,12 +108,14 @@ impl Plan {
         } else {
             shared_empties
         };
+        let alone = knobs.alone.unwrap_or(alone_before_release(searches));
         let default = Policy::default();
         let manager = Setup {
             strength,
             leaf_empties: leaf,
             group: knobs.group.map_or(GROUP, |g| g as usize),
-            alone: knobs.alone.unwrap_or(alone_before_release(searches)),
+            alone,
+            alone_all: knobs.alone_all.unwrap_or(alone),
             main_line: main_line_stones(searches),
             guesses: knobs.guess.map_or(guesses(workers, lanes), |g| g as usize),
             policy: Policy {
@@ -152,6 +156,7 @@ mod tests {
         assert_eq!(p.manager.leaf_empties, 35);
         assert_eq!(p.manager.main_line, 2);
         assert_eq!(p.manager.alone, 2);
+        assert_eq!(p.manager.alone_all, 2);
         assert_eq!(p.manager.group, GROUP);
         assert_eq!(p.manager.policy, Policy::default());
         assert_eq!(p.manager.state_every, STATE_EVERY);
@@ -169,6 +174,7 @@ mod tests {
         assert_eq!(p.manager.leaf_empties, 34);
         assert_eq!(p.manager.main_line, 0);
         assert_eq!(p.manager.alone, alone_before_release(16));
+        assert_eq!(p.manager.alone_all, p.manager.alone);
         assert_eq!(p.shared_empties, 24);
         assert_eq!(p.manager.guesses, 0);
     }
@@ -231,6 +237,7 @@ mod tests {
             share: None,
             group: Some(0),
             alone: Some(5),
+            alone_all: Some(1),
             ahead: Some(3),
             steal: Some(false),
             serial: Some(true),
@@ -245,12 +252,19 @@ mod tests {
         assert_eq!(p.shared_empties, 20);
         assert_eq!(p.manager.group, 0);
         assert_eq!(p.manager.alone, 5);
+        assert_eq!(p.manager.alone_all, 1);
         assert_eq!(p.manager.policy.ahead, 3);
         assert!(!p.manager.policy.steal && p.manager.policy.serial);
         assert!(p.lanes && !p.help);
         assert_eq!(p.manager.state_every, Duration::from_millis(250));
         assert_eq!(p.spin, Duration::ZERO);
         assert_eq!(p.manager.guesses, 2);
+        // A release rule set for all nodes holds at those that need all too.
+        let alone = Knobs {
+            alone: Some(3),
+            ..Knobs::default()
+        };
+        assert_eq!(plan(40, 17, 1, false, alone).manager.alone_all, 3);
     }
 
     /// Small boards and huge counts saturate instead of overflowing.

@@ -461,6 +461,7 @@ mod tests {
             leaf_empties: squares.saturating_sub(LEAF_STONES),
             group: 2,
             alone,
+            alone_all: alone,
             main_line: 0,
             guesses: 0,
             policy: Policy::default(),
