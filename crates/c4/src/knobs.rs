@@ -143,8 +143,9 @@ pub const MPI_ALONE: Knob<u32> = Knob::new(
     "children answered before the rest are released",
 );
 
-/// `TRANSPO_C4_MPI_ALONE_ALL`: under `mpirun`, the same at the nodes an even number of
-/// stones below the root, expected to need all their children (default the other's:
+/// `TRANSPO_C4_MPI_ALONE_ALL`: under `mpirun`, children a node of the top tree an even
+/// number of stones below the root (expected to need all its children) has answered before
+/// it releases the rest (default `TRANSPO_C4_MPI_ALONE`'s value:
 /// [`crate::cluster::TopTree::set_alone_all`]).
 pub const MPI_ALONE_ALL: Knob<u32> = Knob::new(
     "TRANSPO_C4_MPI_ALONE_ALL",
