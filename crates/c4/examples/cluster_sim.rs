@@ -9,8 +9,9 @@
 use clap::Parser;
 use std::process::ExitCode;
 use std::time::Instant;
-use transpo_c4::cluster::plan::{Knobs, Plan};
+use transpo_c4::cluster::plan::Plan;
 use transpo_c4::cluster::simulate::{Costs, simulate};
+use transpo_c4::knobs::Knobs;
 use transpo_cli::Failure;
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::Strength;

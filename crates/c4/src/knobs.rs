@@ -4,9 +4,10 @@
 //! must be a number in the knob's range, else the app refuses it with a message that names
 //! the variable and what it must be (exit status 2), and runs nothing. The libraries never
 //! read the environment: the app passes the values in (for the solver's threads, with
-//! [`SolverKnobs::apply`]).
+//! [`Knobs::apply`]).
 //!
-//! The crate README lists every knob; a test holds the list and [`ALL`] together.
+//! Each knob is declared once, in one line of the `knobs!` table: its constant, its field
+//! of [`Knobs`], the reading and the README's table all come from it.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -96,143 +97,115 @@ impl<T: Copy + PartialOrd + FromStr + fmt::Display> Knob<T> {
     }
 }
 
-/// `TRANSPO_C4_SPLIT_EMPTY`: with several threads, nodes with at least this many empty
-/// squares may become split points ([`Solver::set_split_empty`]; default
-/// [`transpo_connect4::parallel::SPLIT_EMPTY`]).
-pub const SPLIT_EMPTY: Knob<u32> = Knob::new(
-    "TRANSPO_C4_SPLIT_EMPTY",
-    1..=64,
-    "empty squares a split point needs",
-);
+/// Declares the knobs, one line each: the constant, the field of [`Knobs`] it fills, its
+/// type, variable, range, what it counts, its default and its doc. From that one line come
+/// the constant, the field, the reading ([`Knobs::from_env`]), [`ALL`] and the README's
+/// table ([`readme_table`]).
+macro_rules! knobs {
+    ($(
+        $konst:ident $field:ident: $ty:ty = $name:literal in $range:expr,
+            $what:literal, default $default:literal, $doc:literal;
+    )*) => {
+        $(
+            #[doc = concat!("`", $name, "`: ", $doc, " Default: ", $default, ".")]
+            pub const $konst: Knob<$ty> = Knob::new($name, $range, $what);
+        )*
 
-/// `TRANSPO_C4_ALONE`: with several threads, children every node searches alone before it
-/// may split ([`Solver::set_alone`]; by default a rule of the team's size,
-/// [`transpo_connect4::parallel::alone_before_split`]).
-pub const ALONE: Knob<u32> = Knob::new(
-    "TRANSPO_C4_ALONE",
-    1..=7,
-    "children a node searches alone before it splits",
-);
+        /// Every knob as the environment sets it, each `None` when unset (the defaults
+        /// hold: [`crate::cluster::plan::Plan::new`], [`Knobs::apply`]).
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct Knobs {
+            $(
+                #[doc = concat!("[`", stringify!($konst), "`]: ", $doc)]
+                pub $field: Option<$ty>,
+            )*
+        }
 
-/// `TRANSPO_C4_MPI_LEAF`: under `mpirun`, a position with at most this many empty squares
-/// is a worker's job (default [`crate::cluster::leaf_empties`]).
-pub const MPI_LEAF: Knob<u32> =
-    Knob::new("TRANSPO_C4_MPI_LEAF", 0..=128, "empty squares a job has");
+        impl Knobs {
+            /// The knobs as the environment sets them, or the first one refused.
+            pub fn from_env() -> Result<Self, KnobError> {
+                Ok(Knobs { $($field: $konst.read()?,)* })
+            }
+        }
 
-/// `TRANSPO_C4_MPI_SHARE`: under `mpirun`, bounds of positions with at least this many empty
-/// squares pass from one worker to the others (default: ten fewer than the leaf depth).
-pub const MPI_SHARE: Knob<u32> = Knob::new(
-    "TRANSPO_C4_MPI_SHARE",
-    0..=128,
-    "empty squares a shared bound's position has",
-);
+        /// Every knob's variable, in the order the README's table lists them.
+        pub const ALL: &[&str] = &[$($name,)*];
 
-/// `TRANSPO_C4_MPI_GROUP`: under `mpirun`, a job is placed by its ancestor this many stones
-/// above it (default [`crate::cluster::GROUP`]).
-pub const MPI_GROUP: Knob<u32> = Knob::new(
-    "TRANSPO_C4_MPI_GROUP",
-    0..=64,
-    "stones above a job its placement's ancestor is",
-);
-
-/// `TRANSPO_C4_MPI_ALONE`: under `mpirun`, children a node of the top tree has answered
-/// before it releases the rest (default [`crate::cluster::alone_before_release`]).
-pub const MPI_ALONE: Knob<u32> = Knob::new(
-    "TRANSPO_C4_MPI_ALONE",
-    1..=16,
-    "children answered before the rest are released",
-);
-
-/// `TRANSPO_C4_MPI_ALONE_ALL`: under `mpirun`, children a node of the top tree an even
-/// number of stones below the root (expected to need all its children) has answered before
-/// it releases the rest (default `TRANSPO_C4_MPI_ALONE`'s value:
-/// [`crate::cluster::TopTree::set_alone_all`]).
-pub const MPI_ALONE_ALL: Knob<u32> = Knob::new(
-    "TRANSPO_C4_MPI_ALONE_ALL",
-    1..=16,
-    "children answered before the rest are released at nodes that need all",
-);
-
-/// `TRANSPO_C4_MPI_AHEAD`: under `mpirun`, jobs a worker holds at once (default 1).
-pub const MPI_AHEAD: Knob<u32> = Knob::new("TRANSPO_C4_MPI_AHEAD", 1..=64, "jobs a worker holds");
-
-/// `TRANSPO_C4_MPI_STEAL`: under `mpirun`, 1 (default) lets an idle worker take another's
-/// job, 0 never.
-pub const MPI_STEAL: Knob<u8> = Knob::new("TRANSPO_C4_MPI_STEAL", 0..=1, "0 or 1");
-
-/// `TRANSPO_C4_MPI_SERIAL`: under `mpirun`, 1 runs one job at a time (for measuring what
-/// splitting the table costs apart from running jobs side by side), 0 (default) side by side.
-pub const MPI_SERIAL: Knob<u8> = Knob::new("TRANSPO_C4_MPI_SERIAL", 0..=1, "0 or 1");
-
-/// `TRANSPO_C4_MPI_LANES`: under `mpirun`, 1 (default) has a worker of `--threads T` search
-/// T jobs at once on one table, one a thread; 0, one job at a time with all T threads (for
-/// measuring the one against the other).
-pub const MPI_LANES: Knob<u8> = Knob::new("TRANSPO_C4_MPI_LANES", 0..=1, "0 or 1");
-
-/// `TRANSPO_C4_MPI_HELP`: under `mpirun`, 1 has a lane without a job help the jobs of the
-/// worker's other lanes (split points, as the threads of one solve); 0, wait for a job of
-/// its own (default: [`crate::cluster::helps`], up to 4 lanes).
-pub const MPI_HELP: Knob<u8> = Knob::new("TRANSPO_C4_MPI_HELP", 0..=1, "0 or 1");
-
-/// `TRANSPO_C4_MPI_STATE_MS`: under `mpirun` with `--state`, milliseconds between two
-/// writes of the state file (default 5,000).
-pub const MPI_STATE_MS: Knob<u64> = Knob::new(
-    "TRANSPO_C4_MPI_STATE_MS",
-    1..=86_400_000,
-    "milliseconds between two writes of the state file",
-);
-
-/// `TRANSPO_C4_MPI_SPIN_US`: under `mpirun`, microseconds a rank that finds no message
-/// yields its core after the last message before it sleeps between looks (default
-/// [`crate::cluster::pace::Pace::SPIN`]; 0: it always sleeps, as before the pace).
-pub const MPI_SPIN_US: Knob<u64> = Knob::new(
-    "TRANSPO_C4_MPI_SPIN_US",
-    0..=1_000_000,
-    "microseconds a rank yields after a message",
-);
-
-/// `TRANSPO_C4_MPI_GUESS`: under `mpirun`, jobs the manager guesses ahead of young brothers
-/// wait for workers that would otherwise wait (default [`crate::cluster::guesses`]).
-pub const MPI_GUESS: Knob<u32> = Knob::new("TRANSPO_C4_MPI_GUESS", 0..=4096, "jobs guessed ahead");
-
-/// Every knob's variable, in the order the crate README lists them.
-pub const ALL: &[&str] = &[
-    SPLIT_EMPTY.name,
-    ALONE.name,
-    MPI_LEAF.name,
-    MPI_SHARE.name,
-    MPI_GROUP.name,
-    MPI_ALONE.name,
-    MPI_ALONE_ALL.name,
-    MPI_AHEAD.name,
-    MPI_STEAL.name,
-    MPI_SERIAL.name,
-    MPI_LANES.name,
-    MPI_HELP.name,
-    MPI_STATE_MS.name,
-    MPI_SPIN_US.name,
-    MPI_GUESS.name,
-];
-
-/// The knobs of the solver's threads, read together: each `None` when unset.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SolverKnobs {
-    /// [`SPLIT_EMPTY`].
-    pub split_empty: Option<u32>,
-    /// [`ALONE`].
-    pub alone: Option<u32>,
+        /// The README's table of the knobs, one row each: the variable, its values, its
+        /// default and what it does.
+        pub fn readme_table() -> String {
+            let mut table = String::from("| variable | values | default | what it does |\n|---|---|---|---|\n");
+            $(
+                table.push_str(&format!(
+                    "| `{}` | {}–{} | {} | {} |\n",
+                    $name,
+                    $konst.range.start(),
+                    $konst.range.end(),
+                    $default,
+                    $doc
+                ));
+            )*
+            table
+        }
+    };
 }
 
-impl SolverKnobs {
-    /// The knobs as the environment sets them, or the first one refused.
-    pub fn from_env() -> Result<Self, KnobError> {
-        Ok(SolverKnobs {
-            split_empty: SPLIT_EMPTY.read()?,
-            alone: ALONE.read()?,
-        })
+knobs! {
+    SPLIT_EMPTY split_empty: u32 = "TRANSPO_C4_SPLIT_EMPTY" in 1..=64,
+        "empty squares a split point needs", default "20",
+        "With several threads, nodes with at least this many empty squares may become split points.";
+    ALONE split_alone: u32 = "TRANSPO_C4_ALONE" in 1..=7,
+        "children a node searches alone before it splits",
+        default "2 up to 2 threads, 3 up to 5, then 1; 1 at the top 4 stones",
+        "With several threads, children every node searches alone before it may split.";
+    MPI_LEAF leaf: u32 = "TRANSPO_C4_MPI_LEAF" in 0..=128,
+        "empty squares a job has",
+        default "W·H − 8, or − 5 up to 2 searches; the main line's 2 fewer",
+        "Under `mpirun`, a position with at most this many empty squares is a worker's job.";
+    MPI_SHARE share: u32 = "TRANSPO_C4_MPI_SHARE" in 0..=128,
+        "empty squares a shared bound's position has", default "ten fewer than the leaf's",
+        "Under `mpirun`, bounds of positions with at least this many empty squares pass from one worker to the others.";
+    MPI_GROUP group: u32 = "TRANSPO_C4_MPI_GROUP" in 0..=64,
+        "stones above a job its placement's ancestor is", default "2",
+        "Under `mpirun`, a job is placed by its ancestor this many stones above it.";
+    MPI_ALONE alone: u32 = "TRANSPO_C4_MPI_ALONE" in 1..=16,
+        "children answered before the rest are released",
+        default "2 up to 2 searches, 3 up to 7, then 1",
+        "Under `mpirun`, children a node of the top tree has answered before it releases the rest.";
+    MPI_ALONE_ALL alone_all: u32 = "TRANSPO_C4_MPI_ALONE_ALL" in 1..=16,
+        "children answered before the rest are released at nodes that need all",
+        default "`TRANSPO_C4_MPI_ALONE`'s",
+        "Under `mpirun`, the same at the nodes an even number of stones below the root (expected to need all their children).";
+    MPI_AHEAD ahead: u32 = "TRANSPO_C4_MPI_AHEAD" in 1..=64,
+        "jobs a worker holds", default "the worker's lanes",
+        "Under `mpirun`, jobs a worker holds at once.";
+    MPI_STEAL steal: u8 = "TRANSPO_C4_MPI_STEAL" in 0..=1, "0 or 1", default "1",
+        "Under `mpirun`, 1 lets an idle worker take another's job, 0 never.";
+    MPI_SERIAL serial: u8 = "TRANSPO_C4_MPI_SERIAL" in 0..=1, "0 or 1", default "0",
+        "Under `mpirun`, 1 runs one job at a time (what splitting the table costs apart from running jobs side by side), 0 side by side.";
+    MPI_LANES lanes: u8 = "TRANSPO_C4_MPI_LANES" in 0..=1, "0 or 1", default "1",
+        "Under `mpirun`, 1 has a worker of `--threads T` search T jobs at once on one table, one a thread; 0, one job at a time with all T threads.";
+    MPI_HELP help: u8 = "TRANSPO_C4_MPI_HELP" in 0..=1, "0 or 1", default "1 up to 4 lanes, then 0",
+        "Under `mpirun`, 1 has a lane without a job help the jobs of the worker's other lanes; 0, wait for a job of its own.";
+    MPI_STATE_MS state_ms: u64 = "TRANSPO_C4_MPI_STATE_MS" in 1..=86_400_000,
+        "milliseconds between two writes of the state file", default "5000",
+        "Under `mpirun` with `--state`, the most milliseconds between two writes of the state file.";
+    MPI_SPIN_US spin_us: u64 = "TRANSPO_C4_MPI_SPIN_US" in 0..=1_000_000,
+        "microseconds a rank yields after a message", default "1000",
+        "Under `mpirun`, microseconds a rank that finds no message yields its core after the last message before it sleeps between looks (0: it always sleeps).";
+    MPI_GUESS guess: u32 = "TRANSPO_C4_MPI_GUESS" in 0..=4096,
+        "jobs guessed ahead", default "1 a worker up to 2 one-thread workers, else 0",
+        "Under `mpirun`, jobs the manager guesses ahead of young brothers wait for workers that would otherwise wait.";
+}
+
+impl Knobs {
+    /// Whether the flag `value` (a 0-or-1 knob's) is set to 1; `None` when unset.
+    pub fn flag(value: Option<u8>) -> Option<bool> {
+        value.map(|v| v == 1)
     }
 
-    /// Gives `solver` the values set; an unset knob leaves the solver's default.
+    /// Gives `solver` the values of the solver's knobs that are set ([`SPLIT_EMPTY`],
+    /// [`ALONE`]); an unset knob leaves the solver's default.
     pub fn apply<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>>(
         &self,
         solver: &mut Solver<W, H, B, T>,
@@ -240,31 +213,10 @@ impl SolverKnobs {
         if let Some(squares) = self.split_empty {
             solver.set_split_empty(squares);
         }
-        if self.alone.is_some() {
-            solver.set_alone(self.alone);
+        if self.split_alone.is_some() {
+            solver.set_alone(self.split_alone);
         }
     }
-}
-
-/// The knobs of a run under MPI as the environment sets them, each `None` when unset (the
-/// plan's defaults hold: [`crate::cluster::plan::Plan::new`]), or the first one refused.
-pub fn cluster_knobs() -> Result<crate::cluster::plan::Knobs, KnobError> {
-    let flag = |knob: &Knob<u8>| Ok::<_, KnobError>(knob.read()?.map(|v| v == 1));
-    Ok(crate::cluster::plan::Knobs {
-        leaf: MPI_LEAF.read()?,
-        share: MPI_SHARE.read()?,
-        group: MPI_GROUP.read()?,
-        alone: MPI_ALONE.read()?,
-        alone_all: MPI_ALONE_ALL.read()?,
-        ahead: MPI_AHEAD.read()?,
-        steal: flag(&MPI_STEAL)?,
-        serial: flag(&MPI_SERIAL)?,
-        lanes: flag(&MPI_LANES)?,
-        help: flag(&MPI_HELP)?,
-        state_ms: MPI_STATE_MS.read()?,
-        spin_us: MPI_SPIN_US.read()?,
-        guess: MPI_GUESS.read()?,
-    })
 }
 
 #[cfg(test)]
@@ -324,15 +276,23 @@ mod tests {
         assert!(flag.parse(Some(OsStr::new("2"))).is_err());
     }
 
-    /// The README lists every knob.
+    /// The README's table of the knobs is the one the declarations give (to mend it, paste
+    /// [`readme_table`]'s text between the README's `knobs:begin` and `knobs:end` lines).
     #[test]
     fn the_readme_lists_every_knob() {
         let readme = include_str!("../README.md");
-        for name in ALL {
-            assert!(
-                readme.contains(&format!("`{name}`")),
-                "{name} not in README"
-            );
-        }
+        let (Some(begin), Some(end)) = (
+            readme.find("<!-- knobs:begin -->\n"),
+            readme.find("<!-- knobs:end -->"),
+        ) else {
+            panic!("the README has no knobs:begin / knobs:end lines");
+        };
+        let listed = &readme[begin + "<!-- knobs:begin -->\n".len()..end];
+        assert_eq!(
+            listed,
+            readme_table(),
+            "the README's knobs, against the declarations"
+        );
+        assert_eq!(ALL.len(), listed.lines().count() - 2);
     }
 }

@@ -10,8 +10,6 @@
 //! - [`cluster`]: one solve over many machines with a manager that keeps the top of the
 //!   tree and hands workers jobs with exact windows (`mpirun -np N transpo-c4`, feature
 //!   `mpi`): the top tree with young brothers wait, where a job goes, the state file.
-//! - [`sharing`]: the bounds a cluster's workers pass each other, a worker's table that
-//!   writes down the bounds worth passing.
 //! - [`knobs`]: the measurement knobs (`TRANSPO_C4_*` environment variables), read the same
 //!   way and refused the same way when bad; the libraries never read the environment.
 //! - `serve` (feature `serve`, on by default): the web page and the JSON API on axum and
@@ -26,5 +24,4 @@ pub mod cluster;
 pub mod knobs;
 #[cfg(feature = "serve")]
 pub mod serve;
-pub mod sharing;
 pub mod split;

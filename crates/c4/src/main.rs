@@ -99,6 +99,25 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Under an MPI launcher, MPI starts first, so that a rank that refuses its command line
+    // ends the whole job instead of leaving the others waiting (`commands::mpi::main`).
+    #[cfg(feature = "mpi")]
+    if commands::mpi::launched() {
+        return commands::mpi::main(|| match Cli::try_parse() {
+            Ok(cli) => try_main(cli),
+            Err(e) if !e.use_stderr() => {
+                // --help and --version: printed, and nothing else to do.
+                print!("{e}");
+                Ok(())
+            }
+            Err(e) => Err(Failure::usage(
+                e.render()
+                    .to_string()
+                    .trim_start_matches("error: ")
+                    .trim_end(),
+            )),
+        });
+    }
     exit_status(try_main(Cli::parse()))
 }
 

@@ -7,7 +7,7 @@
 use super::dispatch::{Dispatch, Policy};
 use super::wire::{ToManager, ToWorker};
 use super::{CurrentLine, State, StateFile, Step, TopTree};
-use crate::sharing::{KeptBounds, far_records};
+use crate::cluster::sharing::{KeptBounds, far_records};
 use std::io;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -50,6 +50,10 @@ pub trait Link {
     ///
     /// A message that does not decode (naming the worker's rank), or a worker gone.
     fn receive(&mut self, wait: bool) -> Result<Option<(usize, ToManager)>, Failure>;
+
+    /// The time now: the manager never reads a clock of its own, so a simulation can run
+    /// it in virtual time.
+    fn now(&mut self) -> Instant;
 }
 
 /// How a manager runs: its tree, its policy and its state file's cadence.
@@ -150,7 +154,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Answer<W, H, B> for M
                 .ok_or_else(|| Stop(self.other_line(index, done, moves)));
         }
         self.start_line(index, moves)?;
-        let started = Instant::now();
+        let started = self.link.now();
         let (pos, root) = (problem.position, root_moves(moves));
         let scores = if options.analyze {
             let (strength, mut failed) = (self.strength, None);
@@ -177,7 +181,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Answer<W, H, B> for M
         let answered = Answered {
             scores,
             positions: self.line_positions(),
-            micros: u128::from(self.base.1) + started.elapsed().as_micros(),
+            micros: u128::from(self.base.1) + (self.link.now() - started).as_micros(),
         };
         let (positions, micros) = (answered.positions, answered.micros);
         let line = format!("{moves} {} {positions} {micros}", answered.scores);
@@ -194,12 +198,13 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
     /// A manager of `workers` workers reached by `link`, going on from `state` (read from
     /// `file`, which it writes; `None`: no state file).
     pub fn new(
-        link: L,
+        mut link: L,
         workers: usize,
         setup: &Setup,
         file: Option<StateFile>,
         state: State,
     ) -> Self {
+        let now = link.now();
         let mut top = TopTree::new(setup.leaf_empties, setup.group);
         top.set_alone(setup.alone);
         top.set_alone_all(setup.alone_all);
@@ -213,9 +218,9 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
             file,
             state,
             lines: 0,
-            last_saved: Instant::now(),
+            last_saved: now,
             state_every: setup.state_every,
-            started: Instant::now(),
+            started: now,
             last_progress: None,
             base: (0, 0),
             expected: Expected::None,
@@ -323,19 +328,19 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
             }
             self.progress(line, pos, started, false);
             if self.file.is_some() && self.save_due() {
-                let snapshot = Instant::now();
+                let snapshot = self.link.now();
                 self.state.current = Some(CurrentLine {
                     moves: line.to_string(),
                     positions: self.line_positions(),
-                    micros: self.base.1 + started.elapsed().as_micros() as u64,
+                    micros: self.base.1 + (snapshot - started).as_micros() as u64,
                     table: self.top.entries().map(|(k, r)| (k.to_u128(), r)).collect(),
                     bounds: self.kept.records(),
                 });
                 if let Some(file) = self.file.as_mut() {
                     // Written behind: the line goes on while a big file is written.
                     if file.write_behind(self.state.clone())? {
-                        self.last_saved = Instant::now();
-                        self.save_took = snapshot.elapsed();
+                        self.last_saved = self.link.now();
+                        self.save_took = self.last_saved - snapshot;
                     }
                 }
             }
@@ -379,11 +384,12 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         let due = self
             .last_progress
             .map_or(started + PROGRESS_FIRST, |last| last + PROGRESS_EVERY);
-        if Instant::now() < due && !(solved && self.last_progress.is_some()) {
+        let now = self.link.now();
+        if now < due && !(solved && self.last_progress.is_some()) {
             return;
         }
-        self.last_progress = Some(Instant::now());
-        let elapsed = started.elapsed();
+        self.last_progress = Some(now);
+        let elapsed = now - started;
         let window = self.top.asking().map_or_else(String::new, |(lo, hi, med)| {
             format!(", window {med:+} of {lo}..={hi}")
         });
@@ -472,9 +478,10 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
     /// [`SAVE_LEAST`] and at least every `state_every`; and never before [`SAVE_COST`] times
     /// the last snapshot's time has passed, so that taking them costs at most 1/`SAVE_COST`
     /// of the manager's time however many bounds the file holds.
-    fn save_due(&self) -> bool {
-        let since = self.last_saved.elapsed();
-        let share = self.started.elapsed().mul_f64(SAVE_SHARE);
+    fn save_due(&mut self) -> bool {
+        let now = self.link.now();
+        let since = now - self.last_saved;
+        let share = (now - self.started).mul_f64(SAVE_SHARE);
         since >= self.state_every.min(share.max(SAVE_LEAST)) && since >= self.save_took * SAVE_COST
     }
 
@@ -484,7 +491,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
             .file
             .as_mut()
             .map_or(Ok(()), |file| file.write(&self.state));
-        self.last_saved = Instant::now();
+        self.last_saved = self.link.now();
         saved
     }
 }
@@ -524,10 +531,10 @@ fn reprint<const W: usize>(done: &str, moves: &str, analyze: bool) -> Option<Ans
 #[cfg(test)]
 mod tests {
     use super::super::wire::ToWorker;
-    use super::super::worker::Worker;
+    use super::super::worker::threads::Threaded;
     use super::super::{LEAF_STONES, state_config};
     use super::*;
-    use crate::sharing::SharingTable;
+    use crate::cluster::sharing::SharingTable;
     use std::sync::mpsc::{Receiver, Sender, channel};
     use transpo_connect4::bounds::BoundTable;
     use transpo_connect4::pool::SolverPool;
@@ -556,9 +563,14 @@ mod tests {
                 Ok(self.from.try_recv().ok())
             }
         }
+
+        fn now(&mut self) -> Instant {
+            Instant::now()
+        }
     }
 
-    /// The pump of worker `w` as the binary's is, over channels.
+    /// The pump of worker `w` as the binary's is, over channels: the same worker
+    /// ([`Threaded`]) on the same threads.
     fn pump<const W: usize, const H: usize>(
         w: usize,
         lanes: usize,
@@ -569,10 +581,10 @@ mod tests {
             let mut pool = SolverPool::<W, H, u64>::new(2, lanes).expect("2 MiB");
             // As the binary's workers: a lane without a job helps the others.
             pool.set_helping(true);
-            Worker::start_lanes(pool, 4)
+            Threaded::start_lanes(pool, 4)
         } else {
             let table = BoundTable::<W, H, u64>::new(2).expect("2 MiB");
-            Worker::start(Solver::with_table(SharingTable::new(table, 4)))
+            Threaded::start(Solver::with_table(SharingTable::new(table, 4)))
         };
         while !worker.finished() {
             if worker.idle() {
@@ -601,7 +613,7 @@ mod tests {
         run_lanes::<W, H>(input, workers, 1, options, file)
     }
 
-    /// [`run`] with workers of `lanes` lanes each ([`Worker::start_lanes`]), each held as
+    /// [`run`] with workers of `lanes` lanes each ([`Threaded::start_lanes`]), each held as
     /// many jobs.
     fn run_lanes<const W: usize, const H: usize>(
         input: &str,

@@ -4,14 +4,13 @@
 //! Why: OpenMPI's blocking receives spin on their core, so a rank that waits looks for a
 //! message, and when none has come, pauses. A pause of a sleep costs every round trip
 //! between a worker and the manager two sleeps or more (the worker's send, the manager's
-//! look, the worker's look for its next job): with 200 µs sleeps, one one-thread worker on
-//! 9×4 strong searched only 59% of the time, its 3,224 jobs each waiting about 1.3 ms
-//! (docs/connect4/mpi.md, 2026-11-28, fourth session). Messages come in bursts, an answer
-//! soon after a job and a job soon after an answer, so right after one a rank only yields
-//! its core ([`std::thread::yield_now`]: a searching rank on the same core runs first) and
+//! look, the worker's look for its next job), and a worker of many small jobs spent much of
+//! its time in them. Messages come in bursts, an answer soon after a job and a job soon
+//! after an answer, so right after one a rank only yields its core
+//! ([`std::thread::yield_now`]: a searching rank on the same core runs first) and
 //! sees the next message as soon as it runs; a rank that has heard nothing for
-//! [`Pace::SPIN`] sleeps [`Pace::SLEEP`] between looks and leaves its core to the searches.
-//! With it, that worker searched 89% of the time and took 6.2 s instead of 10.0 s.
+//! [`Pace::SPIN`] sleeps [`Pace::SLEEP`] between looks and leaves its core to the searches
+//! (measured: docs/connect4/mpi.md, 2026-11-28, “a waiting rank yields before it sleeps”).
 
 use std::time::{Duration, Instant};
 
@@ -33,9 +32,10 @@ pub struct Pace {
 }
 
 impl Pace {
-    /// How long after a message a rank yields instead of sleeping. Measured on 9×4 strong
-    /// with one one-thread worker: 300 µs took 6.4 s, 1 ms 6.2 s, 5 ms 5.9 s, always
-    /// yielding 5.7 s, never 10.0 s; 1 ms keeps a rank that waits long off its core.
+    /// How long after a message a rank yields instead of sleeping: long enough to keep most
+    /// of what always yielding gains, short enough that a rank that waits long (a manager
+    /// while long jobs run) leaves its core (measured: docs/connect4/mpi.md, 2026-11-28,
+    /// “a waiting rank yields before it sleeps”).
     pub const SPIN: Duration = Duration::from_millis(1);
 
     /// How long a rank that has heard nothing for [`Pace::SPIN`] sleeps between looks.

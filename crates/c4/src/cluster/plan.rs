@@ -7,7 +7,7 @@
 //! Why a module of its own: these are the cluster's defaults meeting its knobs, and a wrong
 //! one (a leaf depth counted for the wrong number of searches) costs a whole run's speed
 //! without any error. The pump (`commands/mpi/`) reads the knobs
-//! ([`crate::knobs::cluster_knobs`]) and passes them in; tests reach the rules here without
+//! ([`Knobs::from_env`]) and passes them in; tests reach the rules here without
 //! MPI. The rules themselves are stated once, in [`super`] ([`leaf_empties`],
 //! [`alone_before_release`], [`main_line_stones`], [`guesses`], [`helps`]).
 
@@ -15,52 +15,23 @@ use super::dispatch::Policy;
 use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
 use super::{GROUP, alone_before_release, guesses, helps, leaf_empties, main_line_stones};
+use crate::knobs::Knobs;
 use std::time::Duration;
 use transpo_connect4::score::Strength;
 
 /// How many stones below a job the bounds its worker proves still pass to the other
-/// workers, by default. Measured in docs/connect4/mpi.md.
+/// workers, by default: it trades the positions deeper bounds save against the time they
+/// take to journal, send and store (measured: docs/connect4/mpi.md, 2026-11-27, “workers
+/// pass each other bounds”, and 2026-11-28, “the cluster in virtual time”).
 pub const SHARE_BELOW_LEAF: u32 = 10;
 
 /// How many stones below a job the bounds its worker proves still go to the manager for the
-/// state file: a resumed solve's workers start from them. Measured in docs/connect4/mpi.md.
+/// state file: a resumed solve's workers start from them. Shallower loses more of a killed
+/// solve's work; deeper fills the kept bounds within seconds and slows the file's writes.
 /// Counted from jobs [`super::LEAF_STONES`] deep at most: bigger jobs (one or two searches)
-/// keep as deep as those (8×5 strong, one worker, killed at 8, 12 and 18 s: 9.8%, 5.2% and
-/// 7.6% of the work held lost keeping 14 stones below jobs 5 deep; 5.6%, 5.2% and 3.2%
-/// keeping down to 22 stones).
+/// keep as deep as those, which lost less at a kill (measured: docs/connect4/mpi.md,
+/// 2026-11-28, “a kill loses less” and “bigger jobs for one or two searches”).
 pub const KEEP_BELOW_LEAF: u32 = 14;
-
-/// The knobs a run under MPI was given (`None`: unset, the default holds), as the app read
-/// them ([`crate::knobs::cluster_knobs`]): each the value of its `TRANSPO_C4_MPI_…` knob.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Knobs {
-    /// Empty squares of a job (`TRANSPO_C4_MPI_LEAF`).
-    pub leaf: Option<u32>,
-    /// Empty squares from which bounds pass between workers (`TRANSPO_C4_MPI_SHARE`).
-    pub share: Option<u32>,
-    /// Stones above a job its placement's ancestor is (`TRANSPO_C4_MPI_GROUP`).
-    pub group: Option<u32>,
-    /// Children answered before a node releases the rest (`TRANSPO_C4_MPI_ALONE`).
-    pub alone: Option<u32>,
-    /// The same at nodes expected to need all their children (`TRANSPO_C4_MPI_ALONE_ALL`).
-    pub alone_all: Option<u32>,
-    /// Jobs a worker holds (`TRANSPO_C4_MPI_AHEAD`).
-    pub ahead: Option<u32>,
-    /// Whether an idle worker takes another's job (`TRANSPO_C4_MPI_STEAL`).
-    pub steal: Option<bool>,
-    /// Whether one job runs at a time (`TRANSPO_C4_MPI_SERIAL`).
-    pub serial: Option<bool>,
-    /// Whether a worker's threads each search a job of their own (`TRANSPO_C4_MPI_LANES`).
-    pub lanes: Option<bool>,
-    /// Whether a lane without a job helps the others' (`TRANSPO_C4_MPI_HELP`).
-    pub help: Option<bool>,
-    /// Milliseconds between two writes of the state file (`TRANSPO_C4_MPI_STATE_MS`).
-    pub state_ms: Option<u64>,
-    /// Microseconds a rank yields after a message (`TRANSPO_C4_MPI_SPIN_US`).
-    pub spin_us: Option<u64>,
-    /// Jobs guessed ahead for workers that would wait (`TRANSPO_C4_MPI_GUESS`).
-    pub guess: Option<u32>,
-}
 
 /// What every rank of a run is set to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,8 +63,8 @@ impl Plan {
         keeping: bool,
         knobs: &Knobs,
     ) -> Plan {
-        let lanes = knobs.lanes.unwrap_or(true) && threads > 1;
-        let help = knobs.help.unwrap_or(helps(threads));
+        let lanes = Knobs::flag(knobs.lanes).unwrap_or(true) && threads > 1;
+        let help = Knobs::flag(knobs.help).unwrap_or(helps(threads));
         // A worker of lanes is that many searches at once: it is held as many jobs, and
         // the leaf depth and the release rule count its lanes as workers.
         let per_worker = if lanes { threads } else { 1 };
@@ -122,8 +93,8 @@ impl Plan {
                 ahead: knobs
                     .ahead
                     .map_or(default.ahead.max(per_worker), |a| a as usize),
-                steal: knobs.steal.unwrap_or(default.steal),
-                serial: knobs.serial.unwrap_or(default.serial),
+                steal: Knobs::flag(knobs.steal).unwrap_or(default.steal),
+                serial: Knobs::flag(knobs.serial).unwrap_or(default.serial),
                 ..default
             },
             state_every: knobs.state_ms.map_or(STATE_EVERY, Duration::from_millis),
@@ -194,7 +165,7 @@ mod tests {
         assert!(eight.lanes && !eight.help);
         assert_eq!(eight.manager.alone, alone_before_release(16));
         let off = Knobs {
-            lanes: Some(false),
+            lanes: Some(0),
             ..Knobs::default()
         };
         let whole = plan(42, 2, 16, false, off);
@@ -204,7 +175,7 @@ mod tests {
         assert_eq!(whole.manager.policy.ahead, 1);
         // One thread has no lanes, whatever the knob says.
         let one = Knobs {
-            lanes: Some(true),
+            lanes: Some(1),
             ..Knobs::default()
         };
         assert!(!plan(42, 3, 1, false, one).lanes);
@@ -239,13 +210,14 @@ mod tests {
             alone: Some(5),
             alone_all: Some(1),
             ahead: Some(3),
-            steal: Some(false),
-            serial: Some(true),
+            steal: Some(0),
+            serial: Some(1),
             lanes: None,
-            help: Some(false),
+            help: Some(0),
             state_ms: Some(250),
             spin_us: Some(0),
             guess: Some(2),
+            ..Knobs::default()
         };
         let p = plan(40, 5, 4, false, knobs);
         assert_eq!(p.manager.leaf_empties, 30);

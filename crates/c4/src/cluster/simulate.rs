@@ -1,6 +1,8 @@
-//! The cluster in virtual time: the real manager, dispatch, top tree and workers' solvers,
-//! with a clock that counts positions instead of seconds, so that a run of many workers can
-//! be timed on a machine with fewer cores than workers (or on a busy one).
+//! The cluster in virtual time: the real manager, dispatch, top tree and workers
+//! ([`Worker`], the one every driver runs), with a clock that counts positions instead of
+//! seconds, so that a run of many workers can be timed on a machine with fewer cores than
+//! workers (or on a busy one). What is virtual is only the clock, the messages' delays and
+//! how a search spends time.
 //!
 //! Why: the goals of a solve over many machines are in time on many cores, and the knobs
 //! that matter pull apart there: releasing younger brothers early keeps the workers busy but
@@ -10,33 +12,30 @@
 //! nothing. Here each worker searches one position per tick, every message takes
 //! [`Costs::latency`] ticks, and the manager's own work and each worker's intake of the
 //! others' bounds are timed on this machine's clock and charged at its one-thread rate
-//! ([`Costs::manager_rate`]). The makespan in ticks, set beside one solve's positions, is
-//! the speed-up the policy would give on a machine whose cores each search at one solve's
-//! rate; the busy share, the manager's share and the intake's share say where the rest went.
-//! A worker may search several jobs at once on one table (lanes: a worker of that many
-//! threads, one job each), the design issue 58 asks to weigh against bigger jobs.
+//! ([`Costs::manager_rate`]). The manager reads the virtual clock ([`Link::now`]). The
+//! makespan in ticks, set beside one solve's positions, is the speed-up the policy would
+//! give on a machine whose cores each search at one solve's rate; the busy share, the
+//! manager's share and the intake's share say where the rest went. A worker may search
+//! several jobs at once on one table (lanes: a worker of that many threads, one job each).
 //!
-//! What it leaves out: a job is searched whole the moment it starts, so a job cancelled
+//! What it leaves out: a job is searched whole the moment it starts, so a job stopped
 //! halfway counts only the positions of its ticks but leaves its whole search in its
 //! worker's table (later jobs of that worker are a little cheaper than they would be), and
 //! a lane's job sees the whole of the jobs started before it on its worker's other lanes;
 //! the bounds a running job passes on mid-search ([`super::worker::PASS_EVERY`]) go out
-//! with its answer instead; memory that slows many cores at once is not modelled. The
-//! manager's progress lines and estimate keep to real time: a simulation that runs over a
-//! minute samples its estimate for 20 s on another thread, which slows what is timed on
-//! this machine's clock beside it. With the 16-core machine's memory factor, its first
-//! figures came within about 15% of that machine's (docs/connect4/mpi.md).
+//! with its answer instead; memory that slows many cores at once is not modelled. How it
+//! compares with real runs is in docs/connect4/mpi.md.
 
 use super::manager::{Link, Manager, Setup};
-use super::wire::{JobAnswer, ToManager, ToWorker};
-use super::worker::WorkerSolver;
-use crate::sharing::SharingTable;
+use super::sharing::SharingTable;
+use super::wire::{ToManager, ToWorker};
+use super::worker::{Order, Outcome, Report as Reported, Worker, WorkerSolver};
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use transpo_cli::Failure;
 use transpo_connect4::bounds::BoundTable;
-use transpo_connect4::position::{Bitboard, Position};
+use transpo_connect4::position::Bitboard;
 use transpo_connect4::protocol::{self, Options};
 use transpo_connect4::solver::Solver;
 
@@ -109,15 +108,16 @@ struct Running {
     bounds: Vec<u8>,
 }
 
-/// One worker: its solver and what it was sent.
+/// One worker: the shipped [`Worker`], and its searches in virtual time.
 struct SimWorker<const W: usize, const H: usize, B: Bitboard> {
+    worker: Worker<W, H, B>,
     solver: WorkerSolver<W, H, B>,
     /// Messages on their way: arrival tick and message.
     inbox: VecDeque<(u64, ToWorker)>,
-    /// Orders for the search thread, in order, each with the tick it arrived, and the ids
-    /// of jobs cancelled before they started.
-    orders: VecDeque<(u64, ToWorker)>,
-    cancelled: Vec<u64>,
+    /// The worker's orders for its searches, in order, each with the tick it was given.
+    orders: VecDeque<(u64, Order<W, H, B>)>,
+    /// Jobs stopped before they started.
+    stopped: Vec<u64>,
     /// The jobs searching, one a lane.
     running: Vec<Running>,
     /// When the next order may be taken (a lane free, the last intake done).
@@ -136,6 +136,8 @@ pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
     outbox: VecDeque<(u64, usize, ToManager)>,
     /// The manager's clock.
     now: u64,
+    /// The real instant the virtual clock started at ([`Link::now`]).
+    origin: Instant,
     busy: u64,
     stopped_ticks: u64,
     jobs: (u64, u64),
@@ -147,6 +149,10 @@ pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
     /// Ticks the workers spent taking in bounds.
     intake: u64,
 }
+
+/// Ticks a second, to show the manager its virtual clock when no rate is set: one thread
+/// of the 16-core Xeon on 7×6 ([`Costs::default`]).
+const NOMINAL_RATE: f64 = 12.4e6;
 
 impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     /// `workers` workers (at least one), each searching `lanes` jobs at once (at least one)
@@ -170,10 +176,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 let mut table = SharingTable::new(table, shared_empties);
                 table.set_min_nodes(costs.min_nodes);
                 Ok(SimWorker {
+                    worker: Worker::new(),
                     solver: Solver::with_table(table),
                     inbox: VecDeque::new(),
                     orders: VecDeque::new(),
-                    cancelled: Vec::new(),
+                    stopped: Vec::new(),
                     running: Vec::new(),
                     free_at: 0,
                     counted: 0,
@@ -186,6 +193,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             workers,
             outbox: VecDeque::new(),
             now: 0,
+            origin: Instant::now(),
             busy: 0,
             stopped_ticks: 0,
             jobs: (0, 0),
@@ -205,7 +213,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     }
 
     /// The tick of worker `w`'s next event, if it has one: a message arriving, its job
-    /// ending, or its search thread taking the next order.
+    /// ending, or its searches taking the next order.
     fn next_event(&self, w: usize) -> Option<u64> {
         let worker = &self.workers[w];
         let arrival = worker.inbox.front().map(|(t, _)| *t);
@@ -217,28 +225,23 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     }
 
     /// Carries out worker `w`'s next event, at tick `t`.
-    fn run_event(&mut self, w: usize, t: u64) {
-        let latency = self.costs.latency;
-        let worker = &mut self.workers[w];
-        if worker.inbox.front().is_some_and(|(a, _)| *a == t) {
-            let Some((_, message)) = worker.inbox.pop_front() else {
-                return;
+    ///
+    /// # Errors
+    ///
+    /// What the worker refuses ([`Worker::take`], [`Worker::report`]).
+    fn run_event(&mut self, w: usize, t: u64) -> Result<(), Failure> {
+        let trouble = |e: Failure| Failure::run(format!("worker {w}: {}", e.message()));
+        if self.workers[w].inbox.front().is_some_and(|(a, _)| *a == t) {
+            let Some((_, message)) = self.workers[w].inbox.pop_front() else {
+                return Ok(());
             };
-            match message {
-                ToWorker::Cancel { id } => {
-                    match worker.running.iter_mut().find(|r| r.id == id && r.end > t) {
-                        Some(running) => {
-                            running.end = t;
-                            running.range = None;
-                        }
-                        None => worker.cancelled.push(id),
-                    }
-                }
-                ToWorker::End => {}
-                order => worker.orders.push_back((t, order)),
+            let orders = self.workers[w].worker.take(message).map_err(trouble)?;
+            for order in orders {
+                self.give(w, t, order);
             }
-            return;
+            return Ok(());
         }
+        let worker = &mut self.workers[w];
         if let Some(lane) = worker.running.iter().position(|r| r.end == t) {
             let running = worker.running.swap_remove(lane);
             let ticks = running.end - running.start;
@@ -251,59 +254,85 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 self.jobs.1 += 1;
                 self.stopped_ticks += ticks;
             }
-            if !running.bounds.is_empty() {
-                self.outbox
-                    .push_back((t + latency, w, ToManager::Bounds(running.bounds)));
-            }
-            let answer = JobAnswer {
+            let report = Reported::Done(Outcome {
                 id: running.id,
                 range: running.range,
                 positions: worker.counted,
+                bounds: running.bounds,
                 micros: ticks,
-            };
-            self.outbox
-                .push_back((t + latency, w, ToManager::Answer(answer)));
-            return;
+            });
+            let arrival = t + self.costs.latency;
+            for message in worker.worker.report(report).map_err(trouble)? {
+                self.outbox.push_back((arrival, w, message));
+            }
+            return Ok(());
         }
         if worker.running.len() >= self.lanes {
-            return;
+            return Ok(());
         }
-        let Some((_, order)) = worker.orders.pop_front() else {
-            return;
-        };
-        worker.free_at = worker.free_at.max(t);
+        if let Some((_, order)) = worker.orders.pop_front() {
+            worker.free_at = worker.free_at.max(t);
+            self.search(w, t, order);
+        }
+        Ok(())
+    }
+
+    /// Gives worker `w`'s searches an order at tick `t`, as [`super::worker::threads`]
+    /// carries it out: a stop or a pass at once; bounds and a new line at once for a worker
+    /// of lanes, in turn for a one-solver worker; a job in turn.
+    fn give(&mut self, w: usize, t: u64, order: Order<W, H, B>) {
+        let worker = &mut self.workers[w];
         match order {
-            ToWorker::Bounds(bytes) => {
+            Order::Stop(id) => match worker.running.iter_mut().find(|r| r.id == id && r.end > t) {
+                Some(running) => {
+                    running.end = t;
+                    running.range = None;
+                }
+                None => worker.stopped.push(id),
+            },
+            // A virtual job is searched whole at its start: its bounds go with its answer.
+            Order::Pass => {}
+            order @ (Order::Store(_) | Order::NewLine) if self.lanes > 1 => {
+                self.search(w, t, order)
+            }
+            order => worker.orders.push_back((t, order)),
+        }
+    }
+
+    /// Worker `w`'s searches take `order` at tick `t`.
+    fn search(&mut self, w: usize, t: u64, order: Order<W, H, B>) {
+        let worker = &mut self.workers[w];
+        match order {
+            Order::Store(records) => {
                 let started = Instant::now();
-                // The manager only passes on what a worker journaled.
-                let _ = worker.solver.table_mut().take_in(&bytes);
+                worker.solver.table_mut().take_in(&records);
                 let ticks = (started.elapsed().as_secs_f64() * self.costs.manager_rate) as u64;
-                worker.free_at = t + ticks;
+                if self.lanes == 1 {
+                    worker.free_at = t + ticks;
+                }
                 self.intake += ticks;
             }
-            ToWorker::Line => {
+            Order::NewLine => {
                 worker.solver.reset();
                 worker.counted = 0;
                 worker.free_at = t;
             }
-            ToWorker::Job { id, window, moves } => {
-                let skipped = worker.cancelled.iter().position(|c| *c == id);
-                let pos = Position::<W, H, B>::from_moves(&moves).ok();
-                let (range, nodes, bounds) = match (skipped, pos) {
-                    (None, Some(pos)) => {
-                        let before = worker.solver.nodes();
-                        let never = AtomicBool::new(false);
-                        let range = worker.solver.solve_window_until(&pos, window, &never);
-                        let nodes = worker.solver.nodes() - before;
-                        let bounds = worker.solver.table_mut().take_journal();
-                        (range.map(|r| (*r.start(), *r.end())), nodes, bounds)
-                    }
-                    (Some(i), _) => {
-                        worker.cancelled.swap_remove(i);
-                        (None, 0, Vec::new())
-                    }
-                    (None, None) => (None, 0, Vec::new()),
-                };
+            Order::Search(id, pos, window) => {
+                let (range, nodes, bounds) =
+                    match worker.stopped.iter().position(|stopped| *stopped == id) {
+                        Some(i) => {
+                            worker.stopped.swap_remove(i);
+                            (None, 0, Vec::new())
+                        }
+                        None => {
+                            let before = worker.solver.nodes();
+                            let never = AtomicBool::new(false);
+                            let range = worker.solver.solve_window_until(&pos, window, &never);
+                            let nodes = worker.solver.nodes() - before;
+                            let bounds = worker.solver.table_mut().take_journal();
+                            (range.map(|r| (*r.start(), *r.end())), nodes, bounds)
+                        }
+                    };
                 worker.running.push(Running {
                     id,
                     start: t,
@@ -313,13 +342,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                     bounds,
                 });
             }
-            ToWorker::Cancel { .. } | ToWorker::End => {}
+            Order::Stop(_) | Order::Pass => {}
         }
     }
 
     /// Runs the workers' events up to tick `until` (all of them if `None`) or until a
     /// message for the manager is due by then; returns whether one is.
-    fn advance(&mut self, until: Option<u64>) -> bool {
+    fn advance(&mut self, until: Option<u64>) -> Result<bool, Failure> {
         loop {
             let due = self.outbox.iter().map(|(t, _, _)| *t).min();
             let next = (0..self.workers.len())
@@ -327,11 +356,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 .min();
             match (due, next) {
                 (Some(d), Some((t, _))) if d <= t && until.is_none_or(|u| d <= u) => {
-                    return true;
+                    return Ok(true);
                 }
-                (_, Some((t, w))) if until.is_none_or(|u| t <= u) => self.run_event(w, t),
-                (Some(d), _) => return until.is_none_or(|u| d <= u),
-                (None, _) => return false,
+                (_, Some((t, w))) if until.is_none_or(|u| t <= u) => self.run_event(w, t)?,
+                (Some(d), _) => return Ok(until.is_none_or(|u| d <= u)),
+                (None, _) => return Ok(false),
             }
         }
     }
@@ -355,6 +384,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Link for &mut Cluster<W, H, B>
         self.mark = Some(Instant::now());
         received
     }
+
+    fn now(&mut self) -> Instant {
+        let rate = match self.costs.manager_rate {
+            rate if rate > 0.0 => rate,
+            _ => NOMINAL_RATE,
+        };
+        self.origin + Duration::from_secs_f64(self.now as f64 / rate)
+    }
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
@@ -362,7 +399,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     /// one if `wait`.
     fn deliver(&mut self, wait: bool) -> Result<Option<(usize, ToManager)>, Failure> {
         let until = (!wait).then_some(self.now);
-        if !self.advance(until) {
+        if !self.advance(until)? {
             return match wait {
                 true => Err(Failure::run(
                     "the manager waits for workers that hold nothing",
@@ -453,6 +490,7 @@ mod tests {
     use crate::cluster::LEAF_STONES;
     use crate::cluster::dispatch::Policy;
     use std::time::Duration;
+    use transpo_connect4::position::Position;
     use transpo_connect4::score::Strength;
 
     fn setup(strength: Strength, squares: u32, alone: u32) -> Setup {

@@ -24,7 +24,7 @@ pub const TAG_END: i32 = 4;
 pub const TAG_HELLO: i32 = 10;
 /// Worker to manager: a job's answer.
 pub const TAG_ANSWER: i32 = 11;
-/// Both ways: bounds of positions with many empty squares ([`crate::sharing`]).
+/// Both ways: bounds of positions with many empty squares ([`crate::cluster::sharing`]).
 pub const TAG_BOUNDS: i32 = 12;
 
 /// What the manager tells a worker.
@@ -45,7 +45,7 @@ pub enum ToWorker {
         /// The job's number.
         id: u64,
     },
-    /// Take in the bounds the other workers proved ([`crate::sharing`]'s journal bytes).
+    /// Take in the bounds the other workers proved ([`crate::cluster::sharing`]'s journal bytes).
     Bounds(Vec<u8>),
     /// A new input line: forget the table and the count.
     Line,

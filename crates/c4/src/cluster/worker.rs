@@ -1,27 +1,21 @@
-//! A worker: one solver whose table lasts the whole line, searching the jobs the manager
-//! sends on a search thread that lives as long as the worker ([`Worker::start`]); or lanes,
-//! threads that each search a job of their own on one table ([`Worker::start_lanes`]). The
-//! transport (MPI in the binary, channels in the tests) hands it the manager's messages
-//! ([`Worker::take`]) and sends what it answers ([`Worker::next_messages`]).
+//! A worker of the cluster as a state machine without I/O ([`Worker`]): the manager's
+//! messages and the time go in; orders for its searches ([`Order`]) and messages for the
+//! manager come out, as [`super::dispatch::Dispatch`] does on the manager's side.
 //!
-//! Why this shape: the thread that talks to the manager never searches, so a cancel or the
-//! manager's big send is taken in while a job runs; the search thread carries out the
-//! orders (bounds, jobs, a new line) in the manager's order. A manager may send a worker its
-//! next job while the last still runs ([`super::dispatch::Policy::ahead`]), so the search
-//! thread starts it the moment the last ends instead of waiting a round trip for it (a lone
-//! worker on 8×5 strong searched 97% of the time holding two jobs, 87% holding one).
+//! Why this shape: every driver runs this one worker. The binary's MPI pump and the
+//! in-process tests carry its orders out on real search threads ([`threads`]); the
+//! simulator ([`super::simulate`]) carries them out in virtual time. So what a worker
+//! refuses, how a cancel meets a job that has not started or has already answered, and what
+//! it says after the run is over are decided once, here, and a simulation's figures come
+//! from the worker that ships.
 
+pub mod threads;
+
+use super::sharing::{Records, SharingTable};
 use super::wire::{JobAnswer, ToManager, ToWorker};
-use crate::sharing::{Journal, SharingTable, store_records};
 use std::collections::VecDeque;
-use std::ops::RangeInclusive;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use transpo_cli::Failure;
-use transpo_connect4::pool::{self, SolverPool, Stop};
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::Window;
 use transpo_connect4::solver::Solver;
@@ -29,249 +23,166 @@ use transpo_connect4::solver::Solver;
 /// A worker's solver: its table passes on the bounds worth sharing.
 pub type WorkerSolver<const W: usize, const H: usize, B> = Solver<W, H, B, SharingTable<W, H, B>>;
 
-/// What the worker asks of its search thread, in the order the manager sent it.
-enum Order<const W: usize, const H: usize, B: Bitboard> {
-    /// Search this job (its id) until its stop is raised (raised before it starts: skip
-    /// it).
-    Job(u64, Position<W, H, B>, Window, Arc<AtomicBool>),
-    /// Take in the other workers' bounds.
-    Bounds(Vec<u8>),
-    /// A new line: forget the table and the count.
-    NewLine,
-}
-
-/// What the search thread tells the worker.
-enum Report {
-    /// A job's outcome.
-    Done(Done),
-    /// Bounds to pass on, journaled by the job that runs ([`PASS_EVERY`]).
-    Bounds(Vec<u8>),
-}
-
-/// How often a job that runs passes on the bounds it journaled so far: the other workers
-/// learn them sooner, and a run killed in the middle of a long job loses less (the
-/// manager keeps them for the state file).
+/// How often the jobs that run pass on the bounds they journaled so far: the other workers
+/// learn them sooner, and a run killed in the middle of a long job loses less (the manager
+/// keeps them for the state file).
 pub const PASS_EVERY: Duration = Duration::from_millis(500);
 
-/// A job's outcome, from the search thread.
-struct Done {
+/// What the worker asks of its searches, in the order the manager sent it.
+#[derive(Debug)]
+pub enum Order<const W: usize, const H: usize, B: Bitboard> {
+    /// Search this job (its id) in this window, and report its [`Outcome`].
+    Search(u64, Position<W, H, B>, Window),
+    /// Stop the job of this id: if it runs, end it; if it waits, report it stopped
+    /// without searching it. Always about a job ordered and not yet reported.
+    Stop(u64),
+    /// Store the other workers' bounds (checked to be bounds of this board).
+    Store(Records<W, H, B>),
+    /// A new line: forget the table and the count of positions. Never with a job out.
+    NewLine,
+    /// Pass on the bounds the running jobs journaled so far ([`Report::Bounds`]).
+    Pass,
+}
+
+/// What a worker's searches report back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// A job's outcome.
+    Done(Outcome),
+    /// Bounds journaled by a job that runs, passed on before its end ([`Order::Pass`]).
+    Bounds(Vec<u8>),
+}
+
+/// A job's outcome, from the searches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
     /// The job's id.
-    id: u64,
+    pub id: u64,
     /// The range found, `None` if the job was stopped first.
-    range: Option<RangeInclusive<i32>>,
-    /// The worker's positions on this line.
-    nodes: u64,
-    /// The bounds to pass on ([`SharingTable::take_journal`]).
-    bounds: Vec<u8>,
-    /// Microseconds the job searched.
-    micros: u64,
+    pub range: Option<(i32, i32)>,
+    /// The worker's positions on this line, this job's included.
+    pub positions: u64,
+    /// The bounds it journaled and did not pass on yet.
+    pub bounds: Vec<u8>,
+    /// Microseconds the job searched (ticks, in virtual time).
+    pub micros: u64,
 }
 
-/// How a job is told to stop: a one-solver worker's flag, or a lane's [`Stop`].
-enum Halt {
-    Flag(Arc<AtomicBool>),
-    Stop(Arc<Stop>),
-}
-
-impl Halt {
-    fn raise(&self) {
-        match self {
-            Halt::Flag(flag) => flag.store(true, Ordering::Relaxed),
-            Halt::Stop(stop) => stop.cancel(),
-        }
-    }
-}
-
-/// What a worker of lanes shares with its lane threads: the table (as a pool of one slot
-/// a lane), the jobs waiting, and the positions of the line so far.
-struct Lanes<const W: usize, const H: usize, B: Bitboard> {
-    pool: RwLock<SolverPool<W, H, B>>,
-    queue: Mutex<LaneQueue<W, H, B>>,
-    ready: Condvar,
-    nodes: AtomicU64,
-    /// Bounds of positions with at most this many stones are journaled.
-    most_moves: Option<u32>,
-    /// Counts the worker's calls for the journals ([`PASS_EVERY`]): a lane whose search
-    /// sees it move passes its journal on at its next bound journaled.
-    pass_round: AtomicU64,
-    /// Jobs in the queue, and whether it closes: read without its lock by the lanes that
-    /// help ([`SolverPool::help`]), which leave for a job of their own.
-    queued: AtomicUsize,
-    closing: AtomicBool,
-    /// Whether the pool helps ([`SolverPool::set_helping`]).
-    helping: bool,
-}
-
-/// The jobs waiting for a lane, and whether the worker is closing.
-struct LaneQueue<const W: usize, const H: usize, B: Bitboard> {
-    jobs: VecDeque<(u64, Position<W, H, B>, Window, Arc<Stop>)>,
-    closed: bool,
-}
-
-/// A worker and its search thread (or its lanes).
+/// A worker: which jobs its searches hold, and whether the run is over.
+#[derive(Debug)]
 pub struct Worker<const W: usize, const H: usize, B: Bitboard> {
-    /// The lanes, for a worker of several.
-    lanes: Option<Arc<Lanes<W, H, B>>>,
-    orders: Option<Sender<Order<W, H, B>>>,
-    reports: Receiver<Result<Report, String>>,
-    /// Raised to have the running job's journal passed on.
-    pass: Arc<AtomicBool>,
-    /// When the journal was last asked for.
-    last_pass: Instant,
-    /// The jobs handed to the search thread and not yet answered, in its order: their ids
-    /// and stops.
-    held: VecDeque<(u64, Halt)>,
+    /// The ids of the jobs ordered and not yet reported, in the order they were sent.
+    held: VecDeque<u64>,
     /// Whether the manager said the run is over.
     ended: bool,
-    /// The search thread, or the lanes' threads.
-    threads: Vec<JoinHandle<()>>,
+    /// When the last [`Order::Pass`] was given (or the first job ordered).
+    last_pass: Option<Duration>,
+    board: std::marker::PhantomData<Position<W, H, B>>,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Default for Worker<W, H, B> {
+    fn default() -> Self {
+        Worker {
+            held: VecDeque::new(),
+            ended: false,
+            last_pass: None,
+            board: std::marker::PhantomData,
+        }
+    }
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
-    /// A worker searching with `solver` on a thread of its own.
-    pub fn start(mut solver: WorkerSolver<W, H, B>) -> Self {
-        let (orders, ordered) = channel();
-        let (report, reports) = channel();
-        let pass = Arc::new(AtomicBool::new(false));
-        let passing = report.clone();
-        solver.table_mut().set_outlet(
-            Arc::clone(&pass),
-            Box::new(move |records| {
-                // A worker that stopped listening has ended the run.
-                let _ = passing.send(Ok(Report::Bounds(records)));
-            }),
-        );
-        let thread = std::thread::spawn(move || search(solver, &ordered, &report));
-        Worker {
-            lanes: None,
-            orders: Some(orders),
-            reports,
-            pass,
-            last_pass: Instant::now(),
-            held: VecDeque::new(),
-            ended: false,
-            threads: vec![thread],
-        }
+    /// A worker holding nothing.
+    pub fn new() -> Self {
+        Self::default()
     }
 
-    /// A worker whose threads each search a job of their own on one table: `pool`, one
-    /// slot a thread (its slots are the lanes). Each journals the bounds it stores of
-    /// positions with at least `journal_empties` empty squares, passed on with the job's
-    /// answer. Hold it as many jobs as it has lanes ([`super::dispatch::Policy::ahead`]);
-    /// it answers them as they end, in any order. A lane without a job helps those that
-    /// run if the pool helps ([`SolverPool::set_helping`]).
+    /// The orders one message from the manager gives.
     ///
-    /// Why: a worker of T threads searching one job at a time with all of them waits at
-    /// every job's start and end for its team, and jobs of a few dozen empty squares are
-    /// small for sixteen threads; T jobs at once on one table keep every thread busy and
-    /// share what each finds (docs/connect4/mpi.md: 2 workers of 8 lanes would be 1.4–2×
-    /// faster than 16 one-thread workers, at fewer positions).
-    pub fn start_lanes(pool: SolverPool<W, H, B>, journal_empties: u32) -> Self {
-        let (lanes, helping) = (pool.workers(), pool.helps());
-        let shared = Arc::new(Lanes {
-            pool: RwLock::new(pool),
-            queue: Mutex::new(LaneQueue {
-                jobs: VecDeque::new(),
-                closed: false,
-            }),
-            ready: Condvar::new(),
-            nodes: AtomicU64::new(0),
-            most_moves: ((W * H) as u32).checked_sub(journal_empties),
-            pass_round: AtomicU64::new(0),
-            queued: AtomicUsize::new(0),
-            closing: AtomicBool::new(false),
-            helping,
-        });
-        let (report, reports) = channel();
-        let threads = (0..lanes)
-            .map(|_| {
-                let (shared, report) = (Arc::clone(&shared), report.clone());
-                std::thread::spawn(move || lane(&shared, &report))
-            })
-            .collect();
-        Worker {
-            lanes: Some(shared),
-            orders: None,
-            reports,
-            pass: Arc::new(AtomicBool::new(false)),
-            last_pass: Instant::now(),
-            held: VecDeque::new(),
-            ended: false,
-            threads,
-        }
-    }
-
-    /// Acts on one message from the manager, for a worker of lanes.
-    fn take_lanes(&mut self, lanes: &Lanes<W, H, B>, message: ToWorker) -> Result<(), Failure> {
+    /// # Errors
+    ///
+    /// A job whose moves are no position of this board, bounds that are not this board's,
+    /// or a second job of one id: ranks run the same binary and flags (the manager checks
+    /// at the handshake), so only a bug or a damaged message makes one.
+    pub fn take(&mut self, message: ToWorker) -> Result<Vec<Order<W, H, B>>, Failure> {
         match message {
             ToWorker::Job { id, window, moves } => {
                 let pos = Position::<W, H, B>::from_moves(&moves)
                     .map_err(|e| Failure::run(format!("job {moves:?}: {e}")))?;
-                let stop = Arc::new(Stop::never());
-                self.held.push_back((id, Halt::Stop(Arc::clone(&stop))));
-                let mut queue = lock(&lanes.queue);
-                queue.jobs.push_back((id, pos, window, stop));
-                // Counted under the lock, as a lane's pop is: the count never runs below 0.
-                lanes.queued.fetch_add(1, Ordering::Release);
-                drop(queue);
-                lanes.ready.notify_one();
+                if self.held.contains(&id) {
+                    return Err(Failure::run(format!("job {id} sent twice (a bug)")));
+                }
+                self.held.push_back(id);
+                Ok(vec![Order::Search(id, pos, window)])
             }
             ToWorker::Bounds(bytes) => {
-                let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
-                store_records(&pool, &bytes)
+                let records = Records::decode(&bytes)
                     .map_err(|e| Failure::run(format!("bounds from the manager: {e}")))?;
+                Ok(vec![Order::Store(records)])
             }
-            ToWorker::Line => {
-                // The manager starts a line with no job out: no lane holds the table.
-                let mut pool = lanes.pool.write().unwrap_or_else(PoisonError::into_inner);
-                pool.clear();
-                lanes.nodes.store(0, Ordering::Relaxed);
-            }
-            ToWorker::Cancel { .. } | ToWorker::End => {}
-        }
-        Ok(())
-    }
-
-    /// Acts on one message from the manager.
-    ///
-    /// # Errors
-    ///
-    /// A job whose moves are no position of this board, or a search thread that is gone
-    /// (it panicked: a bug).
-    pub fn take(&mut self, message: ToWorker) -> Result<(), Failure> {
-        match &message {
-            ToWorker::Cancel { id } => {
-                // A cancel that crossed the job's answer on the way finds nothing to stop.
-                if let Some((_, stop)) = self.held.iter().find(|(held, _)| held == id) {
-                    stop.raise();
-                }
-                return Ok(());
-            }
+            ToWorker::Line if !self.held.is_empty() => Err(Failure::run(
+                "a new line while jobs are out (a bug: the manager waits for them)",
+            )),
+            ToWorker::Line => Ok(vec![Order::NewLine]),
+            // A cancel that crossed the job's answer on the way finds nothing to stop.
+            ToWorker::Cancel { id } if self.held.contains(&id) => Ok(vec![Order::Stop(id)]),
+            ToWorker::Cancel { .. } => Ok(Vec::new()),
             ToWorker::End => {
                 // Only a manager that failed ends the run with jobs out: stop them.
                 self.ended = true;
-                self.held.iter().for_each(|(_, stop)| stop.raise());
-                return Ok(());
+                Ok(self.held.iter().map(|&id| Order::Stop(id)).collect())
             }
-            _ => {}
         }
-        if let Some(lanes) = self.lanes.clone() {
-            return self.take_lanes(&lanes, message);
+    }
+
+    /// The order the time `now` (since any fixed start) gives: [`Order::Pass`] every
+    /// [`PASS_EVERY`] while jobs run.
+    pub fn tick(&mut self, now: Duration) -> Option<Order<W, H, B>> {
+        if self.held.is_empty() {
+            self.last_pass = None;
+            return None;
         }
-        let order = match message {
-            ToWorker::Job { id, window, moves } => {
-                let pos = Position::<W, H, B>::from_moves(&moves)
-                    .map_err(|e| Failure::run(format!("job {moves:?}: {e}")))?;
-                let stop = Arc::new(AtomicBool::new(false));
-                self.held.push_back((id, Halt::Flag(Arc::clone(&stop))));
-                Order::Job(id, pos, window, stop)
-            }
-            ToWorker::Bounds(bytes) => Order::Bounds(bytes),
-            ToWorker::Line => Order::NewLine,
-            ToWorker::Cancel { .. } | ToWorker::End => return Ok(()),
+        let last = *self.last_pass.get_or_insert(now);
+        (now.saturating_sub(last) >= PASS_EVERY).then(|| {
+            self.last_pass = Some(now);
+            Order::Pass
+        })
+    }
+
+    /// The messages for the manager that a report of the searches gives: bounds passed on
+    /// while a job runs; a job's bounds still to pass on, then its answer. Nothing once the
+    /// run is over: the manager no longer listens.
+    ///
+    /// # Errors
+    ///
+    /// The outcome of a job it does not hold (a bug of the searches).
+    pub fn report(&mut self, report: Report) -> Result<Vec<ToManager>, Failure> {
+        let done = match report {
+            Report::Bounds(bounds) if self.ended || bounds.is_empty() => return Ok(Vec::new()),
+            Report::Bounds(bounds) => return Ok(vec![ToManager::Bounds(bounds)]),
+            Report::Done(done) => done,
         };
-        let orders = self.orders.as_ref().ok_or_else(search_thread_gone)?;
-        orders.send(order).map_err(|_| search_thread_gone())
+        let Some(at) = self.held.iter().position(|&id| id == done.id) else {
+            return Err(Failure::run(format!(
+                "an answer to job {}, which it does not hold (a bug)",
+                done.id
+            )));
+        };
+        self.held.remove(at);
+        if self.ended {
+            return Ok(Vec::new());
+        }
+        let mut messages = Vec::with_capacity(2);
+        if !done.bounds.is_empty() {
+            messages.push(ToManager::Bounds(done.bounds));
+        }
+        messages.push(ToManager::Answer(JobAnswer {
+            id: done.id,
+            range: done.range,
+            positions: done.positions,
+            micros: done.micros,
+        }));
+        Ok(messages)
     }
 
     /// Whether it holds no job.
@@ -279,255 +190,223 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
         self.held.is_empty()
     }
 
-    /// Whether the run is over for it: told so, and every job it held answered.
+    /// Whether the run is over for it: told so, and every job it held reported.
     pub fn finished(&self) -> bool {
         self.ended && self.held.is_empty()
     }
+}
 
-    /// The next messages for the manager, waiting at most `wait`: the bounds the running
-    /// job journaled, every [`PASS_EVERY`]; once the job ends, the bounds still to pass on,
-    /// then its answer (nothing after the end of the run). `None` if nothing came by then.
-    ///
-    /// # Errors
-    ///
-    /// Bad bounds from the manager, or a search thread that is gone.
-    pub fn next_messages(&mut self, wait: Duration) -> Result<Option<Vec<ToManager>>, Failure> {
-        if self.last_pass.elapsed() >= PASS_EVERY {
-            self.last_pass = Instant::now();
-            self.pass.store(true, Ordering::Relaxed);
-            if let Some(lanes) = &self.lanes {
-                lanes.pass_round.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        let done = match self.reports.recv_timeout(wait) {
-            Ok(Ok(Report::Done(done))) => done,
-            Ok(Ok(Report::Bounds(bounds))) if self.ended || bounds.is_empty() => {
-                return Ok(Some(Vec::new()));
-            }
-            Ok(Ok(Report::Bounds(bounds))) => return Ok(Some(vec![ToManager::Bounds(bounds)])),
-            Ok(Err(error)) => return Err(Failure::run(error)),
-            Err(RecvTimeoutError::Timeout) => return Ok(None),
-            Err(RecvTimeoutError::Disconnected) => return Err(search_thread_gone()),
-        };
-        let Some((id, _)) = self
-            .held
-            .iter()
-            .position(|(id, _)| *id == done.id)
-            .and_then(|i| self.held.remove(i))
-        else {
-            return Err(Failure::run("an answer to no job (a bug)"));
-        };
-        let mut messages = Vec::new();
-        if self.ended {
-            // The manager stopped listening.
-            return Ok(Some(messages));
-        }
-        if !done.bounds.is_empty() {
-            messages.push(ToManager::Bounds(done.bounds));
-        }
-        messages.push(ToManager::Answer(JobAnswer {
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use transpo_connect4::bounds::BoundTable;
+    use transpo_connect4::score::Strength;
+
+    type Five = Worker<5, 4, u64>;
+
+    fn job(id: u64, moves: &str) -> ToWorker {
+        ToWorker::Job {
             id,
-            range: done.range.map(|r| (*r.start(), *r.end())),
-            positions: done.nodes,
-            micros: done.micros,
-        }));
-        Ok(Some(messages))
-    }
-}
-
-impl<const W: usize, const H: usize, B: Bitboard> Drop for Worker<W, H, B> {
-    /// Stops what runs and waits for the search thread.
-    fn drop(&mut self) {
-        self.held.iter().for_each(|(_, stop)| stop.raise());
-        // Closing the orders ends the search thread; closing the queue, the lanes.
-        self.orders = None;
-        if let Some(lanes) = &self.lanes {
-            lock(&lanes.queue).closed = true;
-            lanes.closing.store(true, Ordering::Release);
-            lanes.ready.notify_all();
-        }
-        for thread in self.threads.drain(..) {
-            let _ = thread.join();
+            window: Window::of(Strength::Strong),
+            moves: moves.into(),
         }
     }
-}
 
-/// The error of a worker whose search thread is gone (it panicked: a bug).
-fn search_thread_gone() -> Failure {
-    Failure::run("the search thread ended (a bug: see its message above)")
-}
-
-/// The search thread: carries out the orders until they end. A job's outcome, or the first
-/// bad bounds' error (answered at the next job), goes back on `report`.
-fn search<const W: usize, const H: usize, B: Bitboard>(
-    mut solver: WorkerSolver<W, H, B>,
-    orders: &Receiver<Order<W, H, B>>,
-    report: &Sender<Result<Report, String>>,
-) {
-    let mut failed = None;
-    for order in orders {
-        match order {
-            Order::Job(id, pos, window, stop) => {
-                let done = match failed.take() {
-                    Some(error) => Err(error),
-                    None => {
-                        let started = Instant::now();
-                        // A job cancelled before it started is not searched at all.
-                        let range = if stop.load(Ordering::Relaxed) {
-                            None
-                        } else {
-                            solver.solve_window_until(&pos, window, &stop)
-                        };
-                        Ok(Report::Done(Done {
-                            id,
-                            range,
-                            nodes: solver.nodes(),
-                            bounds: solver.table_mut().take_journal(),
-                            micros: started.elapsed().as_micros() as u64,
-                        }))
-                    }
-                };
-                if report.send(done).is_err() {
-                    return;
-                }
-            }
-            Order::Bounds(bytes) => {
-                if let Err(error) = solver.table_mut().take_in(&bytes) {
-                    failed.get_or_insert(format!("bounds from the manager: {error}"));
-                }
-            }
-            Order::NewLine => solver.reset(),
-        }
-    }
-}
-
-/// A lock whose holder cannot panic while holding it (the queue is only pushed to and
-/// popped): a poisoned one is still whole.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// How long a lane without a job waits before it looks again for a job to help, when none
-/// ran: a job that starts meanwhile goes without that lane's help for at most this long.
-const HELP_AGAIN: Duration = Duration::from_millis(1);
-
-/// A lane of a worker: takes the next job waiting, searches it on the shared table with a
-/// journal of its own, and reports it, until the queue closes; between jobs it helps the
-/// jobs of the other lanes, if the pool helps.
-fn lane<const W: usize, const H: usize, B: Bitboard>(
-    lanes: &Lanes<W, H, B>,
-    report: &Sender<Result<Report, String>>,
-) {
-    loop {
-        let job = {
-            let mut queue = lock(&lanes.queue);
-            loop {
-                if let Some(job) = queue.jobs.pop_front() {
-                    lanes.queued.fetch_sub(1, Ordering::Release);
-                    break Some(job);
-                }
-                if queue.closed {
-                    return;
-                }
-                drop(queue);
-                // Its positions count in the answers of the jobs it helped.
-                if lanes.helping && help(lanes, report) {
-                    break None;
-                }
-                queue = lock(&lanes.queue);
-                if queue.jobs.is_empty() && !queue.closed {
-                    // Helping is off (wait for a job), or no job ran (look again soon).
-                    queue = if lanes.helping {
-                        let waited = lanes.ready.wait_timeout(queue, HELP_AGAIN);
-                        waited.unwrap_or_else(PoisonError::into_inner).0
-                    } else {
-                        let waited = lanes.ready.wait(queue);
-                        waited.unwrap_or_else(PoisonError::into_inner)
-                    };
-                }
-            }
-        };
-        let Some((id, pos, window, stop)) = job else {
-            continue;
-        };
-        let started = Instant::now();
-        let (range, nodes, bounds) = if stop.is_due() {
-            // A job cancelled before it started is not searched at all.
-            (None, 0, Vec::new())
-        } else {
-            let mut journal = Journal::default();
-            let (range, nodes) = journaled_into(lanes, report, &mut journal, |noted| {
-                let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
-                pool.solve_window(&pos, window, &stop, noted)
-            });
-            (range, nodes, journal.take())
-        };
-        let total = lanes.nodes.fetch_add(nodes, Ordering::Relaxed) + nodes;
-        let done = Done {
+    fn done(id: u64, range: Option<(i32, i32)>, bounds: Vec<u8>) -> Report {
+        Report::Done(Outcome {
             id,
             range,
-            nodes: total,
+            positions: 7,
             bounds,
-            micros: started.elapsed().as_micros() as u64,
-        };
-        if report.send(Ok(Report::Done(done))).is_err() {
-            return;
-        }
-    }
-}
-
-/// Helps the jobs of the other lanes until one waits for this lane or the worker closes
-/// ([`SolverPool::help`]); whether it helped any.
-fn help<const W: usize, const H: usize, B: Bitboard>(
-    lanes: &Lanes<W, H, B>,
-    report: &Sender<Result<Report, String>>,
-) -> bool {
-    journaled(lanes, report, |noted| {
-        let pool = lanes.pool.read().unwrap_or_else(PoisonError::into_inner);
-        pool.help(noted, &|| {
-            lanes.queued.load(Ordering::Acquire) > 0 || lanes.closing.load(Ordering::Acquire)
+            micros: 3,
         })
-    })
-}
-
-/// Runs `search` with a journal of the bounds it stores of positions far from the end (if
-/// the worker journals any), passed on as it goes ([`PASS_EVERY`]) and at the end.
-fn journaled<const W: usize, const H: usize, B: Bitboard, R>(
-    lanes: &Lanes<W, H, B>,
-    report: &Sender<Result<Report, String>>,
-    search: impl FnOnce(Option<pool::Journal<'_, W, H, B>>) -> R,
-) -> R {
-    let mut journal = Journal::default();
-    let result = journaled_into(lanes, report, &mut journal, search);
-    if !journal.is_empty() {
-        // A worker that stopped listening has ended the run.
-        let _ = report.send(Ok(Report::Bounds(journal.take())));
     }
-    result
-}
 
-/// [`journaled`], leaving in `journal` what was not passed on yet (a job's answer carries it).
-fn journaled_into<const W: usize, const H: usize, B: Bitboard, R>(
-    lanes: &Lanes<W, H, B>,
-    report: &Sender<Result<Report, String>>,
-    journal: &mut Journal<B>,
-    search: impl FnOnce(Option<pool::Journal<'_, W, H, B>>) -> R,
-) -> R {
-    // A long job passes its journal on every PASS_EVERY, as a one-thread worker's does: the
-    // other workers learn it sooner, and a kill loses less of it.
-    let mut round = lanes.pass_round.load(Ordering::Relaxed);
-    let mut write = |p: &Position<W, H, B>, bound, best| {
-        journal.note::<W, H>(p, bound, best);
-        let now = lanes.pass_round.load(Ordering::Relaxed);
-        if now != round {
-            round = now;
-            // A worker that stopped listening has ended the run.
-            let _ = report.send(Ok(Report::Bounds(journal.take())));
+    fn searched(orders: &[Order<5, 4, u64>]) -> Vec<u64> {
+        orders
+            .iter()
+            .filter_map(|o| match o {
+                Order::Search(id, ..) => Some(*id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn stopped(orders: &[Order<5, 4, u64>]) -> Vec<u64> {
+        orders
+            .iter()
+            .filter_map(|o| match o {
+                Order::Stop(id) => Some(*id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Real bounds of this board, as a worker's table journals them.
+    fn real_bounds() -> Vec<u8> {
+        let table = BoundTable::<5, 4, u64>::new(1).expect("1 MiB");
+        let mut solver = Solver::with_table(SharingTable::new(table, 12));
+        solver.solve(&Position::new(), Strength::Strong);
+        let bounds = solver.table_mut().take_journal();
+        assert!(!bounds.is_empty());
+        bounds
+    }
+
+    /// Jobs answered in any order give their answers, each after its bounds, and the worker
+    /// is idle once all are answered; a job reported twice, or never sent, is a bug.
+    #[test]
+    fn answers_in_any_order() {
+        let mut worker = Five::new();
+        let mut orders = Vec::new();
+        for (id, moves) in [(1, "1"), (2, "2"), (3, "33")] {
+            orders.extend(worker.take(job(id, moves)).expect("a job"));
         }
-    };
-    let noted = lanes.most_moves.map(|most_moves| pool::Journal {
-        most_moves,
-        write: &mut write,
-    });
-    search(noted)
+        assert_eq!(searched(&orders), [1, 2, 3]);
+        let sent = worker.report(done(3, Some((1, 1)), vec![9])).expect("held");
+        assert!(
+            matches!(&sent[..], [ToManager::Bounds(b), ToManager::Answer(a)]
+            if b == &[9] && a.id == 3 && a.range == Some((1, 1)) && a.positions == 7)
+        );
+        let sent = worker.report(done(1, None, Vec::new())).expect("held");
+        assert!(matches!(&sent[..], [ToManager::Answer(a)] if a.id == 1 && a.range.is_none()));
+        assert!(!worker.idle());
+        assert!(worker.report(done(1, None, Vec::new())).is_err());
+        assert!(worker.report(done(8, None, Vec::new())).is_err());
+        worker
+            .report(done(2, Some((0, 0)), Vec::new()))
+            .expect("held");
+        assert!(worker.idle() && !worker.finished());
+    }
+
+    /// A cancel stops a job held, whether it runs or waits; a cancel that crossed the job's
+    /// answer stops nothing.
+    #[test]
+    fn cancels_reach_only_jobs_held() {
+        let mut worker = Five::new();
+        worker.take(job(1, "1")).expect("a job");
+        worker.take(job(2, "2")).expect("a job");
+        assert_eq!(
+            stopped(&worker.take(ToWorker::Cancel { id: 2 }).expect("ok")),
+            [2]
+        );
+        worker
+            .report(done(1, Some((0, 0)), Vec::new()))
+            .expect("held");
+        assert!(
+            worker
+                .take(ToWorker::Cancel { id: 1 })
+                .expect("ok")
+                .is_empty()
+        );
+        assert!(
+            worker
+                .take(ToWorker::Cancel { id: 77 })
+                .expect("ok")
+                .is_empty()
+        );
+        worker.report(done(2, None, Vec::new())).expect("held");
+        assert!(worker.idle());
+    }
+
+    /// The end of the run stops every job held, says nothing more to the manager (neither
+    /// bounds nor answers), and finishes the worker once every job has reported.
+    #[test]
+    fn the_end_stops_everything_and_silences_the_worker() {
+        let mut worker = Five::new();
+        assert!(worker.take(ToWorker::End).expect("ok").is_empty());
+        assert!(worker.finished());
+        let mut worker = Five::new();
+        worker.take(job(4, "4")).expect("a job");
+        worker.take(job(5, "44")).expect("a job");
+        assert_eq!(stopped(&worker.take(ToWorker::End).expect("ok")), [4, 5]);
+        assert!(!worker.finished());
+        assert!(
+            worker
+                .report(Report::Bounds(vec![1]))
+                .expect("ok")
+                .is_empty()
+        );
+        assert!(
+            worker
+                .report(done(5, None, vec![1]))
+                .expect("held")
+                .is_empty()
+        );
+        assert!(
+            worker
+                .report(done(4, None, vec![1]))
+                .expect("held")
+                .is_empty()
+        );
+        assert!(worker.finished());
+    }
+
+    /// Bounds of this board become an order to store them, every record checked; bounds cut
+    /// short, or a key of no position, or a score past the board's, fail the worker.
+    #[test]
+    fn bad_bounds_fail_the_worker() {
+        let bounds = real_bounds();
+        let mut worker = Five::new();
+        let orders = worker
+            .take(ToWorker::Bounds(bounds.clone()))
+            .expect("good bounds");
+        assert!(matches!(&orders[..], [Order::Store(r)] if r.len() == bounds.len() / 11));
+        let cut = bounds[..bounds.len() - 1].to_vec();
+        let mut junk_key = bounds.clone();
+        junk_key[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut junk_score = bounds;
+        junk_score[9] = 100;
+        for bad in [cut, junk_key, junk_score] {
+            let failure = Five::new()
+                .take(ToWorker::Bounds(bad))
+                .expect_err("refused");
+            assert!(
+                failure.message().contains("bounds from the manager"),
+                "{failure:?}"
+            );
+        }
+    }
+
+    /// A job that is no position of the board, a job sent twice, and a new line with jobs
+    /// out fail the worker.
+    #[test]
+    fn bad_jobs_fail_the_worker() {
+        assert!(Five::new().take(job(1, "6")).is_err());
+        assert!(Five::new().take(job(1, "1111111")).is_err());
+        let mut worker = Five::new();
+        worker.take(job(1, "1")).expect("a job");
+        assert!(worker.take(job(1, "2")).is_err());
+        assert!(worker.take(ToWorker::Line).is_err());
+        worker.report(done(1, None, Vec::new())).expect("held");
+        assert!(matches!(
+            &worker.take(ToWorker::Line).expect("ok")[..],
+            [Order::NewLine]
+        ));
+    }
+
+    /// While jobs run, the time gives a pass every [`PASS_EVERY`], counted from the first
+    /// job; an idle worker passes nothing; bounds passed mid-job go to the manager unless
+    /// empty.
+    #[test]
+    fn running_jobs_pass_their_bounds_on_a_beat() {
+        let mut worker = Five::new();
+        let at = |ms: u64| Duration::from_millis(ms);
+        assert!(worker.tick(at(0)).is_none());
+        worker.take(job(1, "1")).expect("a job");
+        assert!(worker.tick(at(1_000)).is_none());
+        assert!(worker.tick(at(1_499)).is_none());
+        assert!(matches!(worker.tick(at(1_500)), Some(Order::Pass)));
+        assert!(worker.tick(at(1_600)).is_none());
+        assert!(matches!(worker.tick(at(2_000)), Some(Order::Pass)));
+        assert!(
+            worker
+                .report(Report::Bounds(Vec::new()))
+                .expect("ok")
+                .is_empty()
+        );
+        let sent = worker.report(Report::Bounds(vec![3])).expect("ok");
+        assert!(matches!(&sent[..], [ToManager::Bounds(b)] if b == &[3]));
+        worker.report(done(1, None, Vec::new())).expect("held");
+        assert!(worker.tick(at(9_000)).is_none());
+    }
 }

@@ -20,7 +20,7 @@ pub(crate) mod split;
 
 use clap::Args;
 use std::path::{Path, PathBuf};
-use transpo_c4::knobs::SolverKnobs;
+use transpo_c4::knobs::Knobs;
 use transpo_cli::Failure;
 use transpo_connect4::book::Tree;
 use transpo_connect4::bounds::{BoundStore, BoundTable, TableError};
@@ -301,7 +301,7 @@ pub(crate) struct Solving<const W: usize, const H: usize, B: Bitboard> {
     pub(crate) hash_mib: u64,
     pub(crate) book: Option<Book<W, H, B>>,
     /// The threads' measurement knobs ([`transpo_c4::knobs`]), given to every solver.
-    pub(crate) knobs: SolverKnobs,
+    pub(crate) knobs: Knobs,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
@@ -329,7 +329,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Solving<W, H, B> {
             },
             hash_mib: solve.hash_mib.unwrap_or(DEFAULT_HASH_MIB),
             book: solve.book.as_deref().map(load_book).transpose()?,
-            knobs: SolverKnobs::from_env()?,
+            knobs: Knobs::from_env()?,
         })
     }
 

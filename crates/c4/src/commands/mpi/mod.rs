@@ -23,21 +23,26 @@
 //! [`wire`]: transpo_c4::cluster::wire
 
 use super::{Solving, table_failure};
+use mpi::collective::SystemOperation;
+use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 use transpo_c4::cluster::dispatch::{self, Orders};
 use transpo_c4::cluster::manager::{Link, Manager};
 use transpo_c4::cluster::pace::Pace;
 use transpo_c4::cluster::plan::Plan;
+use transpo_c4::cluster::sharing::SharingTable;
 use transpo_c4::cluster::wire::{TAG_HELLO, ToManager, ToWorker, check_hello};
-use transpo_c4::cluster::worker::Worker;
+use transpo_c4::cluster::worker::threads::Threaded;
 use transpo_c4::cluster::{self, State, StateFile};
 use transpo_c4::knobs;
-use transpo_c4::sharing::SharingTable;
-use transpo_cli::{Failure, check_stdin};
+use transpo_cli::{Failure, check_stdin, exit_status};
 use transpo_connect4::pool::SolverPool;
 use transpo_connect4::position::Bitboard;
 use transpo_connect4::protocol::{self, Options};
@@ -72,7 +77,7 @@ impl Setup {
         keeping: bool,
     ) -> Result<Setup, Failure> {
         let (squares, strength) = ((W * H) as u32, solving.strength);
-        let knobs = knobs::cluster_knobs()?;
+        let knobs = knobs::Knobs::from_env()?;
         let plan = Plan::new(squares, ranks, solving.threads, strength, keeping, &knobs);
         let exe = std::env::current_exe()
             .and_then(std::fs::metadata)
@@ -96,54 +101,170 @@ impl Setup {
     }
 }
 
-/// The run under MPI: the manager on rank 0, a worker on every other. A worker that cannot
-/// go on ends the whole job with `abort`, so that no rank waits for one that stopped.
+/// The MPI environment of this process, started by [`main`] before anything else.
+static UNIVERSE: Mutex<Option<Universe>> = Mutex::new(None);
+
+/// Whether this rank took part in the agreement on the setup ([`agree`]).
+static AGREED: AtomicBool = AtomicBool::new(false);
+
+/// The exit status of a rank that ends quietly: the setup failed on some rank and rank 0
+/// says so for all (0: none).
+static QUIET_EXIT: AtomicU8 = AtomicU8::new(0);
+
+/// The tag of the message that tells rank 0 why a rank's setup failed.
+const TAG_REFUSED: i32 = 90;
+
+/// The whole process under an MPI launcher: MPI starts first, then `body` (the command
+/// line's work). Every rank takes part in one agreement on its setup ([`agree`]), even one
+/// that failed before it got that far (a bad flag, knob or book on that rank only): so a
+/// refusal on any subset of the ranks ends the whole job at once, rank 0 says why in one
+/// line naming the rank, and every rank exits with its status. Nothing calls `MPI_Abort`
+/// before the run starts: several ranks aborting at once can hang `mpirun`.
+pub(crate) fn main(body: impl FnOnce() -> Result<(), Failure>) -> ExitCode {
+    // Only the main thread of a rank speaks MPI; a worker's solve runs beside it.
+    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
+        return exit_status(Err(Failure::run("MPI could not be initialised")));
+    };
+    let world = universe.world();
+    *UNIVERSE.lock().unwrap_or_else(PoisonError::into_inner) = Some(universe);
+    let mut result = body();
+    if !AGREED.load(Ordering::Relaxed) {
+        result = agree(&world, result);
+    }
+    let quiet = QUIET_EXIT.load(Ordering::Relaxed);
+    let code = if quiet != 0 {
+        ExitCode::from(quiet)
+    } else {
+        exit_status(result)
+    };
+    // MPI_Finalize, once every rank is done.
+    drop(world);
+    UNIVERSE
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+    code
+}
+
+/// The agreement on the setup, which every rank reaches once: if any rank's `local` setup
+/// failed, every rank learns it, rank 0 returns the first failing rank's failure (naming
+/// it) and the other ranks end quietly with its status ([`QUIET_EXIT`]); else each keeps
+/// its own.
+fn agree<T>(world: &SimpleCommunicator, local: Result<T, Failure>) -> Result<T, Failure> {
+    AGREED.store(true, Ordering::Relaxed);
+    let me = world.rank();
+    let mine = if local.is_err() { me } else { i32::MAX };
+    let mut first = i32::MAX;
+    world.all_reduce_into(&mine, &mut first, SystemOperation::min());
+    if first == i32::MAX {
+        return local;
+    }
+    let failure = match local {
+        Err(failure) if me == first => failure,
+        _ => Failure::run("another rank's setup failed"),
+    };
+    // Every rank exits with the failing rank's status, and rank 0 learns why.
+    let mut code = failure.exit_code();
+    world.process_at_rank(first).broadcast_into(&mut code);
+    if me == first && me != 0 {
+        world
+            .process_at_rank(0)
+            .send_with_tag(failure.message().as_bytes(), TAG_REFUSED);
+    }
+    if me != 0 {
+        QUIET_EXIT.store(code.max(1), Ordering::Relaxed);
+        return Err(failure);
+    }
+    let why = if first == 0 {
+        failure.message().to_string()
+    } else {
+        let (bytes, _) = world
+            .process_at_rank(first)
+            .receive_vec_with_tag::<u8>(TAG_REFUSED);
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    let why = format!("rank {first}: {why}");
+    Err(match code {
+        2 => Failure::usage(why),
+        _ => Failure::run(why),
+    })
+}
+
+/// What a rank is, once its setup is done: the manager, or a worker ready to search.
+enum Role<const W: usize, const H: usize, B: Bitboard> {
+    Manager(Setup),
+    Worker(Setup, Threaded<W, H, B>),
+}
+
+/// The run under MPI ([`main`] started it): the manager on rank 0, a worker on every
+/// other. Every rank's setup (its knobs, and a worker's table) is agreed on before any
+/// rank speaks ([`agree`]); a worker that cannot go on after that ends the whole job with
+/// `abort`, so that no rank waits for one that stopped.
 pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     solving: Solving<W, H, B>,
     book: Option<&Path>,
     analyze: bool,
     state: Option<PathBuf>,
 ) -> Result<(), Failure> {
-    // Only the main thread of a rank speaks MPI; a worker's solve runs beside it.
-    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
-        return Err(Failure::run("MPI could not be initialised"));
-    };
-    let world = universe.world();
-    let setup = Setup::new(
-        &solving,
-        book,
-        analyze,
-        world.size() as usize,
-        state.is_some(),
-    );
-    let outcome = match setup {
-        _ if world.size() < 2 => Err(Failure::usage(
+    let world = UNIVERSE
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .map(Universe::world)
+        .ok_or_else(|| Failure::run("MPI was not initialised (a bug)"))?;
+    let (rank, ranks) = (world.rank(), world.size() as usize);
+    let role = if ranks < 2 {
+        Err(Failure::usage(
             "a solve under MPI needs a manager and at least one worker: start it with \
              `mpirun -np 2` or more (one process: run transpo-c4 without mpirun)",
-        )),
-        Err(failure) => Err(failure),
-        Ok(setup) if world.rank() == 0 => {
-            manage(&world, solving, &setup, analyze, state.as_deref())
-        }
-        Ok(setup) => work(&world, solving, &setup),
+        ))
+    } else {
+        Setup::new(&solving, book, analyze, ranks, state.is_some()).and_then(|setup| {
+            if rank == 0 {
+                // The manager keeps no table of its own.
+                return Ok(Role::Manager(setup));
+            }
+            let worker = start_worker(solving, &setup)?;
+            Ok(Role::Worker(setup, worker))
+        })
     };
-    match outcome {
-        // The manager exits as one solve would (it told the workers the run is over).
-        _ if world.rank() == 0 => outcome,
-        Ok(()) => Ok(()),
-        Err(failure) => {
-            eprintln!("error: rank {}: {}", world.rank(), failure.message());
-            let _ = io::stderr().flush();
-            world.abort(i32::from(failure.exit_code()))
-        }
+    match agree(&world, role)? {
+        // The manager keeps no table of its own; it exits as one solve would (it told the
+        // workers the run is over).
+        Role::Manager(setup) => manage::<W, H, B>(&world, &setup, analyze, state.as_deref()),
+        Role::Worker(setup, worker) => match work(&world, &setup, worker) {
+            Ok(()) => Ok(()),
+            Err(failure) => {
+                eprintln!("error: rank {rank}: {}", failure.message());
+                let _ = io::stderr().flush();
+                world.abort(i32::from(failure.exit_code()))
+            }
+        },
     }
+}
+
+/// A worker's searches as the setup says: lanes, or one solver on its own thread.
+fn start_worker<const W: usize, const H: usize, B: Bitboard>(
+    solving: Solving<W, H, B>,
+    setup: &Setup,
+) -> Result<Threaded<W, H, B>, Failure> {
+    let journal_empties = setup.plan.journal_empties;
+    if setup.plan.lanes {
+        let mut pool = SolverPool::new(solving.hash_mib, solving.threads).map_err(table_failure)?;
+        pool.set_helping(setup.plan.help);
+        if let Some(book) = solving.book {
+            pool.set_book(book);
+        }
+        return Ok(Threaded::start_lanes(pool, journal_empties));
+    }
+    let solver = solving.solver_on(|table| SharingTable::new(table, journal_empties))?;
+    Ok(Threaded::start(solver))
 }
 
 /// The manager's rank: checks every worker's handshake, then answers the line protocol over
 /// stdin with the workers; whatever the outcome, tells every worker the run is over.
 fn manage<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
-    solving: Solving<W, H, B>,
     setup: &Setup,
     analyze: bool,
     state_path: Option<&Path>,
@@ -175,8 +296,6 @@ fn manage<const W: usize, const H: usize, B: Bitboard>(
             None => Ok((None, State::default())),
         }
     })();
-    // The manager keeps no table of its own.
-    drop(solving);
     let (file, state) = match ready {
         Ok(ready) => ready,
         Err(failure) => {
@@ -225,30 +344,23 @@ impl Link for Mpi<'_> {
             .map_err(|e| Failure::run(format!("rank {rank}: {e}")))?;
         Ok(Some((rank as usize - 1, message)))
     }
+
+    fn now(&mut self) -> Instant {
+        Instant::now()
+    }
 }
 
 /// A worker's rank: says what it was started as, then carries the manager's messages to
-/// its [`Worker`] and the worker's answers back until the run is over.
+/// its worker ([`Threaded`]) and the worker's answers back until the run is over.
 fn work<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
-    solving: Solving<W, H, B>,
     setup: &Setup,
+    mut worker: Threaded<W, H, B>,
 ) -> Result<(), Failure> {
     let hello = ToManager::hello(&setup.identity);
     world
         .process_at_rank(0)
         .send_with_tag(&hello.encode()[..], hello.tag());
-    let journal_empties = setup.plan.journal_empties;
-    let mut worker = if setup.plan.lanes {
-        let mut pool = SolverPool::new(solving.hash_mib, solving.threads).map_err(table_failure)?;
-        pool.set_helping(setup.plan.help);
-        if let Some(book) = solving.book {
-            pool.set_book(book);
-        }
-        Worker::start_lanes(pool, journal_empties)
-    } else {
-        Worker::start(solving.solver_on(|table| SharingTable::new(table, journal_empties))?)
-    };
     let mut pace = Pace::new(setup.plan.spin);
     while !worker.finished() {
         if worker.idle() {
@@ -272,7 +384,7 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
 /// Hands the worker the manager's next message if one has come; whether one had.
 fn take_waiting<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
-    worker: &mut Worker<W, H, B>,
+    worker: &mut Threaded<W, H, B>,
     pace: &mut Pace,
 ) -> Result<bool, Failure> {
     let Some((bytes, tag, _)) = try_message(world, pace) else {
@@ -286,7 +398,7 @@ fn take_waiting<const W: usize, const H: usize, B: Bitboard>(
 /// messages until the send is done.
 fn send_to_manager<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
-    worker: &mut Worker<W, H, B>,
+    worker: &mut Threaded<W, H, B>,
     message: &ToManager,
     pace: &mut Pace,
 ) -> Result<(), Failure> {

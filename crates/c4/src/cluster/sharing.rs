@@ -1,15 +1,14 @@
-//! The bounds a cluster's workers pass each other (issue 47): each worker's table keeps its
-//! own searches' bounds, and the bounds it proves of positions far from the end of the game
-//! go, through the manager, to every other worker's table.
+//! The bounds a cluster's workers pass each other: each worker's table keeps its own
+//! searches' bounds, and the bounds it proves of positions far from the end of the game go,
+//! through the manager, to every other worker's table.
 //!
 //! Why: the manager's jobs are positions some stones deep, and the subtrees of neighbouring
 //! jobs meet again far below them. One solve's one table searches such a meeting point once;
-//! k workers' tables up to k times. Measured on 7×5 strong (`docs/connect4/mpi.md`): jobs
-//! run one at a time over four workers' tables explore 1.52× one solve's positions, where one
-//! worker explores 1.00×, so the split of the table alone costs half a solve again. A bound
-//! is a fact about a position's score, whoever proved it and whatever window it was proved
-//! for, so a worker may take every other worker's into its table: they are as true as its
-//! own.
+//! k workers' tables up to k times: even with jobs run one at a time, four workers' tables
+//! explored far more than one worker's (measured: docs/connect4/mpi.md, 2026-11-27, “workers
+//! pass each other bounds”). A bound is a fact about a position's score, whoever proved it
+//! and whatever window it was proved for, so a worker may take every other worker's into its
+//! table: they are as true as its own.
 //!
 //! Only positions with many empty squares are shared ([`SharingTable::new`]): their
 //! subtrees are big enough that finding one proved saves more than receiving it costs, and
@@ -68,8 +67,8 @@ const PREFETCH_AHEAD: usize = 8;
 ///
 /// Notes are appended as they come and sorted out when the journal is taken (or when
 /// [`NOTES_MAX`] of them wait): a search notes its far positions again and again, and a
-/// map of them, probed at every note, cost a one-thread worker 4–6% of its speed
-/// (docs/connect4/mpi.md, 2026-11-28, fifth session).
+/// map of them, probed at every note, missed the cache and slowed a one-thread worker
+/// (measured: docs/connect4/mpi.md, 2026-11-28, “what a worker's journal cost”).
 #[derive(Clone, Debug, Default)]
 pub struct Journal<B: Bitboard> {
     /// Each note as its record's fields ([`write_record`]): the position's symmetric key,
@@ -158,18 +157,38 @@ impl<B: Bitboard> Journal<B> {
     }
 }
 
-/// Stores every bound of `records` (as [`Journal::take`] wrote them) in `pool`'s table,
-/// beside the solves it runs. Returns how many, or what is wrong with the first record that
-/// is not one (then none is stored).
+/// Stores every bound of `records` in `pool`'s table, beside the solves it runs.
 pub fn store_records<const W: usize, const H: usize, B: Bitboard>(
     pool: &SolverPool<W, H, B>,
-    records: &[u8],
-) -> Result<usize, String> {
-    let records = decode::<W, H, B>(records)?;
-    for &(_, pos, kind, score, best) in &records {
+    records: &Records<W, H, B>,
+) {
+    for &(_, pos, kind, score, best) in &records.0 {
         pool.store(&pos, bound_of(kind, score), (best as usize).checked_sub(1));
     }
-    Ok(records.len())
+}
+
+/// Records as [`Journal::take`] writes them, each checked to be a bound of the board
+/// `W`×`H` ([`Records::decode`]): what a worker stores of the others' bounds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Records<const W: usize, const H: usize, B: Bitboard>(Vec<Record<W, H, B>>);
+
+impl<const W: usize, const H: usize, B: Bitboard> Records<W, H, B> {
+    /// The records of `bytes`, or what is wrong with the first that is not a bound of this
+    /// board (bytes cut short, a key of no position, a score outside the board's, a column
+    /// past the last).
+    pub fn decode(bytes: &[u8]) -> Result<Self, String> {
+        decode::<W, H, B>(bytes).map(Records)
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// A record's bound: its kind (0 upper, 1 lower) and score.
@@ -231,11 +250,9 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
         self.journal.take()
     }
 
-    /// Stores every bound of `records` (as [`SharingTable::take_journal`] wrote them) in the
-    /// table, without journaling them again. Returns how many, or what is wrong with the
-    /// first record that is not one (then none is stored).
-    pub fn take_in(&mut self, records: &[u8]) -> Result<usize, String> {
-        let records = decode::<W, H, B>(records)?;
+    /// Stores every bound of `records` in the table, without journaling them again.
+    pub fn take_in(&mut self, records: &Records<W, H, B>) {
+        let records = &records.0;
         // The stores go to random places of a big table: asking for each entry's line
         // some records ahead hides most of the misses.
         for (i, &(_, pos, kind, score, best)) in records.iter().enumerate() {
@@ -246,19 +263,19 @@ impl<const W: usize, const H: usize, B: Bitboard> SharingTable<W, H, B> {
             self.table
                 .put(&pos, bound, (best as usize).checked_sub(1), 0);
         }
-        Ok(records.len())
     }
 }
 
 /// The most bounds [`KeptBounds`] keeps by default: 2^22 records are at most 76 MiB on the
-/// widest board (twice that as the state file's hex; 8×5 strong's file held 41–85 MB),
-/// written behind the run. Fewer (2^21) lost more of a killed solve (docs/connect4/mpi.md).
+/// widest board (twice that as the state file's hex), written behind the run. Fewer (2^21)
+/// lost more of a killed solve (measured: docs/connect4/mpi.md, 2026-11-28, “a kill loses
+/// less”).
 pub const KEPT_MAX: usize = 1 << 22;
 
 /// The far bounds the workers proved on the line in hand, as the manager keeps them for the
 /// state file (`--state`): a solve killed and run again hands them to its workers before
 /// the first job, so that what the killed workers' tables knew of the positions far from
-/// the end is not searched again (issue 58). By symmetric key and kind of bound, the
+/// the end is not searched again. By symmetric key and kind of bound, the
 /// tightest one (a lower bound's highest score, an upper bound's lowest) and its best
 /// column. At most a given number of them: when full, the bounds of the deepest positions
 /// kept go (a position with more stones has a smaller subtree, so its bound spares less).
@@ -478,6 +495,16 @@ mod tests {
     use std::collections::HashSet;
     use transpo_connect4::solver::Solver;
 
+    /// Checks `bytes` and stores them in `t`; how many.
+    fn take_in<const W: usize, const H: usize>(
+        t: &mut SharingTable<W, H, u64>,
+        bytes: &[u8],
+    ) -> Result<usize, String> {
+        let records = Records::decode(bytes)?;
+        t.take_in(&records);
+        Ok(records.len())
+    }
+
     /// The position after `stones` moves of a made-up game of 7×6 (each move the first
     /// column from a seeded walk that is open and does not win), if it lasts that long.
     fn game(seed: u64, stones: u32) -> Option<Position<7, 6, u64>> {
@@ -527,7 +554,7 @@ mod tests {
         let records = a.take_journal();
         assert_eq!(records.len(), far * record_bytes::<u64>());
         assert_eq!(a.journaled(), 0);
-        assert_eq!(b.take_in(&records), Ok(far));
+        assert_eq!(take_in(&mut b, &records), Ok(far));
         assert_eq!(b.journaled(), 0, "bounds taken in are not passed on again");
         for pos in &all {
             if pos.moves() <= 4 {
@@ -692,7 +719,7 @@ mod tests {
         records.pop();
         assert!(kept.keep::<7, 6>(&records).is_err(), "cut short");
         let mut t = SharingTable::<7, 6, u64>::new(BoundTable::new(1).expect("1 MiB"), 0);
-        assert_eq!(t.take_in(&kept.records()), Ok(2));
+        assert_eq!(take_in(&mut t, &kept.records()), Ok(2));
         kept.clear();
         assert!(kept.is_empty());
     }
@@ -755,17 +782,17 @@ mod tests {
             r.extend([kind, score as u8, best]);
             r
         };
-        assert_eq!(t.take_in(&good(1, 2, 4)), Ok(1));
-        assert!(t.take_in(&good(1, 2, 4)[..10]).is_err(), "cut short");
-        assert!(t.take_in(&good(2, 2, 4)).is_err(), "no such bound");
+        assert_eq!(take_in(&mut t, &good(1, 2, 4)), Ok(1));
+        assert!(take_in(&mut t, &good(1, 2, 4)[..10]).is_err(), "cut short");
+        assert!(take_in(&mut t, &good(2, 2, 4)).is_err(), "no such bound");
         assert!(
-            t.take_in(&good(0, 40, 0)).is_err(),
+            take_in(&mut t, &good(0, 40, 0)).is_err(),
             "score past the board's"
         );
-        assert!(t.take_in(&good(0, 2, 8)).is_err(), "column 8 of 7");
+        assert!(take_in(&mut t, &good(0, 2, 8)).is_err(), "column 8 of 7");
         let mut junk = good(0, 2, 0);
         junk[..8].copy_from_slice(&0u64.to_le_bytes());
-        assert!(t.take_in(&junk).is_err(), "a key of no position");
+        assert!(take_in(&mut t, &junk).is_err(), "a key of no position");
     }
 
     #[test]
@@ -782,13 +809,7 @@ mod tests {
             first.solve(pos, strong);
         }
         let records = first.table_mut().take_journal();
-        assert!(
-            second
-                .table_mut()
-                .take_in(&records)
-                .expect("its own records")
-                > 0
-        );
+        assert!(take_in(second.table_mut(), &records).expect("its own records") > 0);
         for pos in &roots {
             assert_eq!(
                 second.solve(pos, strong),
