@@ -12,7 +12,7 @@
 //! that the solve goes on while it is written.
 //!
 //! Besides the top tree of the line in hand, the file keeps the far bounds its workers
-//! proved ([`crate::sharing::KeptBounds`]): a killed solve's workers' tables die with it,
+//! proved ([`crate::cluster::sharing::KeptBounds`]): a killed solve's workers' tables die with it,
 //! and these bounds are what spares a resumed solve most of their search again.
 
 use std::fmt::Write as _;
@@ -56,7 +56,7 @@ pub struct CurrentLine {
     pub micros: u64,
     /// The table of its top tree.
     pub table: Vec<(u128, (i32, i32))>,
-    /// The far bounds the workers proved on it ([`crate::sharing::KeptBounds`]'s records).
+    /// The far bounds the workers proved on it ([`crate::cluster::sharing::KeptBounds`]'s records).
     pub bounds: Vec<u8>,
 }
 
