@@ -451,13 +451,22 @@ fn a_refusal_on_any_ranks_ends_the_job_with_one_message() {
     for np in [2, 3, 5, 9] {
         // The bad rank: the manager, the first worker, the last worker, and all of them.
         let mut layouts: Vec<(Vec<String>, usize)> = vec![
-            ([program(1, true), program(np - 1, false)].join(&":".to_string()), 0),
-            ([program(1, false), program(1, true), program(np - 2, false)]
-                .into_iter()
-                .filter(|p| p[1] != "0")
-                .collect::<Vec<_>>()
-                .join(&":".to_string()), 1),
-            ([program(np - 1, false), program(1, true)].join(&":".to_string()), np - 1),
+            (
+                [program(1, true), program(np - 1, false)].join(&":".to_string()),
+                0,
+            ),
+            (
+                [program(1, false), program(1, true), program(np - 2, false)]
+                    .into_iter()
+                    .filter(|p| p[1] != "0")
+                    .collect::<Vec<_>>()
+                    .join(&":".to_string()),
+                1,
+            ),
+            (
+                [program(np - 1, false), program(1, true)].join(&":".to_string()),
+                np - 1,
+            ),
             (program(np, true), 0),
         ];
         if np == 2 {
