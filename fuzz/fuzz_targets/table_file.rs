@@ -7,7 +7,12 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::cell::RefCell;
-use transpo::{Bound, ChessEntry, Config, Entry, ResearchEntry, Scheme, Size, SolverEntry, Table};
+use transpo::{
+    Bound, ChessEntry, Size, Table,
+    entry::{Entry, ResearchEntry, SolverEntry},
+    scheme::Scheme,
+    table::Config,
+};
 
 /// The tables files are loaded into (the seeds in `corpus/table_file` fit each of them).
 struct Tables {
@@ -43,6 +48,7 @@ fuzz_target!(|data: &[u8]| {
             eval: 3,
             depth: 4,
             bound: Bound::Lower,
+            pv: false,
         };
         check(&mut tables.chess, data, chess);
         let research = ResearchEntry {

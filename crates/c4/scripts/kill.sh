@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kill.sh BIN BOARD NP SECS [FLAGS...]: what a kill costs a solve over MPI (issue 58, item 5);
+# kill.sh BIN BOARD NP SECS [FLAGS...]: what a kill costs a solve over MPI;
 # THREADS=T for workers of T threads (default 1).
 # The empty BOARD on `mpirun -np NP` with a state file, SIGTERM to mpirun after SECS seconds,
 # then the same command again; and the same solve uninterrupted. Prints the positions the state

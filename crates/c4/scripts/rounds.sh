@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One solve against the same solve split into rounds: the positions both explore, the rounds,
-# and the wall time of each, for the README's many-machines section (issue 33).
+# and the wall time of each, for the README's many-machines section.
 #
 #   scripts/rounds.sh BIN BOARD DEPTH SHARDS [--weak] [--hash-mib N]
 #

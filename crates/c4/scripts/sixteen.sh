@@ -10,7 +10,7 @@
 # Steps run in order of importance, each under its own timeout, and stop at SECONDS (default
 # 500) so that what was measured comes back. DIR is over the 64 MiB the device tool carries
 # unpacked: carry it as one gzipped tar and unpack it there first (docs/connect4/mpi.md,
-# sixth session; the whole script took 235–301 s there). Every line of OUTDIR/results.txt is one run:
+# 2026-11-28, “on 16 cores”). Every line of OUTDIR/results.txt is one run:
 # its label, its wall time in seconds (start-up included), and the program's last line.
 set -u
 dir=$(cd "$1" && pwd) out=$2 budget=${3:-500}
@@ -42,11 +42,11 @@ mpirun_=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl sel
 log "cores $(nproc), $(lscpu | grep -m1 'Model name' | sed 's/ \+/ /g'), $(lscpu | grep -m1 'Thread(s) per core' | sed 's/ \+/ /g')"
 "$mpi" --version >/dev/null 2>>"$err" || { log "c4mpi does not start: threads on c4"; mpi=$c4; }
 
-# Issue 58 first (the cluster's goals), each against the same round's one process: one
-# thread, sixteen threads, 2 workers x 8 lanes and 4 x 4 (their idle lanes helping the
-# running jobs, and not: HELP=0), a manager and 16 one-thread workers (and the same guessing
-# a job for each idle worker: GUESS=16, which cluster::simulate put at 5.0-9.8x one thread
-# against 4.2-6.4x on 7x5, 6x6, 9x4 and 8x5); weak then strong, twice in two rounds.
+# The cluster's goals first, each against the same round's one process: one thread, sixteen
+# threads, 2 workers x 8 lanes and 4 x 4 (their idle lanes helping the running jobs, and not:
+# HELP=0), a manager and 16 one-thread workers (and the same guessing a job for each idle
+# worker: GUESS=16, which only cluster::simulate has timed); weak then strong, twice in two
+# rounds.
 for strength in weak strong; do
   w=; [ $strength = weak ] && w=--weak
   run "threads1 $strength" 150 '- 1' "$c4" --threads 1 $w
@@ -62,12 +62,12 @@ for strength in weak strong; do
   done
 done
 # Where the time goes: one worker of 16 lanes against one process of 16 threads; 16 workers
-# guessing with two children before a release (simulated: 7.2-8.0x on 7x5, 6x6, 9x4); fewer
-# speculative jobs (three children before a release) or bigger ones (jobs of 37 empty
-# squares, not 34), each with the default helping rule (cluster::helps); 8 workers x 2 lanes;
-# 16 workers releasing after one child only at the nodes that need all, else after two
-# (ALONE_ALL=1 ALONE=2: oversubscribed, 1.7-3.0x one solve's positions against 1.9-3.8x, but
-# in cluster::simulate up to 40% slower), alone and guessing.
+# guessing with two children before a release; fewer speculative jobs (three children before
+# a release) or bigger ones (jobs of 37 empty squares, not 34), each with the default helping
+# rule (cluster::helps); 8 workers x 2 lanes; 16 workers releasing after one child only at
+# the nodes that need all, else after two (ALONE_ALL=1 ALONE=2: fewer positions
+# oversubscribed, slower in cluster::simulate), alone and guessing. What those runs gave
+# before is in docs/connect4/mpi.md, 2026-11-29.
 for strength in weak strong; do
   w=; [ $strength = weak ] && w=--weak
   run "mpi2x16 $strength" 60 '-' "${mpirun_[@]}" -np 2 "$mpi" --threads 16 $w
@@ -95,6 +95,6 @@ if [ "$l" -gt 30 ]; then
   log "sixteen BH4 at once $(( (e0 - s0) / 1000000 )) ms | $(grep -h 'Begin-Hard\|Test_L1_R3' "$out"/many*.txt | head -1)"
   cat "$out"/many*.txt >>"$out/full.txt"; rm -f "$out"/many*.txt
 fi
-# Issue 46 (threads), if time is left: 20 Begin-Hard lines at 1, 2, 4, 8, 16 threads.
+# The threads' scaling, if time is left: 20 Begin-Hard lines at 1, 2, 4, 8, 16 threads.
 run "bench BH20" 200 '' "$c4" bench "$bh" --limit 20 --threads 1,2,4,8,16
 log "done after $(( $(date +%s) - start )) s"

@@ -22,12 +22,13 @@
 //! free solver, a 503. The server goes on either way.
 //!
 //! Why this shape: every request is solved on a blocking thread through a
-//! [`SolverPool`](transpo_connect4::pool::SolverPool) slot, so concurrent requests share one table and
-//! each can stop: at its deadline, or as soon as its client goes away (the request's future
-//! is dropped, which cancels its [`Stop`]). A semaphore with one permit per slot makes requests wait for a slot
-//! without holding a thread. The connections themselves (time limits, a cap, a bounded
-//! shutdown that cancels the running solves) are [`serve`]'s, in `serve/listen.rs`; the
-//! signals that stop the server and the open-file limit are `serve/os.rs`'s.
+//! [`SolverPool`](transpo_connect4::pool::SolverPool) slot, so concurrent requests share one table
+//! and each can stop: at its deadline, or as soon as its client goes away (the request's future is
+//! dropped, which cancels its [`Stop`]). A semaphore with one permit per slot makes requests wait
+//! for a slot without holding a thread. The connections themselves (time limits, a cap, a bounded
+//! shutdown that cancels the running solves) are [`serve`]'s, in `serve/listen.rs` and the modules
+//! under `serve/listen/`; the signals that stop the server and the open-file limit are
+//! `serve/os.rs`'s.
 
 mod listen;
 mod os;

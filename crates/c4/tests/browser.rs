@@ -6,13 +6,13 @@
 //! Each score's label must carry its words and its kind's swatch, the `--win`, `--draw` or
 //! `--loss` of style.css (whose colours tests/palette.rs checks). Then the keyboard (Tab to a
 //! column, arrows, Enter, U, Tab on to the "Show scores" switch, a visible focus ring), and
-//! scores off (issue 35): no score anywhere, no solve asked, moves still played, the choice
+//! scores off: no score anywhere, no solve asked, moves still played, the choice
 //! kept for the next visit, the solver's own move still made. A screenshot goes to
 //! `<target dir>/browser/connect4.png` (the README's `docs/serve.png` is a copy).
 //!
 //! A second test serves another board, `--board 6x7`, and checks that the page draws the
 //! board /api/health names and shows `Solver::<6, 7>`'s scores; a third serves `--weak`
-//! and checks that the page's weak switch and the scores it shows agree (issue 60).
+//! and checks that the page's weak switch and the scores it shows agree.
 //!
 //! Without Chromium or chromedriver the tests say "browser test skipped: …" and pass,
 //! unless `CI=true`, where they fail (CI installs them: `.ci/run`).
@@ -904,7 +904,7 @@ fn assert_scores(page: &Value, expected: &[Option<i32>], what: &str) {
     }
 }
 
-/// Issue 60: with `serve --weak` the page asks for what it shows. Opened without `weak`, its
+/// With `serve --weak` the page asks for what it shows. Opened without `weak`, its
 /// switch starts on, as the server's strength (/api/health), and it shows the weak solver's
 /// scores; switched off, it names `weak=0` in every request and shows the strong scores, whose
 /// best columns for 4453 are 3, 6 and 7 (the README's example answer); the address says

@@ -75,8 +75,8 @@ fn bad_flags_are_refused_with_2() {
 
 /// 5×4's empty board is within reach: its level is the solve itself, the count a plain solve
 /// gives (strong and weak) within 3%: the sample's solves are the same search entered
-/// through `solve_window_until`, which counts a few positions differently (0.975–1.002× on
-/// the boards of docs/connect4/estimate.md; 11,950 against 11,951 here).
+/// through `solve_window_until`, which counts a few positions differently (measured:
+/// docs/connect4/estimate.md).
 #[test]
 fn a_small_board_is_measured() {
     for weak in [false, true] {

@@ -1,4 +1,4 @@
-//! Files, pipes and endless input as a hostile user gives them (issue 29), through the binary:
+//! Files, pipes and endless input as a hostile user gives them, through the binary:
 //! nothing hangs, floods memory, ends a run early or destroys a file a user keeps. Every
 //! child is killed if it runs past a deadline, so a hang fails the test instead of CI.
 
@@ -384,7 +384,8 @@ fn scores(text: &str) -> Vec<String> {
 
 /// Item 6: a second `solve-list` of a shard whose results file another holds (its lock; the
 /// test takes it, as a running solve-list would) is refused with a clear message and leaves
-/// the file as it was; once the lock is gone the shard finishes.
+/// the file as it was, under any path to the directory (a symbolic link to it, `./`: the
+/// lock is the file's, not its name's); once the lock is gone the shard finishes.
 #[test]
 fn a_second_solve_list_of_a_shard_is_refused() {
     let dir = scratch(PREFIX, "lock");
@@ -413,6 +414,25 @@ fn a_second_solve_list_of_a_shard_is_refused() {
         "{}",
         out.stderr_text()
     );
+    assert_eq!(std::fs::read_to_string(&results).expect("results"), partial);
+    let link = std::path::PathBuf::from(format!("{d}-link"));
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&dir, &link).expect("a link to the directory");
+    for other in [s(&link), format!("{d}/.")] {
+        let out = Run::new(BIN)
+            .args(["solve-list", &other, "--threads", "1", "--hash-mib", "4"])
+            .stdin(Stdio::null())
+            .deadline(DEADLINE)
+            .output();
+        assert_eq!(out.status.code(), Some(2), "{other}: {}", out.stderr_text());
+        assert!(
+            out.stderr_text()
+                .contains("another solve-list holds it (lock); not started"),
+            "{other}: {}",
+            out.stderr_text()
+        );
+    }
+    let _ = std::fs::remove_file(&link);
     assert_eq!(std::fs::read_to_string(&results).expect("results"), partial);
     drop(held);
     let out = Run::new(BIN)

@@ -1,5 +1,5 @@
 //! The page's colours that carry meaning stay apart for people with colour-vision
-//! deficiencies (issue 35): the win, draw and loss swatches of the column scores, and the two
+//! deficiencies: the win, draw and loss swatches of the column scores, and the two
 //! players' discs, read from `src/serve/page/style.css`'s `:root` custom properties.
 //!
 //! Each pair is compared under normal vision and under simulated deuteranopia, protanopia and
@@ -337,8 +337,9 @@ fn the_simulations_leave_greys_grey() {
 
 #[test]
 fn the_pages_old_red_and_green_merge_under_deuteranopia() {
-    // Before issue 35 the legend's win and loss swatches (and the scores' colours at that
-    // depth) were hsl(138 62% 48%) and hsl(2 62% 48%) (style.css and app.js, commit d73a196).
+    // Before the palette was chosen for colour-vision deficiencies, the legend's win and loss
+    // swatches (and the scores' colours at that depth) were hsl(138 62% 48%) and
+    // hsl(2 62% 48%) (style.css and app.js, commit d73a196).
     let green = hsl(138.0, 62.0, 48.0);
     let red = hsl(2.0, 62.0, 48.0);
     let normal = difference(Vision::Normal, green, red);

@@ -1,4 +1,4 @@
-//! Issue 45 ("Reliability, third round"), through the binary: numbers from the command line
+//! Reliability, through the binary: numbers from the command line
 //! or a file are checked before they size anything, outputs before the work, flags a command
 //! does not honour are refused, and a finished run is left as it is. Every child runs under
 //! the testkit's deadline, so a hang fails the test.

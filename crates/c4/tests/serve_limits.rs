@@ -1,4 +1,4 @@
-//! `transpo-c4 serve` under hostile clients (issue 30), over real TCP on 127.0.0.1: a stalled
+//! `transpo-c4 serve` under hostile clients, over real TCP on 127.0.0.1: a stalled
 //! request head is closed after the header timeout, an idle kept-alive connection after the
 //! idle timeout (but never one whose request is being solved), the connection cap makes room
 //! by closing the connection waiting longest (or refuses a new one when all are busy), and
@@ -400,7 +400,7 @@ fn a_second_sigint_exits_at_once() {
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
-/// Issue 45, items 6 and 7: `serve --weak` solves a request that names no strength weakly
+/// `serve --weak` solves a request that names no strength weakly
 /// and says so on `/api/health`; a client that half-closes after its request (as `nc -N`
 /// does) still gets the answer; a parameter given twice is a 400, not the last one's answer.
 #[test]
@@ -422,7 +422,7 @@ fn serve_weak_half_closed_clients_and_repeated_parameters() {
             .expect("half-close");
         let mut text = String::new();
         let _ = stream.read_to_string(&mut text);
-        // A request still running 40 ms in gets an interim answer first (issue 60).
+        // A request still running 40 ms in gets an interim answer first.
         text.trim_start_matches(INTERIM).to_string()
     };
     let health = half_closed("/api/health");
@@ -462,7 +462,7 @@ fn busy_within(address: SocketAddr, slots: u64, limit: Duration) -> Option<Durat
     None
 }
 
-/// Issue 60, section 2 item 1: a client that closes its connection (FIN, over HTTP/1.1 or
+/// A client that closes its connection (FIN, over HTTP/1.1 or
 /// HTTP/1.0) or resets it (RST) while its solve runs frees the solver at once, not when the
 /// solve ends (the empty board with no book: minutes). The bound here is loose for a busy
 /// machine; the time it takes is printed (docs/connect4/serve.md has the runs).

@@ -261,7 +261,8 @@ fn explain_cozy_error(error: FenParseError, grid: &[[Cell; 8]; 8], side: Color) 
         FenParseError::InvalidBoard => {
             // Our checks covered kings, pawns and piece counts; what is left is check. The
             // side not to move in check is the first thing to say, whatever the side to move
-            // suffers (issue 29: with both kings in check, the error blamed the side to move).
+            // suffers: with both kings in check, that check is what makes the position
+            // impossible.
             if king_attacked(grid, !side) {
                 FenError::new(
                     FenField::Position,

@@ -23,7 +23,10 @@ mod sealed {
     impl Sealed for u128 {}
 }
 
-/// An unsigned word of bitboards: `u64` or `u128` (see the module docs).
+/// An unsigned word of bitboards: `u64` for every board whose `W·(H + 1)` bits fit in 64,
+/// `u128` for the wider ones, so that the common boards pay for no more than one machine
+/// word. Sealed: the table's entries and the book's file format are written for exactly
+/// these two words.
 pub trait Bitboard:
     sealed::Sealed
     + Coding

@@ -116,9 +116,9 @@ impl Board {
         Board::wide(13, 4),
     ];
 
-    /// The open boards, those with `W + H = 17` nobody has solved yet (issue 58: Tromp solved
-    /// every board with `W + H ≤ 15` and 8×8; Steininger every one with `W + H = 16`, and
-    /// 7×10, 6×11 and 5×13). All are [`Board::WIDE`].
+    /// The open boards, those with `W + H = 17` nobody has solved yet (Tromp solved every
+    /// board with `W + H ≤ 15` and 8×8; Steininger every one with `W + H = 16`, and 7×10,
+    /// 6×11 and 5×13). All are [`Board::WIDE`].
     pub const OPEN: [Board; 6] = [
         Board::wide(8, 9),
         Board::wide(9, 8),

@@ -22,7 +22,7 @@
 //!   Given the table key and `rest`, `low` is recovered (undo the multiply, XOR again), so
 //!   the pair is a bijection of (position, epoch). [`WideExactEntry`] recovers the table key
 //!   exactly as [`ExactEntry`] does and stores `rest` whole, and a probe counts as a hit only
-//!   when the stored `rest` is the position's ([`crate::coding::Coding`]): exact again, for 16 bytes an
+//!   when the stored `rest` is the position's (`crate::coding`): exact again, for 16 bytes an
 //!   entry.
 //! - **Clearing.** Bumping the epoch makes every stored entry unreachable, because no key of
 //!   the new epoch equals a key of an old one. That is a logically cleared table in O(1),
@@ -33,10 +33,10 @@
 //!   subtree is small and cheap to search again, and every probe of a big table is a cache
 //!   miss that costs more than such a node. So positions with at most 16 empty squares
 //!   (`NEAR_EMPTY`) go to a *near* table of 2^18 entries (2 MiB) that stays in the
-//!   cache, and only the rest to the big table. The near table is overwritten often; the
-//!   big sets explore 4–11% more positions, but each costs far less: Begin-Hard and the
-//!   empty board are solved a third faster (`transpo-c4 bench`; splits at 24–30 stones and
-//!   near tables of 512 KiB–4 MiB measured, see the README).
+//!   cache, and only the rest to the big table. The near table is overwritten often, so the
+//!   big sets explore more positions, but each costs far less and they are solved faster;
+//!   other splits and near tables of other sizes were no better (measured:
+//!   docs/connect4/search.md, 2026-11-21, “the near table”).
 //! - **Cache.** After a clear the big table uses only its first `START_BUCKETS` buckets
 //!   (2 MiB) and doubles them, keeping every entry ([`Table::use_buckets`]), each time the solve has
 //!   stored half as many bounds as it has buckets. A small solve (most test-set positions)
@@ -56,7 +56,12 @@ use crate::position::Position;
 use crate::score::win_now_score;
 use std::num::NonZeroU8;
 use std::sync::atomic::{AtomicU64, Ordering};
-use transpo::{Buckets, Config, Entry, ExactEntry, Scheme, Size, Table, WideExactEntry};
+use transpo::{
+    Size, Table,
+    entry::{Entry, ExactEntry, WideExactEntry},
+    scheme::Scheme,
+    table::{Buckets, Config, Instrumented},
+};
 
 /// The largest score on any board: a win with the first stone on the board with the most
 /// squares (41, on 9×9's 81).
@@ -99,9 +104,9 @@ const _: () = assert!(START_BUCKETS >= ExactEntry::MIN_BUCKETS);
 const _: () = assert!(START_BUCKETS >= WideExactEntry::MIN_BUCKETS);
 
 /// Stores into `buckets` buckets before the table doubles them: half as many as it has.
-/// Measured on the test sets (`transpo-c4 bench`, starts of 2^17 to 2^19 buckets, growth
-/// after 1/4 to 1 times the buckets): later growth crowds the one-way table and explores
-/// more positions, earlier growth leaves the cache sooner; 2^18 and 1/2 sits in between.
+/// Later growth crowds the one-way table and explores more positions, earlier growth leaves
+/// the cache sooner; 2^18 and 1/2 sits in between (measured on the test sets:
+/// docs/connect4/search.md, 2026-11-21, “the table that starts small”).
 fn grow_after(buckets: usize) -> u64 {
     buckets as u64 / 2
 }
@@ -213,8 +218,8 @@ struct Tier<E: Entry> {
     /// Buckets in use after a clear.
     start: usize,
     /// Stores after which the table doubles the buckets it uses (0: never, all in use). Kept
-    /// rather than derived from the buckets in use: deriving it on every store cost 0.6% of
-    /// a solve's instructions (callgrind, 300 Begin-Easy lines).
+    /// rather than derived from the buckets in use at every store, where the derivation
+    /// showed in a solve's instruction count.
     grow_at: u64,
     /// Stores since the last clear.
     stores: u64,
@@ -394,9 +399,8 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundTable<W, H, B> {
             )?,
             near: Tier::new(
                 Size::Entries(NEAR_BUCKETS as u64),
-                // All of it from the start: starting it small too (2^14 to 2^16 buckets)
-                // explored up to 7% more positions on Middle-Medium, for no time measurably
-                // saved.
+                // All of it from the start: starting it small too explored more positions,
+                // for no time measurably saved.
                 NEAR_BUCKETS,
                 config,
                 B::MIN_BUCKETS,
@@ -535,7 +539,7 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundTable<W, H, B> {
 
     /// Counts `stores` entries that threads put into the big table through views
     /// ([`ThreadView::put`] returned `true`) towards its growth, and grows it now as
-    /// [`BoundStore::put`] would have grown it on the way: [`crate::parallel`] does this
+    /// [`BoundStore::put`] would have grown it on the way: a solve on many threads does this
     /// when no thread holds a view, so that threads share a table that grows as one
     /// thread's does ([`BoundTable::stores_before_growth`] says when).
     pub fn count_shared_stores(&mut self, stores: u64) {

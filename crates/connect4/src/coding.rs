@@ -10,7 +10,7 @@
 //! table crate, so neither depends on the other through it.
 
 use std::num::NonZeroU8;
-use transpo::{Entry, ExactEntry, WideExactEntry};
+use transpo::entry::{Entry, ExactEntry, WideExactEntry};
 
 /// Fibonacci hashing: 2^64 / φ, odd, so multiplying by it is a bijection of `u64`.
 const MIX: u64 = 0x9e37_79b9_7f4a_7c15;

@@ -1,6 +1,6 @@
 //! Batches of solves on threads kept between batches, on one shared table that starts small
 //! and grows: what Python's `solve_many` calls (`crates/python`), where a call may be 1,000
-//! positions solved in 2 ms in all.
+//! positions solved in a few milliseconds in all.
 //!
 //! Why not [`SolverPool::solve_each`](crate::pool::SolverPool::solve_each): it starts its
 //! helper threads for each batch and joins them at the end. On a loaded machine each start,
@@ -18,8 +18,8 @@
 //! - **The table grows as a solve needs.** Like a [`Solver`](crate::solver::Solver)'s after a
 //!   clear, the big table starts at 2 MiB and doubles its buckets, keeping every entry; it
 //!   does so when one solve has stored half as many bounds in it as it has buckets. Short
-//!   solves (Pons' Begin-Easy set, 0.2 ms each) then probe a table that stays in the cache,
-//!   however many of them a batch holds, while a long one grows it to all of its size.
+//!   solves (Pons' Begin-Easy set) then probe a table that stays in the cache, however many
+//!   of them a batch holds, while a long one grows it to all of its size.
 //!   Growing needs the table to itself: the thread that asks stops its solve, every other
 //!   thread stops its own within some microseconds, one of them doubles the table, and all
 //!   start their positions again. What a stopped solve had finished is in the table, so it
@@ -88,7 +88,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Job<W, H, B> {
 
     /// Counts `finished` scores put in off [`Job::left`], and zeroes `finished`. A thread
     /// does it once per chunk of positions taken, not once per position: on Pons' End-Easy
-    /// set (2 µs a position) a write per position to the counter, which every thread reads,
+    /// set (microseconds a position) a write per position to the counter, which every thread reads,
     /// moved its cache line between the cores at every position.
     fn count_off(&self, finished: &mut usize) {
         if *finished > 0 {
@@ -360,7 +360,8 @@ struct Checker<'c> {
 
 impl Checker<'_> {
     /// [`Checker::poll`] between positions, which looks at the clock every 16th time only:
-    /// for positions solved in 2 µs, reading it each time cost 1% of the time.
+    /// for positions solved in microseconds, reading it each time showed in the profile
+    /// (measured: docs/connect4/python.md, 2026-11-28, “solve_many on a crew”).
     fn poll_between<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
         job: &Job<W, H, B>,

@@ -5,17 +5,17 @@
 //! negamax that never plays into an immediate loss, threat-ordered moves, null-window binary
 //! search on the score, and upper and lower bounds in an exact table. For the standard 7×6
 //! board (the crate-root [`Position`], [`Solver`] and [`Book`]) and any other whose
-//! `W·(H + 1)` bits fit in 64, or in 128 with `u128` words ([`bitboard`]), as const parameters
-//! ([`position::Position`]`<W, H, B>`; [`board`] picks one at run time).
+//! `W·(H + 1)` bits fit in 64, or in 128 with `u128` words ([`position::Bitboard`]), as
+//! const parameters ([`position::Position`]`<W, H, B>`; [`board`] picks one at run time).
 //!
-//! The modules, in the order data flows (each uses only modules before it): [`coding`] (how
-//! the table codes a word's keys) → [`bitboard`] (the word: `u64` or `u128`) →
+//! The modules, in the order data flows (each uses only modules before it): `coding` (how
+//! the table codes a word's keys) → `bitboard` (the word: `u64` or `u128`) →
 //! [`position`] (bitboards, move sequences, keys) → [`moves`] (ordering) → [`score`] (what a
 //! score is: strength, win, draw and loss bounds, windows) → [`bounds`] (what the table
 //! remembers) → `team` (the threads of a solve and their split points; it reads no
 //! environment: the app passes the measurement knobs in as values) → [`book`]
 //! (opening books: stored scores, and the tree that scores them) → [`search`] (one thread's
-//! negamax and score search) → [`parallel`] (threads on one solve) → [`solver`] (the solver)
+//! negamax and score search) → `parallel` (threads on one solve) → [`solver`] (the solver)
 //! and [`pool`] (solvers that answer concurrent requests) and [`crew`] (threads kept
 //! between batches of solves, for Python's `solve_many`) → [`protocol`] (the line protocol:
 //! `moves [expected]` in, `moves score positions microseconds` out) → [`bench`](mod@bench)
@@ -53,15 +53,15 @@
 #![deny(missing_docs)]
 
 pub mod bench;
-pub mod bitboard;
+mod bitboard;
 pub mod board;
 pub mod book;
 pub mod bounds;
-pub mod coding;
+mod coding;
 pub mod crew;
 pub mod estimate;
 pub mod moves;
-pub mod parallel;
+mod parallel;
 pub mod pool;
 pub mod position;
 pub mod protocol;

@@ -35,11 +35,11 @@ pub const fn centre_first<const W: usize>() -> [usize; W] {
 /// playable at once (the opponent must answer it), and nothing for a square just above one
 /// of the opponent's winning squares `opponent_threats` (the opponent's comes first).
 ///
-/// Pons' score is the bare count of winning squares. Measured on one thread
-/// (docs/connect4/search.md, 2026-11-27): the empty board weak 230 M → 158 M positions and
-/// strong 332 M → 227 M, 20 Begin-Hard lines 17.5 M → 12.9 M a line, 26–32% less time;
-/// Middle-Medium 14% fewer positions. Other weights of the same squares, and squares two
-/// above a playable one (Steininger's third kind), explored more.
+/// Pons' score is the bare count of winning squares; weighing them by where they lie
+/// explores fewer positions on every set and the empty board. Other weights of the same
+/// squares, and squares two above a playable one (Steininger's third kind), explored more
+/// (measured: docs/connect4/search.md, 2026-11-27, “winning squares weighed by where they
+/// lie”).
 #[inline(always)]
 pub fn move_score<const W: usize, const H: usize, B: Bitboard>(
     pos: &Position<W, H, B>,
@@ -107,8 +107,8 @@ impl<const W: usize, const H: usize, B: Bitboard> MoveSorter<W, H, B> {
 
     /// The next move of `pos` (the position the moves were given for) and its player's
     /// winning squares after it, or `None` when all have been tried.
-    // Always: as a generic function it was no longer inlined into the search, which cost 11%
-    // more instructions (callgrind, 300 Begin-Easy lines).
+    // Always: as a generic function it was no longer inlined into the search, which cost
+    // instructions on every node.
     #[inline(always)]
     pub fn next(&mut self, pos: &Position<W, H, B>) -> Option<(B, B)> {
         if self.first != B::ZERO {

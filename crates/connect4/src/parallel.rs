@@ -22,25 +22,24 @@
 //! younger child, so a node may search its first few children alone before it splits
 //! ([`alone_before_split`]): fewer wastes more positions on children started beside a
 //! cutoff, more leaves threads idle. Which costs more depends on how many threads wait:
-//! measured on the 16-core machine (20 Begin-Hard lines, `docs/connect4/parallel.md`), 16
-//! threads took 0.34 s a line with one child alone and 0.74 s with three (2.06× and 1.81×
-//! one thread's positions), 6 threads 0.56 s and 0.73 s, but 4 threads 0.73 s with one and
-//! 0.60 s with three. So one child (YBWC's rule) from six threads, three from three to
-//! five, two with two; but the top of the tree, up to [`ALONE_ONCE_UP_TO_MOVES`] stones,
-//! splits after the eldest whatever the team's size, since a thread idle beside one of its
-//! children idles longest (2 threads on the empty board: 10–15% faster, 13% fewer
-//! positions weak).
+//! with many, an idle thread costs more than a speculative child; with few, the other way
+//! round. So one child (YBWC's rule) from six threads, three from three to five, two with
+//! two; but the top of the tree, up to
+//! [`ALONE_ONCE_UP_TO_MOVES`](crate::team::ALONE_ONCE_UP_TO_MOVES) stones, splits after the
+//! eldest whatever the team's size, since a thread idle beside one of its children idles
+//! longest (measured: docs/connect4/parallel.md, 2026-11-27, “on the 16-core machine: one
+//! child alone with many threads” and “the top of the tree splits at once”).
 //!
 //! **Why not Lazy SMP any more.** Until this design the threads ran Lazy SMP: every thread
 //! the same binary search over the shared table, busy marks near the root to keep them
-//! apart. Measured (16-core Xeon, 20 Begin-Hard lines): 16 threads searched 2.51× the
-//! positions of one, each at 0.63× a lone thread's rate: a 4.0× speed-up. Repeats of the
-//! same (position, window) were only 1.0–1.7% of one thread's count; 83% of the extra
-//! positions were nodes one thread never enters, because at a cut node every thread started
-//! its own refutation. A split point starts younger children only at a node that turned out
-//! not to be a cut node (its eldest failed low), which is where one thread searches them all
-//! anyway. On the same kind of machine split points search 2.06× one thread's positions
-//! with 16 threads and solve Begin-Hard 4.6× and the empty board 5.9–7.6× faster than one.
+//! apart. Its sixteen threads searched far more positions than one, and few of them were
+//! repeats of one (position, window): most were nodes one thread never enters, because at a
+//! cut node every thread started its own refutation. A split point starts younger children
+//! only at a node that turned out not to be a cut node (its eldest failed low), which is
+//! where one thread searches them all anyway; on the same kind of machine split points
+//! search fewer positions and solve faster (measured: docs/connect4/parallel.md, 2026-11-26,
+//! “on the 16-core machine”; 2026-11-25, “where sixteen threads' extra positions come from”;
+//! 2026-11-27, “one child alone with many threads”).
 //!
 //! **Why the answer is exact whatever the threads do.** Every bound stored comes from a
 //! search that finished: a thread told to stop returns through every frame without storing,
@@ -62,9 +61,11 @@
 //! but only at the doublings, at most log2(all buckets ÷ buckets at the join) times a
 //! solve (six or seven on 128 MiB) and never once the table is whole; between windows the
 //! helpers are started afresh, so the table also grows there. Growing the table to all of
-//! its buckets when the helpers joined instead (a pass over 128 MiB, tens of milliseconds)
-//! made 2-thread Pons' sets up to 6× slower; without growth after the join, the empty
-//! board's weak solve explored 2.3× the positions (measured in `docs/connect4/parallel.md`).
+//! its buckets when the helpers joined instead (a pass over 128 MiB, paid again by every
+//! line) made 2-thread Pons' middle sets several times slower; without growth after the join,
+//! the empty board's weak solve, nearly one window, ran on the table as it was at the join
+//! and explored far more positions (measured: docs/connect4/parallel.md, 2026-11-27, “Pons'
+//! sets on 1 and 2 threads” and “the table grows under the team”).
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, ScoreBound, ThreadView};
@@ -80,19 +81,19 @@ use std::time::{Duration, Instant};
 
 /// Positions a solve explores on one thread before the other threads join, unless
 /// [`crate::Solver::set_parallel_after`] says otherwise: a few milliseconds of solving, so
-/// that the small solves of a test set never start a thread. Measured on 2 threads (200
-/// Begin-Medium lines, docs/connect4/parallel.md): 59 ms a line joining at 2^16, 63 ms at
-/// 2^18, 73 ms at 2^20.
+/// that the small solves of a test set never start a thread; joining later left two
+/// threads slower on Begin-Medium (measured: docs/connect4/parallel.md, 2026-11-27, “the
+/// table grows under the team”).
 pub const PARALLEL_AFTER: u64 = 1 << 16;
 
 /// Nodes with at least this many empty squares may become split points, unless
 /// [`crate::Solver::set_split_empty`] says otherwise (`transpo-c4` takes a value for
-/// measurements from `TRANSPO_C4_SPLIT_EMPTY`). On the 16-core machine (16 threads, one
-/// child alone) 16, 20, 24 and 28 were alike: the empty board 2.4–2.8 s weak and 3.6–4.4 s
-/// strong each, 20 Begin-Hard lines 0.34 / 0.31 / 0.37 s a line at 20 / 24 / 28.
+/// measurements from `TRANSPO_C4_SPLIT_EMPTY`). On the 16-core machine 16, 20, 24 and 28
+/// were alike within the spread (measured: docs/connect4/parallel.md, 2026-11-27, “one child
+/// alone with many threads”).
 pub const SPLIT_EMPTY: u32 = 20;
 
-pub use crate::team::{ALONE_ONCE_UP_TO_MOVES, alone_before_split};
+pub(crate) use crate::team::alone_before_split;
 
 /// The outcome of a solve that may have been stopped.
 pub(crate) struct Solved {

@@ -161,7 +161,7 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     /// that run ([`SolverPool::help`]), or not (the default). With it, each such solve is the
     /// master of a team that threads join and leave as they come: far from the end of the
     /// game, a node whose eldest children did not cut off offers its younger ones to the
-    /// helpers attached to it ([`crate::parallel`]'s split points). Without a helper
+    /// helpers attached to it (split points, as in a solve on many threads). Without a helper
     /// attached, a solve searches as it would alone.
     pub fn set_helping(&mut self, on: bool) {
         self.helping = on.then(help::Running::new);
@@ -241,8 +241,8 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     /// solved so far, for a progress report.
     ///
     /// Why not [`SolverPool::solve`] once a position: for positions that take microseconds
-    /// (Pons' End-Easy set, 2 µs each), taking and giving back a slot (two locks and a wake)
-    /// and the clock cost about as much as the solve. Here each thread takes its slot once,
+    /// (Pons' End-Easy set), taking and giving back a slot (two locks and a wake) and the
+    /// clock cost about as much as the solve. Here each thread takes its slot once,
     /// and `position(i)` runs on the thread that solves it.
     pub fn solve_each(
         &self,
@@ -329,8 +329,8 @@ impl<const W: usize, const H: usize, B: Bitboard> SolverPool<W, H, B> {
     /// are searched on this request's slot and on every other slot free when it starts, each
     /// taking the next column left (the slots share the table, so what one stores the others
     /// find). With one person at the page, the cores that would idle solve the columns
-    /// beside each other: an 8-stone position of 7×6 whose columns take 5.2 s one after the
-    /// other on one thread took 1.8–2.0 s on two slots. Under load no slot is free and each
+    /// beside each other, which halved the slowest analyses (measured: docs/connect4/serve.md,
+    /// 2026-11-26, “a game from the empty board”). Under load no slot is free and each
     /// request keeps to its own.
     pub fn analyze(
         &self,
@@ -501,7 +501,7 @@ const CHUNK_MAX: usize = 16;
 
 /// How many of the `left` positions not yet taken a thread of `threads` takes next: a
 /// sixteenth of its share, from 1 to [`CHUNK_MAX`] (guided self-scheduling). On Pons'
-/// End-Easy set (2 µs a position) 16 at a time make the shared counter's cost vanish; with
+/// End-Easy set (microseconds a position) 16 at a time make the shared counter's cost vanish; with
 /// few positions left, or few in all (an analysis's columns), one at a time.
 fn chunk(left: usize, threads: usize) -> usize {
     (left / (threads.max(1) * 16)).clamp(1, CHUNK_MAX)

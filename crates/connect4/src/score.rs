@@ -208,13 +208,11 @@ pub(crate) fn next_window(min: i32, max: i32) -> i32 {
 ///
 /// Why, and why only for big solves ([`NEIGHBOURS_AFTER`]): a solve's costly windows are
 /// those next to the score, where both bounds are tight, and most scores lie near 0.
-/// Bisection spends windows far from the score on the way in (the empty board: −4, +5, +2,
-/// −1, +1, 0, 415 M positions, 1.80× the weak solve's 230 M); 0 then +1 settle it in 325 M
-/// (1.41×), and Begin-Hard's first 20 lines take 16.8 M positions a line rather than 17.0 M.
-/// But from the first window on, the rule cost Middle-Easy 1.8× and Begin-Easy 4.6× the
-/// positions (scores far from 0, solves of microseconds), and doubling steps from the
-/// neighbour (1, 3, 7, …) 2.4× and 10×. Measured on one thread, lab notebook
-/// `docs/connect4/parallel.md`.
+/// Bisection spends windows far from the score on the way in (the empty board asks −4, +5,
+/// +2, −1, +1, 0, where 0 then +1 settle it). But small solves, whose scores lie far from 0,
+/// explore several times more from the first window on, and more again with doubling steps
+/// from the neighbour (1, 3, 7, …) (measured: docs/connect4/parallel.md, 2026-11-27, “young
+/// brothers wait replaces Lazy SMP”).
 #[inline]
 pub(crate) fn next_window_near_zero(min: i32, max: i32) -> i32 {
     debug_assert!(min < max);

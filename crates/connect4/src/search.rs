@@ -1,7 +1,7 @@
 //! One thread's search: negamax alpha-beta over non-losing moves with the table's bounds,
 //! static claimeven bounds and enhanced transposition cutoffs, the binary search on the
 //! score over it, and the progress steps a long solve reports. [`crate::solver`] runs it
-//! alone, [`crate::parallel`] on many threads at once, [`crate::pool`] for the server. What
+//! alone, `crate::parallel` on many threads at once, [`crate::pool`] for the server. What
 //! a score is (strength, bounds, windows) is [`crate::score`]'s.
 
 use crate::book::Book;
@@ -11,7 +11,7 @@ use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{DRAW, Window, initial_window, loss_later_min, loss_next_score, win_later_max};
 use crate::team::{SplitPoint, Team};
-use std::ops::RangeInclusive;
+use std::ops::{ControlFlow, RangeInclusive};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -382,7 +382,7 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
     }
 
     #[inline(always)]
-    fn node(&mut self, pos: &Position<W, H, B>, mut alpha: i32, mut beta: i32, threats: B) -> i32 {
+    fn node(&mut self, pos: &Position<W, H, B>, alpha: i32, beta: i32, threats: B) -> i32 {
         // Subtree sizes cost a counter per node: only for stores that keep them.
         if A::WEIGHS_SUBTREES {
             self.weight += 1;
@@ -398,57 +398,11 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
             // Two squares left and no one can win with them.
             return DRAW;
         }
-        // The opponent cannot win with their next stone, so we lose at the earliest later.
-        let min = loss_later_min(W * H, moves);
-        if alpha < min {
-            alpha = min;
-            if alpha >= beta {
-                return alpha;
-            }
-        }
-        // We cannot win with this stone, so at best with the next one.
-        let mut max = win_later_max(W * H, moves);
-        if let Some(bound) = pos.claimeven_bound() {
-            max = max.min(bound);
-        }
-        if let Some(book) = self.book
-            && let Some(score) = book.get(pos)
-        {
-            return score;
-        }
-        let mut hint = None;
-        let mut hit = false;
-        if let Some((bound, best)) = self.table.get(pos) {
-            hint = best;
-            hit = true;
-            match bound {
-                ScoreBound::Upper(upper) => max = max.min(upper),
-                ScoreBound::Lower(lower) if alpha < lower => {
-                    alpha = lower;
-                    if alpha >= beta {
-                        self.weight += self.table.hit_weight(pos) - 1;
-                        return alpha;
-                    }
-                }
-                ScoreBound::Lower(_) => {}
-            }
-        }
-        if beta > max {
-            beta = max;
-            if alpha >= beta {
-                if hit {
-                    self.weight += self.table.hit_weight(pos) - 1;
-                }
-                return beta;
-            }
-        }
-        // Each child probes the table first thing; start those cache misses now, so that
-        // they overlap with move ordering and with each other.
-        let mut rest = candidates;
-        while rest != B::ZERO {
-            self.table.prefetch(&pos.after(rest.lowest()));
-            rest &= rest - B::ONE;
-        }
+        let (mut alpha, beta, hint) = match self.narrowed(pos, alpha, beta) {
+            ControlFlow::Break(score) => return score,
+            ControlFlow::Continue(narrowed) => narrowed,
+        };
+        self.prefetch_children(pos, candidates);
         if let Some(score) = self.refuted_child(pos, candidates, beta) {
             return score;
         }
@@ -485,5 +439,78 @@ impl<A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search<'_,
         let nodes = self.weight - first + 1;
         self.table.put(pos, ScoreBound::Upper(alpha), hint, nodes);
         alpha
+    }
+
+    /// The window `[alpha, beta]` of `pos` (which has a move that does not lose at once, and
+    /// more than two empty squares) narrowed by what is known without searching it: the
+    /// earliest loss and win the stones left allow, claimeven's bound, the book and the
+    /// table. `Continue` with the narrowed window and the table's best move, if any, to try
+    /// first; `Break(score)` when that settles the node (a book or table hit is weighed as
+    /// the subtree it stands for).
+    #[inline(always)]
+    fn narrowed(
+        &mut self,
+        pos: &Position<W, H, B>,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> ControlFlow<i32, (i32, i32, Option<usize>)> {
+        let moves = pos.moves();
+        // The opponent cannot win with their next stone, so we lose at the earliest later.
+        let min = loss_later_min(W * H, moves);
+        if alpha < min {
+            alpha = min;
+            if alpha >= beta {
+                return ControlFlow::Break(alpha);
+            }
+        }
+        // We cannot win with this stone, so at best with the next one.
+        let mut max = win_later_max(W * H, moves);
+        if let Some(bound) = pos.claimeven_bound() {
+            max = max.min(bound);
+        }
+        if let Some(book) = self.book
+            && let Some(score) = book.get(pos)
+        {
+            return ControlFlow::Break(score);
+        }
+        let mut hint = None;
+        let mut hit = false;
+        if let Some((bound, best)) = self.table.get(pos) {
+            hint = best;
+            hit = true;
+            match bound {
+                ScoreBound::Upper(upper) => max = max.min(upper),
+                ScoreBound::Lower(lower) if alpha < lower => {
+                    alpha = lower;
+                    if alpha >= beta {
+                        self.weight += self.table.hit_weight(pos) - 1;
+                        return ControlFlow::Break(alpha);
+                    }
+                }
+                ScoreBound::Lower(_) => {}
+            }
+        }
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                if hit {
+                    self.weight += self.table.hit_weight(pos) - 1;
+                }
+                return ControlFlow::Break(beta);
+            }
+        }
+        ControlFlow::Continue((alpha, beta, hint))
+    }
+
+    /// Starts loading the table's buckets of the children of `pos` on `candidates`: each
+    /// child probes the table first thing, and these cache misses then overlap with move
+    /// ordering and with each other.
+    #[inline(always)]
+    fn prefetch_children(&self, pos: &Position<W, H, B>, candidates: B) {
+        let mut rest = candidates;
+        while rest != B::ZERO {
+            self.table.prefetch(&pos.after(rest.lowest()));
+            rest &= rest - B::ONE;
+        }
     }
 }

@@ -14,7 +14,7 @@
 
 use crate::book::Book;
 use crate::bounds::{BoundStore, BoundTable, TableError};
-use crate::parallel::{PARALLEL_AFTER, Plan, SPLIT_EMPTY};
+use crate::parallel::Plan;
 use crate::position::Bitboard;
 use crate::position::Position;
 use crate::score::{Strength, Window, column_scores, finish, win_now_score};
@@ -22,6 +22,8 @@ use crate::search::{HEARTBEAT_FIRST, Heartbeat, Progress, Search, Step};
 use std::ops::RangeInclusive;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
+
+pub use crate::parallel::{PARALLEL_AFTER, SPLIT_EMPTY};
 
 /// A solver for the board of `W` columns and `H` rows (7×6 unless said otherwise): a bound
 /// table (by default the exact [`BoundTable`]), an optional opening book, a node counter,
@@ -91,7 +93,7 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
 
     /// Solves with `threads` threads (at least 1) sharing the table, if the store can be
     /// shared ([`BoundStore::as_shared`]; the default [`BoundTable`] can). The scores are the
-    /// same whatever the number; see [`crate::parallel`] for how the threads work together.
+    /// same whatever the number (how the threads work together: `docs/connect4/design.md`).
     ///
     /// # Errors
     ///
@@ -115,18 +117,17 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
     }
 
     /// With several threads, nodes with at least `squares` empty squares may become split
-    /// points (default [`SPLIT_EMPTY`]; see [`crate::parallel`]): nearer the end of the game
-    /// a subtree is too small to be worth handing to another thread. Tests set it low to
-    /// make split points on small problems.
+    /// points (default [`SPLIT_EMPTY`]): nearer the end of the game a subtree is too small
+    /// to be worth handing to another thread. Tests set it low to make split points on small
+    /// problems.
     pub fn set_split_empty(&mut self, squares: u32) {
         self.split_empty = squares;
     }
 
     /// With several threads, every node searches `children` children alone, the eldest
     /// first, before it may become a split point, for measurements; `None` (the default)
-    /// keeps the rule that fits the team's size
-    /// ([`alone_before_split`](crate::parallel::alone_before_split), and one child at the top
-    /// of the tree, [`ALONE_ONCE_UP_TO_MOVES`](crate::parallel::ALONE_ONCE_UP_TO_MOVES)).
+    /// keeps the rule that fits the team's size (the more threads, the fewer children alone,
+    /// and one child alone near the top of the tree).
     /// A count of 0 counts as 1: the eldest child is always searched alone. Scores do not
     /// depend on it.
     pub fn set_alone(&mut self, children: Option<u32>) {

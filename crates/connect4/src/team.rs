@@ -26,7 +26,7 @@ use std::time::Duration;
 ///
 /// [`Solver::set_alone`](crate::solver::Solver::set_alone) replaces the rule by one count
 /// for every node, for measurements (`transpo-c4` takes it from `TRANSPO_C4_ALONE`).
-pub fn alone_before_split(threads: usize) -> u32 {
+pub(crate) fn alone_before_split(threads: usize) -> u32 {
     match threads {
         0..=2 => 2,
         3..=5 => 3,
@@ -36,14 +36,12 @@ pub fn alone_before_split(threads: usize) -> u32 {
 
 /// Nodes with at most this many stones on the board split after their eldest child alone,
 /// whatever the team's size ([`alone_before_split`] counts for the rest), unless
-/// [`Solver::set_alone`](crate::solver::Solver::set_alone) fixes one count for every node. The top of the tree
-/// is where a child's subtree is largest, so a thread idle beside one costs the most there.
-/// Measured on the 2-core machine, 2 threads, the empty 7×6 board, three runs each,
-/// interleaved (docs/connect4/parallel.md, 2026-11-27, fifth session): two children alone
-/// everywhere 16.1–17.0 s weak (278–286 M positions) and 21.7–23.4 s strong; one child
-/// alone up to 4 stones 13.5–15.9 s weak (244–247 M) and 19.2–22.5 s strong; 20 Begin-Hard
-/// lines alike (1.08–1.18 s a line against 1.08–1.10 s).
-pub const ALONE_ONCE_UP_TO_MOVES: u32 = 4;
+/// [`Solver::set_alone`](crate::solver::Solver::set_alone) fixes one count for every node.
+/// The top of the tree is where a child's subtree is largest, so a thread idle beside one
+/// costs the most there: on the empty 7×6 board, one child alone up to four stones searched
+/// fewer positions and took less time than two children alone everywhere, weak and strong,
+/// and Begin-Hard lines took as long (docs/connect4/parallel.md).
+pub(crate) const ALONE_ONCE_UP_TO_MOVES: u32 = 4;
 
 /// A node whose younger children are offered to the team: its eldest failed low.
 pub(crate) struct SplitPoint<const W: usize, const H: usize, B: Bitboard> {

@@ -89,7 +89,7 @@ fn begin_hard_first_20() {
 /// off and cancelled on every small problem).
 #[test]
 fn many_threads_on_a_tiny_table_score_exactly() {
-    for split_empty in [transpo_connect4::parallel::SPLIT_EMPTY, 0] {
+    for split_empty in [transpo_connect4::solver::SPLIT_EMPTY, 0] {
         for (file, limit) in [
             ("Test_L3_R1", 100),
             ("Test_L2_R1", 100),

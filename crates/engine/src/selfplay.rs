@@ -25,7 +25,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use transpo::{Scheme, Table};
+use transpo::{Table, scheme::Scheme};
 
 use crate::search::{
     ENGINE_SCHEME, Limits, MATE_BOUND, SearchConfig, SearchEntry, Searcher, engine_table,
@@ -645,9 +645,9 @@ mod tests {
         let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
         let play = || {
             let table = || {
-                Table::<transpo::ResearchEntry>::new(
+                Table::<transpo::entry::ResearchEntry>::new(
                     transpo::Size::Entries(1024),
-                    transpo::Config::default(),
+                    transpo::table::Config::default(),
                 )
                 .expect("a small table")
             };

@@ -3,7 +3,12 @@
 
 use std::time::Instant;
 
-use transpo::{Bound, ChessEntry, Config, ResearchEntry, Scheme, Size, Table};
+use transpo::{
+    Bound, ChessEntry, Size, Table,
+    entry::ResearchEntry,
+    scheme::Scheme,
+    table::{Config, Instrumented},
+};
 use transpo_chess::{Epd, Position, STARTPOS_FEN};
 use transpo_engine::search::{Limits, Profile, Score, SearchConfig, Searcher};
 

@@ -14,7 +14,7 @@
 
 use crate::failure::Failure;
 use std::{hint::black_box, time::Instant};
-use transpo::{Bound, ChessEntry, Table, key::mix};
+use transpo::{Bound, ChessEntry, Table, key::mix, table::Instrumented};
 
 /// Arguments of `tt-bench`.
 #[derive(clap::Args)]

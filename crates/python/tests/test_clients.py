@@ -53,6 +53,84 @@ def test_pettingzoo_observations_give_the_moves_positions(solver):
     assert by_obs.tolist() == by_moves.tolist()
 
 
+def plain_grid(moves):
+    """The 6x7 grid (row 0 the top; 1 the first player, 2 the second) after ``moves``
+    (0-based columns, or a move string from 1), built here without the package."""
+    if isinstance(moves, str):
+        moves = [int(c) - 1 for c in moves]
+    grid = [[0] * 7 for _ in range(6)]
+    heights = [0] * 7
+    for i, column in enumerate(moves):
+        heights[column] += 1
+        grid[6 - heights[column]][column] = 1 + i % 2
+    return grid
+
+
+def test_pettingzoo_both_agents_views_are_read_right_or_refused(solver):
+    """Both agents' views at every ply of 1,000 random games: with the agent named or the
+    dict's action mask, every position is read right; bare planes with as many stones each
+    (whose observer nobody can tell) are refused, never guessed; a game that is over is
+    refused."""
+    need("pettingzoo")
+    from pettingzoo.classic import connect_four_v3
+
+    env = connect_four_v3.env()
+    rng = random.Random(2)
+    wrong, silent, refused_wrongly, right, refused = [], [], [], 0, 0
+    planes, agents, truths = [], [], []
+    for game in range(1000):
+        env.reset(seed=game)
+        moves = []
+        while True:
+            over = any(env.terminations.values()) or any(env.truncations.values())
+            truth = None if over else plain_grid(moves)
+            for agent in ("player_0", "player_1"):
+                observation = env.observe(agent)
+                bare = observation["observation"]
+                equal = int(bare[..., 0].sum()) == int(bare[..., 1].sum())
+                calls = {
+                    "dict": lambda: from_pettingzoo(observation),
+                    "dict, agent": lambda: from_pettingzoo(observation, agent=agent),
+                    "planes, agent": lambda: from_pettingzoo(bare, agent=agent),
+                    "planes": lambda: from_pettingzoo(bare),
+                }
+                for how, call in calls.items():
+                    try:
+                        got = plain_grid(call())
+                    except ValueError:
+                        refused += 1
+                        if truth is not None and not (how == "planes" and equal):
+                            refused_wrongly.append((game, moves[:], agent, how))
+                        continue
+                    if truth is None or got != truth:
+                        wrong.append((game, moves[:], agent, how))
+                    elif how == "planes" and equal:
+                        silent.append((game, moves[:], agent, how))
+                    else:
+                        right += 1
+                if truth is not None:
+                    planes.append(bare)
+                    agents.append(agent)
+                    truths.append(moves[:])
+            if over:
+                break
+            legal = [c for c in range(7) if plain_grid(moves)[0][c] == 0]
+            column = rng.choice(legal)
+            env.step(column)
+            moves.append(column)
+    env.close()
+    print(f"PettingZoo views: {right} read right, {refused} refused, {len(wrong)} wrong, {len(silent)} guessed")
+    assert not wrong, f"{len(wrong)} wrong, e.g. {wrong[:3]}"
+    assert not silent, f"{len(silent)} guessed, e.g. {silent[:3]}"
+    assert not refused_wrongly, f"{len(refused_wrongly)} refused, e.g. {refused_wrongly[:3]}"
+    assert right > 100_000 and refused > 10_000, (right, refused)
+    # The same views as one array of planes with their agents: the positions' scores.
+    sample = random.Random(3).sample(range(len(planes)), 2000)
+    by_planes = solver.solve_many(np.array([planes[i] for i in sample]), agents=[agents[i] for i in sample])
+    by_moves = solver.solve_many([truths[i] for i in sample])
+    assert by_planes.tolist() == by_moves.tolist()
+
+
 def play_pettingzoo(solver, ours, seed):
     """A game of connect_four_v3: our agent (``ours``, "player_0" or "player_1") picks a best
     move, the other a random legal one. Our agent's final reward."""

@@ -137,7 +137,15 @@ def test_solve_many_reads_as_solve(board, batch):
         except ValueError as e:
             each.append(e)
     bad = [(i, e) for i, e in enumerate(each) if isinstance(e, ValueError)]
-    if bad:
+    width, height = map(int, board.split("x"))
+    looks_like_a_grid = len(batch) == height and all(
+        not isinstance(p, str) and len(p) == width and all(0 <= c <= 2 for c in p) for p in batch
+    )
+    if looks_like_a_grid and (bad or answers(lambda: to_moves(list(batch), board=board)) is not None):
+        # One grid, not a list of positions: said so, as a whole.
+        with pytest.raises(ValueError, match="solve_many got one grid"):
+            solver.solve_many(batch)
+    elif bad:
         i, e = bad[0]
         with pytest.raises(ValueError) as raised:
             solver.solve_many(batch)

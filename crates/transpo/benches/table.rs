@@ -10,7 +10,12 @@ use criterion::{
     measurement::WallTime,
 };
 use std::hint::black_box;
-use transpo::{Bound, ChessEntry, CompactEntry, Entry, Table, key::mix};
+use transpo::{
+    Bound, ChessEntry, Table,
+    entry::{CompactEntry, Entry},
+    key::mix,
+    table::Instrumented,
+};
 
 const SIZES_MIB: [u64; 4] = [1, 16, 256, 1024];
 /// Keys cycled through by each measurement (enough to defeat caches on big tables).

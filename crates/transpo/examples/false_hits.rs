@@ -11,7 +11,12 @@
 //! that the full-key layout has none and that the 16-bit one stays within three times the
 //! expected count (plus 20).
 
-use transpo::{Bound, ChessEntry, CompactEntry, DenseChessEntry, Entry, Table, key::SplitMix64};
+use transpo::{
+    Bound, ChessEntry, Table,
+    entry::{CompactEntry, DenseChessEntry, Entry},
+    key::SplitMix64,
+    table::Instrumented,
+};
 
 /// Fills a fresh `mib` MiB table with `load × entries` random keys and counts the hits of
 /// `probes` keys never stored. Returns (ways, false hits).

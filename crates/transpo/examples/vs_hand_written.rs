@@ -16,7 +16,7 @@
 
 use std::{hint::black_box, time::Instant};
 
-use transpo::{Bound, ChessEntry, Table, key::mix};
+use transpo::{Bound, ChessEntry, Table, key::mix, table::Instrumented};
 
 const ROUNDS: usize = 7;
 const OPS: u64 = 1 << 21;

@@ -4,8 +4,9 @@
 //! bits, so keys must be spread over all 64 bits. Zobrist keys already are. An exact position
 //! code (a Connect Four bitboard, a perfect hash of an endgame) is not, and must be mixed
 //! first — bijectively, so that distinct positions keep distinct keys, which is what makes
-//! [`crate::ExactEntry`] exact. [`mix`] is the 64-bit finalizer of SplitMix64 (Steele, Lea &
-//! Flood 2014), two xor-shift-multiply rounds; the tests invert it, which proves it bijective.
+//! [`ExactEntry`](crate::entry::ExactEntry) exact. [`mix`] is the 64-bit finalizer of
+//! SplitMix64 (Steele, Lea & Flood 2014), two xor-shift-multiply rounds; the tests invert it,
+//! which proves it bijective.
 //!
 //! [`SplitMix64`] is the whole generator, for reproducible pseudo-random keys and choices.
 

@@ -45,38 +45,29 @@
 //! twice. This crate is the table and nothing else: it knows no game. A game turns positions
 //! into keys; a search probes and stores. [`Table`] lists its verbs on one screen.
 //!
-//! One design serves three kinds of user:
+//! The root holds what an engine's search names: [`Table`] and its [`Size`], the entry
+//! [`ChessEntry`] with its [`Bound`] and [`PackedMove`], and [`Error`]. Everything else stays
+//! in its module: `persist::TableFile` for `Table::save` and `Table::load` (feature
+//! `persist`), [`table::Instrumented`] for a lab's counters and shape, the other entries in
+//! [`entry`], the schemes in [`scheme`]. One design serves three kinds of user:
 //! - **engines** with many search threads: [`ChessEntry`] (16 bytes, full-key lockless XOR
-//!   verification), [`DenseChessEntry`] (10 bytes, the same fields at Stockfish's density,
-//!   16-bit key check) or [`CompactEntry`] (8 bytes, 16-bit key check), in cache-line buckets,
-//!   shared through `&Table` with relaxed atomics and no locks; [`PackedMove`] packs a move,
-//!   [`score`] converts mate scores and turns a probe into a cut-off ([`ChessEntry::verdict`]),
-//!   [`Replace`] plugs in a replacement rule of one's own;
-//! - **solvers** that want as many entries per MiB as possible: [`SolverEntry`] (4 bytes);
-//! - **labs** that compare replacement schemes: exact entry counts, one- or two-level
-//!   buckets, full keys and subtree sizes in [`ResearchEntry`], and [`Stats`] counters.
+//!   verification), [`DenseChessEntry`](entry::DenseChessEntry) (10 bytes, the same fields at
+//!   Stockfish's density, 16-bit key check) or [`CompactEntry`](entry::CompactEntry) (8 bytes,
+//!   16-bit key check), in cache-line buckets, shared through `&Table` with relaxed atomics
+//!   and no locks; [`PackedMove`] packs a move, [`score`] converts mate scores and turns a
+//!   probe into a cut-off ([`ChessEntry::verdict`]);
+//! - **solvers** that want as many entries per MiB as possible: [`SolverEntry`](entry::SolverEntry)
+//!   (4 bytes), or exact ones: [`ExactEntry`](entry::ExactEntry);
+//! - **labs** that compare replacement schemes ([`scheme`]): exact entry counts, one- or
+//!   two-level buckets, full keys and subtree sizes in [`ResearchEntry`](entry::ResearchEntry),
+//!   a rule of one's own ([`scheme::Replace`]), and the table's counters, fill and shape
+//!   through the [`table::Instrumented`] trait, which a lab imports.
 //!
 //! The layers, from the bottom: [`cell`] (atomic words), the raw memory (allocation,
 //! alignment, huge pages; private), [`entry`] (packing), [`scheme`] (replacement policy,
-//! plain functions), [`Table`] (probe, store, new search, clear, resize, hashfull, prefetch),
-//! persistence (`Table::save`, `Table::load`, feature `persist`) and [`score`] (mate scores
-//! in the table, the node's verdict).
-//!
-//! ```
-//! use transpo::{Bound, Config, ResearchEntry, Scheme, Size, Table};
-//!
-//! // The paper's TWOBIG1 on exactly 8K entries, with time stamping and counters.
-//! let config = Config { scheme: Scheme::TwoBig1, stamping: true, counting: true, ..Config::default() };
-//! let table = Table::<ResearchEntry>::new(Size::Entries(8192), config)?;
-//! assert_eq!((table.shape().entries, table.shape().ways), (8192, 2));
-//! let entry = ResearchEntry { mv: 0, score: -12, depth: 3, bound: Bound::Upper, nodes: 517 };
-//! table.store(0xdead_beef_f00d_cafe, entry);
-//! assert_eq!(table.probe(0xdead_beef_f00d_cafe), Some(entry));
-//! assert_eq!(table.stats().hits, 1); // reading leaves the counters
-//! assert_eq!(table.take_stats().hits, 1);
-//! assert_eq!(table.take_stats().hits, 0); // taking the counters zeroes them
-//! # Ok::<(), transpo::Error>(())
-//! ```
+//! plain functions), [`table`] (probe, store, new search, clear, resize, hashfull, prefetch;
+//! the instruments), persistence (`Table::save`, `Table::load`, feature `persist`) and
+//! [`score`] (mate scores in the table, the node's verdict).
 
 #![deny(missing_docs)]
 
@@ -86,27 +77,21 @@ mod error;
 pub mod key;
 mod packed_move;
 #[cfg(feature = "persist")]
-mod persist;
+pub mod persist;
+mod plies;
 mod raw;
 pub mod scheme;
 pub mod score;
-mod stats;
-mod table;
+pub mod stats;
+pub mod table;
 
-pub use entry::{
-    Bound, ChessEntry, CompactEntry, DenseChessEntry, Depth, Entry, ExactEntry, ResearchEntry,
-    SolverEntry, WideExactEntry,
-};
+pub use entry::{Bound, ChessEntry};
 pub use error::Error;
 pub use packed_move::PackedMove;
-#[cfg(feature = "persist")]
-pub use persist::{FORMAT_VERSION, LoadFrom, SaveTo, TableFile};
-pub use scheme::{Replace, Scheme};
-pub use stats::{Stats, Usage};
-pub use table::{Buckets, Config, Count, MAX_WAYS, Shape, Size, Stored, Table};
+pub use table::{Size, Table};
 
 /// The program an engine author writes first, which must keep building with
-/// `default-features = false` (issue 48):
+/// `default-features = false`:
 ///
 /// ```
 /// use transpo::{ChessEntry, Table};
@@ -120,10 +105,15 @@ pub use table::{Buckets, Config, Count, MAX_WAYS, Shape, Size, Stored, Table};
 #[cfg(doctest)]
 struct FirstProgram;
 
-/// The code in the READMEs is compiled and run as doc tests, so it cannot rot.
+/// The code in the READMEs and the port guide is compiled and run as doc tests, so it
+/// cannot rot.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct CrateReadme;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/engine-authors.md")]
+struct PortGuide;
 
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

@@ -21,9 +21,9 @@
 //! Everything that gives the cells their meaning is in the header: the entry layout, the
 //! replacement scheme (a TWODEEP table keeps its deeper entry in the first slot of a bucket,
 //! a depth-and-age one anywhere), time stamping (which reads the generations) and the shape.
-//! A file only loads into a table that agrees on all of it; only [`crate::Config::counting`],
-//! which changes no cell, may differ. Version 1 files, which did not record the scheme, are
-//! rejected with a message saying so.
+//! A file only loads into a table that agrees on all of it; only
+//! [`Config::counting`](crate::table::Config::counting), which changes no cell, may differ.
+//! Version 1 files, which did not record the scheme, are rejected with a message saying so.
 //!
 //! Loading reads the header, checks it against the table (and, for a file, the file's length
 //! against the header), and only then allocates fresh memory for exactly the table's cells
@@ -32,7 +32,14 @@
 //! without bound. The new cells are swapped in only when everything checked out, so a
 //! truncated, corrupted or mismatched file leaves the table as it was.
 
-use crate::{Error, Table, cell::Cell, entry::Entry, raw::RawCells};
+use crate::{
+    cell::Cell,
+    entry::Entry,
+    error::Error,
+    raw::RawCells,
+    scheme::Scheme,
+    table::{Instrumented, Table},
+};
 use std::{
     fs::File,
     io::{BufReader, BufWriter, ErrorKind, Read, Write},
@@ -66,7 +73,7 @@ const CHUNK_CELLS: usize = 1 << 16;
 /// is not the one its header promises is rejected before its entries are read.
 ///
 /// ```no_run
-/// use transpo::{ChessEntry, Table, TableFile};
+/// use transpo::{ChessEntry, Table, persist::TableFile};
 ///
 /// let mut table = Table::<ChessEntry>::with_mib(16)?;
 /// table.save(TableFile("engine.tt"))?;
@@ -86,7 +93,7 @@ pub trait LoadFrom: sealed::LoadFrom {}
 
 /// The methods behind [`SaveTo`] and [`LoadFrom`], out of users' reach.
 mod sealed {
-    use crate::{Error, Table, entry::Entry};
+    use crate::{entry::Entry, error::Error, table::Table};
 
     pub trait SaveTo {
         /// Saves `table` here.
@@ -145,7 +152,7 @@ impl<E: Entry> Table<E> {
     /// links to) a FIFO, socket or device: renaming a table over `/dev/null` or a named pipe
     /// would replace it, so [`transpo_files::write_atomic`] refuses that and nothing is
     /// written. [`Error::Config`] when the table uses only part of its buckets
-    /// ([`Table::use_buckets`]).
+    /// ([`Instrumented::use_buckets`]).
     pub fn save(&self, to: impl SaveTo) -> Result<(), Error> {
         sealed::SaveTo::save(to, self)
     }
@@ -333,15 +340,11 @@ fn read_version<R: Read>(input: &mut ChecksumReader<R>) -> Result<(), Error> {
 
 /// Reads the replacement scheme's name: only the exact name the scheme prints (parsing
 /// alone would also take "DEEP ").
-fn read_scheme<R: Read>(input: &mut ChecksumReader<R>) -> Result<crate::Scheme, Error> {
+fn read_scheme<R: Read>(input: &mut ChecksumReader<R>) -> Result<Scheme, Error> {
     let scheme = input.text(MAX_SCHEME_BYTES, "scheme")?;
     std::str::from_utf8(&scheme)
         .ok()
-        .and_then(|name| {
-            name.parse()
-                .ok()
-                .filter(|s: &crate::Scheme| s.to_string() == name)
-        })
+        .and_then(|name| name.parse().ok().filter(|s: &Scheme| s.to_string() == name))
         .ok_or_else(|| {
             Error::Corrupt(format!(
                 "unknown replacement scheme {:?}",

@@ -10,7 +10,7 @@
 //! transparent huge pages, which saves a TLB miss on most probes of a large table. Elsewhere
 //! it comes from the global allocator. Either way, failure is an [`Error`], never an abort.
 
-use crate::{Error, cell::Cell};
+use crate::{cell::Cell, error::Error};
 use std::{marker::PhantomData, ptr::NonNull};
 
 /// Alignment of every table: one cache line.
@@ -214,6 +214,9 @@ mod tests {
             assert_eq!(Cell::load(&raw.cells()[len - 1], 0), 42);
             assert_eq!(raw.bytes(), len * 8);
         }
+        let wide = RawCells::<portable_atomic::AtomicU128>::zeroed(8).expect("128 bytes");
+        assert_eq!(wide.cells().as_ptr() as usize % CACHE_LINE, 0);
+        assert_eq!(CACHE_LINE % align_of::<portable_atomic::AtomicU128>(), 0);
     }
 
     #[test]

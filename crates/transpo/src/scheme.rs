@@ -209,10 +209,11 @@ impl Scheme {
 /// A replacement rule: where a newcomer goes in a bucket, given what each slot holds.
 ///
 /// Implement it (or pass a closure `Fn(&[Slot], &Candidate) -> Placement`) to store with
-/// your own rule through [`crate::Table::store_by`]. The built-in schemes are rules too:
-/// [`crate::Config`] implements `Replace` as its [`Scheme::place`] with its time stamping, and
-/// [`crate::Table::store`] is `store_by(key, entry, &config)` (with quicker paths for one-
-/// and two-slot buckets that a test checks against it).
+/// your own rule through [`Instrumented::store_by`](crate::table::Instrumented::store_by). The
+/// built-in schemes are rules too: [`Config`](crate::table::Config) implements `Replace` as its
+/// [`Scheme::place`] with its time stamping, and [`Table::store`](crate::Table::store) is
+/// `store_by(key, entry, &config)` (with quicker paths for one- and two-slot buckets that a
+/// test checks against it).
 ///
 /// The table calls `place` with the bucket's slots in order (each [`Slot`] says whether it is
 /// occupied, by the same position, how deep, how old) and carries the answer out. Rules 1
@@ -222,8 +223,9 @@ impl Scheme {
 /// [`Placement::PushFront`] in a one-slot bucket, is refused (the newcomer is dropped).
 ///
 /// ```
-/// use transpo::{Bound, ChessEntry, Stored, Table};
+/// use transpo::{Bound, ChessEntry, Table};
 /// use transpo::scheme::{Candidate, Placement, Slot};
+/// use transpo::table::{Instrumented, Stored};
 ///
 /// /// Never lets an exact entry go; otherwise replaces the shallowest slot.
 /// fn keep_exact(slots: &[Slot], new: &Candidate) -> Placement {

@@ -47,77 +47,32 @@
 //! # Ok::<(), transpo::Error>(())
 //! ```
 
-use crate::{ChessEntry, entry::Bound};
+use crate::{
+    entry::{Bound, ChessEntry},
+    plies::wide,
+};
 
-mod sealed {
-    pub trait Sealed {
-        /// The exact value (every primitive integer up to 64 bits fits an `i128`).
-        fn wide(self) -> i128;
-    }
-}
-
-/// An integer type a ply or depth may have: every primitive integer an engine uses for them.
-pub trait Plies: Copy + sealed::Sealed {
-    /// The value as an `i64` (a `u64` or `usize` beyond `i64::MAX` as `i64::MAX`).
-    fn plies(self) -> i64;
-}
-
-/// A score type: `i16`, `i32` or `i64`.
-pub trait Score: Plies + Ord {
-    /// `value` in this type, saturated at its ends.
-    fn saturate(value: i64) -> Self;
-}
-
-macro_rules! plies {
-    ($($t:ty),*) => {$(
-        impl sealed::Sealed for $t {
-            #[inline]
-            fn wide(self) -> i128 {
-                self as i128
-            }
-        }
-        impl Plies for $t {
-            #[inline]
-            fn plies(self) -> i64 {
-                // Exact for every type but `u64`/`usize` beyond `i64::MAX`, which saturate.
-                i64::try_from(self).unwrap_or(i64::MAX)
-            }
-        }
-    )*};
-}
-plies!(u8, u16, u32, u64, usize, i8, i16, i32, i64);
-
-macro_rules! score {
-    ($($t:ty),*) => {$(
-        impl Score for $t {
-            #[inline]
-            fn saturate(value: i64) -> Self {
-                value.clamp(<$t>::MIN as i64, <$t>::MAX as i64) as $t
-            }
-        }
-    )*};
-}
-score!(i16, i32, i64);
+pub use crate::plies::{Plies, Score};
 
 /// Converts a root-relative score found at `ply` into the node-relative score to store.
 /// Saturates at the ends of `S` (see the [module docs](self)).
 #[inline]
 pub fn to_table<S: Score>(score: S, ply: impl Plies, mate_threshold: S) -> S {
-    shift(score, ply.wide(), mate_threshold)
+    shift(score, wide(ply), mate_threshold)
 }
 
 /// Converts a node-relative stored score into a root-relative one at `ply`.
 /// Saturates at the ends of `S` (see the [module docs](self)).
 #[inline]
 pub fn from_table<S: Score>(stored: S, ply: impl Plies, mate_threshold: S) -> S {
-    shift(stored, -ply.wide(), mate_threshold)
+    shift(stored, -wide(ply), mate_threshold)
 }
 
 /// A mate score `s` moved `by` plies away from zero (a winning one up, a losing one down),
 /// saturating at the ends of `S`; other scores unchanged. In `i128`, where nothing overflows.
 #[inline]
 fn shift<S: Score>(score: S, by: i128, mate_threshold: S) -> S {
-    let (s, threshold) = (score.wide(), mate_threshold.wide());
+    let (s, threshold) = (wide(score), wide(mate_threshold));
     let moved = if s >= threshold {
         s + by
     } else if s <= -threshold {
@@ -195,7 +150,6 @@ impl ChessEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Bound;
 
     const MATE: i32 = 32000;
     const THRESHOLD: i32 = MATE - 256;
@@ -349,7 +303,7 @@ mod tests {
 
     #[test]
     fn the_audit_s_i64_cases_saturate() {
-        // Issue 60: each of these wrapped to the other end on a512688.
+        // Each of these once wrapped round to the other end of `i64`.
         assert_eq!(to_table(i64::MAX, 1i64, 1000i64), i64::MAX);
         assert_eq!(to_table(i64::MIN, 1u8, 1000), i64::MIN);
         assert_eq!(from_table(i64::MAX, -1i32, 1000), i64::MAX);

@@ -1,5 +1,6 @@
 //! Counters a lab or an engine's `stats` command reads: what the table was asked and what it
-//! did ([`Stats`]), and how full it is ([`Usage`]).
+//! did ([`Stats`]), and how full it is ([`Usage`]), through the table's
+//! [`Instrumented`](crate::table::Instrumented) trait.
 
 use std::{
     fmt,
@@ -42,7 +43,10 @@ impl Counters {
     }
 }
 
-/// A snapshot of a table's counters ([`crate::Table::stats`], [`crate::Table::take_stats`]).
+/// A snapshot of a table's counters ([`Instrumented::stats`], [`Instrumented::take_stats`]).
+///
+/// [`Instrumented::stats`]: crate::table::Instrumented::stats
+/// [`Instrumented::take_stats`]: crate::table::Instrumented::take_stats
 ///
 /// `Display` prints one line: `probes 10 hits 4 (40.0%) stores 7 overwrites 1 refused 2`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,7 +91,8 @@ impl fmt::Display for Stats {
     }
 }
 
-/// How full a table is, counted over every slot ([`crate::Table::usage`]).
+/// How full a table is, counted over every slot
+/// ([`Instrumented::usage`](crate::table::Instrumented::usage)).
 ///
 /// `Display` prints one line: `entries 1200 of 4096 in use (29.3%), 800 from this search`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,7 +102,7 @@ pub struct Usage {
     /// Slots holding an entry.
     pub used: u64,
     /// Slots holding an entry written in the current search (since the last
-    /// [`crate::Table::new_search`]; every used slot for entries without generation bits).
+    /// [`Table::new_search`](crate::Table::new_search); every used slot for entries without generation bits).
     pub current: u64,
 }
 

@@ -12,8 +12,14 @@
 
 use std::num::NonZeroU8;
 use transpo::{
-    Bound, ChessEntry, CompactEntry, Config, DenseChessEntry, Entry, ExactEntry, ResearchEntry,
-    Scheme, Size, SolverEntry, Table, WideExactEntry, key::mix,
+    Bound, ChessEntry, Size, Table,
+    entry::{
+        CompactEntry, DenseChessEntry, Entry, ExactEntry, ResearchEntry, SolverEntry,
+        WideExactEntry,
+    },
+    key::mix,
+    scheme::Scheme,
+    table::Config,
 };
 
 /// Threads and operations per thread: 4 × 300,000 unless the environment says otherwise

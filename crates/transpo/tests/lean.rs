@@ -1,4 +1,4 @@
-//! The program an engine author writes first (issue 48). It must build and run with and
+//! The program an engine author writes first. It must build and run with and
 //! without the default features: `cargo test -p transpo --no-default-features --test lean`.
 
 use transpo::{ChessEntry, Table};

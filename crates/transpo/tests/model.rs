@@ -6,7 +6,10 @@
 use proptest::prelude::*;
 use std::collections::HashMap;
 use transpo::{
-    Bound, ChessEntry, Config, DenseChessEntry, Entry, ResearchEntry, Scheme, Size, Stored, Table,
+    Bound, ChessEntry, Size, Table,
+    entry::{DenseChessEntry, Entry, ResearchEntry},
+    scheme::Scheme,
+    table::{Config, Stored},
 };
 
 /// One slot of the model: (key, entry, generation at store time), or empty.

@@ -2,8 +2,11 @@
 //! table left untouched.
 
 use transpo::{
-    Bound, ChessEntry, CompactEntry, Config, DenseChessEntry, Error, ResearchEntry, Scheme, Size,
-    Table, TableFile,
+    Bound, ChessEntry, Error, Size, Table,
+    entry::{CompactEntry, DenseChessEntry, ResearchEntry},
+    persist::TableFile,
+    scheme::Scheme,
+    table::{Config, Instrumented},
 };
 use transpo_testkit::scratch;
 
@@ -217,7 +220,7 @@ fn research_table(config: Config) -> Table<ResearchEntry> {
     table
 }
 
-fn saved<E: transpo::Entry>(table: &Table<E>) -> Vec<u8> {
+fn saved<E: transpo::entry::Entry>(table: &Table<E>) -> Vec<u8> {
     let mut file = Vec::new();
     table.save(&mut file).expect("save to memory");
     file
@@ -324,7 +327,7 @@ fn a_version_1_file_is_rejected_with_a_reason() {
         matches!(&err, Error::Mismatch(m) if m.contains("version 1") && m.contains("save the table again")),
         "{err}"
     );
-    assert_eq!(transpo::FORMAT_VERSION, 2);
+    assert_eq!(transpo::persist::FORMAT_VERSION, 2);
 }
 
 #[test]
@@ -452,9 +455,9 @@ fn entries(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
-/// Issue 29, item 1: saving to the file `x` (then `save_file("x")`) used to write `x.tmp`
-/// with `File::create`, which follows a link planted there (overwriting its target with table
-/// data, then renaming the link over `x`) and consumes a file of the user's under that name.
+/// Saving to the file `x` must not write a fixed `x.tmp` with `File::create`, which would
+/// follow a link planted there (overwriting its target with table data, then renaming the
+/// link over `x`) and consume a file of the user's under that name.
 #[cfg(unix)]
 #[test]
 fn saving_a_table_file_never_writes_through_a_planted_link_or_consumes_a_tmp_file() {
@@ -497,8 +500,8 @@ fn saving_a_table_file_never_writes_through_a_planted_link_or_consumes_a_tmp_fil
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
-/// Issue 29, item 1: a save that fails (the path a directory, or ending in `/`) used to leave
-/// a table-sized `PATH.tmp` (or `DIR/.tmp`) behind.
+/// A save that fails (the path a directory, or ending in `/`) leaves no table-sized
+/// temporary file behind.
 #[test]
 fn a_failed_save_to_a_directory_leaves_no_temporary_file() {
     let dir = scratch(SCRATCH, "dir");
@@ -516,9 +519,9 @@ fn a_failed_save_to_a_directory_leaves_no_temporary_file() {
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
-/// Issue 29, item 2: loading a FIFO used to block in `open` until a writer came. Now it is
-/// refused at once, naming what it is, and the table is untouched. Saving to a FIFO (or a
-/// device: `/dev/null`) used to rename the table over it; that is refused too.
+/// Loading a FIFO must not block in `open` until a writer comes: it is refused at once,
+/// naming what it is, and the table is untouched. Saving to a FIFO (or a device:
+/// `/dev/null`) would rename the table over it; that is refused too.
 #[cfg(unix)]
 #[test]
 fn a_fifo_is_neither_loaded_nor_replaced() {

@@ -80,8 +80,8 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
 }
 
 /// Positions a solver of `book` takes at a time: neighbours in the list's order, which share
-/// most of their subtrees. At 32, the last run of two solvers ends within a second of the
-/// other's on the 7×6 positions with 8 stones.
+/// most of their subtrees; few enough that the solvers' last runs end close together
+/// (docs/connect4/book.md, 2026-11-26, “the depth-8 book”).
 const BOOK_RUN: usize = 32;
 
 /// Where `book --out OUT` keeps its work: the directory `OUT.work`.

@@ -232,9 +232,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Round<W, H, B> {
     /// Why: positions that differ only in their last moves share most of their subtrees, so
     /// the shard that searches them together finds each shared position in its table; and a
     /// position asked again in a later round mostly finds its group, and its shard's table
-    /// file, where it was. Two shards searched 3.24 times one solve's positions on 6×6 with
-    /// every position dealt by its own hash, 2.93 times grouped (9×4 weak: 4.88, 3.92; the
-    /// crate README has every board).
+    /// file, where it was. Grouped, two shards searched fewer positions than with every
+    /// position dealt by its own hash (measured: docs/connect4/rounds.md, 2026-11-26,
+    /// “neighbours dealt together”).
     ///
     /// More shards than positions deal one position to each of the first shards, as many
     /// shards as positions would: the count is cut to the positions before it sizes

@@ -25,7 +25,7 @@
 //! is solved", Science 2007: a manager picks positions, many solvers prove them), with
 //! APHID's guessed leaves (Brockington and Schaeffer, 1997): the top tree is small and
 //! replayed in memory at each merge; the leaves' searches are the work. What it costs, and
-//! what else was tried, is in the crate README.
+//! what else was tried, is in docs/connect4/rounds.md.
 
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
@@ -195,9 +195,9 @@ pub(crate) fn trivial<const W: usize, const H: usize, B: Bitboard>(
 /// The root's scores a replay may guess the unknown leaves lead to (each leaf taken to score
 /// it, from the root's side), in the order they are preferred when they ask as many leaves:
 /// a draw first, most scores near the root being small. The plan asks for the leaves of the
-/// guess that asks the fewest: the one the known bounds already support best. (Guessing a
-/// draw alone explored 7 to 60 times one solve's positions on 6×6 and 9×4, where the second
-/// player wins; these three, 1.8 to 6 times.)
+/// guess that asks the fewest: the one the known bounds already support best. Guessing a
+/// draw alone cost many times more on boards the second player wins (measured:
+/// docs/connect4/rounds.md, 2026-11-26, “the plan, tried and not kept”).
 const GUESSES: [i32; 3] = [DRAW, -1, 1];
 
 /// One replay of the root's solve over the top tree.

@@ -22,9 +22,9 @@ pub struct Tree<const W: usize = 7, const H: usize = 6, B: Bitboard = u64> {
 }
 
 /// The most positions of a [`Tree`]: 2^23, about 8 million (every 7×6 position up to 12
-/// stones is about 4 million; a tree this big takes about 1 GiB and 10 s to walk, and its
-/// leaves days to solve). A depth past it is refused (`split --board 12x4 --depth 30` walked
-/// 67 million positions in 104 s and 9 GB before a larger limit stopped it).
+/// stones is about 4 million; a tree this big takes about 1 GiB to hold, and its leaves
+/// days to solve). A depth past it is refused rather than walked: on a narrow board a deep
+/// split (`split --board 12x4 --depth 30`) would fill gigabytes before it got anywhere.
 pub const MAX_TREE_POSITIONS: usize = 1 << 23;
 
 impl<const W: usize, const H: usize, B: Bitboard> Tree<W, H, B> {

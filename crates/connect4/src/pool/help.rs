@@ -14,14 +14,13 @@
 //! next solve.
 //!
 //! **Why.** A cluster's worker of T threads searches up to T jobs at once (lanes), but the
-//! jobs along the main line come one at a time: on 16 cores, 2 workers of 8 lanes searched
-//! only 55–60% of the time (docs/connect4/mpi.md, 2026-11-28, sixth session). A lane without
-//! a job speeds up the jobs that have one instead of waiting.
+//! jobs along the main line come one at a time, so a worker of lanes loses much of its time
+//! waiting (docs/connect4/mpi.md). A lane without a job speeds up the jobs that have one
+//! instead of waiting.
 //!
-//! **Measured, not kept** (the same runs, 16 cores, the empty 7×6 board): every helper
-//! attaching to the oldest solve was no faster with 4 and 8 lanes and slower with 16; teams
-//! splitting after one child whatever their size (the rule for the pool's 16 threads) made
-//! one worker of 16 lanes search 1.6–1.9× the positions and run 1.4–1.6× as long.
+//! **Measured, not kept** (docs/connect4/mpi.md): every helper attaching to the oldest solve
+//! was no faster, and slower with many lanes; teams splitting after one child whatever their
+//! size (the rule for the pool's sixteen threads) searched more positions and took longer.
 //!
 //! **Why the answers stay exact.** As in a parallel solve: every bound stored comes from a
 //! search that finished; a split point decided, or a solve stopped, stops every thread below

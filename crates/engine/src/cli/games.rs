@@ -111,7 +111,7 @@ pub struct SelfplayArgs {
     pub verbose: bool,
     /// B's table replacement scheme, if not the engine's (keep-deep-8), e.g. depth-age-8.
     #[arg(long)]
-    pub b_scheme: Option<transpo::Scheme>,
+    pub b_scheme: Option<transpo::scheme::Scheme>,
 }
 
 impl SelfplayArgs {

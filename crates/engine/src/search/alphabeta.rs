@@ -15,7 +15,7 @@ use super::entry::SearchEntry;
 use super::node::{Node, Searched, StaticEval};
 use super::ordering::{Continuation, MAX_PLY, is_capture, is_quiet, piece_square};
 use super::score::{INFINITY, MATE, MATE_BOUND};
-use super::tt::NodeResult;
+use super::tt::{NodeResult, Probe, prefetch_child};
 use super::worker::Worker;
 
 /// Filler for the unused part of a move array.
@@ -24,6 +24,44 @@ const NO_MOVE: Move = Move {
     to: cozy_chess::Square::A1,
     promotion: None,
 };
+
+/// Where a node's moves come from: `first` (the previous PV move, else the table move),
+/// tried before any move is generated, then the generated list.
+struct Picker {
+    pv_move: Option<Move>,
+    tt_move: Option<Move>,
+    first: Option<Move>,
+    /// `first`, until it is tried.
+    pending: Option<Move>,
+    /// The move list was generated (so `first` was tried).
+    generated: bool,
+}
+
+impl Picker {
+    fn new(pv_move: Option<Move>, tt_move: Option<Move>) -> Self {
+        let first = pv_move.or(tt_move);
+        Picker {
+            pv_move,
+            tt_move,
+            first,
+            pending: first,
+            generated: false,
+        }
+    }
+}
+
+/// A move of a node's loop that was not skipped, about to be searched.
+struct Candidate {
+    mv: Move,
+    /// Neither a capture nor a promotion.
+    quiet: bool,
+    /// Plies the move is extended by, −1 to 2 (see [`Worker::singular_extension`]).
+    extension: i32,
+    /// Plies of reduction its ordering knowledge saves (see [`Worker::known`]).
+    known: i32,
+    /// The move continues the previous iteration's principal variation.
+    on_pv: bool,
+}
 
 /// The moves a node searched without a cut-off, for the histories' maluses: the first 32
 /// quiet moves and the first 16 captures.
@@ -86,16 +124,8 @@ impl<E: SearchEntry> Worker<'_, E> {
         if depth <= 0 {
             return self.quiesce(alpha, beta, ply, 0, None);
         }
-        self.nodes += 1;
         let subtree_start = self.subtree;
-        self.subtree += 1;
-        self.pv_len[ply] = ply;
-        if self.check_stop() {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply);
-        let root = ply == 0;
-        if !root && let Some(score) = self.draw_or_horizon(ply, in_check) {
+        if let Some(score) = self.enter_node(ply, in_check) {
             return score;
         }
         // Set when this is the singular-extension search of a node (the same position
@@ -105,7 +135,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         // The table, before any move is generated.
         let key = self.pos.key();
         let probe = self.probe(self.table, key);
-        if !root
+        if ply > 0
             && excluded.is_none()
             && let Some(score) = self.table_cutoff(&probe, depth, ply, (alpha, beta))
         {
@@ -122,14 +152,7 @@ impl<E: SearchEntry> Worker<'_, E> {
             };
 
         // The move loop: previous PV move or table move first, then the generated moves.
-        let pv_move = if on_pv {
-            self.prev_pv
-                .get(ply)
-                .copied()
-                .filter(|&mv| self.pos.is_legal(mv))
-        } else {
-            None
-        };
+        let pv_move = self.pv_move(on_pv, ply);
         let depth =
             self.internally_reduced(depth, in_check, probe.mv.is_some() || pv_move.is_some());
         let pv_node = beta - alpha > 1;
@@ -146,11 +169,7 @@ impl<E: SearchEntry> Worker<'_, E> {
             improving: eval.improving,
             lmp_limit: self.late_move_limit(depth, pv_node, in_check, eval.improving),
             previous,
-            counter: if self.features.counter_moves {
-                self.heuristics.counter(previous)
-            } else {
-                None
-            },
+            counter: self.counter_of(previous),
             singular: self.singular_candidate(&probe, depth, ply),
             excluded,
             continuation: self.continuation(ply),
@@ -160,8 +179,73 @@ impl<E: SearchEntry> Worker<'_, E> {
         let Some(searched) = self.search_moves(&node, alpha, pv_move, probe.mv) else {
             return 0;
         };
+        self.conclude(&node, alpha, &probe, &eval, &searched, subtree_start)
+    }
+
+    /// Counts a main-search node at `ply` on entering it (in the node count, its subtree
+    /// and the selective depth), and gives its score when it ends at once: 0 when the
+    /// search must stop, else below the root what [`Worker::draw_or_horizon`] says.
+    #[inline(always)]
+    fn enter_node(&mut self, ply: usize, in_check: bool) -> Option<i32> {
+        self.nodes += 1;
+        self.subtree += 1;
+        self.pv_len[ply] = ply;
+        if self.check_stop() {
+            return Some(0);
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if ply == 0 {
+            return None;
+        }
+        self.draw_or_horizon(ply, in_check)
+    }
+
+    /// The previous iteration's move at `ply` when the path so far is its principal
+    /// variation (`on_pv`) and the move is legal here.
+    #[inline(always)]
+    fn pv_move(&self, on_pv: bool, ply: usize) -> Option<Move> {
+        if on_pv {
+            self.prev_pv
+                .get(ply)
+                .copied()
+                .filter(|&mv| self.pos.is_legal(mv))
+        } else {
+            None
+        }
+    }
+
+    /// The counter move of `previous`, the move that led here (none without
+    /// `counter_moves`).
+    #[inline(always)]
+    fn counter_of(&self, previous: Option<Move>) -> Option<Move> {
+        if self.features.counter_moves {
+            self.heuristics.counter(previous)
+        } else {
+            None
+        }
+    }
+
+    /// The score of `node`, searched with `alpha` as it came in, once its move loop found
+    /// `searched`: mate or stalemate without a legal move, else the best score (alpha
+    /// when no move was searched). Outside a singular-extension search the result also
+    /// moves the correction history and goes to the table, with the nodes counted since
+    /// `subtree_start` as its subtree.
+    #[inline(always)]
+    fn conclude(
+        &mut self,
+        node: &Node,
+        alpha: i32,
+        probe: &Probe,
+        eval: &StaticEval,
+        searched: &Searched,
+        subtree_start: u64,
+    ) -> i32 {
         if searched.legal == 0 {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+            return if node.in_check {
+                -MATE + node.ply as i32
+            } else {
+                0
+            };
         }
         // With no move searched, alpha is still the window's.
         let best = if searched.searched == 0 {
@@ -169,18 +253,19 @@ impl<E: SearchEntry> Worker<'_, E> {
         } else {
             searched.best
         };
-        if excluded.is_none() {
-            self.learn_correction(&eval, &searched, best, window, depth);
+        if node.excluded.is_none() {
+            let window = (alpha, node.beta);
+            self.learn_correction(eval, searched, best, window, node.depth);
             let result = NodeResult {
                 best,
                 window,
                 best_move: searched.best_move,
                 move_if_upper: probe.mv,
                 eval: eval.raw,
-                depth,
+                depth: node.depth,
                 nodes: self.subtree - subtree_start,
             };
-            self.store_result(self.table, key, probe.entry, ply, result);
+            self.store_result(self.table, node.key, probe.entry, node.ply, result);
         }
         best
     }
@@ -256,9 +341,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         tt_move: Option<Move>,
     ) -> Option<Searched> {
         let ply = node.ply;
-        let first = pv_move.or(tt_move);
-        let mut pending = first;
-        let mut generated = false;
+        let mut picker = Picker::new(pv_move, tt_move);
         let mut found = Searched {
             best: -INFINITY,
             best_move: None,
@@ -266,79 +349,37 @@ impl<E: SearchEntry> Worker<'_, E> {
             searched: 0,
         };
         let mut tried = Tried::new();
-        loop {
-            let mv = match pending.take() {
-                Some(mv) => mv,
-                None => {
-                    if !generated {
-                        generated = true;
-                        self.lists[ply].fill_all(
-                            self.pos.board(),
-                            &self.heuristics,
-                            ply,
-                            pv_move,
-                            tt_move,
-                            first,
-                            self.features.bad_captures_last,
-                            (node.counter, node.continuation),
-                        );
-                    }
-                    match self.lists[ply].pick() {
-                        Some(mv) => mv,
-                        None => break,
-                    }
-                }
-            };
+        while let Some(mv) = self.next_move(node, &mut picker) {
             found.legal += 1;
             if Some(mv) == node.excluded || ply == 0 && !self.shared().searches_at_root(mv) {
                 continue;
             }
-            // The table's move, tried before any move is generated (the test searches this
-            // same ply: it must not overwrite a move list in use).
-            let extension = match node.singular {
-                Some(tt_score) if !generated && Some(mv) == tt_move => {
-                    match self.singular_extension(node, mv, tt_score)? {
-                        ControlFlow::Continue(plies) => plies,
-                        ControlFlow::Break(score) => {
-                            return Some(Searched {
-                                best: score,
-                                best_move: Some(mv),
-                                legal: found.legal,
-                                searched: 1,
-                            });
-                        }
-                    }
+            let extension = match self.extension(node, mv, &picker)? {
+                ControlFlow::Continue(plies) => plies,
+                ControlFlow::Break(score) => {
+                    return Some(Searched {
+                        best: score,
+                        best_move: Some(mv),
+                        legal: found.legal,
+                        searched: 1,
+                    });
                 }
-                _ => 0,
             };
             let board = self.pos.board();
-            if let Some(table) = self.table {
-                table.prefetch(transpo_chess::zobrist::predict_after_move(
-                    node.key, board, mv,
-                ));
-            }
+            prefetch_child(self.table, node.key, board, mv);
             let quiet = is_quiet(board, mv);
             let learned = self.learned(board, mv, quiet, node.continuation);
             if self.skips(node, mv, quiet, learned, &found) {
                 continue;
             }
-            let known = self.known(mv, quiet, learned, node);
-            self.moved[ply] = piece_square(self.pos.board(), mv);
-            self.pos.play_unchecked(mv);
-            let reducible = quiet && !self.pos.is_check();
-            let child_on_pv = node.on_pv && Some(mv) == pv_move;
-            self.doubles[ply + 1] = self.doubles[ply] + u8::from(extension == 2);
-            self.played[ply] = Some(mv);
-            let child = Node {
-                depth: node.depth + extension,
-                ..*node
+            let candidate = Candidate {
+                mv,
+                quiet,
+                extension,
+                known: self.known(mv, quiet, learned, node),
+                on_pv: node.on_pv && Some(mv) == pv_move,
             };
-            let score =
-                self.search_child(&child, alpha, found.searched, reducible, child_on_pv, known);
-            self.pos.undo();
-            if self.stopped {
-                return None;
-            }
+            let score = self.search_move(node, &candidate, alpha, found.searched)?;
             found.searched += 1;
             if score > found.best {
                 found.best = score;
@@ -357,6 +398,84 @@ impl<E: SearchEntry> Worker<'_, E> {
             tried.record(mv, quiet, capture);
         }
         Some(found)
+    }
+
+    /// The next move of `node`'s loop: the move `picker` holds to try first, then (generated
+    /// once that was tried) the node's move list in order. `None` when none is left.
+    #[inline(always)]
+    fn next_move(&mut self, node: &Node, picker: &mut Picker) -> Option<Move> {
+        if let Some(mv) = picker.pending.take() {
+            return Some(mv);
+        }
+        let ply = node.ply;
+        if !picker.generated {
+            picker.generated = true;
+            self.lists[ply].fill_all(
+                self.pos.board(),
+                &self.heuristics,
+                ply,
+                picker.pv_move,
+                picker.tt_move,
+                picker.first,
+                self.features.bad_captures_last,
+                (node.counter, node.continuation),
+            );
+        }
+        self.lists[ply].pick()
+    }
+
+    /// The extension of `mv` at `node` (not played yet) as [`Worker::singular_extension`]
+    /// gives it: only the table's move of a singular candidate is tested, and only before
+    /// any move is generated (the test searches this same ply: it must not overwrite a move
+    /// list in use); every other move is searched at the node's depth.
+    #[inline(always)]
+    fn extension(
+        &mut self,
+        node: &Node,
+        mv: Move,
+        picker: &Picker,
+    ) -> Option<ControlFlow<i32, i32>> {
+        match node.singular {
+            Some(tt_score) if !picker.generated && Some(mv) == picker.tt_move => {
+                self.singular_extension(node, mv, tt_score)
+            }
+            _ => Some(ControlFlow::Continue(0)),
+        }
+    }
+
+    /// Plays the `searched`-th move of `node` (from 0), searches it with `alpha` as
+    /// [`Worker::search_child`] says and takes it back. `None` if the search was stopped.
+    #[inline(always)]
+    fn search_move(
+        &mut self,
+        node: &Node,
+        candidate: &Candidate,
+        alpha: i32,
+        searched: usize,
+    ) -> Option<i32> {
+        let (ply, mv) = (node.ply, candidate.mv);
+        self.moved[ply] = piece_square(self.pos.board(), mv);
+        self.pos.play_unchecked(mv);
+        let reducible = candidate.quiet && !self.pos.is_check();
+        self.doubles[ply + 1] = self.doubles[ply] + u8::from(candidate.extension == 2);
+        self.played[ply] = Some(mv);
+        let child = Node {
+            depth: node.depth + candidate.extension,
+            ..*node
+        };
+        let score = self.search_child(
+            &child,
+            alpha,
+            searched,
+            reducible,
+            candidate.on_pv,
+            candidate.known,
+        );
+        self.pos.undo();
+        if self.stopped {
+            return None;
+        }
+        Some(score)
     }
 
     /// Rewards the move `mv` that caused a cut-off at `node`, `tried` the moves searched

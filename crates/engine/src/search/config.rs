@@ -18,9 +18,9 @@ impl Profile {
     /// The replacement scheme of the profile's tables: the `paper` profile's is the lab's
     /// baseline, DEPTH-AGE with `k = 8` (its node counts stay as they were); the `full`
     /// profile's keeps deeper entries of the same position ([`super::ENGINE_SCHEME`]).
-    pub const fn scheme(self) -> transpo::Scheme {
+    pub const fn scheme(self) -> transpo::scheme::Scheme {
         match self {
-            Profile::Paper => transpo::Scheme::DepthAge { k: 8 },
+            Profile::Paper => transpo::scheme::Scheme::DepthAge { k: 8 },
             Profile::Full => super::ENGINE_SCHEME,
         }
     }
@@ -87,7 +87,7 @@ pub struct Features {
     /// it replaces. Applies only to the modern schemes (`depth-age-*`, `keep-deep-*`,
     /// `priority`): the 1994 schemes store what the paper stores. (Whether a deeper entry of
     /// the same position is replaced at all is the scheme's rule: see
-    /// [`transpo::Scheme::KeepDeep`].)
+    /// [`transpo::scheme::Scheme::KeepDeep`].)
     pub keep_move: bool,
     /// History with gravity: a cut-off's quiet move gains, the quiet moves tried before it
     /// lose, and scores fade towards a bound instead of saturating (else only gains, capped).

@@ -5,7 +5,10 @@
 //! trait. [`TtData`] holds every field any layout might keep; a layout drops what it has no
 //! room for (the research entry has no static eval, the chess entry no node count).
 
-use transpo::{Bound, ChessEntry, Entry, ResearchEntry};
+use transpo::{
+    Bound, ChessEntry,
+    entry::{Entry, ResearchEntry},
+};
 
 use super::score::MATE_BOUND;
 

@@ -90,11 +90,12 @@ impl Limits {
 
     /// [`Limits::time_budget`] that never plans on the last `reserve` of the clock (nor on
     /// its last [`RESERVE_OVERHEADS`] × `overhead`, when that is more): the time a stalled
-    /// machine may charge beyond a move's hard limit (issue 60). Neither limit ever comes
-    /// out of the reserve, so a move charged its hard limit plus less than the reserve
-    /// leaves time on the clock; once the clock is down to the reserve a move gets the
-    /// 1 ms floor and the increment refills the clock. The overhead also comes out of every
-    /// increment. A `movetime` is the time to spend less the overhead, reserve or not.
+    /// machine may charge beyond a move's hard limit (`docs/engine/robustness.md`).
+    /// Neither limit ever comes out of the reserve, so a move charged its hard limit plus
+    /// less than the reserve leaves time on the clock; once the clock is down to the reserve
+    /// a move gets the 1 ms floor and the increment refills the clock. The overhead also
+    /// comes out of every increment. A `movetime` is the time to spend less the overhead,
+    /// reserve or not.
     pub fn time_budget_keeping(
         &self,
         white: bool,
@@ -117,9 +118,8 @@ impl Limits {
         // A clock given only for the other side stands for ours too (see the module docs);
         // an increment without a time means no time banked.
         let time = own.0.or(other.0).unwrap_or_default();
-        // Every move pays the overhead again, out of its increment (issue 60: with a 50 ms
-        // increment and 30–60 ms lost per move on a busy machine, planning on the whole
-        // increment drained the clock to a forfeit).
+        // Every move pays the overhead again, out of its increment: on a busy machine,
+        // planning on the whole increment drains the clock to a forfeit.
         let inc = own
             .1
             .or(other.1)
@@ -150,8 +150,8 @@ pub const RESERVE_OVERHEADS: u32 = 2;
 
 /// A search thread's clock: when it started and the longest wall-clock gap seen between
 /// two of its consecutive clock checks, the time the thread went without running while
-/// the machine was busy (issue 60: 40 ms at the median, up to 170 ms, beside twelve CPU
-/// hogs on two cores). A check stops the search when the limit would pass before the next
+/// the machine was busy (beside CPU hogs, tens of milliseconds and more:
+/// `docs/engine/robustness.md`). A check stops the search when the limit would pass before the next
 /// check, were it as late as the longest gap seen: a starved thread stops early instead of
 /// a stall late.
 #[derive(Clone, Copy, Debug)]
@@ -245,7 +245,7 @@ impl Control {
 mod tests {
     use super::*;
 
-    /// Issue 60: the clock runs from `clock_start` (the `go` line's arrival), so a search
+    /// The clock runs from `clock_start` (the `go` line's arrival), so a search
     /// whose thread started late has only what is left of its time.
     #[test]
     fn the_clock_runs_from_clock_start() {
@@ -278,7 +278,7 @@ mod tests {
         };
         let b = limits.time_budget(true, ms(10)).unwrap();
         assert!(b.soft < b.hard && b.hard < ms(30_000), "{b:?}");
-        // Issue 14: White's clock only, Black to move: bounded as if Black had the same.
+        // White's clock only, Black to move: bounded as if Black had the same.
         let black = limits.time_budget(false, ms(10)).unwrap();
         assert_eq!(black, b);
         let inc_only = Limits {
@@ -287,7 +287,7 @@ mod tests {
         };
         let b = inc_only.time_budget(true, ms(10)).unwrap();
         assert!(b.hard <= ms(100), "{b:?}");
-        // Issue 60: the overhead comes out of every increment, not once from the clock.
+        // The overhead comes out of every increment, not once from the clock.
         let late = Limits {
             wtime: Some(ms(300)),
             winc: Some(ms(50)),
@@ -295,7 +295,7 @@ mod tests {
         };
         let quiet = late.time_budget(true, ms(10)).unwrap();
         let busy = late.time_budget(true, ms(50)).unwrap();
-        // The clock keeps two overheads (second session): 20 ms, then 100.
+        // The clock keeps two overheads: 20 ms, then 100.
         assert_eq!(quiet.soft, (ms(280) / 30 + ms(40) * 3 / 4) * 3 / 5);
         assert_eq!(
             busy.soft,
@@ -314,11 +314,10 @@ mod tests {
         assert_eq!((fixed.soft, fixed.hard), (ms(90), ms(90)));
     }
 
-    /// Issue 60, second session: a move's hard limit, plus the overhead it will be charged
-    /// beyond it and a margin as large again, must fit in the clock (the increment comes
-    /// only after the move): a512688 and d4e0cd6 planned on 60% of the clock less one
-    /// overhead, so at 100 ms with 40 ms charged per move the hard limit was 36 ms and a
-    /// move charged 76 ms or more of 100 lost on time.
+    /// A move's hard limit, plus the overhead it will be charged beyond it and a margin as
+    /// large again, must fit in the clock (the increment comes only after the move). A budget
+    /// of 60% of the clock less one overhead does not: at 100 ms with 40 ms charged per move
+    /// its hard limit is 36 ms, and a move charged 76 ms or more loses on time.
     #[test]
     fn the_hard_limit_leaves_the_reserve_on_the_clock() {
         let ms = Duration::from_millis;
@@ -354,8 +353,8 @@ mod tests {
             }
         }
         assert!(checked > 100_000, "{checked}");
-        // The closest call of the second session's first run (clock 70.2 ms, overhead 31,
-        // hard limit 23.4 ms, charged 59.4): now 4.8 ms.
+        // A close call from a loaded game (clock 70.2 ms, overhead 31 ms, and 59.4 ms
+        // charged beyond the engine's time): the hard limit leaves that charge room.
         let closest = Limits {
             wtime: Some(Duration::from_micros(70_200)),
             winc: Some(ms(50)),
@@ -384,10 +383,10 @@ mod tests {
         assert_eq!((b.soft, b.hard), (ms(1), ms(1)));
     }
 
-    /// Issue 60, second session: clock checks came 40 ms apart at the median (170 ms at
-    /// most) on a thread starved by twelve CPU hogs, and a search that checked 5 ms before
-    /// its hard limit ended up to a gap past it. With the longest gap seen counted, it stops
-    /// at the check before.
+    /// A thread starved by CPU hogs checks its clock tens of milliseconds apart
+    /// (`docs/engine/robustness.md`), so a search that checked just before its hard limit
+    /// could end a whole gap past it. With the longest gap seen counted, it stops at the
+    /// check before.
     #[test]
     fn a_starved_search_stops_a_gap_early() {
         let ms = Duration::from_millis;

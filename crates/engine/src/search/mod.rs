@@ -48,7 +48,7 @@ mod worker;
 
 use std::sync::Arc;
 
-use transpo::{ChessEntry, Config, Scheme, Size, Table};
+use transpo::{ChessEntry, Size, Table, scheme::Scheme, table::Config};
 
 /// The replacement scheme of the engine's tables (`full` profile): DEPTH-AGE that keeps a
 /// deeper entry of the same position from this search (see [`Scheme::KeepDeep`]).

@@ -9,7 +9,7 @@ use cozy_chess::{Move, Square};
 use super::entry::SearchEntry;
 use super::ordering::MAX_PLY;
 use super::score::{INFINITY, MATE};
-use super::tt::{NodeResult, table_cut};
+use super::tt::{NodeResult, prefetch_child, table_cut};
 use super::worker::Worker;
 
 /// Values for delta pruning in quiescence, pawn … king.
@@ -26,18 +26,8 @@ impl<E: SearchEntry> Worker<'_, E> {
         qply: u32,
         last_to: Option<Square>,
     ) -> i32 {
-        self.nodes += 1;
-        self.qnodes += 1;
-        if self.quiescence_in_subtree {
-            self.subtree += 1;
-        }
-        self.pv_len[ply] = ply;
-        if self.check_stop() {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply);
-        if ply >= MAX_PLY - 1 {
-            return self.evaluate();
+        if let Some(score) = self.enter_quiescence(ply) {
+            return score;
         }
         let in_check = self.pos.is_check();
         let old_alpha = alpha;
@@ -49,18 +39,16 @@ impl<E: SearchEntry> Worker<'_, E> {
         };
         // Stand pat before the probe: the evaluation runs while the bucket (prefetched by
         // the parent) arrives, and a stand-pat cut-off needs no probe at all.
-        let mut best = -INFINITY;
-        let mut stand = 0;
-        let mut raw_eval = None;
-        if !in_check {
+        let (stand, raw_eval) = if in_check {
+            (0, None)
+        } else {
             let raw = self.evaluate();
-            raw_eval = Some(raw);
-            stand = self.corrected(raw);
-            if stand >= beta {
-                return stand;
-            }
-            best = stand;
+            (self.corrected(raw), Some(raw))
+        };
+        if !in_check && stand >= beta {
+            return stand;
         }
+        let mut best = if in_check { -INFINITY } else { stand };
         let probe = self.probe(probing, key);
         // Quiescence has depth 0: any entry is deep enough.
         if let Some(d) = probe.entry
@@ -80,13 +68,7 @@ impl<E: SearchEntry> Worker<'_, E> {
         while let Some(mv) = self.lists[ply].pick() {
             // Start loading the child's bucket now, so the pruning tests below and playing
             // the move overlap the memory access.
-            if let Some(table) = probing {
-                table.prefetch(transpo_chess::zobrist::predict_after_move(
-                    key,
-                    self.pos.board(),
-                    mv,
-                ));
-            }
+            prefetch_child(probing, key, self.pos.board(), mv);
             if !in_check && self.pruned_in_quiescence(mv, qply, last_to, stand, alpha) {
                 continue;
             }
@@ -119,6 +101,28 @@ impl<E: SearchEntry> Worker<'_, E> {
         };
         self.store_result(probing, key, probe.entry, ply, result);
         best
+    }
+
+    /// Counts a quiescence node at `ply` on entering it (in the node counts, in its subtree
+    /// when `quiescence_in_subtree` says so, and in the selective depth), and gives its
+    /// score when it ends at once: 0 when the search must stop, the evaluation at the ply
+    /// limit.
+    #[inline(always)]
+    fn enter_quiescence(&mut self, ply: usize) -> Option<i32> {
+        self.nodes += 1;
+        self.qnodes += 1;
+        if self.quiescence_in_subtree {
+            self.subtree += 1;
+        }
+        self.pv_len[ply] = ply;
+        if self.check_stop() {
+            return Some(0);
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if ply >= MAX_PLY - 1 {
+            return Some(self.evaluate());
+        }
+        None
     }
 
     /// Whether quiescence skips `mv` (not in check; `stand` is the stand-pat score): beyond

@@ -282,51 +282,9 @@ fn iterate<E: SearchEntry>(
         if depth < max_depth && depth > 1 && skips(id, depth) {
             continue;
         }
-        let d = depth as i32;
-        let narrow = worker.features.narrow_aspiration;
-        // The paper's aspiration: ±1 pawn around the previous score; on a fail low search
-        // (-inf, score], on a fail high [score, +inf); should that fail too, the full window.
-        // Narrow aspiration: ±`delta`, widened on the failing side by `delta`, which grows
-        // by half at each failure, until the score is inside.
-        let mut delta = if narrow { 25 } else { 100 };
-        let mut window = match &best {
-            Some(prev) if depth >= 2 && prev.score.abs() < MATE_BOUND => {
-                (prev.score - delta, prev.score + delta)
-            }
-            _ => (-INFINITY, INFINITY),
+        let Some(score) = aspirate(worker, depth, best.as_ref()) else {
+            break;
         };
-        let mut retries = 0;
-        let score = loop {
-            let (alpha, beta) = window;
-            let score = worker.negamax(d, 0, alpha, beta, true, true);
-            if worker.stopped {
-                break None;
-            }
-            let failed_low = score <= alpha && alpha > -INFINITY;
-            let failed_high = score >= beta && beta < INFINITY;
-            if !failed_low && !failed_high {
-                break Some(score);
-            }
-            retries += 1;
-            window = if narrow {
-                delta += delta / 2;
-                let open = delta > 1_000;
-                if failed_low {
-                    let alpha = if open { -INFINITY } else { score - delta };
-                    (alpha.max(-INFINITY), beta)
-                } else {
-                    let beta = if open { INFINITY } else { score + delta };
-                    (alpha, beta.min(INFINITY))
-                }
-            } else {
-                match (retries, failed_low) {
-                    (1, true) => (-INFINITY, score + 1),
-                    (1, false) => (score - 1, INFINITY),
-                    _ => (-INFINITY, INFINITY),
-                }
-            };
-        };
-        let Some(score) = score else { break };
         let pv = worker.root_pv();
         // A `movetime` is the time to spend, all of it: the stability only moves a clock's
         // soft limit.
@@ -343,40 +301,119 @@ fn iterate<E: SearchEntry>(
         }
         worker.prev_pv = pv.clone();
         if let Some(report) = on_info {
-            worker.flush_nodes();
-            let nodes = worker.total_nodes();
-            let time = worker_elapsed(worker);
-            let uci = pv_text(&worker.pos, &pv);
-            let info = Info {
-                depth,
-                seldepth: worker.seldepth as u32,
-                score: Score::from_internal(score),
-                nodes,
-                nps: nps(nodes, time),
-                hashfull: worker_hashfull(worker),
-                time,
-                pv: uci,
-            };
-            report(&info);
-            worker.last_info = Some(info);
+            report_iteration(worker, depth, score, &pv, *report);
         }
         best = Some(Outcome { score, depth, pv });
         worker.shared().completed(depth);
-        if depth >= max_depth {
-            worker.shared().halt();
-            break;
-        }
-        if let Some(mate) = limits.mate
-            && score >= MATE - (2 * mate as i32 - 1)
-        {
-            worker.shared().halt();
-            break;
-        }
-        if worker.out_of_time(false) || worker.stopped {
+        if ends_deepening(worker, limits, depth, max_depth, score) {
             break;
         }
     }
     best
+}
+
+/// The score of `worker`'s iteration of `depth`, searched with aspiration windows around
+/// the score of the iteration before (`previous`); `None` if the search was stopped.
+///
+/// The paper's aspiration: ±1 pawn around the previous score; on a fail low search
+/// (-inf, score], on a fail high [score, +inf); should that fail too, the full window.
+/// Narrow aspiration: ±`delta`, widened on the failing side by `delta`, which grows by half
+/// at each failure, until the score is inside.
+fn aspirate<E: SearchEntry>(
+    worker: &mut Worker<'_, E>,
+    depth: u32,
+    previous: Option<&Outcome>,
+) -> Option<i32> {
+    let d = depth as i32;
+    let narrow = worker.features.narrow_aspiration;
+    let mut delta = if narrow { 25 } else { 100 };
+    let mut window = match previous {
+        Some(prev) if depth >= 2 && prev.score.abs() < MATE_BOUND => {
+            (prev.score - delta, prev.score + delta)
+        }
+        _ => (-INFINITY, INFINITY),
+    };
+    let mut retries = 0;
+    loop {
+        let (alpha, beta) = window;
+        let score = worker.negamax(d, 0, alpha, beta, true, true);
+        if worker.stopped {
+            return None;
+        }
+        let failed_low = score <= alpha && alpha > -INFINITY;
+        let failed_high = score >= beta && beta < INFINITY;
+        if !failed_low && !failed_high {
+            return Some(score);
+        }
+        retries += 1;
+        window = if narrow {
+            delta += delta / 2;
+            let open = delta > 1_000;
+            if failed_low {
+                let alpha = if open { -INFINITY } else { score - delta };
+                (alpha.max(-INFINITY), beta)
+            } else {
+                let beta = if open { INFINITY } else { score + delta };
+                (alpha, beta.min(INFINITY))
+            }
+        } else {
+            match (retries, failed_low) {
+                (1, true) => (-INFINITY, score + 1),
+                (1, false) => (score - 1, INFINITY),
+                _ => (-INFINITY, INFINITY),
+            }
+        };
+    }
+}
+
+/// Reports the finished iteration of `depth` (its `score` and principal variation `pv`)
+/// through `report` as an `info` line, which `worker` keeps as its last.
+fn report_iteration<E: SearchEntry>(
+    worker: &mut Worker<'_, E>,
+    depth: u32,
+    score: i32,
+    pv: &[Move],
+    report: &mut dyn FnMut(&Info),
+) {
+    worker.flush_nodes();
+    let nodes = worker.total_nodes();
+    let time = worker_elapsed(worker);
+    let uci = pv_text(&worker.pos, pv);
+    let info = Info {
+        depth,
+        seldepth: worker.seldepth as u32,
+        score: Score::from_internal(score),
+        nodes,
+        nps: nps(nodes, time),
+        hashfull: worker_hashfull(worker),
+        time,
+        pv: uci,
+    };
+    report(&info);
+    worker.last_info = Some(info);
+}
+
+/// Whether the finished iteration of `depth` (of `max_depth`), which scored `score`, is
+/// `worker`'s last: the depth limit or the mate `limits` ask for was reached (which ends
+/// the search of every thread), the time is up, or the search was stopped.
+fn ends_deepening<E: SearchEntry>(
+    worker: &mut Worker<'_, E>,
+    limits: &Limits,
+    depth: u32,
+    max_depth: u32,
+    score: i32,
+) -> bool {
+    if depth >= max_depth {
+        worker.shared().halt();
+        return true;
+    }
+    if let Some(mate) = limits.mate
+        && score >= MATE - (2 * mate as i32 - 1)
+    {
+        worker.shared().halt();
+        return true;
+    }
+    worker.out_of_time(false) || worker.stopped
 }
 
 /// The soft time limit's factor after `stable` iterations that kept the best move and a

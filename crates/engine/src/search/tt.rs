@@ -11,12 +11,12 @@
 //! another position (a key collision, a torn write, a crafted file) and none of it is used,
 //! neither its score nor its static evaluation, which would otherwise feed the pruning; the
 //! failure is counted. Which entry a store replaces is the table's scheme's rule alone (the
-//! engine's, [`Scheme::KeepDeep`](transpo::Scheme::KeepDeep), keeps a deeper entry of the
+//! engine's, [`Scheme::KeepDeep`](transpo::scheme::Scheme::KeepDeep), keeps a deeper entry of the
 //! same position from this search; the 1994 schemes always replace it). With
 //! [`Features::keep_move`](super::Features::keep_move) (the `full` profile, on the modern
 //! schemes) a result without a move carries the move of the entry it replaces.
 
-use cozy_chess::Move;
+use cozy_chess::{Board, Move};
 use transpo::{Bound, Table};
 use transpo_chess::move16;
 
@@ -154,6 +154,20 @@ impl<E: SearchEntry> Worker<'_, E> {
             data.mv = old.mv;
         }
         table.store(key, E::from_data(data));
+    }
+}
+
+/// Starts loading `table`'s bucket for the position after `mv` (legal on `board`, whose key
+/// is `key`), so that what the parent does before playing it overlaps the memory access.
+#[inline]
+pub(super) fn prefetch_child<E: SearchEntry>(
+    table: Option<&Table<E>>,
+    key: u64,
+    board: &Board,
+    mv: Move,
+) {
+    if let Some(table) = table {
+        table.prefetch(transpo_chess::zobrist::predict_after_move(key, board, mv));
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
 use cozy_chess::{Board, Color, Move, Piece};
-use transpo::{Scheme, Table};
+use transpo::{Table, scheme::Scheme, table::Instrumented};
 use transpo_chess::Position;
 
 use super::config::{Features, SearchConfig};
@@ -238,8 +238,8 @@ impl<'a, E: SearchEntry> Worker<'a, E> {
             self.stopped = true;
             return true;
         }
-        // The clock every 256 nodes (issue 60: on a busy machine 1024 nodes could take
-        // tens of milliseconds of wall time); the shared node count every 1024.
+        // The clock every 256 nodes (on a busy machine 1024 nodes can take tens of
+        // milliseconds of wall time); the shared node count every 1024.
         if self.nodes & 255 == 0 {
             if self.nodes & 1023 == 0 {
                 self.flush_nodes();

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use transpo::Scheme;
+use transpo::scheme::Scheme;
 use transpo_chess::perft;
 
 use crate::search::{MAX_DEPTH, Profile, UnknownProfile};

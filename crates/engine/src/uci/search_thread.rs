@@ -24,11 +24,10 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 
 /// The thread that runs the jobs, one at a time, waiting for the next between them.
 ///
-/// It is started once and kept (issue 60, second session): a new thread per `go` waited
-/// 4–8 ms at the median and 290–450 ms at the 99th percentile before it first ran, beside
-/// twelve CPU hogs on two cores (the scheduler queues a new thread behind the running
-/// ones), where a thread woken from its wait ran after 0.02 ms at the median and 24–28 ms
-/// at the 99th percentile; that time is on the engine's clock, which runs from the `go`.
+/// It is started once and kept: on a busy machine the scheduler queues a new thread behind
+/// the running ones, so a thread spawned per `go` first runs far later than one woken from
+/// its wait, and that time is on the engine's clock, which runs from the `go` (the
+/// measurements are in `docs/engine/robustness.md`).
 #[derive(Debug)]
 struct Runner {
     jobs: mpsc::Sender<Job>,
@@ -334,8 +333,8 @@ mod tests {
     use super::*;
     use std::sync::mpsc::channel;
 
-    /// Issue 60, second session: the jobs run on one thread, started once and woken for
-    /// each (a new thread per `go` started up to 450 ms late on a busy machine).
+    /// The jobs run on one thread, started once and woken for each (a new thread per `go`
+    /// can start hundreds of milliseconds late on a busy machine).
     #[test]
     fn jobs_run_one_at_a_time_on_one_kept_thread() {
         let mut thread = SearchThread::default();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cozy_chess::Move;
-use transpo::{ChessEntry, Size, Table, TableFile};
+use transpo::{ChessEntry, Size, Table, persist::TableFile, table::Instrumented};
 use transpo_chess::{Book, Position, SplitMix64};
 
 use super::lag::Lag;
@@ -99,8 +99,9 @@ impl UciSession {
             #[cfg(test)]
             panic_next_search: false,
         };
-        // The search thread waits from the start (issue 60); should the system refuse a
-        // thread now, the first job asks again and reports it.
+        // The search thread waits from the start, so that the first `go` wakes it rather
+        // than waiting for a new thread; should the system refuse a thread now, the first
+        // job asks again and reports it.
         let _ = session.thread.start();
         // The default table is small; if even that fails, the engine runs without one.
         if hash_mib > 0 {
@@ -133,7 +134,8 @@ impl UciSession {
 
     /// Handles one input line, writing any immediate answer to `out`.
     pub fn handle_line(&mut self, line: &str, out: &mut impl Write) -> io::Result<Flow> {
-        // A `go`'s clock starts here, not when its search thread first runs (issue 60).
+        // A `go`'s clock starts here, not when its search thread first runs: the GUI's
+        // clock does too.
         let received = Instant::now();
         let mut words = line.split_ascii_whitespace();
         let Some(command) = words.next() else {
@@ -273,7 +275,7 @@ impl UciSession {
             return Ok(Ok(()));
         }
         // The overhead: the option, or what the GUI was seen to charge beyond the engine's
-        // own time when that is more (issue 60: a busy machine delays both processes).
+        // own time when that is more (a busy machine delays both processes).
         let option = Duration::from_millis(self.options.move_overhead_ms);
         let before = self.lag.estimate();
         let move_overhead = self.lag.overhead_at_go(&self.position, &limits, option);
@@ -371,11 +373,11 @@ impl UciSession {
                 self.thread.stop();
                 // The search thread is joined, so the session holds the only reference and
                 // the table is reset in place: set to the size, cleared and prefaulted,
-                // its memory kept when the size is the same (`Table::reset`).
+                // its memory kept when the size is the same (`Table::resize`).
                 match (mib, self.table.as_mut().and_then(Arc::get_mut)) {
                     (0, _) => self.table = None,
                     (_, Some(table)) => table
-                        .reset(Size::Mib(mib), self.options.threads)
+                        .resize(Size::Mib(mib), self.options.threads)
                         .map_err(|e| e.to_string())?,
                     (_, None) => self.table = Some(Arc::new(self.make_table(mib)?)),
                 }

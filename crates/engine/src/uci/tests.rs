@@ -106,8 +106,8 @@ fn session_output_unwaited(lines: &[&str]) -> String {
 
 #[test]
 fn impossible_positions_are_refused_and_the_search_answers() {
-    // Issue 14: kings side by side were accepted, and the search panicked in
-    // cozy-chess without a bestmove.
+    // Kings side by side must be refused: cozy-chess would panic in the search, and no
+    // bestmove would come.
     let out = session_output(&["position fen 8/8/8/8/8/8/8/Kk6 w - - 0 1", "go depth 3"]);
     assert!(
         out.contains("info string error: invalid position: the kings stand side by side"),
@@ -211,8 +211,8 @@ fn go_arguments() {
     assert_eq!(parse_go(&[]).searchmoves, None);
 }
 
-/// Issue 60: an error quotes the number as the user typed it (a512688 said `"go mate 0"`
-/// for `go mate -1`).
+/// An error quotes the number as the user typed it (`"go mate -1"`, not the value it was
+/// read as).
 #[test]
 fn go_errors_echo_what_was_typed() {
     for (args, said) in [
@@ -256,7 +256,7 @@ fn go_errors_echo_what_was_typed() {
     assert_eq!(go.limits.movetime, Some(Duration::ZERO));
 }
 
-/// Issue 60: a GUI that charges far more than the engine's own time for a move (here 2,050
+/// A GUI that charges far more than the engine's own time for a move (here 2,050
 /// ms, against at most the hard limit of about 600 ms the search may take) raises the
 /// overhead the next search subtracts, and the engine says so; a move of another game, or
 /// the same clocks again, does not.

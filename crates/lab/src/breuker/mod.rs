@@ -34,7 +34,7 @@ use std::{
     sync::Mutex,
     time::Instant,
 };
-use transpo::Table;
+use transpo::{Table, table::Instrumented};
 use transpo_cli::progress;
 use transpo_engine::search::{Limits, Profile, Score, SearchConfig, Searcher};
 

@@ -3,7 +3,7 @@
 
 use crate::experiment::schemes::SchemeSpec;
 use crate::failure::Failure;
-use transpo::{Bound, ResearchEntry, Table};
+use transpo::{Bound, Table, entry::ResearchEntry, table::Instrumented};
 use transpo_connect4::{
     Position,
     bounds::{BoundStore, ScoreBound},

@@ -6,8 +6,8 @@
 //! forgets is paid for again and again. This command runs `transpo-connect4`'s solver,
 //! unchanged, on tables of every (scheme, size) and counts positions explored.
 //!
-//! The table is a [`transpo::Table`] of [`transpo::ResearchEntry`] (full 64-bit keys, so no
-//! false hit disturbs a comparison) behind the solver's
+//! The table is a [`transpo::Table`] of [`transpo::entry::ResearchEntry`] (full 64-bit keys,
+//! so no false hit disturbs a comparison) behind the solver's
 //! [`transpo_connect4::bounds::BoundStore`] trait ([`bounds`]). What the schemes weigh:
 //! *depth* is the number of empty squares (the height of the game tree left below the
 //! position, the analogue of search depth), *nodes* the positions the solver explored below
@@ -31,7 +31,7 @@ use std::{
     path::{Path, PathBuf},
     time::Instant,
 };
-use transpo::Scheme;
+use transpo::{scheme::Scheme, table::Instrumented};
 use transpo_cli::progress;
 use transpo_cli::progress::ProgressBar;
 use transpo_connect4::{Position, Solver, Strength, score};

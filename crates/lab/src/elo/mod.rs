@@ -55,9 +55,9 @@ pub const CSV: &str = "pairs.csv";
 /// The output directory when `--out` is not given.
 pub const DEFAULT_OUT: &str = "elo-run";
 
-/// Arguments of `elo`. Without flags: the study of issue 17 (the paper's seven schemes and
-/// depth-and-age with k = 4, 8 in 3- and 4-way buckets against depth-age-8:4, at pressures
-/// 0.1, 1, 10 and 100, in the `full` and `paper` profiles, 5,000 nodes per move).
+/// Arguments of `elo`. Without flags: the study of `docs/elo-schemes.md` (the paper's seven
+/// schemes and depth-and-age with k = 4, 8 in 3- and 4-way buckets against depth-age-8:4, at
+/// pressures 0.1, 1, 10 and 100, in the `full` and `paper` profiles, 5,000 nodes per move).
 #[derive(clap::Args)]
 #[command(mut_arg("out", |a| a.required(false).default_value(DEFAULT_OUT)))]
 pub struct Args {

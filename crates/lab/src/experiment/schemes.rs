@@ -6,7 +6,7 @@
 
 use crate::failure::Failure;
 use std::{fmt, str::FromStr};
-use transpo::{Config, ResearchEntry, Scheme, Size, Table};
+use transpo::{Size, Table, entry::ResearchEntry, scheme::Scheme, table::Config};
 
 /// A replacement scheme and, for schemes that take any number, the ways per bucket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -138,6 +138,7 @@ pub fn parse_schemes(s: &str) -> Result<Vec<SchemeSpec>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use transpo::table::Instrumented;
 
     #[test]
     fn schemes_parse_and_bad_ones_say_why() {

@@ -1,7 +1,7 @@
 """Type stub of transpo_c4._native, the compiled half of transpo_c4 (re-exported there)."""
 
 import os
-from typing import Iterable, List, Literal, Optional, Sequence, Union
+from typing import Any, Iterable, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -10,6 +10,13 @@ import numpy.typing as npt
 #: ([3, 3, 4, 2]), or a grid (H rows of W cells, row 0 the top; 0 empty, 1 the first
 #: player's stones, 2 the second's) as nested lists or a numpy array.
 Position = Union[str, Sequence[int], Sequence[Sequence[int]], npt.NDArray[np.integer]]
+#: An observing PettingZoo agent: "player_0" (the first player), "player_1", 0 or 1.
+Agent = Union[Literal["player_0", "player_1"], int]
+
+#: The version of the package (its Cargo version).
+__version__: str
+#: What ``analyse_many`` gives a full column.
+FULL_COLUMN: int
 
 class Solver:
     """A Connect Four solver of one board, its transposition table kept between calls."""
@@ -59,9 +66,25 @@ class Solver:
         self,
         positions: Union[Iterable[Position], npt.NDArray[np.integer]],
         *,
+        agents: Union[Agent, Sequence[Agent], npt.NDArray[np.integer], None] = None,
         progress: bool = False,
     ) -> npt.NDArray[np.int8]:
-        """The scores of ``positions`` in their order, solved on every thread without the GIL."""
+        """The scores of ``positions`` in their order, solved on every thread without the GIL.
+
+        A numpy array is read by its shape: N×k move lists, N×(W·H) Kaggle boards, N×H×W
+        grids, N×H×W×2 PettingZoo planes (``agents``: the observing agent of each, or one
+        for all).
+        """
+    def analyse_many(
+        self,
+        positions: Union[Iterable[Position], npt.NDArray[np.integer]],
+        *,
+        agents: Union[Agent, Sequence[Agent], npt.NDArray[np.integer], None] = None,
+        progress: bool = False,
+    ) -> npt.NDArray[np.int8]:
+        """Each column's score of each position (N×W, ``FULL_COLUMN`` for a full column)."""
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickled as its settings; the tables start empty where it is unpickled."""
     def clear(self) -> None:
         """Forgets what the tables hold."""
 
@@ -70,3 +93,16 @@ def to_moves(position: Position, board: str = "7x6") -> str:
 
 def to_grid(position: Position, board: str = "7x6") -> List[List[int]]:
     """The grid of ``position``: rows from the top, 0 empty, 1 first player, 2 second."""
+
+def from_pettingzoo(observation: Any, agent: Optional[Agent] = None) -> str:
+    """The position of a PettingZoo ``connect_four_v3`` observation (the dict, or its planes).
+
+    Raises ``ValueError`` when the planes cannot say who moved first (as many stones each)
+    and neither ``agent`` nor the dict's ``action_mask`` says it, or when they disagree.
+    """
+
+def from_kaggle(observation: Any, configuration: Any) -> str:
+    """The position of a Kaggle ``connectx`` observation (its flat ``board``)."""
+
+def from_openspiel(state: Any) -> str:
+    """The position of an OpenSpiel ``connect_four`` state (from its observation tensor)."""

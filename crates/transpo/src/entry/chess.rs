@@ -2,9 +2,11 @@
 //! an engine keeps (move, score, static eval, signed depth, bound, PV flag), four to a cache
 //! line.
 
-use super::{Bits, Bound, Depth, Entry, Generation};
-use crate::cell::XorCell;
-use crate::score::Plies;
+use super::{
+    bound::Bound,
+    packing::{Bits, Depth, Entry, Generation},
+};
+use crate::{cell::XorCell, plies::Plies};
 
 /// Generation bits a [`ChessEntry`] keeps (one bit of the search word holds the PV flag, as in
 /// Stockfish, which keeps five too).
@@ -139,7 +141,7 @@ impl Entry for ChessEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::tests::assert_round_trips;
+    use crate::entry::testing::assert_round_trips;
 
     #[test]
     fn depths_of_any_integer_type_saturate() {

@@ -19,7 +19,7 @@ search_entry! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{Bound, Entry};
+    use crate::entry::{bound::Bound, packing::Entry};
 
     #[test]
     fn only_the_low_sixteen_key_bits_are_checked() {

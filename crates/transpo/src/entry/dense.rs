@@ -30,7 +30,7 @@
 //!   B's depth, bound, PV flag and generation. Nothing but the 16-bit check stands between a
 //!   probe and such a mix, as between a probe and another position's whole entry.
 //!
-//! Measured (the audit of issue 60, two keys chosen so that `check_B = check_A ^ meta_A ^
+//! Measured (an audit, two keys chosen so that `check_B = check_A ^ meta_A ^
 //! meta_B`, threads storing A and B into the same slot while others probe B): of 2.34 G
 //! probes, 2.0 M verified and returned the mix (A's move and score with B's depth), about
 //! 1 in 1,170; with keys not chosen that way such a mix verifies for a given key with the
@@ -39,8 +39,12 @@
 //! An engine that cannot live with that uses [`super::ChessEntry`], whose torn reads must
 //! match all 64 bits of a key to verify.
 
-use super::{Bits, Bound, Depth, Entry, Generation};
-use crate::cell::DenseCell;
+use super::{
+    bound::Bound,
+    chess::{ChessEntry, saturated_depth},
+    packing::{Bits, Depth, Entry, Generation},
+};
+use crate::{cell::DenseCell, plies::Plies};
 
 /// Generation bits a [`DenseChessEntry`] keeps (five, as Stockfish and [`super::ChessEntry`]).
 const GENERATION_BITS: u32 = 5;
@@ -54,7 +58,7 @@ const GENERATION_BITS: u32 = 5;
 /// (0 marks the empty slot), PV flag 1, generation 5.
 ///
 /// ```
-/// use transpo::{Bound, DenseChessEntry, Table};
+/// use transpo::{Bound, Table, entry::DenseChessEntry, table::Instrumented};
 ///
 /// let t = Table::<DenseChessEntry>::with_mib(16)?;
 /// assert_eq!(t.shape().ways, 6); // six a cache line
@@ -89,9 +93,9 @@ impl DenseChessEntry {
     /// [`super::ChessEntry::with_depth`].
     #[inline]
     #[must_use]
-    pub fn with_depth(self, depth: impl crate::score::Plies) -> Self {
+    pub fn with_depth(self, depth: impl Plies) -> Self {
         DenseChessEntry {
-            depth: super::chess::saturated_depth(depth),
+            depth: saturated_depth(depth),
             ..self
         }
     }
@@ -99,15 +103,15 @@ impl DenseChessEntry {
     /// Sets the depth to `depth` (any integer type), saturated as in
     /// [`DenseChessEntry::with_depth`].
     #[inline]
-    pub fn set_depth(&mut self, depth: impl crate::score::Plies) {
-        self.depth = super::chess::saturated_depth(depth);
+    pub fn set_depth(&mut self, depth: impl Plies) {
+        self.depth = saturated_depth(depth);
     }
 }
 
-impl From<super::ChessEntry> for DenseChessEntry {
+impl From<ChessEntry> for DenseChessEntry {
     /// The same fields.
-    fn from(e: super::ChessEntry) -> Self {
-        let super::ChessEntry {
+    fn from(e: ChessEntry) -> Self {
+        let ChessEntry {
             mv,
             score,
             eval,
@@ -180,8 +184,13 @@ impl Entry for DenseChessEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::tests::assert_round_trips;
-    use crate::{ChessEntry, Config, Error, Scheme, Size, Table};
+    use crate::entry::testing::assert_round_trips;
+    use crate::{
+        cell::{Cell, DenseCell},
+        error::Error,
+        scheme::Scheme,
+        table::{Config, Instrumented, Size, Table},
+    };
 
     #[test]
     fn every_field_round_trips_at_its_extremes() {
@@ -215,6 +224,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The mix of A's word and B's meta never verifies for A's key, but does for a
+    /// key whose check is `check_A ^ meta_A ^ meta_B`, and then reads as A's move, score and
+    /// eval with B's depth (as `DenseChessEntry`'s docs say).
+    #[test]
+    fn dense_torn_slot_misses_its_own_key_and_can_pass_for_a_chosen_one() {
+        let a = DenseChessEntry {
+            mv: 0x0316,
+            score: 55,
+            eval: -7,
+            depth: 9,
+            bound: Bound::Exact,
+            pv: false,
+        };
+        let b = DenseChessEntry {
+            mv: 0x0abc,
+            score: -300,
+            eval: 12,
+            depth: 3,
+            bound: Bound::Lower,
+            pv: true,
+        };
+        let key_a = 0x1234_5678_9abc_1111_u64;
+        let (bits_a, bits_b) = (a.pack(key_a, 1), b.pack(0, 2));
+        let (meta_a, meta_b) = ((bits_a >> 64) as u16, (bits_b >> 64) as u16);
+        assert_ne!(meta_a, meta_b);
+        // SAFETY: all-zero bytes are a valid `DenseCell`: it is made of atomics.
+        let cell: DenseCell = unsafe { std::mem::zeroed() };
+        cell.store(2, bits_a);
+        cell.tear(2, meta_b);
+        let torn = cell.load(2);
+        assert!(!DenseChessEntry::verifies(torn, key_a), "never A's own key");
+        let key_b = 0xfeed_0000_0000_0000 | u64::from(key_a as u16 ^ meta_a ^ meta_b);
+        assert!(
+            DenseChessEntry::verifies(torn, key_b),
+            "a chosen key passes"
+        );
+        let (mix, _) = DenseChessEntry::unpack(torn).expect("B's bound is a valid code");
+        assert_eq!((mix.mv, mix.score, mix.eval), (a.mv, a.score, a.eval));
+        assert_eq!((mix.depth, mix.bound, mix.pv), (b.depth, b.bound, b.pv));
     }
 
     #[test]

@@ -28,7 +28,10 @@
 //! Chinese remainder theorem (32-bit partial key + one byte, Pons' Connect Four solver); the
 //! multiply index gives no such theorem for fewer check bits.
 
-use super::{Bits, Bound, Depth, Entry, Generation};
+use super::{
+    bound::Bound,
+    packing::{Bits, Depth, Entry, Generation},
+};
 use std::num::NonZeroU8;
 
 /// Key check bits kept by an [`ExactEntry`] (and by the low word of a
@@ -107,8 +110,11 @@ impl Entry for ExactEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::tests::{assert_round_trips, exact_table};
-    use crate::{Config, Scheme, Size, Table};
+    use crate::entry::testing::{assert_round_trips, exact_table};
+    use crate::{
+        scheme::Scheme,
+        table::{Config, Size, Table},
+    };
 
     #[test]
     fn every_value_and_depth_round_trips() {

@@ -9,7 +9,10 @@
 //! bits 58..64  generation   (6)
 //! ```
 
-use super::{Bound, Depth, Generation};
+use super::{
+    bound::Bound,
+    packing::{Depth, Generation},
+};
 
 /// Generation bits kept in a search word.
 pub(super) const GENERATION_BITS: u32 = 6;
@@ -76,13 +79,13 @@ macro_rules! search_entry {
             /// Score, already made node-relative for mates (see [`crate::score`]).
             pub score: i16,
             /// Depth of the search that produced the score.
-            pub depth: $crate::entry::Depth,
+            pub depth: $crate::entry::packing::Depth,
             /// What the score says about the true value.
-            pub bound: $crate::entry::Bound,
+            pub bound: $crate::entry::bound::Bound,
             $($(#[$field_attr])* pub $field: $field_ty,)*
         }
 
-        impl $crate::entry::Entry for $name {
+        impl $crate::entry::packing::Entry for $name {
             type Cell = $cell;
             const GENERATION_BITS: u32 = $crate::entry::search_word::GENERATION_BITS;
             const LAYOUT: &'static str = $layout;
@@ -91,8 +94,8 @@ macro_rules! search_entry {
             fn pack(
                 &self,
                 key: u64,
-                generation: $crate::entry::Generation,
-            ) -> $crate::entry::Bits<Self> {
+                generation: $crate::entry::packing::Generation,
+            ) -> $crate::entry::packing::Bits<Self> {
                 let ($entry, $key) = (self, key);
                 let $word = |extra: u16| {
                     $crate::entry::search_word::SearchWord {
@@ -110,8 +113,8 @@ macro_rules! search_entry {
 
             #[inline]
             fn unpack(
-                $bits: $crate::entry::Bits<Self>,
-            ) -> Option<(Self, $crate::entry::Generation)> {
+                $bits: $crate::entry::packing::Bits<Self>,
+            ) -> Option<(Self, $crate::entry::packing::Generation)> {
                 let $w = $crate::entry::search_word::SearchWord::unpack($word_bits)?;
                 let entry = $name {
                     mv: $w.mv,
@@ -124,15 +127,15 @@ macro_rules! search_entry {
             }
 
             #[inline]
-            fn verifies($vbits: $crate::entry::Bits<Self>, $vkey: u64) -> bool {
+            fn verifies($vbits: $crate::entry::packing::Bits<Self>, $vkey: u64) -> bool {
                 $verifies
             }
 
-            fn depth(&self) -> $crate::entry::Depth {
+            fn depth(&self) -> $crate::entry::packing::Depth {
                 self.depth
             }
 
-            fn bound(&self) -> $crate::entry::Bound {
+            fn bound(&self) -> $crate::entry::bound::Bound {
                 self.bound
             }
 

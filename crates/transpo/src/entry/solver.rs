@@ -1,6 +1,9 @@
 //! A 4-byte entry for exhaustive solvers (Connect Four and the like).
 
-use super::{Bits, Bound, Depth, Entry, Generation};
+use super::{
+    bound::Bound,
+    packing::{Bits, Depth, Entry, Generation},
+};
 use std::num::NonZeroU8;
 
 /// Key check bits kept by a [`SolverEntry`].
@@ -50,7 +53,7 @@ impl Entry for SolverEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::tests::assert_round_trips;
+    use crate::entry::testing::assert_round_trips;
 
     #[test]
     fn every_value_round_trips() {

@@ -43,20 +43,22 @@
 //!   position to it. An entry with another `rest` is another position's: a miss.
 //! - Map codes to `(k, rest)` injectively (step 1).
 //! - Keep at least [`WideExactEntry::MIN_BUCKETS`] buckets in use (step 2): in
-//!   [`Table::new`] and in [`Table::use_buckets`]`(Buckets::First(n))`.
+//!   [`Table::new`] and in `use_buckets(Buckets::First(n))`
+//!   ([`Instrumented::use_buckets`](crate::table::Instrumented::use_buckets)).
 //!
 //! # Codes that share a table key
 //!
-//! What holds with any number of ways, any [`crate::Scheme`] and any number of threads: once
-//! `rest` is compared, a probe never answers with another code's entry. Two codes
+//! What holds with any number of ways, any [`Scheme`](crate::scheme::Scheme) and any number of
+//! threads: once `rest` is compared, a probe never answers with another code's entry. Two codes
 //! `c₁ ≠ c₂` with the same `k` cost hits, never correctness:
 //!
 //! - Every scheme stores a key over the slot that already verifies it (rule 1 of
 //!   [`crate::scheme`]; a two-level scheme may write the first slot and drop that one
 //!   instead), so a bucket of any number of ways holds one entry per `k`, as a bucket of one
 //!   way does: a store of `c₂` replaces the entry of `c₁`, and a probe for `c₁` then misses.
-//!   Under [`crate::Scheme::KeepDeep`], which keeps a deeper entry of "the same position",
-//!   the store of `c₂` may be refused instead, and a probe for `c₂` misses.
+//!   Under [`Scheme::KeepDeep`](crate::scheme::Scheme::KeepDeep), which keeps a deeper entry
+//!   of "the same position", the store of `c₂` may be refused instead, and a probe for `c₂`
+//!   misses.
 //! - Two threads that store the same `k` at once into a bucket of several ways may both
 //!   find no slot verifying `k` and take two slots. A probe returns the first slot that
 //!   verifies; if that is `c₁`'s, a probe for `c₂` misses although `c₂`'s entry is in the
@@ -70,7 +72,11 @@
 //! The module is private, so [`WideExactEntry`]'s own docs repeat the caller's part, with an
 //! example, where users read them.
 
-use super::{Bits, Bound, Depth, Entry, ExactEntry, Generation};
+use super::{
+    bound::Bound,
+    exact::ExactEntry,
+    packing::{Bits, Depth, Entry, Generation},
+};
 use std::num::NonZeroU8;
 
 /// Where `rest` starts: above the low word, which is an [`ExactEntry`]'s, packed by its code,
@@ -107,14 +113,15 @@ const REST_SHIFT: u32 = 64;
 /// Then a hit is for exactly `c`, with any number of ways, any scheme and any number of
 /// threads (the entry is one 16-byte atomic, so its fields never come from two writes). Two
 /// codes with the same `k` cost hits, never correctness: a bucket keeps one entry per key, so
-/// the later store replaces the earlier one (or, under [`crate::Scheme::KeepDeep`], is refused
-/// if the earlier is deeper), and two threads storing one key at once may leave two slots of
-/// which a probe sees only the first. The argument is in the source's module docs
+/// the later store replaces the earlier one (or, under
+/// [`Scheme::KeepDeep`](crate::scheme::Scheme::KeepDeep), is refused if the earlier is
+/// deeper), and two threads storing one key at once may leave two slots of which a probe sees
+/// only the first. The argument is in the source's module docs
 /// (`src/entry/wide.rs`).
 ///
 /// ```
 /// use std::num::NonZeroU8;
-/// use transpo::{Table, WideExactEntry, key::mix};
+/// use transpo::{Table, entry::WideExactEntry, key::mix, table::Instrumented};
 ///
 /// /// A code of up to 128 bits as a table key and a rest, injectively.
 /// fn split(code: u128) -> (u64, u64) {
@@ -205,8 +212,13 @@ impl Entry for WideExactEntry {
 mod tests {
     use super::*;
     use crate::entry::exact::{CHECK_BITS, CHECK_MASK, VALUE_SHIFT};
-    use crate::entry::tests::{assert_round_trips, exact_table};
-    use crate::{Config, Scheme, Size, Stored, Table, key::mix};
+    use crate::entry::testing::{assert_round_trips, exact_table};
+    use crate::{
+        error::Error,
+        key::mix,
+        scheme::Scheme,
+        table::{Config, Size, Stored, Table},
+    };
 
     /// An entry whose every field is a function of `x`.
     fn entry_of(x: u64) -> WideExactEntry {
@@ -402,7 +414,7 @@ mod tests {
         let mut narrow = Table::<ExactEntry>::new(Size::Entries(entries), config).expect("small");
         let refused = narrow.load(file.as_slice()).expect_err("another layout");
         assert!(
-            matches!(&refused, crate::Error::Mismatch(m) if m.contains("exact-wide-u128-v1")),
+            matches!(&refused, Error::Mismatch(m) if m.contains("exact-wide-u128-v1")),
             "{refused}"
         );
         // And the other way round.
@@ -410,7 +422,7 @@ mod tests {
         narrow.save(&mut file).expect("save to memory");
         assert!(matches!(
             loaded.load(file.as_slice()),
-            Err(crate::Error::Mismatch(_))
+            Err(Error::Mismatch(_))
         ));
         assert_eq!(
             loaded.probe(keys[0]),

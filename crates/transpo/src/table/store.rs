@@ -1,18 +1,22 @@
 //! Storing: the table describes the bucket, the scheme decides, the table carries it out.
 //!
 //! Every rule is in [`crate::scheme`], and so is the choice of path
-//! ([`crate::Scheme::reads`]): a one-slot bucket whose scheme never refuses is written without
-//! a decision, and a two-level bucket is decided on its first slot alone
-//! ([`crate::Scheme::place_two_level`]). All paths describe slots with [`Table::describe`]
-//! and name what a store did with [`Stored::over`]; a test checks that the quicker paths
-//! leave the same cells and outcomes as the general one.
+//! ([`Scheme::reads`](crate::scheme::Scheme::reads)): a one-slot bucket whose scheme never
+//! refuses is written without a decision, and a two-level bucket is decided on its first slot
+//! alone ([`Scheme::place_two_level`](crate::scheme::Scheme::place_two_level)). All paths
+//! describe slots with [`Table::describe`] and name what a store did with [`Stored::over`];
+//! a test checks that the quicker paths leave the same cells and outcomes as the general one.
+//! A rule of the caller's own ([`Instrumented::store_by`](super::Instrumented::store_by))
+//! takes the general path.
 
-use super::{Table, load_slot, store_slot};
+use super::{
+    config::MAX_WAYS,
+    front::{Table, load_slot, store_slot},
+};
 use crate::{
     cell::Cell,
     entry::{Bits, Entry, Generation},
     scheme::{Candidate, Placement, Reads, Replace, Slot},
-    table::MAX_WAYS,
 };
 
 /// What a [`Table::store`] did.
@@ -52,10 +56,15 @@ impl<E: Entry> Table<E> {
     }
 
     /// Offers `entry` for `key` to the bucket, placed by `rule` instead of the table's
-    /// scheme (see [`Replace`]: a closure or your own type). A placement outside the bucket
-    /// is [`Stored::Refused`]. Counted like [`Table::store`].
+    /// scheme ([`Instrumented::store_by`](super::Instrumented::store_by)). A placement
+    /// outside the bucket is [`Stored::Refused`]. Counted like [`Table::store`].
     #[inline]
-    pub fn store_by<R: Replace + ?Sized>(&self, key: u64, entry: E, rule: &R) -> Stored {
+    pub(super) fn store_by_rule<R: Replace + ?Sized>(
+        &self,
+        key: u64,
+        entry: E,
+        rule: &R,
+    ) -> Stored {
         // Scratch arrays sized for the bucket, so a 4-way store does not fill 16 slots.
         match self.ways {
             1 => self.store_with::<1, R>(key, entry, rule),
@@ -145,15 +154,15 @@ impl<E: Entry> Table<E> {
         self.tally(outcome)
     }
 
-    /// [`Table::store`] through the scheme's [`crate::Scheme::place`] (the configuration as a
-    /// [`Replace`] rule), for any configuration (the quicker paths must agree with it; the
-    /// tests check that they do).
+    /// [`Table::store`] through the scheme's [`Scheme::place`](crate::scheme::Scheme::place)
+    /// (the configuration as a [`Replace`] rule), for any configuration (the quicker paths
+    /// must agree with it; the tests check that they do).
     #[inline]
-    fn store_general(&self, key: u64, entry: E) -> Stored {
-        self.store_by(key, entry, &self.config)
+    pub(super) fn store_general(&self, key: u64, entry: E) -> Stored {
+        self.store_by_rule(key, entry, &self.config)
     }
 
-    /// [`Table::store_by`] with scratch room for `N ≥ ways` slots.
+    /// [`Table::store_by_rule`] with scratch room for `N ≥ ways` slots.
     #[inline]
     fn store_with<const N: usize, R: Replace + ?Sized>(
         &self,
@@ -215,192 +224,5 @@ impl<E: Entry> Table<E> {
             self.count(|c| &c.overwrites);
         }
         outcome
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{
-        Config, ResearchEntry, Scheme, Size, Stats,
-        key::SplitMix64,
-        table::tests::{chess, keys_in_first_bucket, one_slot, research},
-    };
-
-    #[test]
-    fn depth_age_fills_a_bucket_then_evicts_the_shallowest() {
-        let t = Table::new(Size::Entries(4), Config::default()).expect("one bucket");
-        let keys: Vec<u64> = keys_in_first_bucket(5).collect();
-        for (i, &key) in keys[..4].iter().enumerate() {
-            assert_eq!(t.store(key, chess(10 - i as u8)), Stored::Empty);
-        }
-        assert_eq!(t.store(keys[1], chess(20)), Stored::Updated);
-        assert_eq!(t.store(keys[4], chess(1)), Stored::Overwrote);
-        assert_eq!(t.probe(keys[3]), None, "depth 7 was the shallowest");
-        for key in [keys[0], keys[1], keys[2], keys[4]] {
-            assert!(t.probe(key).is_some());
-        }
-    }
-
-    #[test]
-    fn push_front_moves_the_first_entry_down() {
-        let config = Config {
-            scheme: Scheme::TwoDeep,
-            ..Config::default()
-        };
-        let t = Table::<ResearchEntry>::new(Size::Entries(2), config).expect("one bucket");
-        t.store(1, research(3));
-        t.store(2, research(5));
-        let bits = t.bucket_bits(1);
-        assert!(ResearchEntry::verifies(bits[0], 2) && ResearchEntry::verifies(bits[1], 1));
-        t.store(3, research(4));
-        let bits = t.bucket_bits(1);
-        assert!(ResearchEntry::verifies(bits[0], 2) && ResearchEntry::verifies(bits[1], 3));
-    }
-
-    #[test]
-    fn generations_wrap_around_the_entry_bits() {
-        let t = one_slot(Config {
-            stamping: true,
-            ..one_slot_old()
-        });
-        let entry = research(1);
-        t.store(1, entry);
-        // 64 searches later the 6-bit generation comes round: the entry looks current again.
-        for _ in 0..64 {
-            t.new_search();
-        }
-        assert_eq!(t.store(2, entry), Stored::Refused);
-        t.new_search();
-        assert_eq!(t.store(2, entry), Stored::Overwrote);
-        assert_eq!(t.generation(), 65);
-    }
-
-    #[test]
-    fn counters_count_only_when_asked() {
-        let quiet = Table::<crate::ChessEntry>::with_mib(1).expect("1 MiB");
-        quiet.probe(1);
-        assert_eq!(quiet.take_stats(), Stats::default());
-        let t = one_slot(Config {
-            counting: true,
-            ..one_slot_old()
-        });
-        let entry = research(1);
-        t.probe(1);
-        t.store(1, entry);
-        t.probe(1);
-        t.store(2, entry);
-        let s = t.take_stats();
-        assert_eq!(
-            (s.probes, s.hits, s.stores, s.refused, s.overwrites),
-            (2, 1, 1, 1, 0)
-        );
-        assert_eq!(
-            t.take_stats(),
-            Stats::default(),
-            "taking zeroes the counters"
-        );
-        t.probe(1);
-        assert_eq!(t.take_stats().probes, 1, "and they count on from zero");
-    }
-
-    /// A rule of one's own goes through `store_by`; placements outside the bucket are
-    /// refused, not a panic; and the configuration as a rule stores as `store` does.
-    #[test]
-    fn store_by_carries_out_any_rule_and_refuses_what_does_not_fit() {
-        let t = Table::<crate::ChessEntry>::new(Size::Entries(4), Config::default())
-            .expect("one bucket");
-        let e = chess(3);
-        let last = |slots: &[Slot], _: &Candidate| Placement::Replace(slots.len() - 1);
-        assert_eq!(t.store_by(1, e, &last), Stored::Empty);
-        assert!(
-            crate::ChessEntry::verifies(t.bucket_bits(1)[3], 1),
-            "went to the last slot"
-        );
-        assert_eq!(
-            t.store_by(2, e, &|_: &[Slot], _: &Candidate| Placement::Replace(4)),
-            Stored::Refused
-        );
-        let one = one_slot(one_slot_old());
-        assert_eq!(
-            one.store_by(2, research(1), &|_: &[Slot], _: &Candidate| {
-                Placement::PushFront
-            }),
-            Stored::Refused
-        );
-        assert_eq!(one.probe(2), None);
-        let by_config = Table::<crate::ChessEntry>::new(Size::Entries(4), Config::default())
-            .expect("one bucket");
-        let plain = Table::<crate::ChessEntry>::new(Size::Entries(4), Config::default())
-            .expect("one bucket");
-        for (i, key) in keys_in_first_bucket(9).enumerate() {
-            let e = chess(i as u8 % 5);
-            assert_eq!(
-                by_config.store_by(key, e, &Config::default()),
-                plain.store(key, e)
-            );
-        }
-        assert_eq!(by_config.bucket_bits(1), plain.bucket_bits(1));
-    }
-
-    /// OLD, the scheme that refuses every collision.
-    fn one_slot_old() -> Config {
-        Config {
-            scheme: Scheme::Old,
-            ..Config::default()
-        }
-    }
-
-    /// The quicker stores (one slot written blind for NEW and DEPTH-AGE, two-level buckets
-    /// decided on their first slot) do exactly what the scheme's general `place` decides:
-    /// same outcome for every store and the same cells after each, with time stamping on and
-    /// off, across searches, over a pool of keys small enough that buckets fill and
-    /// positions come back.
-    #[test]
-    fn quicker_stores_agree_with_the_general_store() {
-        let configs = [
-            (Scheme::New, 1),
-            (Scheme::DepthAge { k: 8 }, 1),
-            (Scheme::TwoDeep, 2),
-            (Scheme::TwoBig1, 2),
-        ];
-        for (scheme, ways) in configs {
-            for stamping in [false, true] {
-                let config = Config {
-                    scheme,
-                    stamping,
-                    ways: Some(ways),
-                    counting: true,
-                };
-                let quick = Table::<ResearchEntry>::new(Size::Entries(64), config).expect("64");
-                let general = Table::<ResearchEntry>::new(Size::Entries(64), config).expect("64");
-                let mut rng = SplitMix64::new(11);
-                let pool: Vec<u64> = (0..200).map(|_| rng.next_u64()).collect();
-                for i in 0..20_000 {
-                    let state = rng.next_u64();
-                    let key = pool[(state % 200) as usize];
-                    let entry = ResearchEntry {
-                        depth: (state >> 8) as u8 % 12,
-                        nodes: (state >> 16) % 1000,
-                        ..research(0)
-                    };
-                    if i % 3000 == 2999 {
-                        quick.new_search();
-                        general.new_search();
-                    }
-                    let what = (scheme, stamping, i);
-                    assert_eq!(
-                        quick.store(key, entry),
-                        general.store_general(key, entry),
-                        "{what:?}"
-                    );
-                    let cells = |t: &Table<ResearchEntry>| {
-                        t.cells().iter().map(|c| c.load(0)).collect::<Vec<_>>()
-                    };
-                    assert_eq!(cells(&quick), cells(&general), "{what:?}");
-                }
-                assert_eq!(quick.take_stats(), general.take_stats(), "{scheme:?}");
-            }
-        }
     }
 }

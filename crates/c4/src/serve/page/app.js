@@ -738,7 +738,7 @@ function remember(key, value) {
 }
 
 /**
- * Asks /api/health for the board's size (7x6 when it names none: servers before issue 35),
+ * Asks /api/health for the board's size (7x6 when it names none, as older servers do),
  * whether the server has an opening book (for the advice on a 503) and the strength it
  * solves with when asked none (the weak switch's start). Returns what is wrong with the size
  * named, or ''.

@@ -1,0 +1,331 @@
+//! The Python class `Solver`: settings read and checked (`crate::settings`), positions read
+//! (`crate::read`, `super::many`), the engine run without the GIL (`super::wait`).
+
+use super::convert::{refusal, value_of};
+use super::many::{self, engine_error};
+use super::wait::{self, interruptible};
+use crate::engine::{self, Engine};
+use crate::read::{self, Value};
+use crate::rules::{Game, Rules};
+use crate::settings::{BookSetting, Settings};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyType};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The score `analyse_many` gives a full column: no score is below -41.
+pub const FULL_COLUMN: i8 = -128;
+
+/// The checked game of `obj` on the board of `rules`.
+pub fn game_of(obj: &Bound<'_, PyAny>, rules: &Rules) -> PyResult<Game> {
+    let given = read::position(&value_of(obj)?, rules.board()).map_err(refusal)?;
+    given.check(rules).map_err(PyValueError::new_err)
+}
+
+/// The rules of the board written `board`.
+pub fn rules_of(board: &str) -> PyResult<Rules> {
+    let board = board
+        .parse()
+        .map_err(|e: transpo_connect4::board::BoardError| PyValueError::new_err(e.to_string()))?;
+    Rules::of(board).ok_or_else(|| PyValueError::new_err(format!("no {board} board")))
+}
+
+/// What `Solver.__reduce__` gives: `copyreg.__newobj_ex__`, and its arguments (the class,
+/// the board, the other settings by name).
+type Reduced<'py> = (
+    Bound<'py, PyAny>,
+    (Bound<'py, PyType>, (String,), Bound<'py, PyDict>),
+);
+
+/// An int argument, read as a [`Value`] so that a refusal can name it.
+pub struct IntArg(Value);
+
+impl<'py> FromPyObject<'_, 'py> for IntArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        Ok(IntArg(value_of(&obj.to_owned())?))
+    }
+}
+
+/// The `book` argument: `"built-in"`, or a path (a `str` or a path-like object).
+pub struct BookArg(String);
+
+impl<'py> FromPyObject<'_, 'py> for BookArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(text) = obj.extract::<String>() {
+            return Ok(BookArg(text));
+        }
+        let path = obj
+            .py()
+            .import("os")?
+            .call_method1("fspath", (obj,))
+            .map_err(|_| {
+                PyTypeError::new_err("book is \"built-in\", None, or the path of a book file")
+            })?;
+        Ok(BookArg(path.extract::<String>().map_err(|_| {
+            PyTypeError::new_err("book: a path given as bytes is not supported; give a str")
+        })?))
+    }
+}
+
+/// A Connect Four solver: exact scores (or win/draw/loss when weak) of positions of one board,
+/// with its transposition table kept between calls.
+///
+/// Scores are from the side to move: a side that wins by playing when n stones are on the
+/// board scores ``(W*H + 1 - n) // 2`` (22 - k for a win with one's k-th stone on 7x6), the
+/// loser the negative, a draw 0; a weak solver gives 1, 0 or -1.
+///
+/// >>> from transpo_c4 import Solver
+/// >>> solver = Solver()                       # 7x6, the built-in depth-8 book, all cores
+/// >>> solver.solve("4453")                    # a move string, columns from 1
+/// -2
+/// >>> solver.solve([3, 3, 4, 2])              # the same position, 0-based columns
+/// -2
+/// >>> solver.analyse("4453")
+/// [-5, -5, -2, -3, -4, -2, -2]
+/// >>> solver.best_moves("4453")
+/// [2, 5, 6]
+#[pyclass(module = "transpo_c4", frozen)]
+pub struct Solver {
+    engine: Mutex<Box<dyn Engine>>,
+    settings: Settings,
+    rules: Rules,
+    book_in_use: bool,
+}
+
+impl Solver {
+    /// Runs `f` on the engine on a thread of its own, stoppable by Ctrl-C.
+    fn stoppable<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut dyn Engine, &AtomicBool) -> Option<T> + Send,
+    ) -> PyResult<T> {
+        let stop = AtomicBool::new(false);
+        let stop = &stop;
+        let result = interruptible(
+            py,
+            || {
+                let mut engine = wait::lock(&self.engine);
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                f(&mut **engine, stop)
+            },
+            || stop.store(true, Ordering::Relaxed),
+        )?;
+        result.ok_or_else(|| PyRuntimeError::new_err("the solve was stopped"))
+    }
+
+    /// `values` as a numpy `int8` array of `shape`.
+    fn int8_array<'py>(
+        py: Python<'py>,
+        values: impl Iterator<Item = i8>,
+        shape: (usize, usize),
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let bytes: Vec<u8> = values.map(|v| v as u8).collect();
+        py.import("numpy")?
+            .call_method1("frombuffer", (PyBytes::new(py, &bytes), "int8"))?
+            .call_method1("reshape", (shape.0, shape.1))?
+            .call_method0("copy")
+    }
+}
+
+#[pymethods]
+impl Solver {
+    /// Solver(board="7x6", *, weak=False, threads=None, hash_mib=128, book="built-in")
+    #[new]
+    #[pyo3(
+        signature = (board = "7x6", *, weak = false, threads = None, hash_mib = IntArg(Value::Int(128)), book = Some(BookArg("built-in".into()))),
+        text_signature = "(board='7x6', *, weak=False, threads=None, hash_mib=128, book='built-in')"
+    )]
+    fn new(
+        py: Python<'_>,
+        board: &str,
+        weak: bool,
+        threads: Option<IntArg>,
+        hash_mib: IntArg,
+        book: Option<BookArg>,
+    ) -> PyResult<Self> {
+        let book = BookSetting::of(book.as_ref().map(|b| b.0.as_str()));
+        let threads = threads.map(|t| t.0);
+        let settings =
+            Settings::new(board, weak, threads.as_ref(), &hash_mib.0, book).map_err(refusal)?;
+        let rules = Rules::of(settings.board)
+            .ok_or_else(|| PyValueError::new_err(format!("no {} board", settings.board)))?;
+        // Making the tables touches their pages: no GIL needed for that.
+        let engine = py
+            .detach(|| engine::make(&settings))
+            .map_err(engine_error)?;
+        Ok(Solver {
+            book_in_use: engine.has_book(),
+            engine: Mutex::new(engine),
+            settings,
+            rules,
+        })
+    }
+
+    /// The board, as ``"WxH"``.
+    #[getter]
+    fn board(&self) -> String {
+        self.settings.board.to_string()
+    }
+
+    /// Columns of the board.
+    #[getter]
+    fn width(&self) -> usize {
+        self.settings.board.width()
+    }
+
+    /// Rows of the board.
+    #[getter]
+    fn height(&self) -> usize {
+        self.settings.board.height()
+    }
+
+    /// Whether scores are only win (1), draw (0) or loss (-1).
+    #[getter]
+    fn weak(&self) -> bool {
+        self.settings.weak()
+    }
+
+    /// Threads a solve uses.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.settings.threads
+    }
+
+    /// MiB of the table.
+    #[getter]
+    fn hash_mib(&self) -> u64 {
+        self.settings.hash_mib
+    }
+
+    /// The opening book: ``"built-in"``, a path, or None.
+    #[getter]
+    fn book(&self) -> Option<String> {
+        self.settings.book_name(self.book_in_use)
+    }
+
+    fn __repr__(&self) -> String {
+        self.settings.repr(self.book_in_use)
+    }
+
+    /// A pickled solver is its settings (``threads=None`` stays every core of the machine it
+    /// is unpickled on); its tables start empty there.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let py = slf.py();
+        let settings = &slf.get().settings;
+        let keywords = PyDict::new(py);
+        keywords.set_item("weak", settings.weak())?;
+        keywords.set_item("threads", settings.threads_asked)?;
+        keywords.set_item("hash_mib", settings.hash_mib)?;
+        let book = match &settings.book {
+            BookSetting::None => None,
+            BookSetting::BuiltIn => Some("built-in"),
+            BookSetting::Path(path) => Some(path.as_str()),
+        };
+        keywords.set_item("book", book)?;
+        let new = py.import("copyreg")?.getattr("__newobj_ex__")?;
+        Ok((
+            new,
+            (slf.get_type(), (settings.board.to_string(),), keywords),
+        ))
+    }
+
+    /// The score of ``position`` from the side to move.
+    ///
+    /// >>> Solver().solve("2252576253462244111563365343671351441")
+    /// -1
+    fn solve(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<i32> {
+        let moves = game_of(position, &self.rules)?.moves().to_vec();
+        self.stoppable(py, move |engine, stop| engine.solve(&moves, stop))
+    }
+
+    /// Each column's score from the side to move (the score after playing it), ``None`` for a
+    /// full column.
+    ///
+    /// >>> Solver().analyse("4453")
+    /// [-5, -5, -2, -3, -4, -2, -2]
+    fn analyse(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i32>>> {
+        let moves = game_of(position, &self.rules)?.moves().to_vec();
+        self.stoppable(py, move |engine, stop| engine.analyse(&moves, stop))
+    }
+
+    /// The 0-based columns whose score is the best.
+    ///
+    /// >>> Solver().best_moves("4453")
+    /// [2, 5, 6]
+    fn best_moves(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+        let columns = self.analyse(py, position)?;
+        let best = columns.iter().flatten().max().copied();
+        Ok((0..columns.len())
+            .filter(|&c| best.is_some() && columns[c] == best)
+            .collect())
+    }
+
+    /// The scores of ``positions`` as a ``numpy.ndarray`` of ``int8``, in their order: every
+    /// thread solving its own positions on one shared table, without the GIL.
+    ///
+    /// ``positions`` is an iterable of positions, or a numpy array read by its shape: N×k
+    /// move lists (0-based columns), N×(W·H) Kaggle boards, N×H×W grids, or N×H×W×2
+    /// PettingZoo planes with ``agents`` (the observing agent of each, or one for all;
+    /// needed where both players have as many stones). ``progress=True`` writes a count to
+    /// stderr.
+    ///
+    /// >>> Solver().solve_many(["4453", [3, 3, 4, 2], "2252576253462244111563365343671351441"])
+    /// array([-2, -2, -1], dtype=int8)
+    #[pyo3(signature = (positions, *, agents = None, progress = false))]
+    fn solve_many<'py>(
+        &self,
+        py: Python<'py>,
+        positions: &Bound<'py, PyAny>,
+        agents: Option<&Bound<'py, PyAny>>,
+        progress: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (rules, threads) = (&self.rules, self.settings.threads);
+        let batch = many::read_batch(py, "solve_many", positions, agents, rules, threads)?;
+        let n = batch.len();
+        let names = ("solve_many", "positions");
+        let scores = many::run(py, &self.engine, names, n, progress, |engine, check| {
+            engine.solve_many(batch, check)
+        })?;
+        let array = Self::int8_array(py, scores.iter().map(|&s| s as i8), (n, 1))?;
+        array.call_method1("reshape", (n,))
+    }
+
+    /// Each column's score of each of ``positions`` (read as by ``solve_many``) as an N×W
+    /// ``numpy.ndarray`` of ``int8``: the score after playing the column, from the side to
+    /// move, ``FULL_COLUMN`` (-128) for a full column. Every position's moves are solved on
+    /// every thread without the GIL.
+    ///
+    /// >>> Solver().analyse_many(["4453", "111111"])
+    /// array([[  -5,   -5,   -2,   -3,   -4,   -2,   -2],
+    ///        [-128,   -2,    0,    1,   -2,    0,   -2]], dtype=int8)
+    #[pyo3(signature = (positions, *, agents = None, progress = false))]
+    fn analyse_many<'py>(
+        &self,
+        py: Python<'py>,
+        positions: &Bound<'py, PyAny>,
+        agents: Option<&Bound<'py, PyAny>>,
+        progress: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (rules, threads) = (&self.rules, self.settings.threads);
+        let batch = many::read_batch(py, "analyse_many", positions, agents, rules, threads)?;
+        let n = batch.len();
+        let names = ("analyse_many", "moves");
+        let scores = many::run(py, &self.engine, names, n, progress, |engine, check| {
+            engine.analyse_many(batch, check)
+        })?;
+        let values = scores.iter().map(|s| s.map_or(FULL_COLUMN, |s| s as i8));
+        Self::int8_array(py, values, (n, self.settings.board.width()))
+    }
+
+    /// Forgets what the tables learnt (the next solves start from empty tables).
+    fn clear(&self, py: Python<'_>) {
+        py.detach(|| wait::lock(&self.engine).clear());
+    }
+}
