@@ -4,9 +4,18 @@
 //!
 //! The file is taken as a hostile user may hand it over, like books and table files: read
 //! only if it is a regular file (a FIFO or device is refused at once, never read), at most
-//! [`STATE_MAX`] bytes, checked whole (header, checksum). A run holds a lock beside it
-//! (`FILE.lock`) for as long as it runs, so a second run on the same file is refused instead
-//! of losing the first one's lines. The file is replaced atomically, at most every few
+//! [`STATE_MAX`] bytes, checked whole (header, checksum), every score and bound in it within
+//! the board's range ([`State::check`]). The checksum finds damage (a torn or truncated
+//! file, flipped bits), not edits: anyone can recompute it, so the bounds a file holds are
+//! trusted as they are, and a file from an untrusted source can make a solve print a wrong
+//! score within the board's range, never one outside it.
+//!
+//! A run holds the file's lock for as long as it runs
+//! ([`transpo_cli::lock::ReplacedFileLock`]): the companion `TARGET.lock` beside the file
+//! the path resolves to, and the file itself. A second run on the same file is refused
+//! whatever name it is given (`./FILE`, a symbolic or hard link) instead of losing the first
+//! one's lines, and the file is read and written where the path resolves to, so a symbolic
+//! link is written through, never replaced. The file is replaced atomically, at most every few
 //! seconds (the caller's interval) rather than after every line, so a run of many short
 //! lines costs time in proportion to its length; during a line, on a thread of its own, so
 //! that the solve goes on while it is written.
@@ -16,15 +25,22 @@
 //! and these bounds are what spares a resumed solve most of their search again.
 
 use std::fmt::Write as _;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Read, Write as _};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use transpo_cli::Failure;
+use transpo_cli::lock::ReplacedFileLock;
+use transpo_connect4::score::win_now_score;
 
 /// The most bytes a state file may have: far more than the top tree of any board the
 /// manager keeps (7×6 with jobs 8 stones deep: under a million entries, about 30 bytes each).
 pub const STATE_MAX: u64 = 1 << 30;
+
+/// The most positions or microseconds a state file may count for a line: far more than any
+/// solve explores (7×6 strong: about 10^13 positions) or any run lasts (2^60 µs: 36,000
+/// years), and far enough below `u64::MAX` that adding a run's own counts never overflows.
+pub const COUNT_MAX: u64 = 1 << 60;
 
 /// The first words of a state file.
 const STATE_MAGIC: &str = "# transpo-c4 mpi-state v1";
@@ -80,6 +96,17 @@ pub fn state_config(board: &str, weak: bool, analyze: bool) -> String {
         if weak { "weak" } else { "strong" },
         if analyze { "yes" } else { "no" }
     )
+}
+
+/// The number of squares of the board a `config` ([`state_config`]) names (`board 9x4 …`:
+/// 36), if it names one.
+fn board_squares(config: &str) -> Option<usize> {
+    let board = config.strip_prefix("board ")?.split(' ').next()?;
+    let (width, height) = board.split_once('x')?;
+    width
+        .parse::<usize>()
+        .ok()?
+        .checked_mul(height.parse().ok()?)
 }
 
 /// Whether a file's `config` is `wanted` ([`state_config`]), or was before files left the
@@ -159,10 +186,16 @@ impl State {
                 let [moves, "positions", positions, "micros", micros] = words[..] else {
                     return Err(bad());
                 };
+                let count = |word: &str| {
+                    word.parse::<u64>()
+                        .ok()
+                        .filter(|&n| n <= COUNT_MAX)
+                        .ok_or_else(bad)
+                };
                 state.current = Some(CurrentLine {
                     moves: moves.to_string(),
-                    positions: positions.parse().map_err(|_| bad())?,
-                    micros: micros.parse().map_err(|_| bad())?,
+                    positions: count(positions)?,
+                    micros: count(micros)?,
                     table: Vec::new(),
                     bounds: Vec::new(),
                 });
@@ -200,46 +233,109 @@ impl State {
         }
         Ok(state)
     }
+
+    /// Checks what [`State::parse`] cannot without the board, for a board of `squares`
+    /// squares: every score of a `done` line and every bound of a `k` line lies within the
+    /// board's range, `-win_now_score(squares, 0)..=win_now_score(squares, 0)`, as the `b`
+    /// records' scores must; a `done` line has its moves, at least one score (a number, or
+    /// `-` for a full column) and its counts, each at most [`COUNT_MAX`]. (The bounds of a
+    /// `k` line are also a range, low at most high: the parse checks that.)
+    ///
+    /// # Errors
+    ///
+    /// The first line that breaks a rule, counted as [`State::parse`] counts them.
+    pub fn check(&self, squares: usize) -> Result<(), String> {
+        let max = win_now_score(squares, 0);
+        let in_range = |score: i32| (-max..=max).contains(&score);
+        for (index, done) in self.done.iter().enumerate() {
+            let bad = |why: &str| format!("line {}: {done:?}: {why}", index + 2);
+            let words: Vec<&str> = done.split(' ').collect();
+            let [_, scores @ .., positions, micros] = &words[..] else {
+                return Err(bad("does not parse"));
+            };
+            if scores.is_empty() {
+                return Err(bad("does not parse"));
+            }
+            for score in scores {
+                match score.parse::<i32>() {
+                    Ok(score) if in_range(score) => {}
+                    Ok(_) => {
+                        return Err(bad(&format!(
+                            "a score outside the board's range {}..={max}",
+                            -max
+                        )));
+                    }
+                    Err(_) if *score == "-" => {}
+                    Err(_) => return Err(bad("does not parse")),
+                }
+            }
+            for count in [positions, micros] {
+                if !count.parse::<u64>().is_ok_and(|n| n <= COUNT_MAX) {
+                    return Err(bad("does not parse"));
+                }
+            }
+        }
+        if let Some(current) = &self.current {
+            // Its `k` lines follow the `done` lines and the `line` line.
+            let first = self.done.len() + 3;
+            for (index, (key, (lo, hi))) in current.table.iter().enumerate() {
+                if !(in_range(*lo) && in_range(*hi)) {
+                    return Err(format!(
+                        "line {}: \"k {key:x} {lo} {hi}\": a bound outside the board's range \
+                         {}..={max}",
+                        first + index,
+                        -max
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
-/// A state file held by this run: its path, the lock beside it, and the write under way on
-/// a thread of its own ([`StateFile::write_behind`]).
+/// A state file held by this run: its path, its lock, and the write under way on a thread
+/// of its own ([`StateFile::write_behind`]).
 #[derive(Debug)]
 pub struct StateFile {
+    /// The path as given, for messages.
     path: PathBuf,
-    /// The lock (`FILE.lock`), held until the run ends.
-    _lock: File,
-    behind: Option<JoinHandle<Result<(), Failure>>>,
+    /// The lock, held until the run ends; its target, the path resolved, is where the file
+    /// is read and written.
+    lock: ReplacedFileLock,
+    /// The write under way behind: the lock on the file it put at the target, once done.
+    behind: Option<JoinHandle<Result<File, Failure>>>,
 }
 
 impl StateFile {
     /// Takes the state file at `path` for a solve configured as `config`
-    /// ([`state_config`]): locks it, and reads what an earlier run left there (nothing if
-    /// there is no file yet).
+    /// ([`state_config`], which names the board): locks it, and reads what an earlier run
+    /// left there (nothing if there is no file yet), checked against the board
+    /// ([`State::check`]).
     ///
     /// # Errors
     ///
     /// Bad usage: a path that is not a regular file (FIFO, device, directory), a file over
-    /// [`STATE_MAX`] bytes, torn, damaged or of another solve, a lock another run holds, or
-    /// a directory where the file or its lock cannot be written.
+    /// [`STATE_MAX`] bytes, torn, damaged, of another solve or with a score outside the
+    /// board's range, a lock another run holds (under this name or another), or a directory
+    /// where the file or its lock cannot be written. A failure while running if `config`
+    /// names no board (a bug).
     pub fn open(path: &Path, config: &str) -> Result<(StateFile, State), Failure> {
         let name = path.display().to_string();
-        let lock_path = PathBuf::from(format!("{name}.lock"));
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| Failure::writing(format!("--state {}: {e}", lock_path.display()), &e))?;
-        if let Some(note) =
-            transpo_cli::lock::lock_exclusive(&lock, &format!("--state {name}"), "another solve")?
-        {
+        let squares = board_squares(config).ok_or_else(|| {
+            Failure::run(format!("--state {name}: {config:?} names no board (a bug)"))
+        })?;
+        let (mut lock, note) =
+            ReplacedFileLock::take(path, &format!("--state {name}"), "another solve")?;
+        if let Some(note) = note {
             eprintln!("{note}");
         }
-        let state = match transpo_files::open_regular(path) {
-            Ok(file) => read_capped(file, STATE_MAX)
-                .and_then(|text| State::parse(&text))
-                .map_err(|e| Failure::usage(format!("--state {name}: {e}")))?,
+        let state = match transpo_files::open_regular(lock.target()) {
+            Ok(file) => {
+                lock.hold_found(&file)?;
+                read_capped(&file, STATE_MAX)
+                    .and_then(|text| State::parse(&text))
+                    .map_err(|e| Failure::usage(format!("--state {name}: {e}")))?
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => State {
                 config: config.to_string(),
                 ..State::default()
@@ -252,6 +348,9 @@ impl StateFile {
                 state.config
             )));
         }
+        state
+            .check(squares)
+            .map_err(|e| Failure::usage(format!("--state {name}: {e}")))?;
         let state = State {
             config: config.to_string(),
             ..state
@@ -259,14 +358,14 @@ impl StateFile {
         Ok((
             StateFile {
                 path: path.to_path_buf(),
-                _lock: lock,
+                lock,
                 behind: None,
             },
             state,
         ))
     }
 
-    /// The file's path.
+    /// The file's path as given.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -279,7 +378,9 @@ impl StateFile {
     /// Writing it failed, now or behind (a full disk, a path that went away).
     pub fn write(&mut self, state: &State) -> Result<(), Failure> {
         let behind = self.join_behind();
-        write_state(&self.path, state).and(behind)
+        let written = write_state(self.lock.target(), &self.path, state)?;
+        self.lock.replaced(written);
+        behind
     }
 
     /// Replaces the file with `state` as [`StateFile::write`] does, but on a thread of its
@@ -295,16 +396,22 @@ impl StateFile {
             return Ok(false);
         }
         self.join_behind()?;
-        let path = self.path.clone();
-        self.behind = Some(std::thread::spawn(move || write_state(&path, &state)));
+        let (target, path) = (self.lock.target().to_path_buf(), self.path.clone());
+        self.behind = Some(std::thread::spawn(move || {
+            write_state(&target, &path, &state)
+        }));
         Ok(true)
     }
 
-    /// Waits for the write under way behind, if any: its outcome.
+    /// Waits for the write under way behind, if any: its outcome. The file it wrote is the
+    /// one the lock holds from then on.
     fn join_behind(&mut self) -> Result<(), Failure> {
         match self.behind.take().map(JoinHandle::join) {
             None => Ok(()),
-            Some(Ok(written)) => written,
+            Some(Ok(written)) => {
+                self.lock.replaced(written?);
+                Ok(())
+            }
             Some(Err(_)) => Err(Failure::run(format!(
                 "--state {}: the thread writing it panicked (a bug)",
                 self.path.display()
@@ -320,11 +427,20 @@ impl Drop for StateFile {
     }
 }
 
-/// Replaces the file at `path` with `state`, atomically.
-fn write_state(path: &Path, state: &State) -> Result<(), Failure> {
+/// Replaces the file at `target` (the resolved path of `path`, which names it in messages)
+/// with `state`, atomically: a handle holding the lock on the new file, taken before it was
+/// renamed onto the target ([`ReplacedFileLock::lock_new`]).
+fn write_state(target: &Path, path: &Path, state: &State) -> Result<File, Failure> {
     let text = state.to_text();
-    transpo_files::write_atomic(path, |mut file: &File| file.write_all(text.as_bytes()))
-        .map_err(|e| Failure::writing(format!("--state {}: {e}", path.display()), &e))
+    let mut held = None;
+    transpo_files::write_atomic(target, |mut file: &File| {
+        file.write_all(text.as_bytes())?;
+        held = Some(ReplacedFileLock::lock_new(file)?);
+        Ok::<(), io::Error>(())
+    })
+    .map_err(|e| Failure::writing(format!("--state {}: {e}", path.display()), &e))?;
+    // write_atomic returns Ok only once the closure has returned Ok, which set it.
+    held.ok_or_else(|| Failure::run(format!("--state {}: no lock (a bug)", path.display())))
 }
 
 /// The text of a state file, refused past `cap` bytes (having read at most one more) or if
@@ -381,6 +497,208 @@ mod tests {
         ] {
             assert!(State::parse(&resummed(bad)).is_err(), "{bad:?}");
         }
+    }
+
+    /// A scratch directory of its own for the test `name`.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("transpo-c4-state-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        dir
+    }
+
+    /// `text` (a state file's) with its lines changed by `edit` and its checksum computed
+    /// again, as a person editing the file would.
+    fn edited(text: &str, edit: impl Fn(&str) -> String) -> String {
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        lines.pop();
+        let body: String = lines.iter().map(|l| edit(l) + "\n").collect();
+        format!("{body}end {:016x}\n", checksum(&body))
+    }
+
+    /// A state file of a 9×4 solve killed in its second line: a line done, the top tree of
+    /// the line in hand and bounds, as a run writes it.
+    fn killed_9x4() -> State {
+        State {
+            config: state_config("9x4", false, false),
+            done: vec!["- -2 1824663 95201".into()],
+            current: Some(CurrentLine {
+                moves: "5".into(),
+                positions: 5_270_112,
+                micros: 402_118,
+                table: vec![
+                    (0x1_0000_0010_0000, (-17, 2)),
+                    (0x3_0000_0030_0040, (-2, -2)),
+                    (0x1_0020_0010_0040, (-16, 17)),
+                ],
+                bounds: vec![0x5a; 36],
+            }),
+        }
+    }
+
+    /// A file whose bounds or scores were edited past the board's range, its checksum made
+    /// to match, is refused where it is read; so is a range whose low end is above its high
+    /// end, and counts that would overflow. Scores at the ends of the range are taken.
+    #[test]
+    fn scores_outside_the_board_are_refused() {
+        let dir = scratch("range");
+        let path = dir.join("state");
+        let config = state_config("9x4", false, false);
+        let text = killed_9x4().to_text();
+        std::fs::write(&path, &text).expect("written");
+        let (held, read) = StateFile::open(&path, &config).expect("a state as written");
+        assert_eq!(read, killed_9x4());
+        drop(held);
+        let open = |text: &str| {
+            std::fs::write(&path, text).expect("written");
+            StateFile::open(&path, &config).map(|(_, state)| state)
+        };
+        // 9×4 scores lie in -18..=18.
+        for (from, to) in [
+            ("k 1000000100000 -17 2", "k 1000000100000 40 40"),
+            ("k 1000000100000 -17 2", "k 1000000100000 -19 2"),
+            ("k 1000000100000 -17 2", "k 1000000100000 -17 19"),
+            ("k 1000000100000 -17 2", "k 1000000100000 -2147483648 2"),
+            ("k 1000000100000 -17 2", "k 1000000100000 3 2"),
+            ("- -2 1824663 95201", "- 40 1824663 95201"),
+            ("- -2 1824663 95201", "- -19 1824663 95201"),
+            ("- -2 1824663 95201", "- x 1824663 95201"),
+            ("- -2 1824663 95201", "- 1824663 95201"),
+            ("- -2 1824663 95201", "- -2 18446744073709551615 95201"),
+            (
+                "line 5 positions 5270112",
+                "line 5 positions 18446744073709551615",
+            ),
+            ("micros 402118", "micros 18446744073709551615"),
+        ] {
+            let bad = edited(&text, |l| l.replace(from, to));
+            assert_ne!(bad, text, "{to:?} edits nothing");
+            let refused = open(&bad).expect_err(to);
+            assert_eq!(refused.exit_code(), 2, "{to}: {refused:?}");
+            assert!(refused.message().starts_with("--state "), "{refused:?}");
+        }
+        let refused = open(&edited(&text, |l| l.replace("-17 2", "40 40"))).unwrap_err();
+        assert!(
+            refused.message().contains(
+                "line 4: \"k 1000000100000 40 40\": a bound outside the board's range -18..=18"
+            ),
+            "{refused:?}"
+        );
+        let refused = open(&edited(&text, |l| l.replace("- -2 ", "- 40 "))).unwrap_err();
+        assert!(
+            refused
+                .message()
+                .contains("a score outside the board's range -18..=18"),
+            "{refused:?}"
+        );
+        // The ends of the range, and a full column's `-`, are scores a solve can give.
+        let edge = edited(&text, |l| {
+            l.replace("-17 2", "-18 18").replace("- -2 ", "- 18 ")
+        });
+        assert!(open(&edge).is_ok());
+        let mut analyzed = killed_9x4();
+        analyzed.config = state_config("9x4", false, true);
+        analyzed.done = vec!["- -18 - 0 3 -1 0 18 - -2 1824663 95201".into()];
+        std::fs::write(&path, analyzed.to_text()).expect("written");
+        assert!(StateFile::open(&path, &analyzed.config).is_ok());
+        // A smaller board has a smaller range: 5×4's is -10..=10.
+        let small = state_config("5x4", false, false);
+        let mut five = killed_9x4();
+        five.config = small.clone();
+        five.current = None;
+        for (score, taken) in [(-10, true), (10, true), (11, false), (-11, false)] {
+            five.done = vec![format!("- {score} 1 1")];
+            std::fs::write(&path, five.to_text()).expect("written");
+            assert_eq!(StateFile::open(&path, &small).is_ok(), taken, "{score}");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// While a run holds its state file, a second run is refused under every name of it (a
+    /// symbolic link, `./`, another path through `..`, a hard link); a run given a symbolic
+    /// link reads and writes the file it points to and leaves the link a link, a dangling one
+    /// included.
+    #[test]
+    fn the_file_is_held_under_every_name_and_a_link_is_written_through() {
+        let dir = scratch("names");
+        std::fs::create_dir(dir.join("sub")).expect("a directory");
+        let config = state_config("5x4", false, false);
+        let path = dir.join("state");
+        let (mut held, state) = StateFile::open(&path, &config).expect("a new state");
+        let first = State {
+            done: vec!["- 0 1 2".into()],
+            ..state
+        };
+        held.write(&first).expect("written");
+        std::os::unix::fs::symlink("state", dir.join("link")).expect("a link");
+        std::os::unix::fs::symlink("../link", dir.join("sub/link")).expect("a link to it");
+        std::fs::hard_link(&path, dir.join("hard")).expect("a hard link");
+        for name in [
+            dir.join("link"),
+            dir.join("sub/link"),
+            dir.join("./state"),
+            dir.join("sub/../state"),
+            dir.join("hard"),
+        ] {
+            let refused = StateFile::open(&name, &config).expect_err("held");
+            assert_eq!(refused.exit_code(), 2, "{}: {refused:?}", name.display());
+            assert!(
+                refused.message().contains("another solve holds it"),
+                "{}: {refused:?}",
+                name.display()
+            );
+        }
+        drop(held);
+        std::fs::remove_file(dir.join("hard")).expect("removed");
+
+        let (mut through, state) =
+            StateFile::open(&dir.join("sub/link"), &config).expect("free again");
+        assert_eq!(state.done, first.done);
+        let second = State {
+            done: vec!["- 0 1 2".into(), "4 1 3 4".into()],
+            ..state
+        };
+        through.write(&second).expect("written through");
+        through
+            .write_behind(second.clone())
+            .expect("written behind");
+        drop(through);
+        for link in ["link", "sub/link"] {
+            let meta = std::fs::symlink_metadata(dir.join(link)).expect("there");
+            assert!(meta.file_type().is_symlink(), "{link} is a link still");
+        }
+        assert_eq!(
+            State::parse(&std::fs::read_to_string(&path).expect("the file")),
+            Ok(second)
+        );
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("listed")
+            .map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        // The refused run on the hard link left its companion, as every run leaves one.
+        assert_eq!(names, ["hard.lock", "link", "state", "state.lock", "sub"]);
+
+        // A dangling link: the file is made where it points.
+        std::os::unix::fs::symlink("fresh", dir.join("new")).expect("a dangling link");
+        let (mut made, _) = StateFile::open(&dir.join("new"), &config).expect("new");
+        made.write(&first).expect("written");
+        assert!(
+            std::fs::symlink_metadata(dir.join("new"))
+                .expect("there")
+                .file_type()
+                .is_symlink()
+        );
+        assert!(dir.join("fresh").is_file());
+        assert!(StateFile::open(&dir.join("fresh"), &config).is_err());
+        drop(made);
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     /// A FIFO is refused without waiting for a writer, a second run on the same file is
