@@ -48,22 +48,27 @@ impl Batch {
 pub type Refused = (usize, String);
 
 /// Runs `check` on each of `count` items on up to `threads` threads (chunks of at least
-/// 256), in order, or the first refused (by index).
+/// 256), in order: each check pushes its position's moves onto the buffer it is given, so a
+/// position costs its moves and one index, never an allocation of its own. The positions,
+/// or the first refused (by index).
 fn check_in_parallel(
     count: usize,
     threads: usize,
-    check: impl Fn(usize) -> Result<Vec<u8>, String> + Sync,
-) -> Result<Vec<Vec<u8>>, Refused> {
+    check: impl Fn(usize, &mut Vec<u8>) -> Result<(), String> + Sync,
+) -> Result<Batch, Refused> {
     let chunk = count.div_ceil(threads.max(1)).max(256);
     let check = &check;
-    let parts: Vec<Result<Vec<Vec<u8>>, Refused>> = std::thread::scope(|scope| {
+    let parts: Vec<Result<Batch, Refused>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..count)
             .step_by(chunk)
             .map(|from| {
                 scope.spawn(move || {
-                    (from..count.min(from + chunk))
-                        .map(|i| check(i).map_err(|why| (i, why)))
-                        .collect()
+                    let mut part = Batch::default();
+                    for i in from..count.min(from + chunk) {
+                        check(i, &mut part.moves).map_err(|why| (i, why))?;
+                        part.end_position();
+                    }
+                    Ok(part)
                 })
             })
             .collect();
@@ -76,9 +81,15 @@ fn check_in_parallel(
             })
             .collect()
     });
-    let mut all = Vec::with_capacity(count);
+    let mut all = Batch {
+        moves: Vec::new(),
+        ends: Vec::with_capacity(count),
+    };
     for part in parts {
-        all.extend(part?);
+        let part = part?;
+        let offset = all.moves.len();
+        all.moves.extend_from_slice(&part.moves);
+        all.ends.extend(part.ends.iter().map(|end| end + offset));
     }
     Ok(all)
 }
@@ -95,15 +106,17 @@ pub fn with_slow(
     if slow.is_empty() {
         return Ok(batch);
     }
-    let checked = check_in_parallel(slow.len(), threads, |k| {
-        slow[k].1.check(rules).map(|game| game.moves().to_vec())
+    let checked = check_in_parallel(slow.len(), threads, |k, moves| {
+        let game = slow[k].1.check(rules)?;
+        moves.extend_from_slice(game.moves());
+        Ok(())
     })
     .map_err(|(k, why)| (slow[k].0, why))?;
     let mut merged = Batch::default();
-    let mut slow = slow.iter().map(|(i, _)| *i).zip(checked).peekable();
+    let mut slow = slow.iter().map(|(i, _)| *i).enumerate().peekable();
     for i in 0..batch.len() {
-        match slow.next_if(|(at, _)| *at == i) {
-            Some((_, moves)) => merged.moves.extend_from_slice(&moves),
+        match slow.next_if(|(_, at)| *at == i) {
+            Some((k, _)) => merged.moves.extend_from_slice(checked.get(k)),
             None => merged.moves.extend_from_slice(batch.get(i)),
         }
         merged.end_position();
@@ -178,13 +191,17 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
             .map(|row| row.iter().map(|&c| c as i64).collect())
             .collect()
     };
-    let check = |i: usize| -> Result<Vec<u8>, String> {
+    let check = |i: usize, moves: &mut Vec<u8>| -> Result<(), String> {
         let cells = &array.values[i * each..(i + 1) * each];
         let given = match array.layout {
             Layout::Moves(_) => {
-                let moves: Vec<u8> = cells.iter().map(|&c| c as u8).collect();
-                if cells.iter().all(|&c| c >= 0) && Game::fits(rules, &moves) {
-                    return Ok(moves);
+                if cells.iter().all(|&c| c >= 0) {
+                    let start = moves.len();
+                    moves.extend(cells.iter().map(|&c| c as u8));
+                    if Game::fits(rules, &moves[start..]) {
+                        return Ok(());
+                    }
+                    moves.truncate(start);
                 }
                 Given::Moves(cells.iter().map(|&c| c as i64).collect(), false)
             }
@@ -204,15 +221,11 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
                 Given::Grid(grid)
             }
         };
-        given.check(rules).map(|game| game.moves().to_vec())
+        let game = given.check(rules)?;
+        moves.extend_from_slice(game.moves());
+        Ok(())
     };
-    let checked = check_in_parallel(array.count, threads, check)?;
-    let mut batch = Batch::default();
-    for moves in checked {
-        batch.moves.extend_from_slice(&moves);
-        batch.end_position();
-    }
-    Ok(batch)
+    check_in_parallel(array.count, threads, check)
 }
 
 /// Why a value of an array of positions is refused before it is read: it does not fit the
