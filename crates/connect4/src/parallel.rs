@@ -211,6 +211,9 @@ impl<'a, A: Access<W, H, B>, const W: usize, const H: usize, B: Bitboard> Search
                 worked += work.elapsed();
                 backoff = Backoff(0);
             } else {
+                // The master waiting here still watches the caller's stop (and its limit):
+                // the threads below see the team's stop at their next look.
+                self.table.tick(self.nodes);
                 backoff.snooze();
             }
         }
@@ -258,6 +261,9 @@ struct Shared<'a, const W: usize, const H: usize, B: Bitboard> {
     team: &'a Team<W, H, B>,
     /// The caller's stop, watched by the master only.
     stop: Option<&'a AtomicBool>,
+    /// The team's count at which the master raises the caller's stop ([`Plan::max_nodes`]
+    /// less the positions explored before this window); `u64::MAX` for a helper.
+    limit: u64,
     /// Positions explored at the last report.
     reported: u64,
     /// Entries this thread put into the big table, for its growth
@@ -275,11 +281,13 @@ impl<'a, const W: usize, const H: usize, B: Bitboard> Shared<'a, W, H, B> {
         view: ThreadView<'a, W, H, B>,
         team: &'a Team<W, H, B>,
         stop: Option<&'a AtomicBool>,
+        limit: u64,
     ) -> Self {
         Shared {
             view,
             team,
             stop,
+            limit,
             reported: 0,
             far_stores: 0,
             published_stores: 0,
@@ -328,6 +336,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Shared<'_,
                 self.team.stop.store(true, Ordering::Relaxed);
             }
         }
+        if let Some(stop) = self.stop
+            && self.team.nodes.load(Ordering::Relaxed) >= self.limit
+        {
+            stop.store(true, Ordering::Relaxed);
+        }
         if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
             self.team.stop.store(true, Ordering::Relaxed);
         }
@@ -336,11 +349,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Access<W, H, B> for Shared<'_,
 }
 
 /// The table as the first, lone phase of a solve reaches it: to itself (so it grows as it
-/// fills), until `stop_at` positions or the caller's stop.
+/// fills), until `stop_at` positions or the caller's stop, which it raises itself at `limit`
+/// positions ([`Plan::max_nodes`]).
 struct Alone<'a, T> {
     table: &'a mut T,
     stop_at: u64,
     stop: Option<&'a AtomicBool>,
+    limit: u64,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Access<W, H, B>
@@ -365,6 +380,11 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Access
         self.table.hit_weight(pos)
     }
     fn tick(&mut self, nodes: u64) -> bool {
+        if let Some(stop) = self.stop
+            && nodes >= self.limit
+        {
+            stop.store(true, Ordering::Relaxed);
+        }
         nodes >= self.stop_at || self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
     }
 }
@@ -383,6 +403,10 @@ pub(crate) struct Plan<'a, const W: usize, const H: usize, B: Bitboard> {
     pub(crate) progress: Option<&'a (dyn Fn(&Step) + Send + Sync)>,
     /// The caller's stop, if any.
     pub(crate) stop: Option<&'a AtomicBool>,
+    /// Positions the solve may explore, every thread's, before it raises `stop` itself
+    /// (checked every [`crate::search::STOP_CHECK_EVERY`] positions alone, every [`PUBLISH_EVERY`] of each
+    /// thread in a team); `u64::MAX` for no limit. Only with a `stop`.
+    pub(crate) max_nodes: u64,
     /// Positions earlier solves explored on the table since it was last cleared.
     pub(crate) explored: u64,
     /// A panic the tests inject into a thread of the team.
@@ -420,6 +444,7 @@ pub(crate) fn solve<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W
             table: &mut *table,
             stop_at,
             stop: plan.stop,
+            limit: plan.max_nodes,
         },
         plan.book,
     )
@@ -523,7 +548,9 @@ fn team_window<const W: usize, const H: usize, B: Bitboard>(
             .map(|helper| scope.spawn(move || help(table.view(helper), plan.book, team, explored)))
             .collect();
         let beat = heartbeat(plan, started, before.due, range, nodes, Some(&team.nodes));
-        let mut master = Search::new(Shared::new(table.view(0), team, plan.stop), plan.book)
+        let limit = plan.max_nodes.saturating_sub(nodes);
+        let master = Shared::new(table.view(0), team, plan.stop, limit);
+        let mut master = Search::new(master, plan.book)
             .in_team(team)
             .after(explored)
             .reporting(beat);
@@ -615,7 +642,7 @@ fn help<const W: usize, const H: usize, B: Bitboard>(
         not(test),
         expect(unused_mut, reason = "marked a helper in tests only")
     )]
-    let mut shared = Shared::new(view, team, None);
+    let mut shared = Shared::new(view, team, None, u64::MAX);
     #[cfg(test)]
     {
         shared.helper = true;
@@ -661,6 +688,7 @@ mod tests {
                     alone: Some(1),
                     progress: None,
                     stop: None,
+                    max_nodes: u64::MAX,
                     explored: 0,
                     inject: Some(inject),
                 };

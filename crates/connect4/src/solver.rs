@@ -191,7 +191,7 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             return win..=win;
         }
         if self.threads > 1 {
-            self.solve_planned(pos, window, None).score
+            self.solve_planned(pos, window, None, u64::MAX).score
         } else {
             self.solve_alone(pos, window)
         }
@@ -207,11 +207,26 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
         window: Window,
         stop: &AtomicBool,
     ) -> Option<RangeInclusive<i32>> {
+        self.solve_window_within(pos, window, stop, u64::MAX)
+    }
+
+    /// [`Solver::solve_window_until`] that also raises `stop` itself once the solve has
+    /// explored about `max_nodes` positions, every thread's (looked at every 256 positions
+    /// on one thread, every 4,096 of each thread when several share the solve), for an
+    /// answer within a budget of positions: `None` then, as for a stop by the caller, and
+    /// the table holds only true bounds. [`Solver::nodes`] counts what the solve explored.
+    pub fn solve_window_within(
+        &mut self,
+        pos: &Position<W, H, B>,
+        window: Window,
+        stop: &AtomicBool,
+        max_nodes: u64,
+    ) -> Option<RangeInclusive<i32>> {
         if pos.can_win_next() {
             let win = win_now_score(W * H, pos.moves());
             return Some(win..=win);
         }
-        let solved = self.solve_planned(pos, window, Some(stop));
+        let solved = self.solve_planned(pos, window, Some(stop), max_nodes);
         (!solved.stopped).then_some(solved.score)
     }
 
@@ -221,6 +236,7 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
         pos: &Position<W, H, B>,
         window: Window,
         stop: Option<&AtomicBool>,
+        max_nodes: u64,
     ) -> crate::parallel::Solved {
         let plan = Plan {
             book: self.book.as_ref(),
@@ -230,6 +246,7 @@ impl<const W: usize, const H: usize, B: Bitboard, T: BoundStore<W, H, B>> Solver
             alone: self.alone,
             progress: self.progress.as_deref(),
             stop,
+            max_nodes,
             explored: self.nodes,
             #[cfg(test)]
             inject: None,

@@ -196,3 +196,38 @@ fn a_stopped_solve_leaves_only_true_bounds() {
         }
     }
 }
+
+/// A solve limited to some positions stops near the limit (on one thread at the first look
+/// past it; on four, within a few thousand positions of each thread) and leaves only true
+/// bounds: solved again on the same table, every score is the set's.
+#[test]
+fn a_solve_within_a_node_limit_stops_near_it() {
+    use std::sync::atomic::AtomicBool;
+    use transpo_connect4::score::Window;
+    let Some(text) = read("Test_L1_R3") else {
+        return;
+    };
+    for threads in [1, 4] {
+        let mut solver = Solver::new(16).expect("16 MiB");
+        solver.set_threads(threads).expect("helper tables");
+        solver.set_parallel_after(0);
+        for Problem {
+            moves,
+            position: pos,
+            expected,
+        } in problems(&text, 2)
+        {
+            let score = expected.expect("a score");
+            let stop = AtomicBool::new(false);
+            let before = solver.nodes();
+            let limited = solver.solve_window_within(&pos, Window::EXACT, &stop, 10_000);
+            let explored = solver.nodes() - before;
+            let slack = if threads == 1 { 256 } else { 4 * 4_096 + 256 };
+            match limited {
+                Some(range) => assert_eq!(range, score..=score, "{moves}"),
+                None => assert!(explored <= 10_000 + slack, "{moves}: {explored} positions"),
+            }
+            assert_eq!(solver.solve(&pos, Strength::Strong), score, "{moves}");
+        }
+    }
+}

@@ -4,13 +4,17 @@
 //! caller's thread too: `transpo_connect4::crew`).
 
 use crate::batch::Batch;
+use crate::budget::{Columns, Goal, narrow_one, next_window};
 use crate::settings::{BookSetting, Settings};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use transpo_connect4::Strength;
 use transpo_connect4::book::{Book, BookError};
 use transpo_connect4::crew::Crew;
+use transpo_connect4::moves::MoveSorter;
 use transpo_connect4::position::{Bitboard, Position};
-use transpo_connect4::score::{Window, column_scores, finish};
+use transpo_connect4::score::{
+    Window, column_scores, finish, loss_next_score, win_later_max, win_now_score,
+};
 use transpo_connect4::solver::Solver;
 use transpo_connect4::with_board;
 
@@ -28,6 +32,16 @@ pub enum EngineError {
 /// Called with the count solved so far and the count to solve about every 10 ms while a
 /// batch runs; `false` stops it.
 pub type Check<'a> = &'a mut dyn FnMut(usize, usize) -> bool;
+
+/// What a search within a budget learnt of a position's columns, and the positions it
+/// explored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// Each column's bounds, as [`finish`]ed for the solver's strength.
+    pub columns: Columns,
+    /// Positions explored.
+    pub nodes: u64,
+}
 
 /// One board's solvers. Positions come as checked moves (0-based columns of a game not
 /// over, `crate::rules::Game`).
@@ -49,6 +63,19 @@ pub trait Engine: Send {
         positions: Batch,
         check: Check<'_>,
     ) -> Result<Option<Vec<Option<i32>>>, EngineError>;
+    /// Each column's bounds of a position, narrowed by null-window searches on every thread
+    /// until `goal` is proven, `stop` is raised or about `max_nodes` positions are explored
+    /// (`crate::budget`).
+    fn within(&mut self, moves: &[u8], goal: Goal, stop: &AtomicBool, max_nodes: u64) -> Found;
+    /// The bounds `(lo, hi)` of each position's score (as [`finish`]ed), solved in order on
+    /// every thread until `stop` is raised or about `max_nodes` positions are explored: those
+    /// not reached keep the bounds of their stone count. And the positions explored.
+    fn solve_within(
+        &mut self,
+        positions: &Batch,
+        stop: &AtomicBool,
+        max_nodes: u64,
+    ) -> (Vec<(i32, i32)>, u64);
     /// Forgets every table's contents.
     fn clear(&mut self);
     /// Whether an opening book is in use.
@@ -144,6 +171,74 @@ impl<const W: usize, const H: usize, B: Bitboard> Typed<W, H, B> {
         }
     }
 
+    /// The range scores are kept in: a weak solver's are win, draw or loss.
+    fn clamp(&self) -> (i32, i32) {
+        match self.strength {
+            Strength::Strong => (i32::MIN / 2, i32::MAX / 2),
+            Strength::Weak => (-1, 1),
+        }
+    }
+
+    /// What is known of each column of `pos` without a search: a full column, a win at
+    /// once, a move that fills the board or lets the opponent win at once; else the range
+    /// of the stone count. And the columns in the library's move order (full ones last).
+    fn first_bounds(pos: &Position<W, H, B>) -> (Vec<Option<(i32, i32)>>, Vec<usize>) {
+        let squares = W * H;
+        let bounds = (0..W)
+            .map(|col| {
+                if !pos.can_play(col) {
+                    return None;
+                }
+                if pos.is_winning_move(col) {
+                    let win = win_now_score(squares, pos.moves());
+                    return Some((win, win));
+                }
+                let mut next = *pos;
+                next.play_column(col);
+                let moves = next.moves();
+                Some(if moves as usize == squares {
+                    (0, 0)
+                } else if next.can_win_next() {
+                    let loss = -win_now_score(squares, moves);
+                    (loss, loss)
+                } else {
+                    (
+                        -win_later_max(squares, moves),
+                        -loss_next_score(squares, moves),
+                    )
+                })
+            })
+            .collect();
+        let mut sorter = MoveSorter::<W, H, B>::EMPTY;
+        sorter.start(pos.possible(), None, pos.opponent_winning());
+        let mut order = Vec::with_capacity(W);
+        while let Some((square, _)) = sorter.next(pos) {
+            order.push(Position::<W, H, B>::column_of(square));
+        }
+        let full: Vec<usize> = (0..W).filter(|c| !order.contains(c)).collect();
+        order.extend(full);
+        (bounds, order)
+    }
+
+    /// The null window `[t, t + 1]` of `pos` (not over) solved within `max_nodes`
+    /// positions: the score's range, or `None` if stopped.
+    fn null_window(
+        &mut self,
+        pos: &Position<W, H, B>,
+        t: i32,
+        stop: &AtomicBool,
+        max_nodes: u64,
+    ) -> Option<(i32, i32)> {
+        let window = Window {
+            alpha: t,
+            beta: t + 1,
+        };
+        let range = self
+            .solver
+            .solve_window_within(pos, window, stop, max_nodes)?;
+        Some((*range.start(), *range.end()))
+    }
+
     fn solve_pos(&mut self, pos: &Position<W, H, B>, stop: &AtomicBool) -> Option<i32> {
         let range = self
             .solver
@@ -223,6 +318,71 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
             all.extend(columns.unwrap_or([None; W]));
         }
         Ok(Some(all))
+    }
+
+    fn within(&mut self, moves: &[u8], goal: Goal, stop: &AtomicBool, max_nodes: u64) -> Found {
+        let pos = Self::position(moves);
+        let (bounds, order) = Self::first_bounds(&pos);
+        let mut columns = Columns::new(bounds, &order, self.clamp());
+        let start = self.solver.nodes();
+        while let Some((col, t)) = columns.next(goal) {
+            let used = self.solver.nodes() - start;
+            if used >= max_nodes || stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let mut next = pos;
+            next.play_column(col);
+            // The column's score is above `t` when the opponent's is below `-t`.
+            let Some((lo, hi)) = self.null_window(&next, -t - 1, stop, max_nodes - used) else {
+                break;
+            };
+            columns.narrow(col, -hi, -lo);
+        }
+        Found {
+            columns,
+            nodes: self.solver.nodes() - start,
+        }
+    }
+
+    fn solve_within(
+        &mut self,
+        positions: &Batch,
+        stop: &AtomicBool,
+        max_nodes: u64,
+    ) -> (Vec<(i32, i32)>, u64) {
+        let clamp = self.clamp();
+        let squares = W * H;
+        let start = self.solver.nodes();
+        let mut going = true;
+        let mut all = Vec::with_capacity(positions.len());
+        for i in 0..positions.len() {
+            let pos = Self::position(positions.get(i));
+            let moves = pos.moves();
+            let mut known = if pos.can_win_next() {
+                let win = win_now_score(squares, moves);
+                (win, win)
+            } else {
+                (
+                    loss_next_score(squares, moves),
+                    win_later_max(squares, moves),
+                )
+            };
+            known = narrow_one(known, known, clamp);
+            while going && known.0 < known.1 {
+                let used = self.solver.nodes() - start;
+                if used >= max_nodes || stop.load(Ordering::Relaxed) {
+                    going = false;
+                    break;
+                }
+                let t = next_window(known.0, known.1);
+                match self.null_window(&pos, t, stop, max_nodes - used) {
+                    Some(answer) => known = narrow_one(known, answer, clamp),
+                    None => going = false,
+                }
+            }
+            all.push(known);
+        }
+        (all, self.solver.nodes() - start)
     }
 
     fn has_book(&self) -> bool {
@@ -317,6 +477,52 @@ mod tests {
             weak_many,
             many.iter().map(|s| s.map(i32::signum)).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn answers_within_a_budget_hold_the_true_scores() {
+        let mut e = engine("7x6", false);
+        let stop = AtomicBool::new(false);
+        let moves: [u8; 4] = [3, 3, 4, 2];
+        let scores = e.analyse(&moves, &stop).expect("not stopped");
+        let all = e.within(&moves, Goal::All, &stop, u64::MAX);
+        let exact: Vec<_> = all
+            .columns
+            .bounds()
+            .iter()
+            .map(|b| b.map(|(lo, _)| lo))
+            .collect();
+        assert_eq!(exact, scores);
+        assert!(all.columns.proven(Goal::All));
+        let best = e.within(&moves, Goal::Best, &stop, u64::MAX);
+        assert!(best.columns.proven(Goal::Best));
+        let column = best.columns.best().expect("a column");
+        assert_eq!(scores[column], scores.iter().flatten().max().copied());
+        let (bounds, _) = e.solve_within(&batch(&[&moves, &[]]), &stop, u64::MAX);
+        assert_eq!(bounds, vec![(-2, -2), (1, 1)]);
+
+        // The empty board without a book, a few thousand positions: true bounds, unproven.
+        let (threads, hash_mib) = (Value::Int(2), Value::Int(8));
+        let settings = Settings::new("7x6", false, Some(&threads), &hash_mib, BookSetting::None)
+            .expect("settings");
+        let mut e = make(&settings).expect("an engine");
+        let empty = [-2, -1, 0, 1, 0, -1, -2];
+        for goal in [Goal::Best, Goal::All] {
+            let found = e.within(&[], goal, &stop, 5_000);
+            assert!(!found.columns.proven(goal));
+            assert!(found.nodes <= 5_000 + 2 * 4_096 + 256, "{}", found.nodes);
+            for (bound, score) in found.columns.bounds().iter().zip(empty) {
+                let (lo, hi) = bound.expect("no full column");
+                assert!(lo <= score && score <= hi, "{:?}", found.columns);
+            }
+        }
+        let (bounds, nodes) = e.solve_within(&batch(&[&[], &[]]), &stop, 5_000);
+        assert!(nodes <= 5_000 + 2 * 4_096 + 256, "{nodes}");
+        assert!(bounds.iter().all(|&(lo, hi)| lo <= 1 && 1 <= hi && lo < hi));
+        // Stopped before it starts: the bounds of the stone count.
+        let raised = AtomicBool::new(true);
+        let (bounds, _) = e.solve_within(&batch(&[&[]]), &raised, u64::MAX);
+        assert_eq!(bounds, vec![(-21, 20)]);
     }
 
     #[test]

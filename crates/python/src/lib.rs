@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod budget;
 pub mod engine;
 pub mod layout;
 #[cfg(not(test))]

@@ -26,7 +26,9 @@ def interrupt_after(seconds):
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to oneself needs POSIX")
-@pytest.mark.parametrize("call", ["solve", "analyse", "solve_many"])
+@pytest.mark.parametrize(
+    "call", ["solve", "analyse", "solve_many", "best_move", "analyse_within", "solve_many_within"]
+)
 def test_ctrl_c_stops_a_long_solve(call):
     # The empty 7x6 board without a book takes many seconds (14 s on two cores).
     solver = Solver(threads=2, hash_mib=64, book=None)
@@ -34,6 +36,10 @@ def test_ctrl_c_stops_a_long_solve(call):
         "solve": lambda: solver.solve(""),
         "analyse": lambda: solver.analyse(""),
         "solve_many": lambda: solver.solve_many(["", "4", "44", "444"]),
+        # Within a budget far longer than the test: Ctrl-C still stops them.
+        "best_move": lambda: solver.best_move("", max_seconds=60),
+        "analyse_within": lambda: solver.analyse("", max_seconds=60, max_nodes=2**50),
+        "solve_many_within": lambda: solver.solve_many(["", "4"], max_seconds=60),
     }[call]
     # Python's own handler, whatever this process inherited: a shell starts background
     # jobs with SIGINT ignored, and Python then leaves it ignored.

@@ -11,6 +11,8 @@ calls.
 -2
 >>> solver.best_moves([3, 3, 4, 2])
 [2, 5, 6]
+>>> solver.best_move("4453", max_seconds=1).column   # within a budget: an Answer
+5
 
 A position is a move string in Pons' notation (columns from 1, then a-d), a list of
 0-based columns, or a grid: H rows of W cells, row 0 the top, 0 empty, 1 the first player's
@@ -30,9 +32,13 @@ from ._native import (
     to_grid,
     to_moves,
 )
+from ._results import Analysis, Answer, Scores
 
 __all__ = [
     "Solver",
+    "Answer",
+    "Analysis",
+    "Scores",
     "to_grid",
     "to_moves",
     "from_pettingzoo",

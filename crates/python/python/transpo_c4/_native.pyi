@@ -1,10 +1,12 @@
 """Type stub of transpo_c4._native, the compiled half of transpo_c4 (re-exported there)."""
 
 import os
-from typing import Any, Iterable, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
+
+from ._results import Analysis, Answer, Scores
 
 #: A position: a move string ("4453": columns from 1, then a-d), a list of 0-based columns
 #: ([3, 3, 4, 2]), or a grid (H rows of W cells, row 0 the top; 0 empty, 1 the first
@@ -58,22 +60,74 @@ class Solver:
         Raises ``ValueError`` (with the reason) for a position that is not one to solve,
         ``TypeError`` for something that is not a position, ``KeyboardInterrupt`` on Ctrl-C.
         """
-    def analyse(self, position: Position) -> List[Optional[int]]:
-        """Each column's score for the side to move; ``None`` for a full column."""
+    @overload
+    def analyse(
+        self, position: Position, *, max_seconds: None = None, max_nodes: None = None
+    ) -> List[Optional[int]]: ...
+    @overload
+    def analyse(
+        self,
+        position: Position,
+        *,
+        max_seconds: Optional[float] = None,
+        max_nodes: Optional[int] = None,
+    ) -> Union[List[Optional[int]], Analysis]:
+        """Each column's score for the side to move; ``None`` for a full column.
+
+        With ``max_seconds`` or ``max_nodes``, an ``Analysis``: each column's bounds, the
+        best column first, narrowed until every score is proven or the budget is spent.
+
+        >>> Solver().analyse("4453", max_seconds=1).scores
+        [-5, -5, -2, -3, -4, -2, -2]
+
+        Raises ``ValueError`` for ``max_seconds`` negative, NaN or infinite or ``max_nodes``
+        outside 1 to 2**60, ``TypeError`` for a budget that is not a number (a bool is not).
+        """
+    def best_move(
+        self,
+        position: Position,
+        *,
+        max_seconds: Optional[float] = None,
+        max_nodes: Optional[int] = None,
+    ) -> Answer:
+        """The best column, proven, or the best found within ``max_seconds`` (the answer
+        comes a few milliseconds after it at most) or about ``max_nodes`` positions.
+
+        >>> answer = Solver().best_move("4453", max_seconds=1)
+        >>> answer.column, answer.score, answer.proven
+        (5, -2, True)
+        """
     def best_moves(self, position: Position) -> List[int]:
         """The 0-based columns that keep the best score."""
+    @overload
     def solve_many(
         self,
         positions: Union[Iterable[Position], npt.NDArray[np.integer]],
         *,
         agents: Union[Agent, Sequence[Agent], npt.NDArray[np.integer], None] = None,
         progress: bool = False,
-    ) -> npt.NDArray[np.int8]:
+        max_seconds: None = None,
+        max_nodes: None = None,
+    ) -> npt.NDArray[np.int8]: ...
+    @overload
+    def solve_many(
+        self,
+        positions: Union[Iterable[Position], npt.NDArray[np.integer]],
+        *,
+        agents: Union[Agent, Sequence[Agent], npt.NDArray[np.integer], None] = None,
+        progress: bool = False,
+        max_seconds: Optional[float] = None,
+        max_nodes: Optional[int] = None,
+    ) -> Union[npt.NDArray[np.int8], Scores]:
         """The scores of ``positions`` in their order, solved on every thread without the GIL.
 
         A numpy array is read by its shape: N×k move lists, N×(W·H) Kaggle boards, N×H×W
         grids, N×H×W×2 PettingZoo planes (``agents``: the observing agent of each, or one
-        for all).
+        for all). With ``max_seconds`` or ``max_nodes``, a ``Scores`` (``lo``, ``hi``,
+        ``proven``, ``nodes``): the positions solved in order, every thread on each.
+
+        >>> Solver().solve_many(["4453"], max_seconds=1).lo
+        array([-2], dtype=int8)
         """
     def analyse_many(
         self,

@@ -188,11 +188,25 @@ pub fn array_values(obj: &Bound<'_, PyAny>, shape: &[usize], layout: Layout) -> 
     if size == 0 {
         return Ok(Vec::new());
     }
-    let wide = numpy.call_method1("asarray", (obj, "int64"))?;
-    let bad = wide
-        .call_method1("__lt__", (-128,))?
-        .call_method1("__or__", (wide.call_method1("__gt__", (127,))?,))?;
-    if bad.call_method0("any")?.is_truthy()? {
+    // An integer array's range is checked by two reductions over it as it is, so that no
+    // wider copy of it is made: a batch costs its int8 values beside the caller's array. Any
+    // other array (floats, objects) is first read as int64, as before.
+    let array = numpy.call_method1("asarray", (obj,))?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    let fits = matches!(kind.as_str(), "i" | "u" | "b")
+        && !array.call_method0("min")?.lt(-128)?
+        && !array.call_method0("max")?.gt(127)?;
+    let wide = if fits {
+        None
+    } else {
+        Some(numpy.call_method1("asarray", (obj, "int64"))?)
+    };
+    if let Some(wide) = wide
+        && let bad = wide
+            .call_method1("__lt__", (-128,))?
+            .call_method1("__or__", (wide.call_method1("__gt__", (127,))?,))?
+        && bad.call_method0("any")?.is_truthy()?
+    {
         let at: usize = bad.call_method0("argmax")?.extract()?;
         let value = wide
             .getattr("flat")?

@@ -4,15 +4,87 @@
 use super::convert::{refusal, value_of};
 use super::many::{self, engine_error};
 use super::wait::{self, interruptible};
-use crate::engine::{self, Engine};
+use crate::budget::{self, Goal};
+use crate::engine::{self, Engine, Found};
 use crate::read::{self, Value};
 use crate::rules::{Game, Rules};
 use crate::settings::{BookSetting, Settings};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyTuple, PyType};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// A budget asked for: when to stop, and how many positions to explore at most.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// The moment the answer is due, if any.
+    pub deadline: Option<Instant>,
+    /// Positions to explore at most (`u64::MAX`: no limit).
+    pub nodes: u64,
+}
+
+/// The budget of `max_seconds=` and `max_nodes=` of a call that began at `start`, checked;
+/// `None` if neither was given.
+fn budget_of(
+    start: Instant,
+    max_seconds: Option<&Bound<'_, PyAny>>,
+    max_nodes: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<Budget>> {
+    let max_seconds = max_seconds.filter(|s| !s.is_none());
+    let max_nodes = max_nodes.filter(|n| !n.is_none());
+    if max_seconds.is_none() && max_nodes.is_none() {
+        return Ok(None);
+    }
+    let seconds = match max_seconds {
+        None => None,
+        Some(obj) => {
+            let number = if obj.is_instance_of::<PyBool>() {
+                None
+            } else {
+                obj.extract::<f64>().ok()
+            };
+            let Some(number) = number else {
+                return Err(PyTypeError::new_err(format!(
+                    "max_seconds is {}, not a number: a number of seconds from 0 to {:e}, \
+                     or None",
+                    value_of(obj)?.describe(),
+                    budget::MAX_SECONDS
+                )));
+            };
+            Some(budget::seconds(number).map_err(refusal)?)
+        }
+    };
+    let nodes = match max_nodes {
+        None => u64::MAX,
+        Some(obj) => budget::nodes(&value_of(obj)?).map_err(refusal)?,
+    };
+    Ok(Some(Budget {
+        // A deadline past what an `Instant` holds is no deadline.
+        deadline: seconds.and_then(|s| start.checked_add(s)),
+        nodes,
+    }))
+}
+
+/// `(lo, hi)` as a Python tuple, or `None`.
+fn bound_of<'py>(py: Python<'py>, bound: Option<(i32, i32)>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match bound {
+        Some(pair) => PyTuple::new(py, [pair.0, pair.1])?.into_any(),
+        None => py.None().into_bound(py),
+    })
+}
+
+/// An instance of the result class `name` of `transpo_c4._results`, made of `fields`.
+fn result<'py>(
+    py: Python<'py>,
+    name: &str,
+    fields: impl pyo3::call::PyCallArgs<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    py.import("transpo_c4._results")?
+        .getattr(name)?
+        .call1(fields)
+}
 
 /// The score `analyse_many` gives a full column: no score is below -41.
 pub const FULL_COLUMN: i8 = -128;
@@ -104,20 +176,64 @@ impl Solver {
         py: Python<'_>,
         f: impl FnOnce(&mut dyn Engine, &AtomicBool) -> Option<T> + Send,
     ) -> PyResult<T> {
+        self.stoppable_until(py, None, f)
+    }
+
+    /// [`Solver::stoppable`], whose stop is also raised at `deadline`, if any.
+    fn stoppable_until<T: Send>(
+        &self,
+        py: Python<'_>,
+        deadline: Option<Instant>,
+        f: impl FnOnce(&mut dyn Engine, &AtomicBool) -> Option<T> + Send,
+    ) -> PyResult<T> {
         let stop = AtomicBool::new(false);
         let stop = &stop;
         let result = interruptible(
             py,
             || {
                 let mut engine = wait::lock(&self.engine);
-                if stop.load(Ordering::Relaxed) {
+                // Stopped while waiting for the lock: by Ctrl-C, unless a deadline passed
+                // (then the engine answers with what it knows at once).
+                if deadline.is_none() && stop.load(Ordering::Relaxed) {
                     return None;
                 }
                 f(&mut **engine, stop)
             },
             || stop.store(true, Ordering::Relaxed),
+            deadline,
         )?;
         result.ok_or_else(|| PyRuntimeError::new_err("the solve was stopped"))
+    }
+
+    /// The columns of the position `position` narrowed within `budget` towards `goal`.
+    fn found(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        goal: Goal,
+        budget: Budget,
+    ) -> PyResult<Found> {
+        let moves = game_of(position, &self.rules)?.moves().to_vec();
+        self.stoppable_until(py, budget.deadline, move |engine, stop| {
+            Some(engine.within(&moves, goal, stop, budget.nodes))
+        })
+    }
+
+    /// Each column's bounds as a Python list of `(lo, hi)` or `None`.
+    fn bounds_list<'py>(py: Python<'py>, found: &Found) -> PyResult<Bound<'py, PyList>> {
+        let items = found
+            .columns
+            .bounds()
+            .iter()
+            .map(|&b| bound_of(py, b))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    /// Each column's exact score (``analyse`` without a budget).
+    fn scores(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i32>>> {
+        let moves = game_of(position, &self.rules)?.moves().to_vec();
+        self.stoppable(py, move |engine, stop| engine.analyse(&moves, stop))
     }
 
     /// `values` as a numpy `int8` array of `shape`.
@@ -248,11 +364,85 @@ impl Solver {
     /// Each column's score from the side to move (the score after playing it), ``None`` for a
     /// full column.
     ///
+    /// With ``max_seconds`` or ``max_nodes`` (positions to explore, about), an ``Analysis``:
+    /// each column's bounds ``(lo, hi)`` (``None`` for a full column) narrowed by null-window
+    /// searches, the best column first, until every score is proven or the budget is spent;
+    /// ``scores`` has a column's score where it is proven, ``None`` elsewhere.
+    ///
     /// >>> Solver().analyse("4453")
     /// [-5, -5, -2, -3, -4, -2, -2]
-    fn analyse(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i32>>> {
-        let moves = game_of(position, &self.rules)?.moves().to_vec();
-        self.stoppable(py, move |engine, stop| engine.analyse(&moves, stop))
+    /// >>> Solver().analyse("4453", max_seconds=60)
+    /// Analysis(scores=[-5, -5, -2, -3, -4, -2, -2], bounds=[(-5, -5), ..., (-2, -2)], proven=True, column=5, nodes=...)
+    /// >>> Solver(book=None).analyse("", max_nodes=1000).proven
+    /// False
+    #[pyo3(signature = (position, *, max_seconds = None, max_nodes = None))]
+    fn analyse<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+        max_seconds: Option<&Bound<'py, PyAny>>,
+        max_nodes: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let start = Instant::now();
+        let Some(budget) = budget_of(start, max_seconds, max_nodes)? else {
+            return self.scores(py, position)?.into_pyobject(py);
+        };
+        let found = self.found(py, position, Goal::All, budget)?;
+        let scores: Vec<Option<i32>> = found
+            .columns
+            .bounds()
+            .iter()
+            .map(|b| b.and_then(|(lo, hi)| (lo == hi).then_some(lo)))
+            .collect();
+        let fields = (
+            scores,
+            Self::bounds_list(py, &found)?,
+            found.columns.proven(Goal::All),
+            found.columns.best(),
+            found.nodes,
+        );
+        result(py, "Analysis", fields)
+    }
+
+    /// The best column to play, within a budget if one is given: an ``Answer`` with the
+    /// 0-based ``column``, its ``score`` (``None`` unless ``proven``), whether it is
+    /// ``proven`` (the column's score exact and no column's higher), each column's
+    /// ``bounds`` ``(lo, hi)`` (``None`` for a full column) and the positions explored.
+    ///
+    /// Null-window searches narrow the columns' bounds, the most promising first, until the
+    /// best is proven, ``max_seconds`` have passed (the answer comes within a few
+    /// milliseconds of it) or about ``max_nodes`` positions are explored. Unproven, the
+    /// column is the one with the best lower bound (then the best upper bound, then the
+    /// library's move order). Without a budget the answer is always proven.
+    ///
+    /// >>> Solver().best_move("4453")
+    /// Answer(column=5, score=-2, proven=True, bounds=[...], nodes=...)
+    /// >>> answer = Solver(book=None).best_move("", max_seconds=0.05)
+    /// >>> answer.proven, answer.score, answer.bounds[3][1] >= 1   # the centre may win
+    /// (False, None, True)
+    #[pyo3(signature = (position, *, max_seconds = None, max_nodes = None))]
+    fn best_move<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+        max_seconds: Option<&Bound<'py, PyAny>>,
+        max_nodes: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let start = Instant::now();
+        let budget = budget_of(start, max_seconds, max_nodes)?.unwrap_or(Budget {
+            deadline: None,
+            nodes: u64::MAX,
+        });
+        let found = self.found(py, position, Goal::Best, budget)?;
+        let proven = found.columns.proven(Goal::Best);
+        let fields = (
+            found.columns.best(),
+            proven.then(|| found.columns.root().0),
+            proven,
+            Self::bounds_list(py, &found)?,
+            found.nodes,
+        );
+        result(py, "Answer", fields)
     }
 
     /// The 0-based columns whose score is the best.
@@ -260,7 +450,7 @@ impl Solver {
     /// >>> Solver().best_moves("4453")
     /// [2, 5, 6]
     fn best_moves(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-        let columns = self.analyse(py, position)?;
+        let columns = self.scores(py, position)?;
         let best = columns.iter().flatten().max().copied();
         Ok((0..columns.len())
             .filter(|&c| best.is_some() && columns[c] == best)
@@ -276,19 +466,48 @@ impl Solver {
     /// needed where both players have as many stones). ``progress=True`` writes a count to
     /// stderr.
     ///
+    /// With ``max_seconds`` or ``max_nodes``, a ``Scores`` of ``lo``, ``hi`` (``int8``
+    /// arrays: each score's bounds, equal where it is ``proven``), ``proven`` (``bool``) and
+    /// the positions explored: the positions are solved in order with every thread on each
+    /// (null windows, so that one stopped keeps what it learnt), those not reached keep the
+    /// bounds of their stone count; ``progress`` is not written then.
+    ///
     /// >>> Solver().solve_many(["4453", [3, 3, 4, 2], "2252576253462244111563365343671351441"])
     /// array([-2, -2, -1], dtype=int8)
-    #[pyo3(signature = (positions, *, agents = None, progress = false))]
+    /// >>> Solver().solve_many(["4453", "44"], max_seconds=60).proven
+    /// array([ True,  True])
+    #[pyo3(signature = (positions, *, agents = None, progress = false, max_seconds = None, max_nodes = None))]
+    #[allow(clippy::too_many_arguments)]
     fn solve_many<'py>(
         &self,
         py: Python<'py>,
         positions: &Bound<'py, PyAny>,
         agents: Option<&Bound<'py, PyAny>>,
         progress: bool,
+        max_seconds: Option<&Bound<'py, PyAny>>,
+        max_nodes: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let start = Instant::now();
+        let budget = budget_of(start, max_seconds, max_nodes)?;
         let (rules, threads) = (&self.rules, self.settings.threads);
         let batch = many::read_batch(py, "solve_many", positions, agents, rules, threads)?;
         let n = batch.len();
+        if let Some(budget) = budget {
+            let (bounds, nodes) =
+                self.stoppable_until(py, budget.deadline, move |engine, stop| {
+                    Some(engine.solve_within(&batch, stop, budget.nodes))
+                })?;
+            let lo = Self::int8_array(py, bounds.iter().map(|b| b.0 as i8), (n, 1))?;
+            let hi = Self::int8_array(py, bounds.iter().map(|b| b.1 as i8), (n, 1))?;
+            let proven = lo.call_method1("__eq__", (&hi,))?;
+            let fields = (
+                lo.call_method1("reshape", (n,))?,
+                hi.call_method1("reshape", (n,))?,
+                proven.call_method1("reshape", (n,))?,
+                nodes,
+            );
+            return result(py, "Scores", fields);
+        }
         let names = ("solve_many", "positions");
         let scores = many::run(py, &self.engine, names, n, progress, |engine, check| {
             engine.solve_many(batch, check)

@@ -1,7 +1,9 @@
 //! Waiting without the GIL, stoppable by Ctrl-C: every [`SIGNAL_EVERY`] the waiting thread
 //! takes the GIL back to look for a signal (`Python::check_signals`), and on one raises the
 //! stop flag the search watches; the search returns within microseconds without storing
-//! anything, and `KeyboardInterrupt` reaches the caller.
+//! anything, and `KeyboardInterrupt` reaches the caller. A budget's deadline raises the same
+//! flag, at the deadline to the scheduler's precision, and the answer found so far comes
+//! back.
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -14,11 +16,13 @@ pub const SIGNAL_EVERY: Duration = Duration::from_millis(10);
 
 /// Runs `work` on a thread of its own while this thread, without the GIL, waits and looks
 /// for signals every [`SIGNAL_EVERY`]; on a signal's exception, calls `stop`, waits for
-/// `work` to return and raises the exception.
+/// `work` to return and raises the exception. At `deadline`, if any, calls `stop` and goes
+/// on waiting for `work`'s answer.
 pub fn interruptible<T: Send>(
     py: Python<'_>,
     work: impl FnOnce() -> T + Send,
     stop: impl Fn() + Send + Sync,
+    deadline: Option<Instant>,
 ) -> PyResult<T> {
     py.detach(|| {
         std::thread::scope(|scope| {
@@ -27,10 +31,18 @@ pub fn interruptible<T: Send>(
                 // The receiver is gone only if the caller already raised; the result is moot.
                 let _ = tx.send(work());
             });
+            let mut due = deadline;
             loop {
-                match rx.recv_timeout(SIGNAL_EVERY) {
+                let wait = due.map_or(SIGNAL_EVERY, |due| {
+                    SIGNAL_EVERY.min(due.saturating_duration_since(Instant::now()))
+                });
+                match rx.recv_timeout(wait) {
                     Ok(value) => return Ok(value),
                     Err(RecvTimeoutError::Timeout) => {
+                        if due.is_some_and(|due| Instant::now() >= due) {
+                            stop();
+                            due = None;
+                        }
                         if let Err(e) = Python::attach(|py| py.check_signals()) {
                             stop();
                             return Err(e);
