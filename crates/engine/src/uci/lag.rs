@@ -364,39 +364,11 @@ mod tests {
     /// stall reserve alone that game is lost on time; with the share kept in hand it is not.
     #[test]
     fn a_first_long_stall_late_at_a_fast_control_does_not_lose_on_time() {
-        let play = |keep_in_hand: bool| -> Result<Duration, String> {
-            let mut lag = Lag::default();
-            let mut clock = ms(5000);
-            let mut own = Duration::ZERO;
-            for n in 0..90u64 {
-                let limits = white(clock.as_millis() as u64);
-                let position = after(2 * n as usize);
-                lag.own_us.store(own.as_micros() as u64, Relaxed);
-                let overhead = lag.overhead_at_go(&position, &limits, ms(10));
-                let reserve = if keep_in_hand {
-                    lag.reserve()
-                } else {
-                    lag.stall_reserve()
-                };
-                let budget = limits
-                    .time_budget_keeping(true, overhead, reserve)
-                    .expect("clocked");
-                lag.started(&position, &limits, Some(budget.hard));
-                own = budget.hard;
-                let charged = own + if n == 89 { ms(415) } else { ms(36) };
-                if charged > clock {
-                    return Err(format!("move {n}: clock {clock:?}, charged {charged:?}"));
-                }
-                clock = clock - charged + ms(50);
-            }
-            Ok(clock)
-        };
-        assert!(
-            play(false).is_err(),
-            "the stall reserve alone: {:?}",
-            play(false)
-        );
-        let left = play(true).expect("kept in hand");
+        let charge = |n: u64| if n == 89 { ms(415) } else { ms(36) };
+        let alone = play_at_hard_limits(90, Lag::stall_reserve, charge);
+        assert!(alone.is_err(), "the stall reserve alone: {alone:?}");
+        let clocks = play_at_hard_limits(90, Lag::reserve, charge).expect("kept in hand");
+        let left = clocks[90];
         assert!(left > Duration::ZERO, "{left:?}");
     }
 
@@ -407,35 +379,50 @@ mod tests {
     /// 300 ms when the stall comes.
     #[test]
     fn a_stall_larger_than_any_seen_before_does_not_lose_on_time() {
+        let charge = |n: u64| {
+            ms(30)
+                + match n {
+                    10 | 20 => ms(100),
+                    70 => ms(250),
+                    _ => Duration::ZERO,
+                }
+        };
+        let clocks =
+            play_at_hard_limits(120, Lag::reserve, charge).unwrap_or_else(|e| panic!("{e}"));
+        assert!(clocks[70] > ms(300), "{:?}", clocks[70]);
+    }
+
+    /// `moves` of White's at 5+0.05 from a fresh `Lag` (overhead option 10 ms), the clock
+    /// keeping `reserve` of it, every search running to its hard limit and move `n`
+    /// charged `beyond(n)` more: White's clock before each move and after the last, or the
+    /// move lost on time.
+    fn play_at_hard_limits(
+        moves: u64,
+        reserve: fn(&Lag) -> Duration,
+        beyond: impl Fn(u64) -> Duration,
+    ) -> Result<Vec<Duration>, String> {
         let mut lag = Lag::default();
-        let mut clock = ms(5000);
+        let mut clocks = vec![ms(5000)];
         let mut own = Duration::ZERO;
-        let mut at_the_stall = Duration::ZERO;
-        for n in 0..120u64 {
+        for n in 0..moves {
+            let clock = clocks[n as usize];
             let limits = white(clock.as_millis() as u64);
             let position = after(2 * n as usize);
             lag.own_us.store(own.as_micros() as u64, Relaxed);
             let overhead = lag.overhead_at_go(&position, &limits, ms(10));
             let budget = limits
-                .time_budget_keeping(true, overhead, lag.reserve())
+                .time_budget_keeping(true, overhead, reserve(&lag))
                 .expect("clocked");
             lag.started(&position, &limits, Some(budget.hard));
             own = budget.hard;
-            let stall = match n {
-                10 | 20 => ms(100),
-                70 => ms(250),
-                _ => Duration::ZERO,
-            };
-            let charged = own + ms(30) + stall;
-            assert!(
-                charged <= clock,
-                "lost on time at move {n}: clock {clock:?}, charged {charged:?}"
-            );
-            if n == 70 {
-                at_the_stall = clock;
+            let charged = own + beyond(n);
+            if charged > clock {
+                return Err(format!(
+                    "lost on time at move {n}: clock {clock:?}, charged {charged:?}"
+                ));
             }
-            clock = clock - charged + ms(50);
+            clocks.push(clock - charged + ms(50));
         }
-        assert!(at_the_stall > ms(300), "{at_the_stall:?}");
+        Ok(clocks)
     }
 }
