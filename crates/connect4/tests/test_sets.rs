@@ -156,12 +156,10 @@ fn a_team_on_a_growing_table_scores_exactly() {
     }
 }
 
-/// A solve stopped part-way answers `None` and leaves only true bounds in the table: solved
-/// again on the same table, on one thread and on four, every score is the set's.
-#[test]
-fn a_stopped_solve_leaves_only_true_bounds() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use transpo_connect4::score::Window;
+/// Runs `check(solver, threads, problem, score)` on the first two positions of Begin-Hard
+/// (`Test_L1_R3`), on a 16 MiB solver of one thread and one of four that splits from the
+/// root; nothing without the set.
+fn on_hard_positions(check: impl Fn(&mut Solver, usize, &Problem<'_>, i32)) {
     let Some(text) = read("Test_L1_R3") else {
         return;
     };
@@ -169,32 +167,39 @@ fn a_stopped_solve_leaves_only_true_bounds() {
         let mut solver = Solver::new(16).expect("16 MiB");
         solver.set_threads(threads).expect("helper tables");
         solver.set_parallel_after(0);
-        for Problem {
-            moves,
-            position: pos,
-            expected,
-        } in problems(&text, 2)
-        {
-            let score = expected.expect("a score");
-            // Raised at once: the solve stops at its first look, after a few hundred positions.
-            let stop = AtomicBool::new(true);
-            assert_eq!(solver.solve_window_until(&pos, Window::EXACT, &stop), None);
-            // Raised part-way through, from another thread.
-            let stop = AtomicBool::new(false);
-            let stopped = std::thread::scope(|scope| {
-                scope.spawn(|| {
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                    stop.store(true, Ordering::Relaxed);
-                });
-                solver.solve_window_until(&pos, Window::EXACT, &stop)
-            });
-            // Finished before the stop or stopped: either way never a wrong score.
-            if let Some(range) = stopped {
-                assert_eq!(range, score..=score, "{moves}");
-            }
-            assert_eq!(solver.solve(&pos, Strength::Strong), score, "{moves}");
+        for problem in problems(&text, 2) {
+            let score = problem.expected.expect("a score");
+            check(&mut solver, threads, &problem, score);
         }
     }
+}
+
+/// A solve stopped part-way answers `None` and leaves only true bounds in the table: solved
+/// again on the same table, on one thread and on four, every score is the set's.
+#[test]
+fn a_stopped_solve_leaves_only_true_bounds() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use transpo_connect4::score::Window;
+    on_hard_positions(|solver, _, problem, score| {
+        let (moves, pos) = (problem.moves, &problem.position);
+        // Raised at once: the solve stops at its first look, after a few hundred positions.
+        let stop = AtomicBool::new(true);
+        assert_eq!(solver.solve_window_until(pos, Window::EXACT, &stop), None);
+        // Raised part-way through, from another thread.
+        let stop = AtomicBool::new(false);
+        let stopped = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                stop.store(true, Ordering::Relaxed);
+            });
+            solver.solve_window_until(pos, Window::EXACT, &stop)
+        });
+        // Finished before the stop or stopped: either way never a wrong score.
+        if let Some(range) = stopped {
+            assert_eq!(range, score..=score, "{moves}");
+        }
+        assert_eq!(solver.solve(pos, Strength::Strong), score, "{moves}");
+    });
 }
 
 /// A solve limited to some positions stops near the limit (on one thread at the first look
@@ -204,30 +209,17 @@ fn a_stopped_solve_leaves_only_true_bounds() {
 fn a_solve_within_a_node_limit_stops_near_it() {
     use std::sync::atomic::AtomicBool;
     use transpo_connect4::score::Window;
-    let Some(text) = read("Test_L1_R3") else {
-        return;
-    };
-    for threads in [1, 4] {
-        let mut solver = Solver::new(16).expect("16 MiB");
-        solver.set_threads(threads).expect("helper tables");
-        solver.set_parallel_after(0);
-        for Problem {
-            moves,
-            position: pos,
-            expected,
-        } in problems(&text, 2)
-        {
-            let score = expected.expect("a score");
-            let stop = AtomicBool::new(false);
-            let before = solver.nodes();
-            let limited = solver.solve_window_within(&pos, Window::EXACT, &stop, 10_000);
-            let explored = solver.nodes() - before;
-            let slack = if threads == 1 { 256 } else { 4 * 4_096 + 256 };
-            match limited {
-                Some(range) => assert_eq!(range, score..=score, "{moves}"),
-                None => assert!(explored <= 10_000 + slack, "{moves}: {explored} positions"),
-            }
-            assert_eq!(solver.solve(&pos, Strength::Strong), score, "{moves}");
+    on_hard_positions(|solver, threads, problem, score| {
+        let (moves, pos) = (problem.moves, &problem.position);
+        let stop = AtomicBool::new(false);
+        let before = solver.nodes();
+        let limited = solver.solve_window_within(pos, Window::EXACT, &stop, 10_000);
+        let explored = solver.nodes() - before;
+        let slack = if threads == 1 { 256 } else { 4 * 4_096 + 256 };
+        match limited {
+            Some(range) => assert_eq!(range, score..=score, "{moves}"),
+            None => assert!(explored <= 10_000 + slack, "{moves}: {explored} positions"),
         }
-    }
+        assert_eq!(solver.solve(pos, Strength::Strong), score, "{moves}");
+    });
 }
