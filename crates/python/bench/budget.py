@@ -1,15 +1,13 @@
 """Answers within a budget, measured: Kaggle ConnectX games against kaggle's ``negamax``
-agent with ``best_move(..., max_seconds=S)`` (move times, W/D/L), and the share of perfect
-moves on Pons' Begin sets at a fixed time a move.
+agent with ``best_move(..., max_seconds=S)`` (move times, W/D/L). The share of perfect moves
+on Pons' Begin sets at a fixed time a move is ``begin_budget.py``'s.
 
     python crates/python/bench/budget.py kaggle --games 100 --seconds 1 --threads 2 --minutes 15
-    python crates/python/bench/budget.py pons --seconds 0.1 --threads 2 --limit 100
 
 ``kaggle`` plays first (``[ours, "negamax"]``) and stops starting games after ``--minutes``;
 one solver plays every game, its table kept between moves and games, as an agent file's
 module-level solver would. A move's time is from the agent's call to its return, reading the
-board included. ``pons`` reads the sets from ``../shared/data/connect4`` (beside the
-repository) and compares each budgeted move with the best moves of an unbudgeted solver.
+board included.
 """
 
 import argparse
@@ -17,12 +15,8 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from transpo_c4 import Solver, from_kaggle
-
-DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "connect4"
-BEGIN = {"Test_L1_R1": "Begin-Easy", "Test_L1_R2": "Begin-Medium", "Test_L1_R3": "Begin-Hard"}
 
 
 def percentile(values, p):
@@ -79,49 +73,16 @@ def kaggle(args):
     print(json.dumps(summary))
 
 
-def pons(args):
-    rows = []
-    for name, label in BEGIN.items():
-        path = DATA / name
-        if not path.is_file():
-            print(f"{path} is missing", file=sys.stderr)
-            continue
-        lines = [line.split()[0] for line in path.read_text().splitlines()[: args.limit]]
-        timed = Solver(threads=args.threads, hash_mib=args.hash_mib)
-        exact = Solver(threads=args.threads, hash_mib=args.hash_mib)
-        perfect = proven = 0
-        times = []
-        for moves in lines:
-            start = time.perf_counter()
-            answer = timed.best_move(moves, max_seconds=args.seconds)
-            times.append(time.perf_counter() - start)
-            proven += answer.proven
-            perfect += answer.column in exact.best_moves(moves)
-        rows.append(
-            {
-                "set": label,
-                "positions": len(lines),
-                "perfect": perfect,
-                "perfect_share": round(perfect / len(lines), 3),
-                "proven": proven,
-                "max_move_s": round(max(times), 4),
-                "p99_move_s": round(percentile(times, 99), 4),
-            }
-        )
-        print(json.dumps(rows[-1]), flush=True)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["kaggle", "pons"])
+    parser.add_argument("what", choices=["kaggle"])
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--hash-mib", type=int, default=128)
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--minutes", type=float, default=15)
-    parser.add_argument("--limit", type=int, default=100)
     args = parser.parse_args()
-    {"kaggle": kaggle, "pons": pons}[args.what](args)
+    kaggle(args)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ stones, 2 the second's (a numpy array or nested lists). ``from_pettingzoo``,
 ``from_kaggle`` and ``from_openspiel`` turn those clients' views into a position (a move
 string that reaches the same board), or raise ``ValueError`` when the view cannot say
 which position it is.
+
+``Solver.rate`` measures an agent (a callable from position to column) by its share of
+perfect and good moves; ``Solver.opponent`` makes an agent that errs as often as asked.
 """
 
 from ._native import (
@@ -33,12 +36,16 @@ from ._native import (
     to_moves,
 )
 from ._results import Analysis, Answer, Scores
+from ._yardsticks import Miss, Opponent, Rating
 
 __all__ = [
     "Solver",
     "Answer",
     "Analysis",
     "Scores",
+    "Rating",
+    "Miss",
+    "Opponent",
     "to_grid",
     "to_moves",
     "from_pettingzoo",

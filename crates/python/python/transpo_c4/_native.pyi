@@ -1,12 +1,24 @@
 """Type stub of transpo_c4._native, the compiled half of transpo_c4 (re-exported there)."""
 
 import os
-from typing import Any, Iterable, List, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import (
+    Any,
+    Callable,
+    Iterable,
+    List,
+    Literal,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    overload,
+)
 
 import numpy as np
 import numpy.typing as npt
 
 from ._results import Analysis, Answer, Scores
+from ._yardsticks import Opponent, Rating
 
 #: A position: a move string ("4453": columns from 1, then a-d), a list of 0-based columns
 #: ([3, 3, 4, 2]), or a grid (H rows of W cells, row 0 the top; 0 empty, 1 the first
@@ -137,6 +149,34 @@ class Solver:
         progress: bool = False,
     ) -> npt.NDArray[np.int8]:
         """Each column's score of each position (N×W, ``FULL_COLUMN`` for a full column)."""
+    def rate(
+        self,
+        agent: Callable[[Any], Any],
+        positions: Union[Iterable[Position], str, os.PathLike[str]],
+        *,
+        form: Literal["moves", "columns", "grid"] = "moves",
+        limit: Optional[int] = None,
+    ) -> Rating:
+        """How often ``agent(position) -> column`` plays a perfect move (one that keeps the
+        exact score) and a good one (one that keeps the outcome) on ``positions`` (a list,
+        or the path of a file of Pons' test-set lines), beside a random agent's expected
+        rates. Illegal answers count as wrong; an exception the agent raises propagates.
+
+        >>> solver = Solver()
+        >>> solver.rate(lambda moves: solver.best_moves(moves)[0], ["4453", "44"]).perfect_rate
+        1.0
+        """
+    def opponent(
+        self,
+        *,
+        temperature: Optional[float] = None,
+        error_rate: Optional[float] = None,
+        seed: Optional[int] = None,
+    ) -> Opponent:
+        """An agent that draws by softmax over the columns' scores at ``temperature``
+        (0: perfect), or plays a perfect move except with probability ``error_rate`` a legal
+        non-perfect one; exactly one of the two, seeded by ``seed``. ``ValueError`` for a
+        temperature below 0 or NaN, an error rate outside 0 to 1, both or neither."""
     def __reduce__(self) -> Tuple[Any, ...]:
         """Pickled as its settings; the tables start empty where it is unpickled."""
     def clear(self) -> None:

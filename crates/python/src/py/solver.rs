@@ -86,6 +86,12 @@ fn result<'py>(
         .call1(fields)
 }
 
+/// The function `name` of `transpo_c4._yardsticks`: `Solver.rate` and `Solver.opponent`
+/// are glue around the solver's own calls, written in Python.
+fn yardstick<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("transpo_c4._yardsticks")?.getattr(name)
+}
+
 /// The score `analyse_many` gives a full column: no score is below -41.
 pub const FULL_COLUMN: i8 = -128;
 
@@ -541,6 +547,92 @@ impl Solver {
         })?;
         let values = scores.iter().map(|s| s.map_or(FULL_COLUMN, |s| s as i8));
         Self::int8_array(py, values, (n, self.settings.board.width()))
+    }
+
+    /// How often ``agent`` plays a perfect move, and a good one, on ``positions``: a
+    /// ``Rating``.
+    ///
+    /// ``agent(position)`` is called once for each position, handed as ``form`` says:
+    /// ``"moves"``, a move string (columns from 1); ``"columns"``, a list of 0-based
+    /// columns; ``"grid"``, H rows of W cells from the top (as ``to_grid``). It returns a
+    /// 0-based column. A **perfect** move keeps the position's exact score; a **good** move
+    /// keeps its outcome (the column's score has the sign of the best: a win stays a win, a
+    /// draw a draw; in a lost position every legal move is good). An answer that is not an
+    /// int, or names a full column or none of the board, is counted as illegal (neither
+    /// perfect nor good) and listed in ``missed``; an exception the agent raises propagates,
+    /// with a note naming the position. ``random_perfect_rate`` is what a uniformly random
+    /// legal agent scores on average (the mean over positions of perfect columns over legal
+    /// columns), to compare with.
+    ///
+    /// ``positions``: a list of positions (any the solver reads), or the path (a ``str`` or
+    /// path-like) of a file of Pons' test-set lines ("moves score", the score not read);
+    /// ``limit``: the first so many only. Every column of every position is scored first, in
+    /// one ``analyse_many`` batch on every thread.
+    ///
+    /// >>> solver = Solver()
+    /// >>> rating = solver.rate(lambda moves: solver.best_moves(moves)[0], ["4453", "44", "1"])
+    /// >>> rating.perfect_rate, round(rating.random_perfect_rate, 3)
+    /// (1.0, 0.286)
+    /// >>> rating = solver.rate(lambda moves: 0, ["4453", "111111"])   # column 0 is full
+    /// >>> rating.perfect, rating.good, rating.illegal
+    /// (0, 1, 1)
+    /// >>> rating.missed[0]
+    /// Miss(index=0, position='4453', answer=0, legal=True, good=True, perfect=[2, 5, 6], scores=[-5, -5, -2, -3, -4, -2, -2])
+    #[pyo3(
+        signature = (agent, positions, *, form = None, limit = None),
+        text_signature = "($self, agent, positions, *, form='moves', limit=None)"
+    )]
+    fn rate<'py>(
+        slf: &Bound<'py, Self>,
+        agent: &Bound<'py, PyAny>,
+        positions: &Bound<'py, PyAny>,
+        form: Option<&Bound<'py, PyAny>>,
+        limit: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let keywords = PyDict::new(py);
+        if let Some(form) = form {
+            keywords.set_item("form", form)?;
+        }
+        keywords.set_item("limit", limit)?;
+        yardstick(py, "rate")?.call((slf, agent, positions), Some(&keywords))
+    }
+
+    /// An agent for curriculum play, ``opponent(position) -> column``, that errs as asked:
+    ///
+    /// - ``temperature=T``: a column drawn with weight ``exp(score / T)`` over the legal
+    ///   columns' scores (a softmax in score units: at ``T = 1`` a move one point worse is
+    ///   ``e`` times less likely); ``T = 0`` plays a perfect move, ``T = inf`` any legal one;
+    /// - ``error_rate=p``: a perfect move, except with probability ``p`` a move drawn among
+    ///   the legal moves that are not perfect (a perfect one when every move is).
+    ///
+    /// Exactly one of the two is given. Ties are drawn uniformly. ``seed`` seeds the
+    /// opponent's own generator: the same seed and the same positions in the same order give
+    /// the same moves. Each call analyses the position with this solver (the table is shared).
+    ///
+    /// Raises ``ValueError`` for a temperature below 0 or NaN, an error rate outside 0 to 1,
+    /// both or neither given; ``TypeError`` for one that is not a number, or a seed that is
+    /// not an int.
+    ///
+    /// >>> solver = Solver()
+    /// >>> sloppy = solver.opponent(error_rate=0.2, seed=1)
+    /// >>> [sloppy("4453") for _ in range(8)]     # perfect: 2, 5 and 6
+    /// [0, 5, 5, 2, 0, 5, 2, 5]
+    /// >>> solver.rate(solver.opponent(temperature=0), ["4453", "44"]).perfect_rate
+    /// 1.0
+    #[pyo3(signature = (*, temperature = None, error_rate = None, seed = None))]
+    fn opponent<'py>(
+        slf: &Bound<'py, Self>,
+        temperature: Option<&Bound<'py, PyAny>>,
+        error_rate: Option<&Bound<'py, PyAny>>,
+        seed: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let keywords = PyDict::new(py);
+        keywords.set_item("temperature", temperature)?;
+        keywords.set_item("error_rate", error_rate)?;
+        keywords.set_item("seed", seed)?;
+        yardstick(py, "opponent")?.call((slf,), Some(&keywords))
     }
 
     /// Forgets what the tables learnt (the next solves start from empty tables).
