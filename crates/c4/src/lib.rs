@@ -7,6 +7,9 @@
 //!   `merge`): the split and its rounds' lists, a shard's resumable run, the top tree's plan,
 //!   the merge. It says what went wrong as a [`split::SplitError`]; the binary maps that
 //!   onto the exit convention of [`transpo_cli`].
+//! - [`certificate`]: a solve's certificate, the top of its proof tree and its frontier
+//!   (`certify`, `merge --certificate`), and its check (`verify`): the tree by the rules
+//!   alone, the leaves re-solved in shards.
 //! - [`cluster`]: one solve over many machines with a manager that keeps the top of the
 //!   tree and hands workers jobs with exact windows (`mpirun -np N transpo-c4`, feature
 //!   `mpi`): the top tree with young brothers wait, where a job goes, the state file.
@@ -20,6 +23,7 @@
 
 #![deny(missing_docs)]
 
+pub mod certificate;
 pub mod cluster;
 pub mod knobs;
 #[cfg(feature = "serve")]

@@ -9,7 +9,9 @@
 //! transpo-c4 estimate [--board WxH] [--weak] [--cores N] [--seconds S] [--samples N] [--max-empty E] [--seed S] [--hash-mib N]
 //! transpo-c4 split --depth D --out DIR [--board WxH] [--from MOVES] [--weak | --full-book]
 //! transpo-c4 solve-list DIR --shard I/N [--threads N] [--hash-mib N]
-//! transpo-c4 merge DIR [RESULTS...] [--out BOOK] [--weak]
+//! transpo-c4 merge DIR [RESULTS...] [--out BOOK] [--certificate CERT] [--weak]
+//! transpo-c4 certify --depth D --out CERT [--board WxH] [--from MOVES] [--weak] [--threads N] [--hash-mib N]
+//! transpo-c4 verify CERT [--shard I/N | --merge] [--threads N] [--hash-mib N]
 //! mpirun -np N transpo-c4 [--board WxH] [--weak] [--analyze] [--threads T] [--hash-mib M] [--state FILE]   (feature `mpi`)
 //! ```
 //!
@@ -92,6 +94,14 @@ enum Command {
     /// they proved, or write the next round's list and exit 3. Stops, naming it, at a missing
     /// or corrupt shard.
     Merge(split::MergeArgs),
+    /// Solve the tree below --from down to --depth stones in rounds, as split, solve-list
+    /// and merge would, in this process, and write its certificate to OUT/certificate.txt:
+    /// the top of the proof tree and its leaves, each with its window and bound, for verify.
+    Certify(TreeArgs),
+    /// Check a certificate: its tree by the rules of the game alone, its leaves re-solved
+    /// each on a fresh table (all of them, or with --shard one share, whose verdict
+    /// DIR/verify-I-of-N.txt --merge unites). Exit status 1 names each failure.
+    Verify(commands::certificate::VerifyArgs),
     /// Serve a page to play and analyse positions in a browser, and a JSON API
     /// (`/api/solve?pos=4453`); --threads solves run at once on the one table.
     #[cfg(feature = "serve")]
@@ -134,6 +144,8 @@ impl Command {
             Command::Split(_) => ("split", &[Weak]),
             Command::SolveList(_) => ("solve-list", &[Weak, HashMib, Book, Threads]),
             Command::Merge(_) => ("merge", &[Weak]),
+            Command::Certify(_) => ("certify", &[Weak, HashMib, Threads]),
+            Command::Verify(_) => ("verify", &[HashMib, Threads]),
             #[cfg(feature = "serve")]
             Command::Serve(_) => ("serve", &[Weak, HashMib, Book, Threads]),
         }
@@ -180,6 +192,17 @@ fn check_mpi(args: &Cli) -> Result<(), Failure> {
 /// their split's list names, which a `--board` must not contradict.
 fn board(args: &Cli) -> Result<Board, Failure> {
     let dir = match &args.command {
+        Some(Command::Verify(verify)) => {
+            let listed = transpo_c4::certificate::Certificate::board_in(&verify.dir)
+                .map_err(|e| Failure::usage(e.to_string()))?;
+            return match args.solve.board {
+                Some(asked) if asked != listed => Err(Failure::usage(format!(
+                    "--board {asked}, but {} holds a {listed} certificate",
+                    verify.dir.display()
+                ))),
+                _ => Ok(listed),
+            };
+        }
         Some(Command::SolveList(list)) => &list.dir,
         Some(Command::Merge(merge)) => &merge.dir,
         _ => return Ok(args.solve.board.unwrap_or(Board::STANDARD)),
@@ -213,9 +236,9 @@ fn run_on<const W: usize, const H: usize, B: Bitboard>(args: Cli) -> Result<(), 
         Some(Command::Estimate(e)) => estimate::run(solving, &e),
         Some(Command::Split(s)) => split::split_tree(solving, &s.tree, s.full_book),
         Some(Command::SolveList(list)) => split::solve_list(solving, &list.dir, list.shard),
-        Some(Command::Merge(m)) => {
-            split::merge::<W, H, B>(solving.strength, &m.dir, m.results, m.out)
-        }
+        Some(Command::Merge(m)) => split::merge::<W, H, B>(solving.strength, m),
+        Some(Command::Certify(tree)) => commands::certificate::certify(solving, &tree),
+        Some(Command::Verify(v)) => commands::certificate::verify(solving, &v),
         Some(Command::Book(tree)) => book::run(solving, &tree),
         #[cfg(feature = "serve")]
         Some(Command::Serve(serve)) => {

@@ -9,6 +9,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod book;
+pub(crate) mod certificate;
 pub(crate) mod estimate;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;

@@ -2,6 +2,7 @@
 //! rounds ([`transpo_c4::split`]).
 
 use super::{Solving, TreeArgs, check_dir_out, check_file_out, root_name, save_book};
+use std::collections::HashMap;
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 use transpo_c4::split::{
@@ -44,6 +45,10 @@ pub(crate) struct MergeArgs {
     /// Where to write the book (default DIR/book.bin).
     #[arg(long)]
     pub(crate) out: Option<PathBuf>,
+    /// Once the root is solved, write its certificate (the top of the proof tree and its
+    /// leaves) to this directory, for `transpo-c4 verify`.
+    #[arg(long)]
+    pub(crate) certificate: Option<PathBuf>,
 }
 
 /// `transpo-c4 split`: the leaves of the tree below `--from` down to `--depth` stones,
@@ -163,26 +168,21 @@ pub(crate) fn solve_list<const W: usize, const H: usize, B: Bitboard>(
 /// or unfinished is more work too ([`Failure::Unfinished`]).
 pub(crate) fn merge<const W: usize, const H: usize, B: Bitboard>(
     strength: Strength,
-    dir: &Path,
-    results: Vec<PathBuf>,
-    out: Option<PathBuf>,
+    args: MergeArgs,
 ) -> Result<(), Failure> {
+    let MergeArgs {
+        dir,
+        results,
+        out,
+        certificate,
+    } = args;
+    let dir = dir.as_path();
+    if let Some(certificate) = &certificate {
+        check_dir_out(certificate, "--certificate")?;
+    }
     let split = Split::<W, H, B>::load(dir)?;
     refuse_weak_on_strong("merge", strength, &split, dir)?;
-    let out = match (out, split.strength) {
-        (Some(out), Strength::Weak) => {
-            return Err(Failure::usage(format!(
-                "--out {}: {} is a weak split, whose merge writes no book",
-                out.display(),
-                dir.display()
-            )));
-        }
-        (out, _) => out.unwrap_or_else(|| dir.join("book.bin")),
-    };
-    if split.strength == Strength::Strong {
-        // Before the merge: a book that cannot be written is said at once.
-        check_file_out(&out, "--out")?;
-    }
+    let out = book_path(out, &split, dir)?;
     let current = split::current_round(dir)?;
     let rounds = load_rounds(dir, current, &split)?;
     let files = if results.is_empty() {
@@ -209,6 +209,17 @@ pub(crate) fn merge<const W: usize, const H: usize, B: Bitboard>(
     };
     // The outputs first, the tables last: a merge stopped in between leaves the tables a
     // later run may still need.
+    if let Some(certificate) = &certificate {
+        write_certificate(
+            &split,
+            merged.plan,
+            merged.leaf_nodes,
+            merged.nodes,
+            score,
+            current,
+            certificate,
+        )?;
+    }
     let book = match &book {
         Some(book) => {
             save_book(book, &out)?;
@@ -240,6 +251,59 @@ pub(crate) fn merge<const W: usize, const H: usize, B: Bitboard>(
         merged.micros as f64 / 1e6,
     );
     Ok(())
+}
+
+/// Where a merge of `split` (in `dir`) writes its book: `--out`, or DIR/book.bin; checked
+/// before the merge so that a book that cannot be written is said at once. A weak split
+/// writes no book, and refuses `--out`.
+fn book_path<const W: usize, const H: usize, B: Bitboard>(
+    out: Option<PathBuf>,
+    split: &Split<W, H, B>,
+    dir: &Path,
+) -> Result<PathBuf, Failure> {
+    let out = match (out, split.strength) {
+        (Some(out), Strength::Weak) => {
+            return Err(Failure::usage(format!(
+                "--out {}: {} is a weak split, whose merge writes no book",
+                out.display(),
+                dir.display()
+            )));
+        }
+        (out, _) => out.unwrap_or_else(|| dir.join("book.bin")),
+    };
+    if split.strength == Strength::Strong {
+        check_file_out(&out, "--out")?;
+    }
+    Ok(out)
+}
+
+/// Writes the certificate of a solved split to `dir`: its top tree with every bound the
+/// `rounds` proved (`plan`), each leaf's positions explored (`leaf_nodes`, `positions` in
+/// all) and the root's `score`.
+fn write_certificate<const W: usize, const H: usize, B: Bitboard>(
+    split: &Split<W, H, B>,
+    plan: split::Plan<W, H, B>,
+    leaf_nodes: HashMap<B, u64>,
+    positions: u64,
+    score: i32,
+    rounds: u32,
+    dir: &Path,
+) -> Result<(), Failure> {
+    let knowledge = transpo_c4::certificate::Knowledge {
+        plan,
+        nodes: leaf_nodes,
+        positions,
+        score,
+        rounds: rounds as usize,
+    };
+    super::certificate::write_certificate(
+        &knowledge,
+        transpo_connect4::board::Board::new(W, H).map_err(Failure::usage)?,
+        split.root_moves(),
+        split.depth,
+        split.strength,
+        dir,
+    )
 }
 
 /// Refuses `--weak` for `command` on a strong split: its strength is the split's.

@@ -20,6 +20,11 @@ pub struct Merged<const W: usize, const H: usize, B: Bitboard> {
     pub micros: u64,
     /// Positions searched in all rounds.
     pub searched: usize,
+    /// The top tree's plan with every bound the rounds proved (what a certificate is made
+    /// of: `crate::certificate::build`).
+    pub plan: Plan<W, H, B>,
+    /// Positions each leaf's searches explored, summed over the rounds, by symmetric key.
+    pub leaf_nodes: HashMap<B, u64>,
 }
 
 /// What a merge found.
@@ -57,35 +62,16 @@ pub fn merge<const W: usize, const H: usize, B: Bitboard>(
     files: &[(String, Results)],
 ) -> Result<Merged<W, H, B>, SplitError> {
     let root = split.root_position().map_err(SplitError::input)?;
-    for (name, results) in files {
-        let most = split.most_shards();
-        if results.shard.count > most {
-            return Err(SplitError::input(format!(
-                "{name}: shard {}: {} shards, but the split has {} positions: at most {most} \
-                 shards",
-                results.shard,
-                results.shard.count,
-                split.moves.len()
-            )));
-        }
-    }
+    check_files(split, rounds, files)?;
     let mut plan = Plan::new(&root, split.depth, split.window());
     let (mut nodes, mut micros, mut searched) = (0u64, 0u64, 0usize);
+    let mut leaf_nodes: HashMap<B, u64> = HashMap::new();
     for round in rounds {
         let last = round.number as usize == rounds.len();
         let of_round: Vec<&(String, Results)> = files
             .iter()
             .filter(|(_, results)| results.round == round.number)
             .collect();
-        for (name, results) in &of_round {
-            if results.strength != split.strength {
-                return Err(SplitError::input(format!(
-                    "{name}: solved {}, but the split is {}",
-                    strength_word(results.strength),
-                    strength_word(split.strength)
-                )));
-            }
-        }
         for solved in unite(round, &of_round, last)? {
             let Solved {
                 moves,
@@ -108,22 +94,70 @@ pub fn merge<const W: usize, const H: usize, B: Bitboard>(
             micros = micros
                 .checked_add(*m)
                 .ok_or_else(|| SplitError::input("the times add up past 2^64 µs: corrupt"))?;
+            let leaf = leaf_nodes.entry(pos.symmetric_key()).or_insert(0);
+            *leaf = leaf.saturating_add(*n);
             searched += 1;
         }
     }
-    if let Some((name, results)) = files
-        .iter()
-        .find(|(_, results)| results.round as usize > rounds.len() || results.round == 0)
-    {
-        return Err(SplitError::input(format!(
-            "{name}: results of round {}, which has no list",
-            results.round
-        )));
+    let outcome = outcome(split, &plan, tree, rounds.len())?;
+    Ok(Merged {
+        outcome,
+        nodes,
+        micros,
+        searched,
+        plan,
+        leaf_nodes,
+    })
+}
+
+/// Refuses, naming the file, results that claim more shards than the split has positions
+/// ([`Split::most_shards`]: checked before the count sizes anything), that were solved at
+/// another strength, or that belong to a round with no list.
+fn check_files<const W: usize, const H: usize, B: Bitboard>(
+    split: &Split<W, H, B>,
+    rounds: &[Round<W, H, B>],
+    files: &[(String, Results)],
+) -> Result<(), SplitError> {
+    let most = split.most_shards();
+    for (name, results) in files {
+        if results.shard.count > most {
+            return Err(SplitError::input(format!(
+                "{name}: shard {}: {} shards, but the split has {} positions: at most {most} \
+                 shards",
+                results.shard,
+                results.shard.count,
+                split.moves.len()
+            )));
+        }
+        if results.round as usize > rounds.len() || results.round == 0 {
+            return Err(SplitError::input(format!(
+                "{name}: results of round {}, which has no list",
+                results.round
+            )));
+        }
+        if results.strength != split.strength {
+            return Err(SplitError::input(format!(
+                "{name}: solved {}, but the split is {}",
+                strength_word(results.strength),
+                strength_word(split.strength)
+            )));
+        }
     }
-    let outcome = match plan.next() {
+    Ok(())
+}
+
+/// What the plan says once every round is learnt: the root's score (with the proved book of
+/// a strong split), or the next round's list of the leaves it still asks for.
+fn outcome<const W: usize, const H: usize, B: Bitboard>(
+    split: &Split<W, H, B>,
+    plan: &Plan<W, H, B>,
+    tree: Tree<W, H, B>,
+    rounds: usize,
+) -> Result<Outcome<W, H, B>, SplitError> {
+    Ok(match plan.next() {
         Next::Solved(range) => Outcome::Solved {
             score: finish(*range.start(), split.strength),
-            book: (split.strength == Strength::Strong).then(|| proved_book(&plan, tree)),
+            book: (split.strength == Strength::Strong).then(|| proved_book(plan, tree)),
         },
         Next::Search(asked) => {
             let moves: HashMap<B, &String> = tree
@@ -140,14 +174,8 @@ pub fn merge<const W: usize, const H: usize, B: Bitboard>(
                     Ok(((*moves).clone(), window))
                 })
                 .collect::<Result<Vec<_>, SplitError>>()?;
-            Outcome::Next(split.round(rounds.len() as u32 + 1, asked))
+            Outcome::Next(split.round(rounds as u32 + 1, asked))
         }
-    };
-    Ok(Merged {
-        outcome,
-        nodes,
-        micros,
-        searched,
     })
 }
 
