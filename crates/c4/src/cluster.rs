@@ -138,6 +138,10 @@ pub const fn leaf_empties(squares: u32, searches: usize) -> u32 {
     squares.saturating_sub(leaf_stones(searches))
 }
 
+/// Stones past the leaf depth the top tree splits a new job to, by default, while a step
+/// needs fewer jobs than the searches ([`TopTree::set_deepen`]).
+pub const DEEPEN: u32 = 0;
+
 /// The default grouping: a job is placed by its ancestor this many stones above it
 /// ([`TopTree::new`]), so that neighbouring jobs, whose subtrees meet far below them, meet
 /// one worker's table (measured: docs/connect4/mpi.md, 2026-11-27, “first figures”).

@@ -19,11 +19,14 @@
 //!   ([`TopTree::guesses`]); a guess is stopped once no step guesses or needs it, or once a
 //!   needed job could take its worker.
 //! - Bounds a worker proved wait in each other worker's outbox, up to
-//!   [`Policy::outbox_max`] bytes, and go out just before that worker's next job.
+//!   [`Policy::outbox_max`] bytes, and go out just before that worker's next job. One
+//!   batch is shared by every outbox it waits in, never copied: the manager's cost of a
+//!   batch grows with the workers by a pointer each, not by its bytes.
 
 use super::wire::{JobAnswer, ToWorker};
 use super::{Job, TopTree, owner};
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 use transpo_connect4::position::Bitboard;
 
@@ -96,8 +99,9 @@ pub struct Dispatch<const W: usize, const H: usize, B: Bitboard> {
     sent: Vec<VecDeque<Sent<W, H, B>>>,
     /// The jobs waiting for each worker.
     queues: Vec<VecDeque<Job<W, H, B>>>,
-    /// The bounds the other workers proved, for each worker's next job.
-    outbox: Vec<Vec<u8>>,
+    /// The batches of bounds the other workers proved, for each worker's next job, and
+    /// their bytes.
+    outbox: Vec<(VecDeque<Arc<[u8]>>, usize)>,
     next_id: u64,
     count: LineCount,
 }
@@ -113,7 +117,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
             },
             sent: vec![VecDeque::new(); n],
             queues: vec![VecDeque::new(); n],
-            outbox: vec![Vec::new(); n],
+            outbox: vec![(VecDeque::new(), 0); n],
             next_id: 0,
             count: LineCount {
                 positions: vec![0; n],
@@ -132,7 +136,10 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
     /// it with no job out ([`Dispatch::busy`] false).
     pub fn new_line(&mut self) -> Orders {
         let n = self.workers();
-        self.outbox.iter_mut().for_each(Vec::clear);
+        self.outbox.iter_mut().for_each(|(batches, bytes)| {
+            batches.clear();
+            *bytes = 0;
+        });
         self.queues.iter_mut().for_each(VecDeque::clear);
         self.count = LineCount {
             positions: vec![0; n],
@@ -257,13 +264,17 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
     }
 
     /// Keeps the bounds worker `w` proved for every other worker's next job.
-    pub fn bounds(&mut self, w: usize, bounds: &[u8]) {
-        for (other, outbox) in self.outbox.iter_mut().enumerate() {
+    pub fn bounds(&mut self, w: usize, bounds: Arc<[u8]>) {
+        if bounds.is_empty() {
+            return;
+        }
+        for (other, (batches, bytes)) in self.outbox.iter_mut().enumerate() {
             if other == w {
                 continue;
             }
-            if outbox.len() + bounds.len() <= self.policy.outbox_max {
-                outbox.extend_from_slice(bounds);
+            if *bytes + bounds.len() <= self.policy.outbox_max {
+                batches.push_back(Arc::clone(&bounds));
+                *bytes += bounds.len();
                 self.count.bounds.0 += bounds.len() as u64;
             } else {
                 self.count.bounds.1 += bounds.len() as u64;
@@ -356,10 +367,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
 
     /// Sends `job` to worker `w`, after the bounds the others proved since its last job.
     fn send(&mut self, w: usize, job: Job<W, H, B>, guess: bool, orders: &mut Orders) {
-        let bounds = std::mem::take(&mut self.outbox[w]);
-        if !bounds.is_empty() {
-            orders.push((w, ToWorker::Bounds(bounds)));
-        }
+        let (batches, bytes) = &mut self.outbox[w];
+        *bytes = 0;
+        orders.extend(batches.drain(..).map(|batch| (w, ToWorker::Bounds(batch))));
         orders.push((
             w,
             ToWorker::Job {
@@ -601,8 +611,8 @@ mod tests {
         }]);
         assert!(matches!(orders[0], (0, ToWorker::Cancel { id: 0 })));
         // Bounds from worker 1 wait for worker 0's next job, up to the cap.
-        d.bounds(1, &[1, 2, 3, 4, 5]);
-        d.bounds(1, &[6, 7, 8, 9]);
+        d.bounds(1, vec![1, 2, 3, 4, 5].into());
+        d.bounds(1, vec![6, 7, 8, 9].into());
         assert_eq!(d.count().bounds, (5, 4));
         let mut top = TopTree::<5, 4, u64>::new(14, 1);
         // Worker 0 answers its cancelled job, then its second.
@@ -628,7 +638,7 @@ mod tests {
         )
         .expect("a good answer");
         let orders = d.plan(vec![b, job("15", 0, g0)]);
-        assert_eq!(orders[0], (0, ToWorker::Bounds(vec![1, 2, 3, 4, 5])));
+        assert_eq!(orders[0], (0, ToWorker::Bounds(vec![1, 2, 3, 4, 5].into())));
         assert!(matches!(&orders[1], (0, ToWorker::Job { moves, .. }) if moves == "15"));
         assert_eq!(d.positions(), 9);
     }

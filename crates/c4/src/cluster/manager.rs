@@ -73,6 +73,11 @@ pub struct Setup {
     pub main_line: u32,
     /// Jobs guessed ahead for workers that would wait ([`TopTree::set_guesses`]).
     pub guesses: usize,
+    /// Stones past the leaf depth a new job may be split to while the step needs fewer
+    /// jobs than `searches` ([`TopTree::set_deepen`]).
+    pub deepen: u32,
+    /// Searches the workers run at once (each worker's lanes counted).
+    pub searches: usize,
     /// The dispatch's knobs.
     pub policy: Policy,
     /// The most time between two writes of the state file (a write is due sooner, once 4% of
@@ -210,6 +215,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         top.set_alone_all(setup.alone_all);
         top.set_main_line(setup.main_line);
         top.set_guesses(setup.guesses);
+        top.set_deepen(setup.deepen, setup.searches);
         Manager {
             link,
             top,
@@ -262,7 +268,7 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
                     .keep::<W, H>(&current.bounds)
                     .map_err(|e| Failure::usage(format!("--state {}: {e}", self.path())))?;
                 if !self.kept.is_empty() {
-                    let records = self.kept.records();
+                    let records: std::sync::Arc<[u8]> = self.kept.records().into();
                     let workers = self.dispatch.workers();
                     self.link.post(
                         (0..workers)
@@ -360,9 +366,9 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
                     match self.pass_empties {
                         Some(empties) => {
                             let far = far_records::<W, H, B>(&bounds, empties);
-                            self.dispatch.bounds(w, &far);
+                            self.dispatch.bounds(w, far.into());
                         }
-                        None => self.dispatch.bounds(w, &bounds),
+                        None => self.dispatch.bounds(w, bounds.into()),
                     }
                 }
                 ToManager::Answer(answer) => {
@@ -640,6 +646,8 @@ mod tests {
                 alone_all: 1,
                 main_line: crate::cluster::main_line_stones(workers * lanes),
                 guesses: 0,
+                deepen: 0,
+                searches: workers * lanes,
                 policy: Policy {
                     ahead: lanes,
                     ..Policy::default()

@@ -14,7 +14,7 @@
 use super::dispatch::Policy;
 use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
-use super::{GROUP, alone_before_release, guesses, helps, leaf_empties, main_line_stones};
+use super::{DEEPEN, GROUP, alone_before_release, guesses, helps, leaf_empties, main_line_stones};
 use crate::knobs::Knobs;
 use std::time::Duration;
 use transpo_connect4::score::Strength;
@@ -89,6 +89,8 @@ impl Plan {
             alone_all: knobs.alone_all.unwrap_or(alone),
             main_line: main_line_stones(searches),
             guesses: knobs.guess.map_or(guesses(workers, lanes), |g| g as usize),
+            deepen: DEEPEN,
+            searches,
             policy: Policy {
                 ahead: knobs
                     .ahead

@@ -143,7 +143,7 @@ pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
     jobs: (u64, u64),
     /// When the manager last got control back from the link (its time since then is its
     /// own thinking).
-    mark: Option<Instant>,
+    mark: Option<Duration>,
     /// Ticks the manager spent thinking.
     thinking: u64,
     /// Ticks the workers spent taking in bounds.
@@ -206,7 +206,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     /// Moves the manager's clock on by the time it spent thinking since it last got control.
     fn think(&mut self) {
         if let Some(mark) = self.mark.take() {
-            let ticks = (mark.elapsed().as_secs_f64() * self.costs.manager_rate) as u64;
+            let spent = thread_cpu_time().saturating_sub(mark);
+            let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
             self.now += ticks;
             self.thinking += ticks;
         }
@@ -304,9 +305,10 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         let worker = &mut self.workers[w];
         match order {
             Order::Store(records) => {
-                let started = Instant::now();
+                let started = thread_cpu_time();
                 worker.solver.table_mut().take_in(&records);
-                let ticks = (started.elapsed().as_secs_f64() * self.costs.manager_rate) as u64;
+                let spent = thread_cpu_time().saturating_sub(started);
+                let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
                 if self.lanes == 1 {
                     worker.free_at = t + ticks;
                 }
@@ -375,13 +377,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Link for &mut Cluster<W, H, B>
                 worker.inbox.push_back((arrival, message));
             }
         }
-        self.mark = Some(Instant::now());
+        self.mark = Some(thread_cpu_time());
     }
 
     fn receive(&mut self, wait: bool) -> Result<Option<(usize, ToManager)>, Failure> {
         self.think();
         let received = self.deliver(wait);
-        self.mark = Some(Instant::now());
+        self.mark = Some(thread_cpu_time());
         received
     }
 
@@ -416,6 +418,26 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         self.now = self.now.max(t);
         Ok(Some((w, message)))
     }
+}
+
+/// The CPU time this thread has used: what the manager's work and a worker's intake are
+/// charged by, and what a rate to charge them at ([`Costs::manager_rate`]) should be
+/// measured by, so that other programs on a busy machine do not make them look dearer or
+/// cheaper (the wall clock counts the time the thread waited for a core).
+pub fn thread_cpu_time() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes one `timespec` through the pointer, which points to a
+    // live, writable one on this stack; CLOCK_THREAD_CPUTIME_ID is a clock Linux and the
+    // BSDs have.
+    let failed = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) } != 0;
+    if failed {
+        // Not on this platform: no charge rather than a wrong one.
+        return Duration::ZERO;
+    }
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
 
 /// Solves the position reached by `moves` ("" for the empty board) with the manager of
@@ -493,6 +515,30 @@ mod tests {
     use transpo_connect4::position::Position;
     use transpo_connect4::score::Strength;
 
+    /// The thread's CPU clock counts work and not waiting: a sleep adds less than a tenth of
+    /// itself, and a busy loop as long as the sleep adds most of it.
+    #[test]
+    fn the_charge_counts_the_thread_s_work_and_not_its_waits() {
+        let before = thread_cpu_time();
+        std::thread::sleep(Duration::from_millis(200));
+        let slept = thread_cpu_time() - before;
+        assert!(
+            slept < Duration::from_millis(20),
+            "a sleep charged {slept:?}"
+        );
+        let (start, before) = (Instant::now(), thread_cpu_time());
+        let mut x = 1u64;
+        while start.elapsed() < Duration::from_millis(200) {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let worked = thread_cpu_time() - before;
+        assert!(
+            worked > Duration::from_millis(20),
+            "200 ms of work charged {worked:?}"
+        );
+        assert!(worked <= start.elapsed() + Duration::from_millis(5));
+    }
+
     fn setup(strength: Strength, squares: u32, alone: u32) -> Setup {
         Setup {
             strength,
@@ -502,6 +548,8 @@ mod tests {
             alone_all: alone,
             main_line: 0,
             guesses: 0,
+            deepen: 0,
+            searches: 1,
             policy: Policy::default(),
             state_every: Duration::from_secs(5),
             pass_empties: None,

@@ -61,6 +61,16 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     /// The guesses a step made so far, each with whether its node's eldest child had
     /// answered (the node is less likely to be cut off).
     candidates: Vec<(bool, Job<W, H, B>)>,
+    /// Stones past the leaf depth a new job may be split to ([`TopTree::set_deepen`]).
+    deepen: u32,
+    /// Searches the cluster runs at once: a step that needs fewer jobs splits its new ones.
+    searches: usize,
+    /// The positions at or past the leaf depth that a step split: the tree searches them,
+    /// and their children (or deeper) are the jobs. Kept until the line ends, so that the
+    /// jobs under them, once sent, stay needed.
+    split: HashSet<B, KeyHash>,
+    /// The keys of the last step's jobs: those may be running, and are never split.
+    last_jobs: HashSet<B, KeyHash>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
@@ -85,7 +95,28 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             guesses_max: 0,
             guesses: Vec::new(),
             candidates: Vec::new(),
+            deepen: 0,
+            searches: 0,
+            split: HashSet::default(),
+            last_jobs: HashSet::default(),
         }
+    }
+
+    /// Makes a step that needs fewer jobs than `searches` (the searches the cluster runs at
+    /// once) split the jobs it has not asked for before, down to `deepen` stones past their
+    /// leaf depth: the tree searches such a position itself, young brothers waiting as
+    /// everywhere, and its children are the jobs; again, a stone deeper, while the step
+    /// still needs too few. 0 (the default): jobs stay at the leaf depth.
+    ///
+    /// Why: young brothers wait, so a step needs few jobs where the search begins and
+    /// wherever it comes back up to a node whose younger children wait on the eldest; with
+    /// jobs of one size, most searches then wait on a few long jobs. A new job split finer
+    /// releases its own younger brothers sooner. A job asked before may be running, so is
+    /// never split (its search would be stopped and lost); a position once split stays
+    /// split for the line, so its children's jobs stay needed.
+    pub fn set_deepen(&mut self, deepen: u32, searches: usize) {
+        self.deepen = deepen;
+        self.searches = searches;
     }
 
     /// Makes the jobs of the main line `stones` stones deeper than the others (never past
@@ -146,6 +177,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         self.best.clear();
         self.expanded.clear();
         self.asking = None;
+        self.split.clear();
+        self.last_jobs.clear();
     }
 
     /// The null window asked of the root now, if one is: the root's score range known when
@@ -245,7 +278,9 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             };
             let mut jobs = Vec::new();
             match self.search(root, &mut path, med, med + 1, &mut jobs) {
+                Value::Pending if self.split_new(&jobs) => continue,
                 Value::Pending => {
+                    self.last_jobs = jobs.iter().map(Job::key).collect();
                     // Stable: each kind stays the deepest node first.
                     self.candidates.sort_by_key(|(sure, _)| !sure);
                     let max = self.guesses_max;
@@ -284,7 +319,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         } else {
             self.leaf_moves
         };
-        if pos.moves() >= leaf_moves {
+        if pos.moves() >= leaf_moves && !self.split.contains(&key) {
             // Thresholds outside what is known are decided already.
             let window = Window {
                 alpha: alpha.max(lo - 1),
@@ -344,6 +379,25 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         };
         self.learn_key(key, (lo, hi), range);
         Value::Known(best)
+    }
+
+    /// Splits the jobs of `jobs` (a step's) that no step asked for before, if the step needs
+    /// fewer than the searches ([`TopTree::set_deepen`]) and they lie less than the set
+    /// stones past their leaf depth; returns whether it split one (the step is searched
+    /// again).
+    fn split_new(&mut self, jobs: &[Job<W, H, B>]) -> bool {
+        if self.deepen == 0 || jobs.len() >= self.searches {
+            return false;
+        }
+        let most = (self.leaf_moves + self.main_line + self.deepen).min((W * H) as u32);
+        let mut split = false;
+        for job in jobs {
+            let key = job.key();
+            if job.position.moves() < most && !self.last_jobs.contains(&key) {
+                split |= self.split.insert(key);
+            }
+        }
+        split
     }
 
     /// The job of the leaf `pos` (reached by `path`) in `window`, placed by its ancestor
@@ -651,6 +705,54 @@ mod tests {
                 .all(|g| jobs.iter().all(|j| j.key() != g.key()))
         );
         assert!(guesses.iter().all(|g| g.rank > 0));
+    }
+
+    /// A step that needs fewer jobs than the searches splits its new jobs, down to the set
+    /// stones past the leaf depth and no further; a job the last step asked for and that is
+    /// not yet answered is never split (it may be running: none of the next step's jobs
+    /// lies under it); and the tree still gives one solve's answer. Without the setting, every job is
+    /// at the leaf depth.
+    #[test]
+    fn new_jobs_are_split_where_searches_would_wait() {
+        let root = Position::<6, 5, u64>::new();
+        let expected = Solver::<6, 5, u64>::new(4)
+            .expect("4 MiB")
+            .solve(&root, Strength::Strong);
+        for deepen in [0, 3] {
+            let mut top = TopTree::<6, 5, u64>::new(25, 2);
+            top.set_alone(1);
+            top.set_deepen(deepen, 64);
+            let mut solver = Solver::<6, 5, u64>::new(4).expect("4 MiB");
+            let mut pending: HashSet<String> = HashSet::new();
+            let mut deepest = 0;
+            let score = loop {
+                match top.step(&root, "", Window::of(Strength::Strong), 0) {
+                    Step::Solved(range) => break finish(*range.start(), Strength::Strong),
+                    Step::Jobs(jobs) => {
+                        for job in &jobs {
+                            let stones = job.position.moves();
+                            assert!((5..=5 + deepen).contains(&stones), "{deepen}: {job:?}");
+                            deepest = deepest.max(stones);
+                            for cut in 5..job.moves.len() {
+                                assert!(
+                                    !pending.contains(&job.moves[..cut]),
+                                    "{job:?} lies under a job asked before"
+                                );
+                            }
+                        }
+                        // Answer the last job, as a worker that finished it first would;
+                        // the others may be running.
+                        let job = &jobs[jobs.len() - 1];
+                        pending = jobs.iter().map(|job| job.moves.clone()).collect();
+                        pending.remove(&job.moves);
+                        let range = solver.solve_window(&job.position, job.window);
+                        assert!(top.learn(&job.position, range));
+                    }
+                }
+            };
+            assert_eq!(score, expected, "deepen {deepen}");
+            assert_eq!(deepest, 5 + deepen, "deepen {deepen}: the deepest job");
+        }
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! messages differ are refused before any job is sent, instead of misreading each other.
 //! Decoding never trusts a length it is given: every field is read from the bytes that came.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 use transpo_connect4::score::Window;
 
 /// The version of these messages' layout. Raise it with any change to a layout below.
@@ -45,8 +47,9 @@ pub enum ToWorker {
         /// The job's number.
         id: u64,
     },
-    /// Take in the bounds the other workers proved ([`crate::cluster::sharing`]'s journal bytes).
-    Bounds(Vec<u8>),
+    /// Take in the bounds the other workers proved ([`crate::cluster::sharing`]'s journal
+    /// bytes): one batch, shared by every worker it goes to.
+    Bounds(Arc<[u8]>),
     /// A new input line: forget the table and the count.
     Line,
     /// The run is over: stop what runs, answer what is held, and leave.
@@ -209,8 +212,17 @@ impl ToWorker {
                 bytes
             }
             ToWorker::Cancel { id } => id.to_le_bytes().to_vec(),
-            ToWorker::Bounds(bytes) => bytes.clone(),
+            ToWorker::Bounds(bytes) => bytes.to_vec(),
             ToWorker::Line | ToWorker::End => vec![0],
+        }
+    }
+
+    /// The message's bytes as [`ToWorker::encode`] gives them, without copying a batch of
+    /// bounds: what a sender sends from.
+    pub fn payload(&self) -> Cow<'_, [u8]> {
+        match self {
+            ToWorker::Bounds(bytes) => Cow::Borrowed(bytes),
+            other => Cow::Owned(other.encode()),
         }
     }
 
@@ -232,7 +244,7 @@ impl ToWorker {
                 }
             }
             TAG_CANCEL => ToWorker::Cancel { id: r.u64()? },
-            TAG_BOUNDS => ToWorker::Bounds(bytes.to_vec()),
+            TAG_BOUNDS => ToWorker::Bounds(bytes.into()),
             TAG_LINE | TAG_END => {
                 r.take(1)?;
                 if tag == TAG_LINE {
@@ -388,8 +400,8 @@ mod tests {
                 moves: String::new(),
             },
             ToWorker::Cancel { id: 77 },
-            ToWorker::Bounds(vec![1, 2, 3, 255]),
-            ToWorker::Bounds(Vec::new()),
+            ToWorker::Bounds(vec![1, 2, 3, 255].into()),
+            ToWorker::Bounds(Vec::new().into()),
             ToWorker::Line,
             ToWorker::End,
         ]
@@ -421,6 +433,7 @@ mod tests {
     fn every_message_round_trips_and_a_cut_one_is_refused() {
         for message in every_to_worker() {
             let bytes = message.encode();
+            assert_eq!(&message.payload()[..], &bytes[..], "{message:?}");
             assert_eq!(ToWorker::decode(message.tag(), &bytes), Ok(message.clone()));
             if !matches!(message, ToWorker::Bounds(_) | ToWorker::Job { .. }) {
                 for cut in 0..bytes.len() {

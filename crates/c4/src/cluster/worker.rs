@@ -348,7 +348,7 @@ mod tests {
         let bounds = real_bounds();
         let mut worker = Five::new();
         let orders = worker
-            .take(ToWorker::Bounds(bounds.clone()))
+            .take(ToWorker::Bounds(bounds.clone().into()))
             .expect("good bounds");
         assert!(matches!(&orders[..], [Order::Store(r)] if r.len() == bounds.len() / 11));
         let cut = bounds[..bounds.len() - 1].to_vec();
@@ -358,7 +358,7 @@ mod tests {
         junk_score[9] = 100;
         for bad in [cut, junk_key, junk_score] {
             let failure = Five::new()
-                .take(ToWorker::Bounds(bad))
+                .take(ToWorker::Bounds(bad.into()))
                 .expect_err("refused");
             assert!(
                 failure.message().contains("bounds from the manager"),

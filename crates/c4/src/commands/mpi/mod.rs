@@ -327,7 +327,7 @@ impl Link for Mpi<'_> {
         for (w, message) in orders {
             self.0
                 .process_at_rank(w as i32 + 1)
-                .send_with_tag(&message.encode()[..], message.tag());
+                .send_with_tag(&message.payload()[..], message.tag());
         }
     }
 
