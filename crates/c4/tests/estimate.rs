@@ -115,3 +115,87 @@ fn an_estimate_lands_within_the_stated_error() {
         );
     }
 }
+
+/// `--ladder`: the 4-high ladder of 7×4, 8×4 and 9×4 (weak, `docs/connect4/open-boards.md`)
+/// extended to 10×4 by the line through them, and a geometric ladder extended exactly; the
+/// hours at `--rate` on `--cores`.
+#[test]
+fn a_ladder_extends_the_line_through_its_last_three_boards() {
+    let out = c4(&[
+        "estimate",
+        "--board",
+        "10x4",
+        "--weak",
+        "--ladder",
+        "7x4=776760,8x4=7940336,9x4=77744362",
+    ]);
+    let (count, how) = estimated(&out);
+    // ln of the three: the line's slope is half of ln(77744362 / 776760), its value at 10
+    // the geometric mean of the three times that growth twice.
+    let growth = (77_744_362f64 / 776_760.0).sqrt();
+    let mean = (776_760f64 * 7_940_336.0 * 77_744_362.0).cbrt();
+    assert!(
+        (count / (mean * growth * growth) - 1.0).abs() < 1e-6,
+        "{how}"
+    );
+    assert!(how.contains("predicted 1 column"), "{how}");
+    // A ladder of rows, ×10 a row; 7×10^7 positions at 10 M/s on 2 cores: 3.5 s.
+    let out = c4(&[
+        "estimate",
+        "--board",
+        "4x7",
+        "--ladder",
+        "4x4=70000, 4x5=700000, 4x6=7000000",
+        "--rate",
+        "10",
+        "--cores",
+        "2",
+    ]);
+    let (count, how) = estimated(&out);
+    assert!((count / 7e7 - 1.0).abs() < 1e-9, "{how}");
+    assert!(how.contains("row past"), "{how}");
+    assert!(
+        out.stdout_text().contains("time: 0.001 hours"),
+        "{}",
+        out.stdout_text()
+    );
+}
+
+/// A ladder that cannot be extended, or flags that do not go with it: exit 2, a message
+/// naming the flag and the reason.
+#[test]
+fn bad_ladders_are_refused_with_2() {
+    let many = vec!["4x4=1"; 65].join(",");
+    for (args, says) in [
+        (&["--ladder", "9x4=77744362"][..], "two boards"),
+        (&["--ladder", "8x4=0,9x4=5"], "no positions"),
+        (&["--ladder", "8x4=-3,9x4=5"], "whole number"),
+        (&["--ladder", "8x4=3.5,9x4=5"], "whole number"),
+        (&["--ladder", "9x4=3,8x4=5"], "must grow"),
+        (&["--ladder", "8x4=3,8x4=5"], "must grow"),
+        (&["--ladder", "8x4=3,10x4=5"], "bigger than"),
+        (&["--ladder", "8x4=3,9x5=5"], "height"),
+        (&["--ladder", "8x4 3,9x4=5"], "BOARD=POSITIONS"),
+        (&["--ladder", "3x4=3,9x4=5"], "3x4"),
+        (&["--ladder", &many], "at most 64"),
+        (&["--ladder", "8x4=3,9x4=5", "--rate", "0"], "--rate"),
+        (&["--ladder", "8x4=3,9x4=5", "--rate", "nan"], "--rate"),
+        (&["--ladder", "8x4=3,9x4=5", "--seconds", "5"], "--seconds"),
+        (&["--rate", "5"], "--ladder"),
+    ] {
+        let mut all = vec!["estimate", "--board", "10x4"];
+        all.extend_from_slice(args);
+        let out = c4(&all);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            out.stderr_text()
+        );
+        assert!(
+            out.stderr_text().contains(says),
+            "{args:?}: {}",
+            out.stderr_text()
+        );
+    }
+}

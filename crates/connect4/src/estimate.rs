@@ -19,7 +19,10 @@
 //! What it cannot know: how far the line bends between the last level and the root. Its
 //! error on the boards whose solves are known is stated in `crates/c4/README.md` and
 //! `docs/connect4/estimate.md`; on a bigger board the line is extended further, so the error
-//! there can only be larger.
+//! there can only be larger. A ladder of whole solves of smaller boards of the same family
+//! does better that far out ([`ladder`]).
+
+pub mod ladder;
 
 use crate::bench;
 use crate::position::{Bitboard, Position};
@@ -98,6 +101,12 @@ impl Fit {
             .filter(|level| level.empty * 2 >= top && level.mean() > 1.0)
             .map(|level| (f64::from(level.empty), level.mean().ln()))
             .collect();
+        Fit::through(&points)
+    }
+
+    /// The least-squares line through `points` (`x`, `ln` of a count), if there are two of
+    /// distinct `x` at least.
+    pub fn through(points: &[(f64, f64)]) -> Option<Fit> {
         if points.len() < 2 {
             return None;
         }
@@ -105,8 +114,10 @@ impl Fit {
         let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
         let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
         let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+        if sxx <= 0.0 {
+            return None;
+        }
         let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
-        // Distinct levels have distinct `empty`, so sxx > 0.
         let slope = sxy / sxx;
         Some(Fit {
             intercept: mean_y - slope * mean_x,
@@ -329,6 +340,14 @@ mod tests {
             .collect();
         let fit = Fit::of(&bent).expect("a fit");
         assert!((fit.growth() - 10f64.sqrt()).abs() < 1e-9, "{fit:?}");
+    }
+
+    #[test]
+    fn a_line_needs_two_distinct_points() {
+        assert_eq!(Fit::through(&[(1.0, 0.0)]), None);
+        assert_eq!(Fit::through(&[(1.0, 0.0), (1.0, 2.0)]), None);
+        let fit = Fit::through(&[(1.0, 0.0), (3.0, 2.0)]).expect("a line");
+        assert_eq!((fit.intercept, fit.slope), (-1.0, 1.0));
     }
 
     #[test]

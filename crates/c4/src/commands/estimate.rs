@@ -1,12 +1,15 @@
 //! `transpo-c4 estimate`: how many positions the empty board's solve would explore, and how
 //! long it would take on some cores, from solves of random positions nearer the end
-//! ([`transpo_connect4::estimate`]), within a time limit.
+//! ([`transpo_connect4::estimate`]), within a time limit; or, with `--ladder`, from the
+//! counts of whole solves of smaller boards of its family ([`transpo_connect4::estimate::ladder`]).
 
 use super::Solving;
 use std::io::{self, Write};
 use std::time::Duration;
 use transpo_cli::Failure;
 use transpo_connect4::Strength;
+use transpo_connect4::board::Board;
+use transpo_connect4::estimate::ladder::{Ladder, MAX_RUNGS, Rung};
 use transpo_connect4::estimate::{self, Estimate, FIRST_EMPTY, Level, Plan};
 use transpo_connect4::position::Bitboard;
 
@@ -31,6 +34,15 @@ pub(crate) struct Args {
     /// The seed of the random play: the same seed, the same positions.
     #[arg(long, default_value_t = 1)]
     pub(crate) seed: u64,
+    /// Instead of a sample: the counts of empty-board solves of smaller boards of the same
+    /// height (or width), smallest first, as `BOARD=POSITIONS,…` (`8x4=7940336,9x4=77744362`);
+    /// the line through the last three, extended to --board, with an interval.
+    #[arg(long, conflicts_with_all = ["seconds", "samples", "max_empty", "seed"])]
+    pub(crate) ladder: Option<String>,
+    /// With --ladder: million positions a second a core, for the hours (above 0, at most
+    /// 10000; without it, no hours).
+    #[arg(long, requires = "ladder")]
+    pub(crate) rate: Option<f64>,
 }
 
 /// `transpo-c4 estimate`: each level on stderr as it is done, the estimate on stdout.
@@ -38,6 +50,15 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     solving: Solving<W, H, B>,
     args: &Args,
 ) -> Result<(), Failure> {
+    if let Some(ladder) = &args.ladder {
+        let kind = strength_name(solving.strength);
+        let text = ladder_report(board::<W, H>()?, kind, ladder, args.rate, args.cores)
+            .map_err(Failure::usage)?;
+        let mut out = io::stdout().lock();
+        write!(out, "{text}")?;
+        out.flush()?;
+        return Ok(());
+    }
     let squares = (W * H) as u32;
     let max_empty = args.max_empty.unwrap_or(squares);
     // Two levels at least: the first one and the next of the board's parity.
@@ -57,10 +78,7 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     let (strength, hash_mib) = (solving.strength, solving.hash_mib);
     let mut solver = solving.solver()?;
     solver.set_threads(1).map_err(super::table_failure)?;
-    let kind = match strength {
-        Strength::Strong => "strong",
-        Strength::Weak => "weak",
-    };
+    let kind = strength_name(strength);
     eprintln!(
         "{kind} solves of random {W}x{H} positions, one thread, {hash_mib} MiB table, \
          {} a level, at most {} s",
@@ -78,6 +96,136 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     write!(out, "{}", report::<W, H>(&estimate, kind, args.cores))?;
     out.flush()?;
     Ok(())
+}
+
+/// The board `W`×`H`, which the solver was compiled for, so the library has it.
+fn board<const W: usize, const H: usize>() -> Result<Board, Failure> {
+    Board::new(W, H).map_err(|e| Failure::usage(e.to_string()))
+}
+
+/// `strong` or `weak`, as the report names it.
+fn strength_name(strength: Strength) -> &'static str {
+    match strength {
+        Strength::Strong => "strong",
+        Strength::Weak => "weak",
+    }
+}
+
+/// The rungs of `--ladder` (`BOARD=POSITIONS,…`) for `target`: their sizes along its family
+/// (columns if every board has its height, else rows if every one has its width) and which.
+fn parse_ladder(target: Board, text: &str) -> Result<(Vec<Rung>, &'static str), String> {
+    let items: Vec<&str> = text.split(',').map(str::trim).collect();
+    if items.len() > MAX_RUNGS {
+        return Err(format!(
+            "--ladder: at most {MAX_RUNGS} boards ({} given)",
+            items.len()
+        ));
+    }
+    let mut boards = Vec::with_capacity(items.len());
+    for item in items {
+        let (board, count) = item
+            .split_once('=')
+            .ok_or_else(|| format!("--ladder: {item:?} is not BOARD=POSITIONS"))?;
+        let board: Board = board
+            .trim()
+            .parse()
+            .map_err(|e| format!("--ladder: {item:?}: {e}"))?;
+        let positions: u64 = count.trim().parse().map_err(|_| {
+            format!("--ladder: {item:?}: the positions are not a whole number of at most 2^64")
+        })?;
+        boards.push((board, positions));
+    }
+    let by = if boards.iter().all(|(b, _)| b.height() == target.height()) {
+        "column"
+    } else if boards.iter().all(|(b, _)| b.width() == target.width()) {
+        "row"
+    } else {
+        return Err(format!(
+            "--ladder: every board must have {target}'s height (a ladder of columns) or its \
+             width (a ladder of rows)"
+        ));
+    };
+    let size = |board: Board| {
+        let size = if by == "column" {
+            board.width()
+        } else {
+            board.height()
+        };
+        // A board's sides are at most its squares, at most 128.
+        u32::try_from(size).unwrap_or(u32::MAX)
+    };
+    let rungs = boards
+        .iter()
+        .map(|&(board, positions)| Rung {
+            size: size(board),
+            positions,
+        })
+        .collect();
+    Ok((rungs, by))
+}
+
+/// `estimate --ladder`: the ladder's line extended to `target`, with its interval, and the
+/// hours at `rate` million positions a second on each of `cores`.
+fn ladder_report(
+    target: Board,
+    kind: &str,
+    ladder: &str,
+    rate: Option<f64>,
+    cores: u32,
+) -> Result<String, String> {
+    if let Some(rate) = rate
+        && !(rate > 0.0 && rate <= 10_000.0)
+    {
+        return Err(format!(
+            "--rate {rate}: above 0 and at most 10000 (M positions/s)"
+        ));
+    }
+    let (rungs, by) = parse_ladder(target, ladder)?;
+    let ladder = Ladder::new(rungs).map_err(|e| format!("--ladder: {e}"))?;
+    let size = if by == "column" {
+        target.width()
+    } else {
+        target.height()
+    };
+    let prediction = ladder
+        .predict(u32::try_from(size).unwrap_or(u32::MAX))
+        .map_err(|e| format!("--ladder: {e}"))?;
+    let fitted: Vec<String> = ladder
+        .fitted()
+        .iter()
+        .map(|rung| format!("{} {}s: {}", rung.size, by, rung.positions))
+        .collect();
+    let mut text = format!(
+        "ladder of {} boards of one {}, the line through the last {} ({}): growth x{:.2} a \
+         {by}\n",
+        ladder.rungs().len(),
+        if by == "column" { "height" } else { "width" },
+        fitted.len(),
+        fitted.join(", "),
+        prediction.growth,
+    );
+    text += &format!(
+        "{target} {kind}, empty board: {:.0} positions ({:.2e}, predicted {} {by}{} past the \
+         ladder; interval {:.2e} to {:.2e})\n",
+        prediction.positions,
+        prediction.positions,
+        prediction.steps,
+        if prediction.steps == 1 { "" } else { "s" },
+        prediction.low,
+        prediction.high,
+    );
+    if let Some(rate) = rate {
+        let hours = |positions: f64| positions / (rate * 1e6 * f64::from(cores)) / 3600.0;
+        text += &format!(
+            "time: {:.3} hours ({:.3} to {:.3}) on {cores} core{} at {rate} M positions/s \
+             each, shared perfectly\n",
+            hours(prediction.positions),
+            hours(prediction.low),
+            hours(prediction.high),
+            if cores == 1 { "" } else { "s" }
+        );
+    }
+    Ok(text)
 }
 
 /// One level's line: its empty squares, solves, mean positions and rate.
