@@ -10,10 +10,16 @@ that no position profits from the one before; its time is the call's, from Pytho
 are rated by ``Solver.rate`` with another solver (unbudgeted), so the budgeted solver's table
 holds only what its own searches stored.
 
-connect-four-ai (``pip install connect-four-ai``) has no time budget: its ``AIPlayer``
+connect-four-ai has no time budget: its ``AIPlayer``
 solves every column to the end, then IMPOSSIBLE plays the best and HARD draws by a softmax
 over the scores (temperature 0.025 of the largest score possible). Its rows say so and give
-its time a move, its solver reset before each.
+its time a move, its solver reset before each. PyPI has Windows wheels of it only; elsewhere
+build it from source (docs/connect4/python.md, 2026-11-29, "a late move within a budget"):
+
+    git clone https://github.com/benjaminrall/connect-four-ai /tmp/c4ai-src
+    cd /tmp/c4ai-src/crates
+    maturin build --release -m python/Cargo.toml -i "$(which python)" -o /tmp/c4ai-wheels
+    pip install --ignore-requires-python /tmp/c4ai-wheels/connect_four_ai-*.whl
 """
 
 import argparse
@@ -85,7 +91,11 @@ def main():
         others = ["HARD", "IMPOSSIBLE"]
     except ImportError:
         others = []
-        print("connect-four-ai is not installed: its rows are left out", file=sys.stderr)
+        print(
+            "connect-four-ai is not installed (see this script's docstring): its rows are "
+            "left out",
+            file=sys.stderr,
+        )
 
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(

@@ -8,7 +8,7 @@ agents to move), and Kaggle boards read one at a time through from_kaggle.
 
 Each form is timed as one solve_many call on a Solver(threads, hash_mib=128, book=None)
 cleared (untimed) just before it, so that each call solves the same way; `--copies` repeats
-the set in the batch. The median of `--repeat` calls is printed, with microseconds per
+the set in the batch (each form's input is built, untimed, when its turn comes). The median of `--repeat` calls is printed, with microseconds per
 position; every call's scores are checked against the set's. A form this version of the
 package does not take prints "refused" with the exception.
 """
@@ -29,8 +29,10 @@ def load(path):
     return [moves for moves, _ in lines], np.array([int(score) for _, score in lines])
 
 
-def forms(moves):
-    """Every form of the positions, built here from the move strings."""
+def forms(moves, copies):
+    """Every form of the positions `copies` times over, each built from the move strings
+    when it is asked for (untimed): a name, and a function of nothing that gives the
+    form's call."""
     columns = [[int(c) - 1 for c in m] for m in moves]
     grids = np.zeros((len(moves), 6, 7), dtype=np.int8)
     for n, cols in enumerate(columns):
@@ -39,19 +41,28 @@ def forms(moves):
             heights[c] += 1
             grids[n, 6 - heights[c], c] = 1 + i % 2
     agents = np.array([len(c) % 2 for c in columns])
-    mine = agents.reshape(-1, 1, 1) + 1
-    planes = np.stack([grids == mine, (grids != 0) & (grids != mine)], axis=3).astype(np.int8)
+    grids, agents = np.tile(grids, (copies, 1, 1)), np.tile(agents, copies)
+
+    def planes():
+        mine = agents.reshape(-1, 1, 1) + 1
+        both = np.stack([grids == mine, (grids != 0) & (grids != mine)], axis=3)
+        return both.astype(np.int8)
+
     config = {"rows": 6, "columns": 7, "inarow": 4}
-    boards = grids.reshape(len(moves), 42)
+    boards = grids.reshape(len(grids), 42)
     return {
-        "move strings": lambda s: s.solve_many(moves),
-        "column lists": lambda s: s.solve_many(columns),
-        "grids, nested lists": lambda s: s.solve_many(grids.tolist()),
-        "grids, N×6×7 array": lambda s: s.solve_many(grids),
-        "Kaggle boards, N×42 array": lambda s: s.solve_many(boards),
-        "PettingZoo planes, N×6×7×2 array + agents": lambda s: s.solve_many(planes, agents=agents),
-        "Kaggle boards, from_kaggle each": lambda s: s.solve_many(
-            [transpo_c4.from_kaggle({"board": b}, config) for b in boards.tolist()]
+        "move strings": lambda: (lambda s, m=moves * copies: s.solve_many(m)),
+        "column lists": lambda: (lambda s, c=columns * copies: s.solve_many(c)),
+        "grids, nested lists": lambda: (lambda s, g=grids.tolist(): s.solve_many(g)),
+        "grids, N×6×7 array": lambda: (lambda s: s.solve_many(grids)),
+        "Kaggle boards, N×42 array": lambda: (lambda s: s.solve_many(boards)),
+        "PettingZoo planes, N×6×7×2 array + agents": lambda: (
+            lambda s, p=planes(): s.solve_many(p, agents=agents)
+        ),
+        "Kaggle boards, from_kaggle each": lambda: (
+            lambda s, b=boards.tolist(): s.solve_many(
+                [transpo_c4.from_kaggle({"board": x}, config) for x in b]
+            )
         ),
     }
 
@@ -63,17 +74,18 @@ def main():
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--copies", type=int, default=1)
-    parser.add_argument("--forms", default="", help="only the forms whose names contain this")
+    parser.add_argument("--forms", default="", help="only the forms whose names contain one of these (comma-separated)")
     args = parser.parse_args()
     moves, scores = load(Path(args.data) / args.set)
-    moves, scores = moves * args.copies, np.tile(scores, args.copies)
+    count, scores = len(moves) * args.copies, np.tile(scores, args.copies)
     solver = Solver(threads=args.threads, hash_mib=128, book=None)
     solver.solve_many(moves[:10])  # the crew's table made, its helpers started
     print(f"transpo_c4 {getattr(transpo_c4, '__version__', '?')} from {Path(transpo_c4.__file__).parent}")
-    print(f"{args.set}: {len(moves)} positions, {args.threads} threads, median of {args.repeat}")
-    for name, call in forms(moves).items():
-        if args.forms not in name:
+    print(f"{args.set}: {count} positions, {args.threads} threads, median of {args.repeat}")
+    for name, build in forms(moves, args.copies).items():
+        if not any(part in name for part in args.forms.split(",")):
             continue
+        call = build()
         times = []
         try:
             for _ in range(args.repeat):
@@ -86,7 +98,7 @@ def main():
             print(f"  {name:45} refused: {type(e).__name__}: {str(e)[:60]}")
             continue
         median = statistics.median(times)
-        print(f"  {name:45} {median * 1e3:8.2f} ms  {median / len(moves) * 1e6:6.2f} µs a position")
+        print(f"  {name:45} {median * 1e3:8.2f} ms  {median / count * 1e6:6.2f} µs a position")
 
 
 if __name__ == "__main__":

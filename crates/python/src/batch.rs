@@ -205,7 +205,12 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
                 }
                 Given::Moves(cells.iter().map(|&c| c as i64).collect(), false)
             }
-            Layout::Grids | Layout::Kaggle => Given::Grid(grid_of(cells)),
+            Layout::Grids | Layout::Kaggle => {
+                if Game::push_grid(rules, cells, moves) {
+                    return Ok(());
+                }
+                Given::Grid(grid_of(cells))
+            }
             Layout::Planes => {
                 let planes = Planes {
                     height: h,

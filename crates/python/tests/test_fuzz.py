@@ -152,3 +152,62 @@ def test_solve_many_reads_as_solve(board, batch):
         assert str(raised.value) == f"position {i}: {e}"
     else:
         assert solver.solve_many(batch).tolist() == each
+
+
+def grid_after(columns, width, height):
+    """The grid of ``columns`` played in turn from the empty board, the four rule ignored (so
+    stones may follow a four) and a full column skipped; row 0 the top."""
+    grid = np.zeros((height, width), dtype=np.int8)
+    heights = [0] * width
+    for c in columns:
+        if heights[c] < height:
+            heights[c] += 1
+            grid[height - heights[c], c] = 1 + (int(grid.astype(bool).sum()) % 2)
+    return grid
+
+
+@st.composite
+def game_grids(draw):
+    """Grids of random games: whole, played past a four, with full columns (a favourite
+    column), and some spoilt: a cell changed, a stone lifted (floating), two stones of a
+    column swapped, a stone's owner changed (wrong counts or no order)."""
+    board = draw(st.sampled_from(BOARDS))
+    width, height = map(int, board.split("x"))
+    favourite = draw(st.integers(0, width - 1))
+    columns = draw(
+        st.lists(st.one_of(st.integers(0, width - 1), st.just(favourite)), max_size=width * height)
+    )
+    grid = grid_after(columns, width, height)
+    spoil = draw(st.sampled_from(["none", "none", "cell", "lift", "swap", "owner"]))
+    r, c = draw(st.integers(0, height - 1)), draw(st.integers(0, width - 1))
+    if spoil == "cell":
+        grid[r, c] = draw(st.integers(0, 3))
+    elif spoil == "lift" and r + 1 < height:
+        grid[r + 1, c] = 0
+    elif spoil == "swap" and r + 1 < height:
+        grid[r, c], grid[r + 1, c] = grid[r + 1, c], grid[r, c]
+    elif spoil == "owner" and grid[r, c]:
+        grid[r, c] = 3 - grid[r, c]
+    return board, grid
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=game_grids())
+def test_arrays_of_grids_read_as_each_grid(case):
+    """An array of grids (read straight into columns, the order search only where its first
+    tries fail) reads each grid as ``solve`` reads it as a list (the order search): the same
+    score, or the same refusal."""
+    board, grid = case
+    solver = SOLVERS[board]
+    width, height = map(int, board.split("x"))
+    try:
+        expected = solver.solve(grid.tolist())
+    except ValueError as e:
+        for array in (grid[None], grid.reshape(1, width * height)):
+            with pytest.raises(ValueError) as raised:
+                solver.solve_many(array)
+            assert str(raised.value) == f"position 0: {e}"
+        return
+    assert solver.solve_many(grid[None]).tolist() == [expected]
+    assert solver.solve_many(grid.reshape(1, width * height)).tolist() == [expected]
+    assert to_grid(to_moves(grid.tolist(), board=board), board=board) == grid.tolist()
