@@ -58,18 +58,7 @@ fn bad_flags_are_refused_with_2() {
         (&["estimate", "--analyze"], "--analyze"),
         (&["estimate", "--depth", "3"], "--depth"),
     ] {
-        let out = c4(args);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            out.stderr_text()
-        );
-        assert!(
-            out.stderr_text().contains(says),
-            "{args:?}: {}",
-            out.stderr_text()
-        );
+        refused_with_2(args, says);
     }
 }
 
@@ -185,17 +174,23 @@ fn bad_ladders_are_refused_with_2() {
     ] {
         let mut all = vec!["estimate", "--board", "10x4"];
         all.extend_from_slice(args);
-        let out = c4(&all);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            out.stderr_text()
-        );
-        assert!(
-            out.stderr_text().contains(says),
-            "{args:?}: {}",
-            out.stderr_text()
-        );
+        refused_with_2(&all, says);
     }
+}
+
+/// Runs the binary with `args` and checks it refused them: exit 2, and a message on stderr
+/// that says `says`.
+fn refused_with_2(args: &[&str], says: &str) {
+    let out = c4(args);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        out.stderr_text()
+    );
+    assert!(
+        out.stderr_text().contains(says),
+        "{args:?}: {}",
+        out.stderr_text()
+    );
 }
