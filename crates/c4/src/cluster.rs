@@ -138,9 +138,28 @@ pub const fn leaf_empties(squares: u32, searches: usize) -> u32 {
     squares.saturating_sub(leaf_stones(searches))
 }
 
-/// Stones past the leaf depth the top tree splits a new job to, by default, while a step
-/// needs fewer jobs than the searches ([`TopTree::set_deepen`]).
-pub const DEEPEN: u32 = 0;
+/// Searches at once from which the top tree splits its new jobs deeper by default
+/// ([`deepen`]).
+pub const DEEPEN_FROM_SEARCHES: usize = 64;
+
+/// Stones past the leaf depth the top tree splits a new job to by default, from
+/// [`DEEPEN_FROM_SEARCHES`] searches at once, while a step needs fewer jobs than the
+/// searches ([`TopTree::set_deepen`]).
+pub const DEEPEN_STONES: u32 = 2;
+
+/// The stones a new job may be split past the leaf depth for `searches` searches at once:
+/// [`DEEPEN_STONES`] from [`DEEPEN_FROM_SEARCHES`], none below. In virtual time on 8×5
+/// strong it took 16 workers of 16 lanes from 12.83× one search to 17.81×, and of 4 lanes
+/// from 10.3× to 12.5×; on 7×5 with 64 searches, where the manager is most of the run, it
+/// gained nothing; no real run has timed it (measured: docs/connect4/mpi.md, 2026-11-29,
+/// “jobs split deeper”).
+pub const fn deepen(searches: usize) -> u32 {
+    if searches >= DEEPEN_FROM_SEARCHES {
+        DEEPEN_STONES
+    } else {
+        0
+    }
+}
 
 /// The default grouping: a job is placed by its ancestor this many stones above it
 /// ([`TopTree::new`]), so that neighbouring jobs, whose subtrees meet far below them, meet

@@ -14,7 +14,7 @@
 use super::dispatch::Policy;
 use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
-use super::{DEEPEN, GROUP, alone_before_release, guesses, helps, leaf_empties, main_line_stones};
+use super::{GROUP, alone_before_release, deepen, guesses, helps, leaf_empties, main_line_stones};
 use crate::knobs::Knobs;
 use std::time::Duration;
 use transpo_connect4::score::Strength;
@@ -89,7 +89,7 @@ impl Plan {
             alone_all: knobs.alone_all.unwrap_or(alone),
             main_line: main_line_stones(searches),
             guesses: knobs.guess.map_or(guesses(workers, lanes), |g| g as usize),
-            deepen: DEEPEN,
+            deepen: deepen(searches),
             searches,
             policy: Policy {
                 ahead: knobs
@@ -116,6 +116,7 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::DEEPEN_STONES;
 
     fn plan(squares: u32, ranks: usize, threads: usize, keeping: bool, knobs: Knobs) -> Plan {
         Plan::new(squares, ranks, threads, Strength::Strong, keeping, &knobs)
@@ -126,6 +127,7 @@ mod tests {
     #[test]
     fn two_one_thread_workers_take_big_jobs() {
         let p = plan(40, 3, 1, false, Knobs::default());
+        assert_eq!(p.manager.deepen, 0);
         assert_eq!(p.manager.leaf_empties, 35);
         assert_eq!(p.manager.main_line, 2);
         assert_eq!(p.manager.alone, 2);
@@ -166,6 +168,17 @@ mod tests {
         let eight = plan(42, 3, 8, false, Knobs::default());
         assert!(eight.lanes && !eight.help);
         assert_eq!(eight.manager.alone, alone_before_release(16));
+        assert_eq!(
+            (eight.manager.searches, eight.manager.deepen),
+            (16, 0),
+            "16 searches split no job deeper"
+        );
+        // Sixteen workers of four lanes are 64 searches: new jobs split deeper.
+        let many = plan(42, 17, 4, false, Knobs::default());
+        assert_eq!(
+            (many.manager.searches, many.manager.deepen),
+            (64, DEEPEN_STONES)
+        );
         let off = Knobs {
             lanes: Some(0),
             ..Knobs::default()
