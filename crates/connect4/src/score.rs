@@ -188,10 +188,12 @@ impl Window {
 /// first rather than bisecting: 2^23, past the solves of every Pons set but Begin-Hard.
 pub const NEIGHBOURS_AFTER: u64 = 1 << 23;
 
-/// The next null window of Pons' binary search on the score, within `min < max`: the middle,
-/// pulled towards 0 where most scores lie (Part 9).
+/// The next null window `[t, t + 1]` of Pons' binary search on the score, within
+/// `min < max`: the middle, pulled towards 0 where most scores lie (Part 9). The search
+/// picks its windows by it; a caller that asks null windows of its own (an answer within a
+/// budget) picks them the same way.
 #[inline]
-pub(crate) fn next_window(min: i32, max: i32) -> i32 {
+pub fn next_window(min: i32, max: i32) -> i32 {
     let mut med = min + (max - min) / 2;
     if med <= 0 && min / 2 < med {
         med = min / 2;

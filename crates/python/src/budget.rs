@@ -50,17 +50,9 @@ pub fn nodes(value: &Value) -> Result<u64, Refusal> {
     }
 }
 
-/// The next null window `[t, t + 1]` for a score in `min..=max` (`min < max`): the middle,
-/// pulled towards 0 where most scores lie (Pons' Part 9, as the library's search picks it).
-pub fn next_window(min: i32, max: i32) -> i32 {
-    let mut med = min + (max - min) / 2;
-    if med <= 0 && min / 2 < med {
-        med = min / 2;
-    } else if med >= 0 && max / 2 > med {
-        med = max / 2;
-    }
-    med
-}
+/// The next null window for a score in `min..=max`: the library's rule, so that a budgeted
+/// answer asks the windows the library's search would.
+pub use transpo_connect4::score::next_window;
 
 /// What an answer must prove.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
