@@ -210,18 +210,21 @@ mod tests {
         (asked, columns)
     }
 
+    /// Each column's score after `4453` on 7×6 (Pons' scores, as `analyse` gives them).
+    const AFTER_4453: [Option<i32>; 7] = [
+        Some(-5),
+        Some(-5),
+        Some(-2),
+        Some(-3),
+        Some(-4),
+        Some(-2),
+        Some(-2),
+    ];
+
     #[test]
     fn the_best_column_and_its_score_are_found() {
         for scores in [
-            vec![
-                Some(-5),
-                Some(-5),
-                Some(-2),
-                Some(-3),
-                Some(-4),
-                Some(-2),
-                Some(-2),
-            ],
+            AFTER_4453.to_vec(),
             vec![None, Some(3), Some(0), Some(18), Some(-1)],
             vec![Some(0)],
             vec![Some(-18), None, Some(-18)],
@@ -249,15 +252,7 @@ mod tests {
 
     #[test]
     fn a_best_move_asks_fewer_questions_than_an_analysis() {
-        let scores = [
-            Some(-5),
-            Some(-5),
-            Some(-2),
-            Some(-3),
-            Some(-4),
-            Some(-2),
-            Some(-2),
-        ];
+        let scores = AFTER_4453;
         let (best, _) = run(&scores, 18, Goal::Best, STRONG);
         let (all, _) = run(&scores, 18, Goal::All, STRONG);
         assert!(best < all, "{best} vs {all}");
