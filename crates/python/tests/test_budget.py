@@ -175,3 +175,28 @@ def test_budgets_of_other_number_types_are_taken():
     assert solver.best_move("4453", max_seconds=30, max_nodes=np.int64(10**9)).proven
     assert solver.best_move("4453", max_seconds=0).column in range(7)
     assert solver.analyse("4453", max_seconds=None, max_nodes=None) == [-5, -5, -2, -3, -4, -2, -2]
+
+
+def test_a_budget_is_kept_while_another_thread_holds_the_solver():
+    """A call with a budget waits for a solver another thread is using only until its
+    budget is spent, then raises TimeoutError; a call without one waits and answers."""
+    import threading
+    import time
+
+    solver = Solver(threads=1, hash_mib=16, book=None)
+    held = {}
+
+    def hold():
+        # The empty board without a book: far more than 3 s of search, cut at 3 s.
+        held["answer"] = solver.analyse("", max_seconds=3)
+
+    other = threading.Thread(target=hold)
+    other.start()
+    time.sleep(1)
+    with pytest.raises(TimeoutError, match="another thread"):
+        solver.best_move("4453", max_seconds=0.1)
+    # It gave up before the other call ended, so it did not wait for it.
+    assert other.is_alive(), "the other call ended first: the test proved nothing"
+    assert solver.solve("4453") == -2  # waits for the other call, then answers
+    other.join()
+    assert holds(held["answer"].bounds, EMPTY_BOARD)

@@ -33,7 +33,12 @@ __version__: str
 FULL_COLUMN: int
 
 class Solver:
-    """A Connect Four solver of one board, its transposition table kept between calls."""
+    """A Connect Four solver of one board, its transposition table kept between calls.
+
+    It answers one call at a time: a call from another thread waits for the one running
+    (Ctrl-C stops the wait); one with ``max_seconds`` waits no longer than its budget and
+    then raises ``TimeoutError``. Threads that solve at once want a ``Solver`` each.
+    """
 
     def __init__(
         self,

@@ -9,7 +9,7 @@ use crate::engine::{self, Engine, Found};
 use crate::read::{self, Value};
 use crate::rules::{Game, Rules};
 use crate::settings::{BookSetting, Settings};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyTuple, PyType};
 use std::sync::Mutex;
@@ -157,6 +157,10 @@ impl<'py> FromPyObject<'_, 'py> for BookArg {
 /// board scores ``(W*H + 1 - n) // 2`` (22 - k for a win with one's k-th stone on 7x6), the
 /// loser the negative, a draw 0; a weak solver gives 1, 0 or -1.
 ///
+/// It answers one call at a time: a call from another thread waits for the one running
+/// (Ctrl-C stops the wait); one with ``max_seconds`` waits no longer than its budget and
+/// then raises ``TimeoutError``. Threads that solve at once want a ``Solver`` each.
+///
 /// >>> from transpo_c4 import Solver
 /// >>> solver = Solver()                       # 7x6, the built-in depth-8 book, all cores
 /// >>> solver.solve("4453")                    # a move string, columns from 1
@@ -174,6 +178,9 @@ pub struct Solver {
     rules: Rules,
     book_in_use: bool,
 }
+
+/// The engine was not had: another thread held it until the stop was raised.
+struct Busy;
 
 impl Solver {
     /// Runs `f` on the engine on a thread of its own, stoppable by Ctrl-C.
@@ -197,18 +204,27 @@ impl Solver {
         let result = interruptible(
             py,
             || {
-                let mut engine = wait::lock(&self.engine);
-                // Stopped while waiting for the lock: by Ctrl-C, unless a deadline passed
-                // (then the engine answers with what it knows at once).
-                if deadline.is_none() && stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-                f(&mut **engine, stop)
+                // Another Python thread may be using this solver: wait for it only until
+                // Ctrl-C or the deadline raises the stop, so that neither waits on it.
+                let Some(mut engine) =
+                    wait::lock_checked(&self.engine, &mut || !stop.load(Ordering::Relaxed))
+                else {
+                    return Err(Busy);
+                };
+                Ok(f(&mut **engine, stop))
             },
             || stop.store(true, Ordering::Relaxed),
             deadline,
         )?;
-        result.ok_or_else(|| PyRuntimeError::new_err("the solve was stopped"))
+        match result {
+            Ok(Some(value)) => Ok(value),
+            Ok(None) => Err(PyRuntimeError::new_err("the solve was stopped")),
+            // Ctrl-C raised in `interruptible`: only the deadline leaves this for here.
+            Err(Busy) => Err(PyTimeoutError::new_err(
+                "another thread used this Solver until the budget ran out; \
+                 give each thread a Solver of its own",
+            )),
+        }
     }
 
     /// The columns of the position `position` narrowed within `budget` towards `goal`.
