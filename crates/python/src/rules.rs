@@ -433,39 +433,47 @@ impl Stacks {
 
     /// Pushes onto `moves` the column of every stone, each time the first that
     /// [`Stacks::next`] offers (what the order search takes when it meets no dead end);
-    /// `false` at a dead end. Each column's next stone is kept in arrays of all
-    /// [`MAX_COLUMNS`] columns (none in those past the board), scanned whole at each move
-    /// with no branch on the grid.
+    /// `false` at a dead end. Which columns' next stone is each player's is kept as a bit
+    /// set a player, so a move looks only at the columns the player to move can take (two
+    /// to four on grids of random games), and takes the least of their keys (rank, then
+    /// column) without a branch on the grid.
     fn push_first_tries(&self, moves: &mut Vec<u8>) -> bool {
+        let width = self.width.min(MAX_COLUMNS);
         let mut taken = [0u8; MAX_COLUMNS];
-        let mut owner = [0u8; MAX_COLUMNS];
+        // Each column's next stone's `due`.
         let mut due = [0u16; MAX_COLUMNS];
-        for c in 0..self.width.min(MAX_COLUMNS) {
-            owner[c] = self.stones[c][0];
-            due[c] = self.due[c][0];
+        // Bit c of `open[p - 1]`: column c's next stone is player p's.
+        let mut open = [0u16; 2];
+        for (c, next) in due.iter_mut().enumerate().take(width) {
+            *next = self.due[c][0];
+            if let player @ (1 | 2) = self.stones[c][0] {
+                open[usize::from(player - 1)] |= 1 << c;
+            }
         }
         let total: usize = self.heights.iter().map(|&h| h as usize).sum();
+        moves.reserve(total);
         for i in 0..total {
-            let player = 1 + (i % 2) as u8;
-            let stuck = !owner.contains(&(3 - player));
-            let mut ranks = [u16::MAX; MAX_COLUMNS];
-            for c in 0..MAX_COLUMNS {
-                if owner[c] == player {
-                    ranks[c] = rank(due[c], stuck);
-                }
-            }
+            let (mine, theirs) = (i % 2, 1 - i % 2);
+            let stuck = open[theirs] == 0;
             // The first column of the smallest rank, as `next` orders them.
-            let least = ranks.iter().copied().min().unwrap_or(u16::MAX);
-            let Some(c) = ranks
-                .iter()
-                .position(|&r| r == least)
-                .filter(|_| least != u16::MAX)
-            else {
+            let mut least = u32::MAX;
+            let mut rest = open[mine];
+            while rest != 0 {
+                let c = rest.trailing_zeros() as usize % MAX_COLUMNS;
+                rest &= rest - 1;
+                least = least.min((u32::from(rank(due[c], stuck)) << 4) | c as u32);
+            }
+            if least == u32::MAX {
                 return false;
-            };
+            }
+            let c = least as usize % MAX_COLUMNS;
+            open[mine] &= !(1 << c);
             taken[c] += 1;
-            let h = taken[c] as usize;
-            (owner[c], due[c]) = (self.stones[c][h], self.due[c][h]);
+            let h = usize::from(taken[c]);
+            due[c] = self.due[c][h];
+            if let player @ (1 | 2) = self.stones[c][h] {
+                open[usize::from(player - 1)] |= 1 << c;
+            }
             moves.push(c as u8);
         }
         true
