@@ -7,8 +7,8 @@ of 100 positions to a fresh `c4solver` process each, `--threads` processes at on
         --positions 400 --seed 1
 
 The positions: for each, a stone count drawn uniformly from 8..=20 and a game of uniformly
-random legal moves played to it, started again if a move wins before the count is reached
-(so no position is over, as Pons' reader requires). One position per game: positions of one
+random moves played to it, started again if a move wins before
+the count is reached (so no position is over, as Pons' reader requires). One position per game: positions of one
 game share their subtrees, which would flatter any solver that keeps its table.
 
 What is timed, per strength:
@@ -29,42 +29,23 @@ import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
-from transpo_c4 import Solver
+from transpo_c4 import Solver, to_moves
 
 WIDTH, HEIGHT = 7, 6
 
 
-def wins(heights, cells, col, player):
-    """Whether `player` playing `col` (landing at heights[col]) connects four."""
-    row = heights[col]
-    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        run = 1
-        for sign in (1, -1):
-            c, r = col + sign * dc, row + sign * dr
-            while 0 <= c < WIDTH and 0 <= r < HEIGHT and cells[c][r] == player:
-                run += 1
-                c, r = c + sign * dc, r + sign * dr
-        if run >= 4:
-            return True
-    return False
-
-
 def random_position(rng, stones):
-    """Moves (a string of 1-based columns) of a random game `stones` long that nobody won."""
-    while True:
-        heights = [0] * WIDTH
-        cells = [[0] * HEIGHT for _ in range(WIDTH)]
-        moves = []
-        for ply in range(stones):
-            player = 1 + ply % 2
-            col = rng.choice([c for c in range(WIDTH) if heights[c] < HEIGHT])
-            if wins(heights, cells, col, player):
-                break
-            cells[col][heights[col]] = player
-            heights[col] += 1
-            moves.append(col)
-        else:
-            return "".join(str(c + 1) for c in moves)
+    """Moves (a string of 1-based columns) of a random game `stones` long that nobody won:
+    a column with room at random, and the game started again if the package's reader
+    refuses the move (it connects four)."""
+    moves = ""
+    while len(moves) < stones:
+        col = rng.choice([c for c in range(WIDTH) if moves.count(str(c + 1)) < HEIGHT])
+        try:
+            moves = to_moves(moves + str(col + 1))
+        except ValueError:
+            moves = ""
+    return moves
 
 
 def pons(binary, positions, weak, threads, batch=100):
