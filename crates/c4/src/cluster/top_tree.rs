@@ -24,6 +24,10 @@ pub enum Step<const W: usize, const H: usize, B: Bitboard> {
     Jobs(Vec<Job<W, H, B>>),
 }
 
+/// What a replay knows of a position before searching it ([`TopTree::known_keyed`]): its
+/// key (none if the rules settle it) and the range its score lies in.
+type Known<B> = (Option<B>, (i32, i32));
+
 /// A node's value in a replay: known, or waiting for jobs.
 enum Value {
     Known(i32),
@@ -220,15 +224,16 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         self.table.insert(key, range);
     }
 
-    /// The range known of `pos`.
-    fn known(&self, pos: &Position<W, H, B>) -> (i32, i32) {
+    /// The range known of `pos` and its key, unless the rules settle it without a search
+    /// ([`settled`]: its range is then one score, which nothing can narrow).
+    fn known_keyed(&self, pos: &Position<W, H, B>) -> Known<B> {
         match settled(pos) {
-            Some(exact) => (exact, exact),
-            None => self
-                .table
-                .get(&pos.symmetric_key())
-                .copied()
-                .unwrap_or_else(|| trivial(pos)),
+            Some(exact) => (None, (exact, exact)),
+            None => {
+                let key = pos.symmetric_key();
+                let range = self.table.get(&key).copied();
+                (Some(key), range.unwrap_or_else(|| trivial(pos)))
+            }
         }
     }
 
@@ -277,7 +282,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                 }
             };
             let mut jobs = Vec::new();
-            match self.search(root, &mut path, med, med + 1, &mut jobs) {
+            let known = self.known_keyed(root);
+            match self.search(root, known, &mut path, med, med + 1, &mut jobs) {
                 Value::Pending if self.split_new(&jobs) => continue,
                 Value::Pending => {
                     self.last_jobs = jobs.iter().map(Job::key).collect();
@@ -295,25 +301,28 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         Step::Solved(min..=max)
     }
 
-    /// Fail-soft negamax in `[alpha, beta]` over the top tree with young brothers wait: the
-    /// value if the table and the answered jobs give it, else `Pending` with the jobs it
-    /// needs pushed onto `jobs`.
+    /// Fail-soft negamax in `[alpha, beta]` over the top tree with young brothers wait, for
+    /// `pos` whose key and range are `known` ([`TopTree::known_keyed`]): the value if the
+    /// table and the answered jobs give it, else `Pending` with the jobs it needs pushed
+    /// onto `jobs`.
     fn search(
         &mut self,
         pos: &Position<W, H, B>,
+        known: Known<B>,
         path: &mut String,
         alpha: i32,
         beta: i32,
         jobs: &mut Vec<Job<W, H, B>>,
     ) -> Value {
-        let (lo, hi) = self.known(pos);
+        let (key, (lo, hi)) = known;
         if hi <= alpha {
             return Value::Known(hi);
         }
         if lo >= beta || lo == hi {
             return Value::Known(lo);
         }
-        let key = pos.symmetric_key();
+        // Not settled (that range is one score), so it has its key already.
+        let key = key.unwrap_or_else(|| pos.symmetric_key());
         let leaf_moves = if self.rank <= 1 {
             (self.leaf_moves + self.main_line).min((W * H) as u32)
         } else {
@@ -329,7 +338,11 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             return Value::Pending;
         }
         self.expanded.insert((key, alpha));
-        if let Some(value) = self.transposition_cutoff(pos, (lo, hi), beta) {
+        // Each child's key and range, read once: the cutoff test reads them all, then each
+        // is passed on to the child's search (a replay reads the table twice as often
+        // without: the manager's main cost at many searches).
+        let mut children = [(None, (0, 0)); W];
+        if let Some(value) = self.transposition_cutoff(pos, (lo, hi), beta, &mut children) {
             return Value::Known(value);
         }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
@@ -344,10 +357,35 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             let column = Position::<W, H, B>::column_of(square);
             path.push(column_char(column));
             self.ancestors.push(key);
-            let value = self.search(&pos.after(square), path, -beta, -alpha.max(best), jobs);
+            let child = children[column];
+            let value = self.search(
+                &pos.after(square),
+                child,
+                path,
+                -beta,
+                -alpha.max(best),
+                jobs,
+            );
             self.ancestors.pop();
             path.pop();
             self.rank = rank;
+            // Of the positions with as many stones as its brothers, the child's search
+            // learnt of its own only; a brother that is its mirror image shares its key,
+            // and reads it again.
+            if let (Some(searched), _) = child
+                && children
+                    .iter()
+                    .filter(|(k, _)| *k == Some(searched))
+                    .count()
+                    > 1
+                && let Some(&range) = self.table.get(&searched)
+            {
+                for (brother, known) in &mut children {
+                    if *brother == Some(searched) {
+                        *known = range;
+                    }
+                }
+            }
             match value {
                 Value::Known(child) if -child >= beta => {
                     self.best.insert(key, column);
@@ -420,18 +458,22 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
 
     /// The value of `pos` (whose known range is `known`) if a child's known bounds prove a
     /// move good enough for `beta` (enhanced transposition cutoff), whatever the move order
-    /// puts first; the node learns it.
+    /// puts first; the node learns it. Puts each child's key and range it read (every
+    /// move that does not lose at once, when it finds no cutoff) in `children`, by column.
     fn transposition_cutoff(
         &mut self,
         pos: &Position<W, H, B>,
         known: (i32, i32),
         beta: i32,
+        children: &mut [Known<B>; W],
     ) -> Option<i32> {
         let mut rest = pos.non_losing_moves();
         while rest != B::ZERO {
             let square = rest.lowest();
             rest &= rest - B::ONE;
-            let (_, child_hi) = self.known(&pos.after(square));
+            let child = self.known_keyed(&pos.after(square));
+            children[Position::<W, H, B>::column_of(square)] = child;
+            let (_, (_, child_hi)) = child;
             if -child_hi >= beta {
                 let key = pos.symmetric_key();
                 self.best
@@ -479,7 +521,9 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             path.push(column_char(Position::<W, H, B>::column_of(square)));
             self.ancestors.push(key);
             let mut jobs = Vec::new();
-            let value = self.search(&pos.after(square), path, -beta, -alpha, &mut jobs);
+            let child = pos.after(square);
+            let known = self.known_keyed(&child);
+            let value = self.search(&child, known, path, -beta, -alpha, &mut jobs);
             self.ancestors.pop();
             path.pop();
             self.rank = rank;
