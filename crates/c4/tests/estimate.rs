@@ -58,7 +58,7 @@ fn bad_flags_are_refused_with_2() {
         (&["estimate", "--analyze"], "--analyze"),
         (&["estimate", "--depth", "3"], "--depth"),
     ] {
-        refused_with_2(args, says);
+        c4(args).assert_refused_with(args, says);
     }
 }
 
@@ -174,23 +174,6 @@ fn bad_ladders_are_refused_with_2() {
     ] {
         let mut all = vec!["estimate", "--board", "10x4"];
         all.extend_from_slice(args);
-        refused_with_2(&all, says);
+        c4(&all).assert_refused_with(&all, says);
     }
-}
-
-/// Runs the binary with `args` and checks it refused them: exit 2, and a message on stderr
-/// that says `says`.
-fn refused_with_2(args: &[&str], says: &str) {
-    let out = c4(args);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{args:?}: {}",
-        out.stderr_text()
-    );
-    assert!(
-        out.stderr_text().contains(says),
-        "{args:?}: {}",
-        out.stderr_text()
-    );
 }

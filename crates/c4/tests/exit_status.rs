@@ -53,17 +53,8 @@ fn bad_usage_is_2() {
         &["merge", "/no/such/split"],
     ] {
         let out = c4(args);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            out.stderr_text()
-        );
-        assert!(
-            out.stderr_text().starts_with("error"),
-            "{args:?}: {}",
-            out.stderr_text()
-        );
+        out.assert_refused_with(args, "error");
+        assert!(out.stderr_text().starts_with("error"), "{args:?}");
     }
     let out = c4(&["--hash-mib", "0"]);
     assert!(

@@ -32,8 +32,7 @@ fn a_fifo_book_is_refused_at_once() {
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
-    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
-    assert!(out.stderr_text().contains("FIFO"), "{}", out.stderr_text());
+    out.assert_refused("FIFO");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -47,12 +46,7 @@ fn an_endless_device_on_stdin_is_refused() {
         .stdin(Stdio::from(zero))
         .deadline(DEADLINE)
         .output();
-    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
-    assert!(
-        out.stderr_text().contains("a device"),
-        "{}",
-        out.stderr_text()
-    );
+    out.assert_refused("a device");
     // /dev/null is a device too, and an empty input: no lines, nothing wrong.
     let out = Run::new(BIN)
         .args(["--board", "4x4", "--hash-mib", "4"])
@@ -187,12 +181,7 @@ fn bench_names_bad_lines_and_solves_the_rest() {
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
-    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
-    assert!(
-        out.stderr_text().contains("/dev/zero: a device"),
-        "{}",
-        out.stderr_text()
-    );
+    out.assert_refused("/dev/zero: a device");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -240,12 +229,7 @@ fn merge_and_solve_list_refuse_devices_and_fifos() {
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
-    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
-    assert!(
-        out.stderr_text().contains("/dev/zero: a device"),
-        "{}",
-        out.stderr_text()
-    );
+    out.assert_refused("/dev/zero: a device");
     // A shard's results file that is a FIFO.
     let results = dir.join("round-1-results-1-of-2.txt");
     mkfifo(&results);
@@ -254,8 +238,7 @@ fn merge_and_solve_list_refuse_devices_and_fifos() {
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
-    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
-    assert!(out.stderr_text().contains("FIFO"), "{}", out.stderr_text());
+    out.assert_refused("FIFO");
     // The list itself a FIFO: every command that reads it, and split writing it.
     let list = dir.join("positions.txt");
     std::fs::remove_file(&list).expect("remove");
@@ -278,17 +261,7 @@ fn merge_and_solve_list_refuse_devices_and_fifos() {
             .stdin(Stdio::null())
             .deadline(DEADLINE)
             .output();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            out.stderr_text()
-        );
-        assert!(
-            out.stderr_text().contains("FIFO"),
-            "{args:?}: {}",
-            out.stderr_text()
-        );
+        out.assert_refused_with(&args, "FIFO");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -477,12 +450,7 @@ fn a_shard_killed_before_its_header_was_whole_starts_over() {
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
-    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
-    assert!(
-        out.stderr_text().contains("is not for this list"),
-        "{}",
-        out.stderr_text()
-    );
+    out.assert_refused("is not for this list");
     assert_eq!(std::fs::read_to_string(&results).expect("same"), foreign);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -502,12 +470,7 @@ fn a_link_as_results_file_is_refused() {
         .stdin(Stdio::null())
         .deadline(DEADLINE)
         .output();
-    assert_eq!(out.status.code(), Some(2), "{}", out.stderr_text());
-    assert!(
-        out.stderr_text().contains("symbolic link"),
-        "{}",
-        out.stderr_text()
-    );
+    out.assert_refused("symbolic link");
     assert!(!victim.exists(), "solve-list wrote through a link");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -243,6 +243,21 @@ impl Output {
     pub fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
+
+    /// Panics, showing standard error, unless the run was refused as bad input: exit
+    /// status 2 and `says` on standard error.
+    #[track_caller]
+    pub fn assert_refused(&self, says: &str) {
+        self.assert_refused_with(&[], says);
+    }
+
+    /// [`Output::assert_refused`] for a run of `args`, which the panic names.
+    #[track_caller]
+    pub fn assert_refused_with(&self, args: &[&str], says: &str) {
+        let err = self.stderr_text();
+        assert_eq!(self.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: no {says:?} in: {err}");
+    }
 }
 
 /// Waits for `running` until its deadline, draining stdout and stderr as they come (so a
