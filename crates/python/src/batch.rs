@@ -217,6 +217,12 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
                     width: w,
                     cells,
                 };
+                let mut grid = [0; layout::MAX_CELLS];
+                if let Some(grid) = layout::planes_cells(&planes, agent(i), &mut grid)
+                    && Game::push_grid(rules, grid, moves)
+                {
+                    return Ok(());
+                }
                 let observer = Observer {
                     agent: agent(i),
                     mask: None,

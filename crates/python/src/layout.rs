@@ -189,6 +189,52 @@ pub fn planes_grid(planes: &Planes<'_>, observer: Observer<'_>) -> Result<Grid, 
         .collect())
 }
 
+/// The most cells of a board whose planes [`planes_cells`] reads (16 rows of 16).
+pub const MAX_CELLS: usize = 256;
+
+/// The cells of PettingZoo planes as a grid's (row-major, row 0 the top; 1 the first
+/// player's stones, 2 the second's), written into the front of `into`, when every square
+/// is empty or one player's and the observer is known: named by `agent` (0 the first
+/// player), or else the one with a stone more. `None` for anything else (a bad value, a
+/// square of both, as many stones each and no agent, a board of more than [`MAX_CELLS`]):
+/// [`planes_grid`] then decides and says why. Whether the counts fit the agent is left to
+/// the grid's own check of its counts, which refuses the same planes `planes_grid` does.
+/// `solve_many`'s path for arrays of planes: no allocation.
+pub fn planes_cells<'a>(
+    planes: &Planes<'_>,
+    agent: Option<usize>,
+    into: &'a mut [i8; MAX_CELLS],
+) -> Option<&'a [i8]> {
+    let squares = planes.height * planes.width;
+    if squares > MAX_CELLS || planes.cells.len() != squares * 2 {
+        return None;
+    }
+    // The observer's stones as 1 and the opponent's as 2 first, and their counts.
+    let mut counts = [0usize; 3];
+    for (cell, pair) in into.iter_mut().zip(planes.cells.chunks_exact(2)) {
+        *cell = match (pair[0], pair[1]) {
+            (0, 0) => 0,
+            (1, 0) => 1,
+            (0, 1) => 2,
+            _ => return None,
+        };
+        counts[*cell as usize] += 1;
+    }
+    let observer_first = match agent {
+        Some(agent) => agent == 0,
+        None if counts[1] == counts[2] + 1 => true,
+        None if counts[2] == counts[1] + 1 => false,
+        None => return None,
+    };
+    let cells = &mut into[..squares];
+    if !observer_first {
+        for cell in cells.iter_mut() {
+            *cell = [0, 2, 1][*cell as usize];
+        }
+    }
+    Some(cells)
+}
+
 /// Whether each column has room (its top cell empty), from the planes' stones (row 0 the
 /// top; 0 empty).
 fn open_columns(stones: &[Vec<u8>]) -> Vec<bool> {
@@ -387,6 +433,75 @@ mod tests {
             },
             observer,
         )
+    }
+
+    /// The fast reader of planes gives the cells of `planes_grid`'s grid whenever it gives
+    /// any, and gives them for every observation of a game when its agent is named: both
+    /// agents' views at every ply of random games (fours and all), named or not, and the
+    /// same planes spoilt (a value changed, a square made both players').
+    #[test]
+    fn planes_cells_agree_with_planes_grid() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) as usize % n
+        };
+        let (mut fast, mut left) = (0, 0);
+        for _ in 0..200 {
+            let mut moves = Vec::new();
+            let mut heights = [0; 7];
+            while moves.len() < 42 {
+                let c = next(7);
+                if heights[c] < 6 {
+                    heights[c] += 1;
+                    moves.push(c);
+                }
+                let grid = grid_after(&moves);
+                for (seen_by, agent) in [(0, None), (1, None), (0, Some(0)), (1, Some(1))] {
+                    let mut cells = planes_of(&grid, seen_by);
+                    if next(4) == 0 {
+                        let at = next(cells.len());
+                        cells[at] = [0, 1, 2, -1][next(4)];
+                    }
+                    let planes = Planes {
+                        height: 6,
+                        width: 7,
+                        cells: &cells,
+                    };
+                    let mut into = [0; MAX_CELLS];
+                    let expected = planes_grid(&planes, Observer { agent, mask: None });
+                    let got = planes_cells(&planes, agent, &mut into);
+                    if agent.is_some() && cells == planes_of(&grid, seen_by) {
+                        assert!(expected.is_ok() && got.is_some(), "{moves:?}");
+                    }
+                    match got {
+                        Some(got) => {
+                            fast += 1;
+                            let same: Vec<i8> = expected
+                                .iter()
+                                .flatten()
+                                .flatten()
+                                .map(|&c| c as i8)
+                                .collect();
+                            // Refused there, the counts must refuse it here (the grid's check).
+                            match &expected {
+                                Ok(_) => assert_eq!(got, same.as_slice(), "{moves:?}"),
+                                Err(_) => {
+                                    let count = |p| got.iter().filter(|&&c| c == p).count();
+                                    let (first, second) = (count(1), count(2));
+                                    assert!(first != second && first != second + 1, "{moves:?}");
+                                }
+                            }
+                        }
+                        None => left += 1,
+                    }
+                }
+            }
+        }
+        // Without an agent, as many stones each leave half of the views to planes_grid.
+        assert!(fast > left, "{fast} read fast, {left} left");
     }
 
     #[test]
