@@ -205,7 +205,7 @@ impl Solver {
             py,
             || {
                 // Another Python thread may be using this solver: wait for it only until
-                // Ctrl-C or the deadline raises the stop, so that neither waits on it.
+                // Ctrl-C or the deadline raises the stop, so that neither is kept waiting.
                 let Some(mut engine) =
                     wait::lock_checked(&self.engine, &mut || !stop.load(Ordering::Relaxed))
                 else {
