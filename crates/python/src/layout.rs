@@ -441,13 +441,7 @@ mod tests {
     /// same planes spoilt (a value changed, a square made both players').
     #[test]
     fn planes_cells_agree_with_planes_grid() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move |n: usize| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            (state >> 33) as usize % n
-        };
+        let mut next = crate::seeded(0x9e37_79b9_7f4a_7c15);
         let (mut fast, mut left) = (0, 0);
         for _ in 0..200 {
             let mut moves = Vec::new();

@@ -26,3 +26,16 @@ mod py;
 pub mod read;
 pub mod rules;
 pub mod settings;
+
+/// The tests' random numbers: a stream of numbers below `n`, from `seed` by a linear
+/// congruential generator (Knuth's MMIX constants), the same on every run and with no
+/// dependency.
+#[cfg(test)]
+pub(crate) fn seeded(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) % n as u64) as usize
+    }
+}

@@ -651,13 +651,7 @@ mod tests {
     /// players in turn.
     #[test]
     fn the_order_search_agrees_with_a_plain_one() {
-        let mut seed = 99u64;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) % n as u64) as usize
-        };
+        let mut next = crate::seeded(99);
         let (mut found, mut none) = (0, 0);
         for (width, height) in [(7, 6), (4, 4), (9, 7), (13, 4), (4, 16)] {
             for _ in 0..400 {
@@ -717,14 +711,7 @@ mod tests {
 
     #[test]
     fn random_games_agree_with_a_plain_four_test() {
-        // A seeded linear congruential generator: no dependency for randomness.
-        let mut seed = 12345u64;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) % n as u64) as usize
-        };
+        let mut next = crate::seeded(12345);
         for board in ["7x6", "4x4", "9x7", "13x4", "4x16"] {
             let r = rules(board);
             let b = r.board();
@@ -888,13 +875,7 @@ mod tests {
     /// not over.
     #[test]
     fn the_fast_grid_reader_agrees_with_from_grid() {
-        let mut seed = 2026u64;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) % n as u64) as usize
-        };
+        let mut next = crate::seeded(2026);
         let (mut fast, mut refused, mut searched, mut games_searched) = (0, 0, 0, 0);
         for board in ["7x6", "4x4", "5x4", "9x7", "13x4", "4x16", "9x9"] {
             let r = rules(board);
