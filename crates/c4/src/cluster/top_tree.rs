@@ -242,6 +242,12 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     /// decides the window, else the jobs needed now. `explored` is the positions the solve
     /// has explored so far (workers' and manager's): it chooses the null windows as one
     /// solve does ([`Window::next_after`]), each when it is first asked.
+    ///
+    /// Why from the root, every time: a tree that kept each node's result and searched
+    /// again only below where answers landed searched half the nodes, but at 256 searches
+    /// answers come back in batches and a step lists every pending job anyway; its steps
+    /// were no faster (measured: docs/connect4/mpi.md, 2026-11-29, “a replay that keeps
+    /// what it found”).
     pub fn step(
         &mut self,
         root: &Position<W, H, B>,

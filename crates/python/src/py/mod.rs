@@ -4,6 +4,7 @@
 //! refused is decided in the plain modules (`crate::read`, `crate::layout`,
 //! `crate::rules`).
 
+mod args;
 mod convert;
 mod many;
 mod solver;
@@ -12,11 +13,11 @@ mod wait;
 use crate::layout::{self, Observer, Planes, Tensor};
 use crate::read::{self, Value};
 use crate::rules::{Game, Rules};
+use args::{game_of, rules_of};
 use convert::{refusal, value_of};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use solver::{game_of, rules_of};
 
 /// The move string (our notation: columns from 1, then a-d) of ``position`` on ``board``:
 /// for a grid, an order of moves that reaches it. Raises ``ValueError`` with the reason if no
