@@ -244,10 +244,10 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     /// solve does ([`Window::next_after`]), each when it is first asked.
     ///
     /// Why from the root, every time: a tree that kept each node's result and searched
-    /// again only below where answers landed searched half the nodes, but at 256 searches
-    /// answers come back in batches and a step lists every pending job anyway; its steps
-    /// were no faster (measured: docs/connect4/mpi.md, 2026-11-29, “a replay that keeps
-    /// what it found”).
+    /// again only below where answers landed searched an eighth to a half of the nodes,
+    /// but at 256 searches answers come back in batches and a step lists every pending job
+    /// anyway; the manager's time was no less (measured: docs/connect4/mpi.md, 2026-11-29,
+    /// “a replay that keeps what it found”).
     pub fn step(
         &mut self,
         root: &Position<W, H, B>,
