@@ -160,13 +160,14 @@ pub fn layout_of(shape: &[usize], rules: &Rules) -> Result<Layout, Refusal> {
     }
 }
 
-/// A numpy array of positions, its values copied out in one piece (each fits `i8`, checked
-/// by the caller).
+/// A numpy array of positions, its values copied out in one piece as the bytes of `int8`s
+/// (each value fits `i8`, checked by the caller).
 pub struct Array<'a> {
     /// Positions: the array's first dimension.
     pub count: usize,
-    /// The values, `count` positions of the same number each, row-major.
-    pub values: &'a [i8],
+    /// The values as bytes (two's complement), `count` positions of the same number each,
+    /// row-major.
+    pub values: &'a [u8],
     /// What the array holds.
     pub layout: Layout,
     /// The observing agent of each position (0 the first player), for [`Layout::Planes`]:
@@ -185,25 +186,27 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
         [one] => Some(*one),
         each => each.get(i).copied(),
     };
-    let grid_of = |cells: &[i8]| -> Vec<Vec<i64>> {
+    // A value's byte as the `int8` it is.
+    let int = |byte: u8| i64::from(byte as i8);
+    let grid_of = |cells: &[u8]| -> Vec<Vec<i64>> {
         cells
             .chunks(w)
-            .map(|row| row.iter().map(|&c| c as i64).collect())
+            .map(|row| row.iter().map(|&c| int(c)).collect())
             .collect()
     };
     let check = |i: usize, moves: &mut Vec<u8>| -> Result<(), String> {
         let cells = &array.values[i * each..(i + 1) * each];
         let given = match array.layout {
             Layout::Moves(_) => {
-                if cells.iter().all(|&c| c >= 0) {
+                if cells.iter().all(|&c| int(c) >= 0) {
                     let start = moves.len();
-                    moves.extend(cells.iter().map(|&c| c as u8));
+                    moves.extend_from_slice(cells);
                     if Game::fits(rules, &moves[start..]) {
                         return Ok(());
                     }
                     moves.truncate(start);
                 }
-                Given::Moves(cells.iter().map(|&c| c as i64).collect(), false)
+                Given::Moves(cells.iter().map(|&c| int(c)).collect(), false)
             }
             Layout::Grids | Layout::Kaggle => {
                 if Game::push_grid(rules, cells, moves) {
@@ -212,10 +215,18 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
                 Given::Grid(grid_of(cells))
             }
             Layout::Planes => {
+                // The planes as `i8`, on the stack (a board has at most `MAX_CELLS` squares).
+                let mut signed = [0i8; 2 * layout::MAX_CELLS];
+                let Some(signed) = signed.get_mut(..each) else {
+                    return Err(format!("{each} values a position: more than any board has"));
+                };
+                for (value, &byte) in signed.iter_mut().zip(cells) {
+                    *value = byte as i8;
+                }
                 let planes = Planes {
                     height: h,
                     width: w,
-                    cells,
+                    cells: signed,
                 };
                 let mut grid = [0; layout::MAX_CELLS];
                 if let Some(grid) = layout::planes_cells(&planes, agent(i), &mut grid)
@@ -321,6 +332,11 @@ mod tests {
         grid
     }
 
+    /// Values as an array's bytes.
+    fn bytes(values: &[i8]) -> Vec<u8> {
+        values.iter().map(|&v| v as u8).collect()
+    }
+
     #[test]
     fn arrays_of_every_layout_give_the_same_positions() {
         let r = rules();
@@ -329,7 +345,7 @@ mod tests {
         let read = |values: &[i8], layout, agents: &[usize]| {
             let array = Array {
                 count: 3,
-                values,
+                values: &bytes(values),
                 layout,
                 agents,
             };
@@ -358,7 +374,7 @@ mod tests {
         // Without the agents the second position (1 stone each) cannot be read.
         let array = Array {
             count: 3,
-            values: &planes,
+            values: &bytes(&planes),
             layout: Layout::Planes,
             agents: &[],
         };
@@ -368,7 +384,7 @@ mod tests {
         let moves: Vec<i8> = [3, 3, 4, 2, 0, 1, 0, 1].to_vec();
         let array = Array {
             count: 2,
-            values: &moves,
+            values: &bytes(&moves),
             layout: Layout::Moves(4),
             agents: &[],
         };
@@ -380,7 +396,7 @@ mod tests {
         let bad: Vec<i8> = [3, -1].to_vec();
         let array = Array {
             count: 1,
-            values: &bad,
+            values: &bytes(&bad),
             layout: Layout::Moves(2),
             agents: &[],
         };

@@ -190,40 +190,46 @@ impl Game {
     }
 
     /// Pushes onto `moves` the moves [`Game::from_grid`] gives for a grid of the board
-    /// given as its cells row after row (`cells[r * width + c]`, row 0 the top), if the order
+    /// given as its cells row after row (`cells[r * width + c]`, row 0 the top; `i8`s, or an
+    /// `int8` array's bytes, whose values past 127 are no cell either), if the order
     /// search takes them without backing out of a dead end and they pass [`Game::fits`]:
     /// `solve_many`'s path for arrays of grids, read by the million, which allocates
     /// nothing. Returns `false`, `moves` as they were, for anything else (a bad cell or
     /// shape, a floating stone, impossible counts, an order that needs the search, a four, a
     /// full board); `from_grid` then decides and says why.
-    pub fn push_grid(rules: &Rules, cells: &[i8], moves: &mut Vec<u8>) -> bool {
+    pub fn push_grid<C: Copy + Into<i16>>(rules: &Rules, cells: &[C], moves: &mut Vec<u8>) -> bool {
         let (width, height) = (rules.board.width(), rules.board.height());
         if cells.len() != width * height || width > MAX_COLUMNS || height > MAX_ROWS {
             return false;
         }
-        // Each column's stones from the bottom, as `columns_of` reads them.
+        // Each column's stones from the bottom, as `columns_of` reads them, row after row
+        // from the bottom; bit h of `seconds[c]`: the stone at height h is the second
+        // player's.
         let mut heights = [0u8; MAX_COLUMNS];
-        let mut counts = [0usize; 3];
-        for c in 0..width {
-            let mut top_reached = false;
-            for r in (0..height).rev() {
-                match cells[r * width + c] {
-                    0 => top_reached = true,
-                    cell @ (1 | 2) if !top_reached => {
-                        heights[c] += 1;
-                        counts[cell as usize] += 1;
-                    }
-                    _ => return false,
-                }
+        let mut seconds = [0u32; MAX_COLUMNS];
+        // Bit c of `ended`: column c's top is below this row. A bad cell or a floating
+        // stone sets `bad`, without a branch on the cells.
+        let (mut ended, mut bad) = (0u32, false);
+        for (h, row) in cells.chunks_exact(width).rev().enumerate() {
+            for (c, &cell) in row.iter().enumerate() {
+                let cell: i16 = cell.into();
+                let stone = cell != 0;
+                bad |= !(0..=2).contains(&cell) | (stone & (ended >> c & 1 != 0));
+                ended |= u32::from(!stone) << c;
+                heights[c] += u8::from(stone);
+                seconds[c] |= u32::from(cell == 2) << h;
             }
         }
-        let (first, second) = (counts[1], counts[2]);
+        if bad {
+            return false;
+        }
+        let total: u32 = heights.iter().map(|&h| u32::from(h)).sum();
+        let second: u32 = seconds.iter().map(|s| s.count_ones()).sum();
+        let first = total - second;
         if first != second && first != second + 1 {
             return false;
         }
-        let stacks = Stacks::new(width, heights, |c, h| {
-            cells[(height - 1 - h) * width + c] as u8
-        });
+        let stacks = Stacks::of_bits(width, heights, seconds);
         let start = moves.len();
         if stacks.push_first_tries(moves) && Game::fits(rules, &moves[start..]) {
             return true;
@@ -353,53 +359,107 @@ fn columns_of(grid: &[Vec<i64>], board: Board) -> Result<Vec<Vec<u8>>, String> {
     Ok(columns)
 }
 
-/// A grid's stones column by column from the bottom, 1 or 2 for the player who owns each,
-/// and for each stone the latest move of a game that may play it: the order search's view
-/// of a grid, on the stack.
+/// A grid's stones column by column from the bottom, and for each stone the latest move of
+/// a game that may play it: the order search's view of a grid, in a few words on the stack.
 struct Stacks {
     width: usize,
     heights: [u8; MAX_COLUMNS],
-    /// Each column's stones from the bottom; 0 above the top (one row more than a board
-    /// has, so that the square above a full column reads as empty).
-    stones: [[u8; MAX_ROWS + 1]; MAX_COLUMNS],
-    /// Of each stone: 1 + the latest move (0 the first) at which it may be played, the last
-    /// of its player's moves before the deadline of the stone above it (the game's last move
-    /// for a column's top stone; 0: never), and 256 more if the stone above is the same
-    /// player's ([`rank`]).
-    due: [[u16; MAX_ROWS + 1]; MAX_COLUMNS],
+    /// Bit `h` of column `c`'s: the stone at height `h` (0 the bottom) is the second
+    /// player's.
+    seconds: [u32; MAX_COLUMNS],
+    /// Of each column, the latest move (0 the first; negative: none) at which its bottom
+    /// stone may be played in a game that plays every stone: see [`Stacks::deadline`].
+    bottom: [i16; MAX_COLUMNS],
 }
 
 impl Stacks {
     /// The stacks of `width` columns (at most [`MAX_COLUMNS`]) of `heights[c]` stones (at
     /// most [`MAX_ROWS`]) each, `stone(c, h)` the stone at height `h` of column `c` (0 the
-    /// bottom), in a game that plays them all.
+    /// bottom; 1 or 2, the player who owns it), in a game that plays them all.
     fn new(width: usize, heights: [u8; MAX_COLUMNS], stone: impl Fn(usize, usize) -> u8) -> Stacks {
-        let mut stacks = Stacks {
-            width,
-            heights,
-            stones: [[0; MAX_ROWS + 1]; MAX_COLUMNS],
-            due: [[0; MAX_ROWS + 1]; MAX_COLUMNS],
-        };
-        let total: i16 = heights.iter().map(|&h| i16::from(h)).sum();
-        for (c, &height) in heights.iter().enumerate().take(width) {
-            // A move of player 1 (2) is an even (odd) move, counted from 0.
-            let (mut bound, mut above) = (total, 0);
-            for h in (0..height as usize).rev() {
-                let player = stone(c, h);
-                stacks.stones[c][h] = player;
-                let last = bound - 1;
-                bound = if last.rem_euclid(2) == i16::from(player) - 1 {
-                    last
-                } else {
-                    last - 1
-                };
-                // At most 16 × 16 stones: a deadline from -1 to 255.
-                let due = (bound + 1).clamp(0, 255) as u16;
-                stacks.due[c][h] = due | if above == player { 256 } else { 0 };
-                above = player;
+        let mut seconds = [0u32; MAX_COLUMNS];
+        for (c, (bits, &height)) in seconds.iter_mut().zip(&heights).enumerate().take(width) {
+            for h in 0..usize::from(height) {
+                *bits |= u32::from(stone(c, h) == 2) << h;
             }
         }
-        stacks
+        Stacks::of_bits(width, heights, seconds)
+    }
+
+    /// The stacks of columns of `heights[c]` stones, bit `h` of `seconds[c]` set where the
+    /// stone at height `h` of column `c` is the second player's.
+    ///
+    /// A move of the first player is an even move, counted from 0, one of the second's an
+    /// odd move. A column's top stone may be played at the game's last move of its player;
+    /// each stone below it at the last move of its own player before the stone above: one
+    /// move earlier than the stone above if the players differ, two if they are the same.
+    /// So the bottom stone's deadline is the top's, less one a stone above the bottom and
+    /// one more for each pair of neighbours of the same player.
+    fn of_bits(width: usize, heights: [u8; MAX_COLUMNS], seconds: [u32; MAX_COLUMNS]) -> Stacks {
+        let width = width.min(MAX_COLUMNS);
+        let total: i16 = heights.iter().map(|&h| i16::from(h)).sum();
+        let mut bottom = [0i16; MAX_COLUMNS];
+        for c in 0..width {
+            let height = u32::from(heights[c]);
+            if height == 0 {
+                continue;
+            }
+            let top_player = (seconds[c] >> (height - 1)) & 1;
+            // The game's last move of the top stone's player.
+            let last = total - 1;
+            let top = if last.rem_euclid(2) == top_player as i16 {
+                last
+            } else {
+                last - 1
+            };
+            let pairs = Stacks::same_pairs_below(seconds[c], height - 1);
+            bottom[c] = top - (height as i16 - 1) - pairs as i16;
+        }
+        Stacks {
+            width,
+            heights,
+            seconds,
+            bottom,
+        }
+    }
+
+    /// Of the neighbours (h, h + 1) with h below `h`, how many are the same player's, in a
+    /// column whose second player's stones are `seconds`.
+    #[inline]
+    fn same_pairs_below(seconds: u32, h: u32) -> u32 {
+        let same = !(seconds ^ (seconds >> 1));
+        (same & ((1u32 << h) - 1)).count_ones()
+    }
+
+    /// The stone at height `h` of column `c`: 1 or 2, the player who owns it; 0 at or above
+    /// the top.
+    #[inline]
+    fn stone(&self, c: usize, h: usize) -> u8 {
+        if h < usize::from(self.heights[c]) {
+            1 + ((self.seconds[c] >> h) & 1) as u8
+        } else {
+            0
+        }
+    }
+
+    /// The latest move (0 the first; negative: none) at which the stone at height `h` of
+    /// column `c` may be played in a game that plays every stone: the bottom stone's, one
+    /// later for each stone below it and one more for each pair of neighbours of the same
+    /// player up to it ([`Stacks::of_bits`]).
+    #[inline]
+    fn deadline(&self, c: usize, h: usize) -> i16 {
+        let pairs = Stacks::same_pairs_below(self.seconds[c], h as u32);
+        self.bottom[c] + h as i16 + pairs as i16
+    }
+
+    /// Of the stone at height `h` (below the top) of column `c`: 1 + its
+    /// [`deadline`](Stacks::deadline) (0: never; at most 255), and 256 more if the stone above
+    /// it is the same player's ([`rank`]).
+    #[inline]
+    fn due(&self, c: usize, h: usize) -> u16 {
+        let due = (self.deadline(c, h) + 1).clamp(0, 255) as u16;
+        let above = self.stone(c, h + 1);
+        due | if above == self.stone(c, h) { 256 } else { 0 }
     }
 
     /// The columns whose next stone (above the `taken[c]` already played) is `player`'s, in
@@ -412,13 +472,18 @@ impl Stacks {
     /// random games: left to right with the stones that give the other player one first
     /// needed the search on 1,223; the deadlines alone on 52; both as here on 1.)
     fn next(&self, taken: &[u8; MAX_COLUMNS], player: u8, into: &mut [u8; MAX_COLUMNS]) -> usize {
-        let whose = |c: usize| self.stones[c][taken[c] as usize];
+        let whose = |c: usize| self.stone(c, usize::from(taken[c]));
         let stuck = (0..self.width).all(|c| whose(c) != 3 - player);
         let mut count = 0;
         for c in 0..self.width {
             if whose(c) == player {
                 // Insertion by rank; a later column goes after an equal one.
-                let rank = |c: u8| rank(self.due[c as usize][taken[c as usize] as usize], stuck);
+                let rank = |c: u8| {
+                    rank(
+                        self.due(usize::from(c), usize::from(taken[c as usize])),
+                        stuck,
+                    )
+                };
                 let mut at = count;
                 while at > 0 && rank(into[at - 1]) > rank(c as u8) {
                     into[at] = into[at - 1];
@@ -433,49 +498,51 @@ impl Stacks {
 
     /// Pushes onto `moves` the column of every stone, each time the first that
     /// [`Stacks::next`] offers (what the order search takes when it meets no dead end);
-    /// `false` at a dead end. Which columns' next stone is each player's is kept as a bit
-    /// set a player, so a move looks only at the columns the player to move can take (two
-    /// to four on grids of random games), and takes the least of their keys (rank, then
-    /// column) without a branch on the grid.
+    /// `false` at a dead end, `moves` as they were. Which columns' next stone is each
+    /// player's is kept as a bit set a player, and each column's next stone's key (rank,
+    /// then column) in both of [`rank`]'s orders, so a move looks only at the two to four
+    /// columns the player to move can take and takes the least key.
     fn push_first_tries(&self, moves: &mut Vec<u8>) -> bool {
-        let width = self.width.min(MAX_COLUMNS);
         let mut taken = [0u8; MAX_COLUMNS];
-        // Each column's next stone's `due`.
-        let mut due = [0u16; MAX_COLUMNS];
+        // `keys[stuck][c]`: column c's next stone's key in `rank`'s order for `stuck`.
+        let mut keys = [[0u16; MAX_COLUMNS]; 2];
         // Bit c of `open[p - 1]`: column c's next stone is player p's.
         let mut open = [0u16; 2];
-        for (c, next) in due.iter_mut().enumerate().take(width) {
-            *next = self.due[c][0];
-            if let player @ (1 | 2) = self.stones[c][0] {
-                open[usize::from(player - 1)] |= 1 << c;
-            }
+        let enter =
+            |c: usize, h: usize, keys: &mut [[u16; MAX_COLUMNS]; 2], open: &mut [u16; 2]| {
+                if h < usize::from(self.heights[c]) {
+                    let due = self.due(c, h);
+                    keys[0][c] = (rank(due, false) << 4) | c as u16;
+                    keys[1][c] = (rank(due, true) << 4) | c as u16;
+                    open[((self.seconds[c] >> h) & 1) as usize] |= 1 << c;
+                }
+            };
+        for c in 0..self.width {
+            enter(c, 0, &mut keys, &mut open);
         }
-        let total: usize = self.heights.iter().map(|&h| h as usize).sum();
-        moves.reserve(total);
-        for i in 0..total {
+        let total: usize = self.heights.iter().map(|&h| usize::from(h)).sum();
+        let mut order = [0u8; MAX_COLUMNS * MAX_ROWS];
+        for (i, slot) in order.iter_mut().enumerate().take(total) {
             let (mine, theirs) = (i % 2, 1 - i % 2);
-            let stuck = open[theirs] == 0;
-            // The first column of the smallest rank, as `next` orders them.
-            let mut least = u32::MAX;
+            let keys_now = &keys[usize::from(open[theirs] == 0)];
+            // The least key (a rank is below 512: a key is below 2^13).
+            let mut least = u16::MAX;
             let mut rest = open[mine];
             while rest != 0 {
                 let c = rest.trailing_zeros() as usize % MAX_COLUMNS;
                 rest &= rest - 1;
-                least = least.min((u32::from(rank(due[c], stuck)) << 4) | c as u32);
+                least = least.min(keys_now[c]);
             }
-            if least == u32::MAX {
+            if least == u16::MAX {
                 return false;
             }
-            let c = least as usize % MAX_COLUMNS;
+            let c = usize::from(least & 15);
             open[mine] &= !(1 << c);
             taken[c] += 1;
-            let h = usize::from(taken[c]);
-            due[c] = self.due[c][h];
-            if let player @ (1 | 2) = self.stones[c][h] {
-                open[usize::from(player - 1)] |= 1 << c;
-            }
-            moves.push(c as u8);
+            enter(c, usize::from(taken[c]), &mut keys, &mut open);
+            *slot = c as u8;
         }
+        moves.extend_from_slice(&order[..total]);
         true
     }
 }
@@ -690,6 +757,42 @@ mod tests {
             }
         }
         assert!(found > 1000 && none > 30, "{found} found, {none} not");
+    }
+
+    /// Each stone's deadline, worked out from the bottom one in a few bit operations,
+    /// against a plain walk down each column: the top stone's is the game's last move of
+    /// its player, and each one below it the last move of its own player before the
+    /// deadline of the stone above (negative where there is none).
+    #[test]
+    fn deadlines_are_the_last_moves_before_the_stone_above() {
+        let mut next = crate::seeded(17);
+        for (width, height) in [(7, 6), (4, 4), (13, 4), (4, 16), (16, 16)] {
+            for _ in 0..300 {
+                let heights: Vec<u8> = (0..width).map(|_| next(height + 1) as u8).collect();
+                let columns: Vec<Vec<u8>> = heights
+                    .iter()
+                    .map(|&h| (0..h).map(|_| 1 + next(2) as u8).collect())
+                    .collect();
+                let mut packed = [0; MAX_COLUMNS];
+                packed[..width].copy_from_slice(&heights);
+                let stacks = Stacks::new(width, packed, |c, h| columns[c][h]);
+                let total: i16 = heights.iter().map(|&h| i16::from(h)).sum();
+                for (c, column) in columns.iter().enumerate() {
+                    let mut above = total;
+                    for h in (0..column.len()).rev() {
+                        // Moves of player 1 are even, of player 2 odd.
+                        let mut t = above - 1;
+                        while t.rem_euclid(2) != i16::from(column[h]) - 1 {
+                            t -= 1;
+                        }
+                        assert_eq!(stacks.deadline(c, h), t, "{columns:?} {c} {h}");
+                        assert_eq!(stacks.stone(c, h), column[h]);
+                        above = t;
+                    }
+                    assert_eq!(stacks.stone(c, column.len()), 0);
+                }
+            }
+        }
     }
 
     #[test]
@@ -950,8 +1053,8 @@ mod tests {
         // Shapes and sizes the fast reader leaves to `from_grid`.
         let r = rules("7x6");
         let mut read = Vec::new();
-        assert!(!Game::push_grid(&r, &[0; 41], &mut read));
-        assert!(Game::push_grid(&r, &[0; 42], &mut read) && read.is_empty());
+        assert!(!Game::push_grid(&r, &[0i8; 41], &mut read));
+        assert!(Game::push_grid(&r, &[0i8; 42], &mut read) && read.is_empty());
     }
 
     #[test]

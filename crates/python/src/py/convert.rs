@@ -179,23 +179,32 @@ pub fn int_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Vec<usize>>> {
     }
 }
 
-/// The values of an int array of `shape` laid out as `layout`, as `i8`, or why a value does
-/// not fit (no cell, plane or column of a board is beyond 127).
-pub fn array_values(obj: &Bound<'_, PyAny>, shape: &[usize], layout: Layout) -> PyResult<Vec<i8>> {
+/// The values of an int array of `shape` laid out as `layout`, as the bytes of `int8`s (one
+/// copy of the array, read in place), or why a value does not fit (no cell, plane or column
+/// of a board is beyond 127).
+pub fn array_values<'py>(
+    obj: &Bound<'py, PyAny>,
+    shape: &[usize],
+    layout: Layout,
+) -> PyResult<Bound<'py, PyBytes>> {
     let py = obj.py();
     let numpy = py.import("numpy")?;
     let size: usize = shape.iter().product();
     if size == 0 {
-        return Ok(Vec::new());
+        return Ok(PyBytes::new(py, &[]));
     }
-    // An integer array's range is checked by two reductions over it as it is, so that no
-    // wider copy of it is made: a batch costs its int8 values beside the caller's array. Any
-    // other array (floats, objects) is first read as int64, as before.
+    // An `int8` array fits as it is; any other integer array's range is checked by two
+    // reductions over it as it is, so that no wider copy of it is made: a batch costs its
+    // int8 values beside the caller's array. Any other array (floats, objects) is first read
+    // as int64, as before.
     let array = numpy.call_method1("asarray", (obj,))?;
-    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
-    let fits = matches!(kind.as_str(), "i" | "u" | "b")
-        && !array.call_method0("min")?.lt(-128)?
-        && !array.call_method0("max")?.gt(127)?;
+    let dtype = array.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+    let fits = (kind == "i" && itemsize == 1)
+        || matches!(kind.as_str(), "i" | "u" | "b")
+            && !array.call_method0("min")?.lt(-128)?
+            && !array.call_method0("max")?.gt(127)?;
     let wide = if fits {
         None
     } else {
@@ -224,8 +233,7 @@ pub fn array_values(obj: &Bound<'_, PyAny>, shape: &[usize], layout: Layout) -> 
     let bytes = numpy
         .call_method1("ascontiguousarray", (obj, "int8"))?
         .call_method0("tobytes")?;
-    let bytes = bytes.cast::<PyBytes>()?;
-    Ok(bytes.as_bytes().iter().map(|&b| b as i8).collect())
+    Ok(bytes.cast_into::<PyBytes>()?)
 }
 
 /// The observing agents of `count` PettingZoo observations: none, one for all (`"player_0"`,
@@ -281,7 +289,7 @@ pub fn array_batch(
     let values = array_values(obj, shape, layout)?;
     let array = Array {
         count: shape[0],
-        values: &values,
+        values: values.as_bytes(),
         layout,
         agents: if layout == Layout::Planes {
             agents

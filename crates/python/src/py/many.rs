@@ -97,8 +97,9 @@ fn read_array(
         [height, width] if (height, width) == (board.height(), board.width()) => {
             let values = convert::array_values(array, shape, batch::Layout::Moves(width))?;
             let rows: Vec<Vec<i64>> = values
+                .as_bytes()
                 .chunks(width)
-                .map(|row| row.iter().map(|&v| v as i64).collect())
+                .map(|row| row.iter().map(|&v| i64::from(v as i8)).collect())
                 .collect();
             if let Some(why) = read::one_grid_as_many(&rows, rules) {
                 return Err(refusal(why));
