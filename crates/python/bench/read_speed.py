@@ -8,8 +8,10 @@ agents to move), and Kaggle boards read one at a time through from_kaggle.
 
 Each form is timed as one solve_many call on a Solver(threads, hash_mib=128, book=None)
 cleared (untimed) just before it, so that each call solves the same way; `--copies` repeats
-the set in the batch (each form's input is built, untimed, when its turn comes). The median of `--repeat` calls is printed, with microseconds per
-position; every call's scores are checked against the set's. A form this version of the
+the set in the batch (every chosen form's input is built, untimed, before the first call).
+The forms take turns, one call each a round, `--repeat` rounds; the median of each form's
+calls is printed, with microseconds per position and its rate against move strings' (when
+they are among the forms); every call's scores are checked against the set's. A form this version of the
 package does not take prints "refused" with the exception.
 """
 
@@ -82,23 +84,31 @@ def main():
     solver.solve_many(moves[:10])  # the crew's table made, its helpers started
     print(f"transpo_c4 {getattr(transpo_c4, '__version__', '?')} from {Path(transpo_c4.__file__).parent}")
     print(f"{args.set}: {count} positions, {args.threads} threads, median of {args.repeat}")
-    for name, build in forms(moves, args.copies).items():
-        if not any(part in name for part in args.forms.split(",")):
-            continue
-        call = build()
-        times = []
-        try:
-            for _ in range(args.repeat):
-                solver.clear()
-                start = time.perf_counter()
+    # The forms' calls take turns, one call each a round, so that the machine's drift
+    # falls on every form alike and the ratios to move strings are of the same moments.
+    calls = {
+        name: build()
+        for name, build in forms(moves, args.copies).items()
+        if any(part in name for part in args.forms.split(","))
+    }
+    times = {name: [] for name in calls}
+    for _ in range(args.repeat):
+        for name, call in list(calls.items()):
+            solver.clear()
+            start = time.perf_counter()
+            try:
                 got = call(solver)
-                times.append(time.perf_counter() - start)
-                assert (got == scores).all(), name
-        except (TypeError, ValueError) as e:
-            print(f"  {name:45} refused: {type(e).__name__}: {str(e)[:60]}")
-            continue
-        median = statistics.median(times)
-        print(f"  {name:45} {median * 1e3:8.2f} ms  {median / count * 1e6:6.2f} µs a position")
+            except (TypeError, ValueError) as e:
+                print(f"  {name:45} refused: {type(e).__name__}: {str(e)[:60]}")
+                del calls[name], times[name]
+                continue
+            times[name].append(time.perf_counter() - start)
+            assert (got == scores).all(), name
+    strings = statistics.median(times["move strings"]) if "move strings" in times else None
+    for name, taken in times.items():
+        median = statistics.median(taken)
+        ratio = f"  {strings / median:.2f}x strings' rate" if strings else ""
+        print(f"  {name:45} {median * 1e3:8.2f} ms  {median / count * 1e6:6.2f} µs a position{ratio}")
 
 
 if __name__ == "__main__":

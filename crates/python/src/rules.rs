@@ -19,6 +19,7 @@ pub struct Rules {
     board: Board,
     first_fours: fn(&[u8]) -> [Option<usize>; 2],
     playable_without_four: fn(&[u8]) -> bool,
+    columns_without_four: fn(&[u8; MAX_COLUMNS], &[u32; MAX_COLUMNS]) -> bool,
 }
 
 impl Rules {
@@ -49,6 +50,19 @@ impl Rules {
     pub fn playable_without_four(&self, moves: &[u8]) -> bool {
         (self.playable_without_four)(moves)
     }
+
+    /// Whether neither player has four in a line on a grid of the board given column by
+    /// column: `heights[c]` stones in column `c` (at most the board's height), bit `h` of
+    /// `seconds[c]` set where the stone at height `h` is the second player's. The question
+    /// of [`Rules::playable_without_four`] about any order of moves that reaches the grid,
+    /// asked of its stones without an order.
+    pub fn columns_without_four(
+        &self,
+        heights: &[u8; MAX_COLUMNS],
+        seconds: &[u32; MAX_COLUMNS],
+    ) -> bool {
+        (self.columns_without_four)(heights, seconds)
+    }
 }
 
 fn rules_of<const W: usize, const H: usize, B: Bitboard>(board: Board) -> Option<Rules> {
@@ -56,6 +70,28 @@ fn rules_of<const W: usize, const H: usize, B: Bitboard>(board: Board) -> Option
         board,
         first_fours: first_fours::<W, H, B>,
         playable_without_four: playable_without_four::<W, H, B>,
+        columns_without_four: columns_without_four::<W, H, B>,
+    })
+}
+
+fn columns_without_four<const W: usize, const H: usize, B: Bitboard>(
+    heights: &[u8; MAX_COLUMNS],
+    seconds: &[u32; MAX_COLUMNS],
+) -> bool {
+    // Each player's stones in the library's layout: column c's squares from bit c·(H + 1)
+    // up, the bit above each column's top left empty (every board fits 128 bits).
+    let mut stones = [0u128; 2];
+    for c in 0..W.min(MAX_COLUMNS) {
+        let filled = (1u128 << u32::from(heights[c]).min(H as u32)) - 1;
+        let second = u128::from(seconds[c]) & filled;
+        stones[0] |= (filled & !second) << (c * (H + 1));
+        stones[1] |= second << (c * (H + 1));
+    }
+    // As in `playable_without_four`: a stone is in a four when the winning squares of the
+    // stones, every square counted as empty, include it.
+    stones.iter().all(|&s| {
+        let s = B::from_u128(s);
+        s & Position::<W, H, B>::winning_squares(s, B::ZERO) == B::ZERO
     })
 }
 
@@ -192,7 +228,8 @@ impl Game {
     /// Pushes onto `moves` the moves [`Game::from_grid`] gives for a grid of the board
     /// given as its cells row after row (`cells[r * width + c]`, row 0 the top; `i8`s, or an
     /// `int8` array's bytes, whose values past 127 are no cell either), if the order
-    /// search takes them without backing out of a dead end and they pass [`Game::fits`]:
+    /// search takes them without backing out of a dead end, and the grid is not full and has no
+    /// four ([`Game::fits`]'s questions, asked of the stones before any order):
     /// `solve_many`'s path for arrays of grids, read by the million, which allocates
     /// nothing. Returns `false`, `moves` as they were, for anything else (a bad cell or
     /// shape, a floating stone, impossible counts, an order that needs the search, a four, a
@@ -226,12 +263,14 @@ impl Game {
         let total: u32 = heights.iter().map(|&h| u32::from(h)).sum();
         let second: u32 = seconds.iter().map(|s| s.count_ones()).sum();
         let first = total - second;
-        if first != second && first != second + 1 {
+        if first != second && first != second + 1
+            || total as usize >= width * height
+            || !rules.columns_without_four(&heights, &seconds)
+        {
             return false;
         }
-        let stacks = Stacks::of_bits(width, heights, seconds);
         let start = moves.len();
-        if stacks.push_first_tries(moves) && Game::fits(rules, &moves[start..]) {
+        if Stacks::of_bits(width, heights, seconds).push_first_tries(moves) {
             return true;
         }
         moves.truncate(start);
@@ -793,6 +832,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The four test on a grid's columns against the one on its moves: random move lists
+    /// played past their fours on boards from 4×4 to 4×16, with the columns read from the
+    /// cells the moves leave.
+    #[test]
+    fn fours_on_the_columns_are_fours_on_the_moves() {
+        let mut next = crate::seeded(41);
+        let (mut with, mut without) = (0, 0);
+        for board in ["7x6", "4x4", "9x7", "13x4", "4x16", "8x8"] {
+            let r = rules(board);
+            let (w, h) = (r.board().width(), r.board().height());
+            for _ in 0..500 {
+                let mut moves = Vec::new();
+                let mut heights = [0u8; MAX_COLUMNS];
+                let mut seconds = [0u32; MAX_COLUMNS];
+                let length = next(w * h + 1);
+                while moves.len() < length {
+                    let c = next(w);
+                    if usize::from(heights[c]) < h {
+                        seconds[c] |= ((moves.len() % 2) as u32) << heights[c];
+                        heights[c] += 1;
+                        moves.push(c as u8);
+                    }
+                }
+                let plain = r.playable_without_four(&moves);
+                assert_eq!(
+                    r.columns_without_four(&heights, &seconds),
+                    plain,
+                    "{board} {moves:?}"
+                );
+                if plain { without += 1 } else { with += 1 }
+            }
+        }
+        assert!(
+            with > 500 && without > 500,
+            "{with} with a four, {without} without"
+        );
     }
 
     #[test]
