@@ -226,10 +226,10 @@ impl Game {
     }
 
     /// Pushes onto `moves` the moves [`Game::from_grid`] gives for a grid of the board
-    /// given as its cells row after row (`cells[r * width + c]`, row 0 the top; `i8`s, or an
-    /// `int8` array's bytes, whose values past 127 are no cell either), if the order
-    /// search takes them without backing out of a dead end, and the grid is not full and has no
-    /// four ([`Game::fits`]'s questions, asked of the stones before any order):
+    /// given as its cells row after row (`cells[r * width + c]`, row 0 the top; `i8`s, or
+    /// an `int8` array's bytes, whose values past 127 are no cell either), if the grid is
+    /// not full and has no four ([`Game::fits`]'s questions, asked of the stones before any
+    /// order) and the order search takes them without backing out of a dead end:
     /// `solve_many`'s path for arrays of grids, read by the million, which allocates
     /// nothing. Returns `false`, `moves` as they were, for anything else (a bad cell or
     /// shape, a floating stone, impossible counts, an order that needs the search, a four, a
