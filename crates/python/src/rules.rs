@@ -87,12 +87,7 @@ fn columns_without_four<const W: usize, const H: usize, B: Bitboard>(
         stones[0] |= (filled & !second) << (c * (H + 1));
         stones[1] |= second << (c * (H + 1));
     }
-    // As in `playable_without_four`: a stone is in a four when the winning squares of the
-    // stones, every square counted as empty, include it.
-    stones.iter().all(|&s| {
-        let s = B::from_u128(s);
-        s & Position::<W, H, B>::winning_squares(s, B::ZERO) == B::ZERO
-    })
+    no_four::<W, H, B>(stones.map(B::from_u128))
 }
 
 fn playable_without_four<const W: usize, const H: usize, B: Bitboard>(moves: &[u8]) -> bool {
@@ -107,8 +102,13 @@ fn playable_without_four<const W: usize, const H: usize, B: Bitboard>(moves: &[u
         stones[i % 2] |= square;
         pos.play(square);
     }
-    // A stone is in a four when the library's winning squares of the stones, with every
-    // square counted as empty, include it: the other three of a line are there.
+    no_four::<W, H, B>(stones)
+}
+
+/// Whether neither player's `stones` hold four in a line. A stone is in a four when the
+/// library's winning squares of the stones, with every square counted as empty, include it:
+/// the other three of a line are there.
+fn no_four<const W: usize, const H: usize, B: Bitboard>(stones: [B; 2]) -> bool {
     stones
         .iter()
         .all(|&s| s & Position::<W, H, B>::winning_squares(s, B::ZERO) == B::ZERO)
