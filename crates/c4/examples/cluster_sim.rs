@@ -139,7 +139,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         }
         println!(
             "  {workers:>3} workers x {} lanes, alone {alone} (all {alone_all}), {} guesses, jobs {stones} stones deep (main line +{}, split +{}): positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
-             {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s), bounds taken in {:.1}% of the workers' time",
+             {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s charged, {:.3} s of CPU), bounds taken in {:.1}% of the workers' time",
             args.lanes,
             setup.guesses,
             setup.main_line,
@@ -152,6 +152,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             100.0 * r.stopped_ticks as f64 / r.positions.max(1) as f64,
             100.0 * r.thinking as f64 / r.makespan.max(1) as f64,
             r.thinking as f64 / rate,
+            r.manager_cpu.as_secs_f64(),
             100.0 * r.intake as f64 / (r.makespan.max(1) as f64 * (workers * args.lanes) as f64),
         );
     }

@@ -142,17 +142,18 @@ pub const fn leaf_empties(squares: u32, searches: usize) -> u32 {
 /// ([`deepen`]).
 pub const DEEPEN_FROM_SEARCHES: usize = 64;
 
-/// Stones past the leaf depth the top tree splits a new job to by default, from
+/// Stones past the leaf depth the top tree splits a job to by default, from
 /// [`DEEPEN_FROM_SEARCHES`] searches at once, while a step needs fewer jobs than the
 /// searches ([`TopTree::set_deepen`]).
-pub const DEEPEN_STONES: u32 = 2;
+pub const DEEPEN_STONES: u32 = 4;
 
-/// The stones a new job may be split past the leaf depth for `searches` searches at once:
+/// The stones a job may be split past the leaf depth for `searches` searches at once:
 /// [`DEEPEN_STONES`] from [`DEEPEN_FROM_SEARCHES`], none below. In virtual time on 8×5
-/// strong it took 16 workers of 16 lanes from 12.83× one search to 17.81×, and of 4 lanes
-/// from 10.3× to 12.5×; on 7×5 with 64 searches, where the manager is most of the run, it
-/// gained nothing; no real run has timed it (measured: docs/connect4/mpi.md, 2026-11-29,
-/// “jobs split deeper”).
+/// strong, 16 workers of 16 lanes: 12.8× one search unsplit, 18.6× split two stones (new
+/// jobs only), 32.0× split four with running jobs split beside themselves; 16 workers of 4
+/// lanes 12.8× (two stones, new jobs only) and 16.3× (four, running ones too). On 7×5 six
+/// stones did worse than four. No real run has timed it (measured: docs/connect4/mpi.md,
+/// 2026-11-29, “jobs split deeper”, and 2026-11-30).
 pub const fn deepen(searches: usize) -> u32 {
     if searches >= DEEPEN_FROM_SEARCHES {
         DEEPEN_STONES
@@ -194,8 +195,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Job<W, H, B> {
     /// Whether an answer to this job (a range that decides its window) also decides
     /// `window`: the asked window holds it.
     pub fn covers(&self, window: Window) -> bool {
-        self.window.alpha <= window.alpha && window.beta <= self.window.beta
+        holds(self.window, window)
     }
+}
+
+/// Whether a range that decides window `outer` also decides `inner`: `outer` holds it.
+fn holds(outer: Window, inner: Window) -> bool {
+    outer.alpha <= inner.alpha && inner.beta <= outer.beta
 }
 
 /// The worker (of `workers`, numbered from 0) that owns the position whose symmetric key is

@@ -57,7 +57,7 @@ pub use files::{current_round, list_board, results_files};
 pub use list::{Round, Split};
 pub use merge::{Merged, Outcome, merge};
 pub use plan::{Next, Plan};
-pub(crate) use plan::{settled, trivial};
+pub(crate) use plan::{settled, trivial, unsettled};
 pub use results::{Results, Solved};
 pub use solve_list::{
     ResultsFile, ShardRun, load_table, save_table, solve_shard, solve_shard_with, table_file,

@@ -24,11 +24,12 @@
 //!   batch grows with the workers by a pointer each, not by its bytes.
 
 use super::wire::{JobAnswer, ToWorker};
-use super::{Job, TopTree, owner};
+use super::{Job, TopTree, holds, owner};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 use transpo_connect4::position::Bitboard;
+use transpo_connect4::score::Window;
 
 /// Messages to send, in order: the worker (numbered from 0; MPI rank − 1) and the message.
 pub type Orders = Vec<(usize, ToWorker)>;
@@ -166,13 +167,15 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
     ) -> Orders {
         let mut orders = Orders::new();
         let n = self.workers();
+        let wanted = ByKey::new(needed.iter());
         for w in 0..n {
             for i in 0..self.sent[w].len() {
                 let sent = &mut self.sent[w][i];
                 if sent.cancelled {
                     continue;
                 }
-                if needed.iter().any(|job| answers(sent, job)) {
+                let key = sent.job.key();
+                if wanted.any(key, |window| sent.job.covers(window)) {
                     sent.guess = false;
                 } else if !sent.guess || !guesses.iter().any(|job| answers(sent, job)) {
                     orders.push(self.cancel(w, i));
@@ -181,8 +184,10 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
         }
         self.queues.iter_mut().for_each(VecDeque::clear);
         let first = needed.first().cloned();
+        let out = self.sent.iter().flatten().filter(|sent| !sent.cancelled);
+        let out = ByKey::new(out.map(|sent| &sent.job));
         for job in needed {
-            if !self.covered(&job) {
+            if !out.any(job.key(), |window| holds(window, job.window)) {
                 self.queues[owner(job.group, n)].push_back(job);
             }
         }
@@ -388,6 +393,32 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
     }
 }
 
+/// Jobs' windows by key, for the plan's matches of one step's jobs against the jobs out:
+/// sorted once, each match a binary search, where a scan of one list for each job of the
+/// other grew with the square of the searches.
+struct ByKey<B: Bitboard>(Vec<(B, Window)>);
+
+impl<B: Bitboard> ByKey<B> {
+    /// The windows of `jobs`, by key.
+    fn new<'a, const W: usize, const H: usize>(jobs: impl Iterator<Item = &'a Job<W, H, B>>) -> Self
+    where
+        B: 'a,
+    {
+        let mut windows: Vec<(B, Window)> = jobs.map(|job| (job.key(), job.window)).collect();
+        windows.sort_unstable_by_key(|&(key, _)| key);
+        ByKey(windows)
+    }
+
+    /// Whether a job of `key` has a window that `test` accepts.
+    fn any(&self, key: B, test: impl Fn(Window) -> bool) -> bool {
+        let first = self.0.partition_point(|&(k, _)| k < key);
+        self.0[first..]
+            .iter()
+            .take_while(|&&(k, _)| k == key)
+            .any(|&(_, window)| test(window))
+    }
+}
+
 /// Whether `sent`'s answer, once it comes, also answers `job`: the same position, and a
 /// window that holds `job`'s.
 fn answers<const W: usize, const H: usize, B: Bitboard>(
@@ -563,6 +594,32 @@ mod tests {
             group,
             rank: 0,
         }
+    }
+
+    /// The plan's index finds every window of a key, a mirror image's under the same key,
+    /// and nothing for a key it does not hold, as a scan of the jobs would.
+    #[test]
+    fn jobs_by_key_match_as_a_scan_does() {
+        let jobs = [
+            job("11", 0, 0),
+            job("3", -2, 0),
+            job("11", 3, 0),
+            job("55", 1, 0),
+            job("1", 0, 0),
+        ];
+        let index = ByKey::new(jobs.iter());
+        for probe in ["11", "3", "55", "1", "5", "12", "2", "4"] {
+            let asked = job(probe, 0, 0);
+            for alpha in -4..5 {
+                let scan = jobs
+                    .iter()
+                    .any(|j| j.key() == asked.key() && j.window.alpha == alpha);
+                let found = index.any(asked.key(), |window| window.alpha == alpha);
+                assert_eq!(found, scan, "{probe} at {alpha}");
+            }
+        }
+        // "5" is the mirror image of "1": one key, one window.
+        assert!(index.any(job("5", 0, 0).key(), |window| window.alpha == 0));
     }
 
     /// The group whose owner among `n` workers is `w`.

@@ -86,6 +86,9 @@ pub struct Report {
     pub stopped_ticks: u64,
     /// Ticks the manager spent thinking ([`Costs::manager_rate`]).
     pub thinking: u64,
+    /// The manager's own CPU time, charged or not: with no charge the run's events come in
+    /// the same order every time, so two builds of the manager compare on the same work.
+    pub manager_cpu: Duration,
     /// Ticks the workers spent taking in each other's bounds, all together (charged as
     /// the manager's time is).
     pub intake: u64,
@@ -146,6 +149,8 @@ pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
     mark: Option<Duration>,
     /// Ticks the manager spent thinking.
     thinking: u64,
+    /// The manager's CPU time.
+    manager_cpu: Duration,
     /// Ticks the workers spent taking in bounds.
     intake: u64,
 }
@@ -199,6 +204,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             jobs: (0, 0),
             mark: None,
             thinking: 0,
+            manager_cpu: Duration::ZERO,
             intake: 0,
         })
     }
@@ -207,6 +213,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     fn think(&mut self) {
         if let Some(mark) = self.mark.take() {
             let spent = thread_cpu_time().saturating_sub(mark);
+            self.manager_cpu += spent;
             let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
             self.now += ticks;
             self.thinking += ticks;
@@ -502,6 +509,7 @@ pub fn simulate<const W: usize, const H: usize, B: Bitboard>(
         jobs: cluster.jobs,
         stopped_ticks: cluster.stopped_ticks,
         thinking: cluster.thinking,
+        manager_cpu: cluster.manager_cpu,
         intake: cluster.intake,
     })
 }

@@ -7,7 +7,7 @@
 //! the dispatch ([`super::dispatch`]) decides where its jobs go.
 
 use super::{CANDIDATES_A_GUESS, Job, KeyHash, alone_before_release};
-use crate::split::{settled, trivial};
+use crate::split::{settled, trivial, unsettled};
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
 use transpo_connect4::moves::MoveSorter;
@@ -73,8 +73,11 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     /// and their children (or deeper) are the jobs. Kept until the line ends, so that the
     /// jobs under them, once sent, stay needed.
     split: HashSet<B, KeyHash>,
-    /// The keys of the last step's jobs: those may be running, and are never split.
+    /// The keys of the last step's jobs: those may be running.
     last_jobs: HashSet<B, KeyHash>,
+    /// Jobs split after a step had asked for them (they may be running): each stays asked
+    /// beside its children's jobs, whichever answers first.
+    overlap: HashSet<B, KeyHash>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
@@ -103,21 +106,26 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             searches: 0,
             split: HashSet::default(),
             last_jobs: HashSet::default(),
+            overlap: HashSet::default(),
         }
     }
 
     /// Makes a step that needs fewer jobs than `searches` (the searches the cluster runs at
-    /// once) split the jobs it has not asked for before, down to `deepen` stones past their
-    /// leaf depth: the tree searches such a position itself, young brothers waiting as
-    /// everywhere, and its children are the jobs; again, a stone deeper, while the step
-    /// still needs too few. 0 (the default): jobs stay at the leaf depth.
+    /// once) split its jobs, down to `deepen` stones past their leaf depth: the tree
+    /// searches such a position itself, young brothers waiting as everywhere, and its
+    /// children are the jobs; again, a stone deeper, while the step still needs too few. A
+    /// job asked before may be running: it stays asked beside its children's jobs, and
+    /// whichever answers first settles it (the other is stopped). 0 (the default): jobs
+    /// stay at the leaf depth.
     ///
     /// Why: young brothers wait, so a step needs few jobs where the search begins and
     /// wherever it comes back up to a node whose younger children wait on the eldest; with
-    /// jobs of one size, most searches then wait on a few long jobs. A new job split finer
-    /// releases its own younger brothers sooner. A job asked before may be running, so is
-    /// never split (its search would be stopped and lost); a position once split stays
-    /// split for the line, so its children's jobs stay needed.
+    /// jobs of one size, most searches then wait on a few long jobs. A job split finer
+    /// releases its own younger brothers sooner. Splitting only the jobs not asked before
+    /// left the long ones whole, each a search the others waited on: a running job split
+    /// beside itself took 16 workers of 16 lanes from 18.6× one search to 32.0× on 8×5
+    /// strong in virtual time (measured: docs/connect4/mpi.md, 2026-11-30). A position
+    /// once split stays split for the line, so its children's jobs stay needed.
     pub fn set_deepen(&mut self, deepen: u32, searches: usize) {
         self.deepen = deepen;
         self.searches = searches;
@@ -183,6 +191,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         self.asking = None;
         self.split.clear();
         self.last_jobs.clear();
+        self.overlap.clear();
     }
 
     /// The null window asked of the root now, if one is: the root's score range known when
@@ -224,16 +233,20 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         self.table.insert(key, range);
     }
 
-    /// The range known of `pos` and its key, unless the rules settle it without a search
-    /// ([`settled`]: its range is then one score, which nothing can narrow).
+    /// The range known of `pos` and its key (none if the rules settle it without a search,
+    /// [`settled`]: its range is then one score, which nothing can narrow).
+    ///
+    /// The table is read first: every range it holds was narrowed from [`trivial`]'s (a
+    /// settled position's is its one score), so the rules are asked only of positions it
+    /// does not hold. These reads, one a child at each node, are half of a replay.
     fn known_keyed(&self, pos: &Position<W, H, B>) -> Known<B> {
+        let key = pos.symmetric_key();
+        if let Some(&range) = self.table.get(&key) {
+            return (Some(key), range);
+        }
         match settled(pos) {
             Some(exact) => (None, (exact, exact)),
-            None => {
-                let key = pos.symmetric_key();
-                let range = self.table.get(&key).copied();
-                (Some(key), range.unwrap_or_else(|| trivial(pos)))
-            }
+            None => (Some(key), unsettled(pos)),
         }
     }
 
@@ -290,7 +303,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             let mut jobs = Vec::new();
             let known = self.known_keyed(root);
             match self.search(root, known, &mut path, med, med + 1, &mut jobs) {
-                Value::Pending if self.split_new(&jobs) => continue,
+                Value::Pending if self.split_jobs(&jobs) => continue,
                 Value::Pending => {
                     self.last_jobs = jobs.iter().map(Job::key).collect();
                     // Stable: each kind stays the deepest node first.
@@ -334,12 +347,13 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         } else {
             self.leaf_moves
         };
-        if pos.moves() >= leaf_moves && !self.split.contains(&key) {
-            // Thresholds outside what is known are decided already.
-            let window = Window {
-                alpha: alpha.max(lo - 1),
-                beta: beta.min(hi + 1),
-            };
+        let leaf = pos.moves() >= leaf_moves;
+        // A job's window: thresholds outside what is known are decided already.
+        let window = Window {
+            alpha: alpha.max(lo - 1),
+            beta: beta.min(hi + 1),
+        };
+        if leaf && !self.split.contains(&key) {
             jobs.push(self.job(pos, path, window));
             return Value::Pending;
         }
@@ -351,11 +365,17 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         if let Some(value) = self.transposition_cutoff(pos, (lo, hi), beta, &mut children) {
             return Value::Known(value);
         }
+        // A job split after it was asked may be running: it stays asked beside the jobs
+        // under it until the node's value is known.
+        let own = jobs.len();
+        if leaf && self.overlap.contains(&key) {
+            jobs.push(self.job(pos, path, window));
+        }
         let mut sorter = MoveSorter::<W, H, B>::EMPTY;
         sorter.start_at(pos, self.best.get(&key).copied());
         let (mut best, mut pending) = (i32::MIN, false);
         let rank = self.rank;
-        let (asked, guessed) = (jobs.len(), self.candidates.len());
+        let guessed = self.candidates.len();
         let mut place = 0;
         while let Some((square, _)) = sorter.next(pos) {
             self.rank = rank + place;
@@ -397,8 +417,9 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                     self.best.insert(key, column);
                     self.learn_key(key, (lo, hi), -child..=i32::MAX);
                     // The jobs and guesses of the elder children (released before this
-                    // one answered) are needed no more.
-                    jobs.truncate(asked);
+                    // one answered), and the node's own if it stayed asked, are needed no
+                    // more: its value is known.
+                    jobs.truncate(own);
                     self.candidates.truncate(guessed);
                     return Value::Known(-child);
                 }
@@ -416,6 +437,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         if pending {
             return Value::Pending;
         }
+        // Known: the node's own job, if it stayed asked, is needed no more.
+        jobs.truncate(own);
         let range = if best <= alpha {
             i32::MIN..=best
         } else {
@@ -425,23 +448,29 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         Value::Known(best)
     }
 
-    /// Splits the jobs of `jobs` (a step's) that no step asked for before, if the step needs
-    /// fewer than the searches ([`TopTree::set_deepen`]) and they lie less than the set
-    /// stones past their leaf depth; returns whether it split one (the step is searched
-    /// again).
-    fn split_new(&mut self, jobs: &[Job<W, H, B>]) -> bool {
+    /// Splits the jobs of `jobs` (a step's), if the step needs fewer than the searches
+    /// ([`TopTree::set_deepen`]) and they lie less than the set stones past their leaf
+    /// depth; returns whether it split one (the step is searched again). A job a step asked
+    /// for before may be running: it stays asked beside its children's jobs.
+    fn split_jobs(&mut self, jobs: &[Job<W, H, B>]) -> bool {
         if self.deepen == 0 || jobs.len() >= self.searches {
             return false;
         }
-        let most = (self.leaf_moves + self.main_line + self.deepen).min((W * H) as u32);
+        let most = self.split_most();
         let mut split = false;
-        for job in jobs {
+        for job in jobs.iter().filter(|job| job.position.moves() < most) {
             let key = job.key();
-            if job.position.moves() < most && !self.last_jobs.contains(&key) {
-                split |= self.split.insert(key);
+            if self.last_jobs.contains(&key) {
+                self.overlap.insert(key);
             }
+            split |= self.split.insert(key);
         }
         split
+    }
+
+    /// The stones down to which a split position's subtree is split.
+    fn split_most(&self) -> u32 {
+        (self.leaf_moves + self.main_line + self.deepen).min((W * H) as u32)
     }
 
     /// The job of the leaf `pos` (reached by `path`) in `window`, placed by its ancestor
@@ -757,13 +786,13 @@ mod tests {
         assert!(guesses.iter().all(|g| g.rank > 0));
     }
 
-    /// A step that needs fewer jobs than the searches splits its new jobs, down to the set
+    /// A step that needs fewer jobs than the searches splits its jobs, down to the set
     /// stones past the leaf depth and no further; a job the last step asked for and that is
-    /// not yet answered is never split (it may be running: none of the next step's jobs
-    /// lies under it); and the tree still gives one solve's answer. Without the setting, every job is
-    /// at the leaf depth.
+    /// not yet answered, split, is still asked beside the jobs under it (it may be running:
+    /// a split never stops it); and the tree still gives one solve's answer. Without the
+    /// setting, every job is at the leaf depth and none lies under another.
     #[test]
-    fn new_jobs_are_split_where_searches_would_wait() {
+    fn jobs_are_split_where_searches_would_wait() {
         let root = Position::<6, 5, u64>::new();
         let expected = Solver::<6, 5, u64>::new(4)
             .expect("4 MiB")
@@ -774,20 +803,26 @@ mod tests {
             top.set_deepen(deepen, 64);
             let mut solver = Solver::<6, 5, u64>::new(4).expect("4 MiB");
             let mut pending: HashSet<String> = HashSet::new();
-            let mut deepest = 0;
+            let (mut deepest, mut kept_beside) = (0, 0);
             let score = loop {
                 match top.step(&root, "", Window::of(Strength::Strong), 0) {
                     Step::Solved(range) => break finish(*range.start(), Strength::Strong),
                     Step::Jobs(jobs) => {
+                        let asked: HashSet<&str> = jobs.iter().map(|j| j.moves.as_str()).collect();
                         for job in &jobs {
                             let stones = job.position.moves();
                             assert!((5..=5 + deepen).contains(&stones), "{deepen}: {job:?}");
                             deepest = deepest.max(stones);
+                            // A job asked before (it may be running) that a split put this
+                            // one under is still asked: split, never stopped.
                             for cut in 5..job.moves.len() {
-                                assert!(
-                                    !pending.contains(&job.moves[..cut]),
-                                    "{job:?} lies under a job asked before"
-                                );
+                                if pending.contains(&job.moves[..cut]) {
+                                    assert!(
+                                        asked.contains(&job.moves[..cut]),
+                                        "{job:?} lies under a job asked before and no more"
+                                    );
+                                    kept_beside += 1;
+                                }
                             }
                         }
                         // Answer the last job, as a worker that finished it first would;
@@ -802,6 +837,11 @@ mod tests {
             };
             assert_eq!(score, expected, "deepen {deepen}");
             assert_eq!(deepest, 5 + deepen, "deepen {deepen}: the deepest job");
+            assert_eq!(
+                kept_beside > 0,
+                deepen > 0,
+                "deepen {deepen}: {kept_beside}"
+            );
         }
     }
 

@@ -185,11 +185,18 @@ pub(crate) fn trivial<const W: usize, const H: usize, B: Bitboard>(
 ) -> (i32, i32) {
     match settled(pos) {
         Some(exact) => (exact, exact),
-        None => (
-            loss_later_min(W * H, pos.moves()),
-            win_later_max(W * H, pos.moves()).min(pos.claimeven_bound().unwrap_or(i32::MAX)),
-        ),
+        None => unsettled(pos),
     }
+}
+
+/// [`trivial`]'s range of a position that [`settled`] does not settle.
+pub(crate) fn unsettled<const W: usize, const H: usize, B: Bitboard>(
+    pos: &Position<W, H, B>,
+) -> (i32, i32) {
+    (
+        loss_later_min(W * H, pos.moves()),
+        win_later_max(W * H, pos.moves()).min(pos.claimeven_bound().unwrap_or(i32::MAX)),
+    )
 }
 
 /// The root's scores a replay may guess the unknown leaves lead to (each leaf taken to score
