@@ -152,8 +152,9 @@ pub const DEEPEN_STONES: u32 = 4;
 /// strong, 16 workers of 16 lanes: 12.8× one search unsplit, 18.6× split two stones (new
 /// jobs only), 32.0× split four with running jobs split beside themselves; 16 workers of 4
 /// lanes 12.8× (two stones, new jobs only) and 16.3× (four, running ones too); 10×4 weak,
-/// 16 × 16 21.3× and 39.6×, 16 × 4 12.6× and 17.0×. On 7×5 six stones did worse than four. No real run has timed it (measured: docs/connect4/mpi.md,
-/// 2026-11-29, “jobs split deeper”, and 2026-11-30).
+/// 16 × 16 21.3× and 39.6×, 16 × 4 12.6× and 17.0×. On 7×5 six stones did worse than four.
+/// No real run has timed it (measured: docs/connect4/mpi.md, 2026-11-29, “jobs split
+/// deeper”, and 2026-11-30).
 pub const fn deepen(searches: usize) -> u32 {
     if searches >= DEEPEN_FROM_SEARCHES {
         DEEPEN_STONES

@@ -456,7 +456,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         if self.deepen == 0 || jobs.len() >= self.searches {
             return false;
         }
-        let most = self.split_most();
+        let most = (self.leaf_moves + self.main_line + self.deepen).min((W * H) as u32);
         let mut split = false;
         for job in jobs.iter().filter(|job| job.position.moves() < most) {
             let key = job.key();
@@ -466,11 +466,6 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             split |= self.split.insert(key);
         }
         split
-    }
-
-    /// The stones down to which a split position's subtree is split.
-    fn split_most(&self) -> u32 {
-        (self.leaf_moves + self.main_line + self.deepen).min((W * H) as u32)
     }
 
     /// The job of the leaf `pos` (reached by `path`) in `window`, placed by its ancestor
