@@ -6,11 +6,13 @@
 //! now, or the root's range. The manager ([`super::manager`]) feeds it the workers' answers;
 //! the dispatch ([`super::dispatch`]) decides where its jobs go.
 
+mod nodes;
+
 use super::{CANDIDATES_A_GUESS, Job, KeyHash, alone_before_release};
-use crate::split::{settled, trivial, unsettled};
-use std::collections::{HashMap, HashSet};
+use crate::split::settled;
+use nodes::{Child, Expansion, Nodes, Order, Side, square_in};
+use std::collections::HashSet;
 use std::ops::RangeInclusive;
-use transpo_connect4::moves::MoveSorter;
 use transpo_connect4::position::{Bitboard, Position, column_char};
 use transpo_connect4::score::{Window, loss_next_score, win_now_score};
 
@@ -23,10 +25,6 @@ pub enum Step<const W: usize, const H: usize, B: Bitboard> {
     /// least one).
     Jobs(Vec<Job<W, H, B>>),
 }
-
-/// What a replay knows of a position before searching it ([`TopTree::known_keyed`]): its
-/// key (none if the rules settle it) and the range its score lies in.
-type Known<B> = (Option<B>, (i32, i32));
 
 /// A node's value in a replay: known, or waiting for jobs.
 enum Value {
@@ -45,10 +43,9 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     ancestors: Vec<B>,
     /// The [`Job::rank`] of the node searched.
     rank: u32,
-    table: HashMap<B, (i32, i32), KeyHash>,
-    best: HashMap<B, usize, KeyHash>,
-    /// The nodes (and the null window) the manager expanded: its own positions explored.
-    expanded: HashSet<(B, i32), KeyHash>,
+    /// Every position met: its range, best move and the windows it was expanded for (the
+    /// manager's own positions explored), and its children.
+    nodes: Nodes<W, H, B>,
     /// The null window being asked of the root: its key, the range known when the window
     /// was chosen, and the window, so that a window once chosen is kept until answered.
     asking: Option<(B, i32, i32, i32)>,
@@ -92,9 +89,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             group,
             ancestors: Vec::new(),
             rank: 0,
-            table: HashMap::default(),
-            best: HashMap::default(),
-            expanded: HashSet::default(),
+            nodes: Nodes::default(),
             asking: None,
             alone: alone_before_release(1),
             alone_all: None,
@@ -185,9 +180,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     /// Forgets everything: for the next line of input, so that each line's count of
     /// positions is its own (as one solve's is).
     pub fn clear(&mut self) {
-        self.table.clear();
-        self.best.clear();
-        self.expanded.clear();
+        self.nodes.clear();
         self.asking = None;
         self.split.clear();
         self.last_jobs.clear();
@@ -202,52 +195,24 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
 
     /// Positions the manager expanded itself (each node once a null window).
     pub fn positions(&self) -> u64 {
-        self.expanded.len() as u64
+        self.nodes.expanded()
     }
 
     /// Takes in that the score of `pos` lies in `range` (a worker's answer): the range known
     /// of it narrows to the overlap. Returns `false`, taking nothing in, if the two do not
     /// overlap: some answer is wrong.
     pub fn learn(&mut self, pos: &Position<W, H, B>, range: RangeInclusive<i32>) -> bool {
-        self.learn_key(pos.symmetric_key(), trivial(pos), range)
+        self.nodes.learn(pos, (*range.start(), *range.end()))
     }
 
-    /// [`TopTree::learn`] by key, `start` the range known without it.
-    fn learn_key(&mut self, key: B, start: (i32, i32), range: RangeInclusive<i32>) -> bool {
-        let (lo, hi) = self.table.get(&key).copied().unwrap_or(start);
-        let (lo, hi) = (lo.max(*range.start()), hi.min(*range.end()));
-        if lo > hi {
-            return false;
-        }
-        self.table.insert(key, (lo, hi));
-        true
-    }
-
-    /// Every range the table holds, by key (for the state file).
+    /// Every range narrowed from what the rules give, by key (for the state file).
     pub fn entries(&self) -> impl Iterator<Item = (B, (i32, i32))> + '_ {
-        self.table.iter().map(|(k, r)| (*k, *r))
+        self.nodes.learned()
     }
 
     /// Puts back a range read from the state file.
     pub fn restore(&mut self, key: B, range: (i32, i32)) {
-        self.table.insert(key, range);
-    }
-
-    /// The range known of `pos` and its key (none if the rules settle it without a search,
-    /// [`settled`]: its range is then one score, which nothing can narrow).
-    ///
-    /// The table is read first: every range it holds was narrowed from [`trivial`]'s (a
-    /// settled position's is its one score), so the rules are asked only of positions it
-    /// does not hold. These reads, one a child at each node, are half of a replay.
-    fn known_keyed(&self, pos: &Position<W, H, B>) -> Known<B> {
-        let key = pos.symmetric_key();
-        if let Some(&range) = self.table.get(&key) {
-            return (Some(key), range);
-        }
-        match settled(pos) {
-            Some(exact) => (None, (exact, exact)),
-            None => (Some(key), unsettled(pos)),
-        }
+        self.nodes.restore(key, range);
     }
 
     /// Replays the solve of `root` (reached by `root_moves` from the empty board; `-` or
@@ -276,7 +241,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             loss_next_score(moves.0, moves.1),
             win_now_score(moves.0, moves.1),
         );
-        if let Some(&(lo, hi)) = self.table.get(&root.symmetric_key()) {
+        if let Some((lo, hi)) = self.nodes.learned_range(root.symmetric_key()) {
             (min, max) = (min.max(lo), max.min(hi));
         }
         let root_moves = if root_moves == transpo_connect4::position::EMPTY_BOARD {
@@ -301,7 +266,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                 }
             };
             let mut jobs = Vec::new();
-            let known = self.known_keyed(root);
+            let known = self.nodes.child(root);
             match self.search(root, known, &mut path, med, med + 1, &mut jobs) {
                 Value::Pending if self.split_jobs(&jobs) => continue,
                 Value::Pending => {
@@ -321,27 +286,30 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     }
 
     /// Fail-soft negamax in `[alpha, beta]` over the top tree with young brothers wait, for
-    /// `pos` whose key and range are `known` ([`TopTree::known_keyed`]): the value if the
-    /// table and the answered jobs give it, else `Pending` with the jobs it needs pushed
-    /// onto `jobs`.
+    /// `pos`, which is `known` (settled, or a node whose range the table holds): the value
+    /// if the table and the answered jobs give it, else `Pending` with the jobs it needs
+    /// pushed onto `jobs`.
     fn search(
         &mut self,
         pos: &Position<W, H, B>,
-        known: Known<B>,
+        known: Child,
         path: &mut String,
         alpha: i32,
         beta: i32,
         jobs: &mut Vec<Job<W, H, B>>,
     ) -> Value {
-        let (key, (lo, hi)) = known;
+        let (lo, hi) = self.nodes.range(known);
         if hi <= alpha {
             return Value::Known(hi);
         }
+        // A settled position's range is its one score.
+        let Child::Node(at) = known else {
+            return Value::Known(lo);
+        };
         if lo >= beta || lo == hi {
             return Value::Known(lo);
         }
-        // Not settled (that range is one score), so it has its key already.
-        let key = key.unwrap_or_else(|| pos.symmetric_key());
+        let key = self.nodes.key(at);
         let leaf_moves = if self.rank <= 1 {
             (self.leaf_moves + self.main_line).min((W * H) as u32)
         } else {
@@ -354,38 +322,35 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             beta: beta.min(hi + 1),
         };
         if leaf && !self.split.contains(&key) {
-            jobs.push(self.job(pos, path, window));
+            jobs.push(self.job(pos, key, path, window));
             return Value::Pending;
         }
-        self.expanded.insert((key, alpha));
-        // Each child's key and range, read once: the cutoff test reads them all, then each
-        // is passed on to the child's search (a replay reads the table twice as often
-        // without: the manager's main cost at many searches).
-        let mut children = [(None, (0, 0)); W];
-        if let Some(value) = self.transposition_cutoff(pos, (lo, hi), beta, &mut children) {
+        self.nodes.expand(at, alpha);
+        let (expansion, side) = (self.nodes.expansion(at, pos), Side::of(pos));
+        if let Some(value) = self.transposition_cutoff(at, &expansion, side, beta) {
             return Value::Known(value);
         }
         // A job split after it was asked may be running: it stays asked beside the jobs
         // under it until the node's value is known.
         let own = jobs.len();
         if leaf && self.overlap.contains(&key) {
-            jobs.push(self.job(pos, path, window));
+            jobs.push(self.job(pos, key, path, window));
         }
-        let mut sorter = MoveSorter::<W, H, B>::EMPTY;
-        sorter.start_at(pos, self.best.get(&key).copied());
+        let mut order = Order::new(&expansion, side, self.nodes.best(at));
         let (mut best, mut pending) = (i32::MIN, false);
         let rank = self.rank;
         let guessed = self.candidates.len();
         let mut place = 0;
-        while let Some((square, _)) = sorter.next(pos) {
+        while let Some((column, child)) = order.next() {
             self.rank = rank + place;
             place += 1;
-            let column = Position::<W, H, B>::column_of(square);
             path.push(column_char(column));
             self.ancestors.push(key);
-            let child = children[column];
+            // The child's range is read when it is searched: an elder brother's search
+            // learnt of its own position only, which is this one's if the two are mirror
+            // images.
             let value = self.search(
-                &pos.after(square),
+                &pos.after(square_in(pos, column)),
                 child,
                 path,
                 -beta,
@@ -395,27 +360,10 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             self.ancestors.pop();
             path.pop();
             self.rank = rank;
-            // Of the positions with as many stones as its brothers, the child's search
-            // learnt of its own only; a brother that is its mirror image shares its key,
-            // and reads it again.
-            if let (Some(searched), _) = child
-                && children
-                    .iter()
-                    .filter(|(k, _)| *k == Some(searched))
-                    .count()
-                    > 1
-                && let Some(&range) = self.table.get(&searched)
-            {
-                for (brother, known) in &mut children {
-                    if *brother == Some(searched) {
-                        *known = range;
-                    }
-                }
-            }
             match value {
                 Value::Known(child) if -child >= beta => {
-                    self.best.insert(key, column);
-                    self.learn_key(key, (lo, hi), -child..=i32::MAX);
+                    self.nodes.set_best(at, column);
+                    self.nodes.narrow(at, (-child, i32::MAX));
                     // The jobs and guesses of the elder children (released before this
                     // one answered), and the node's own if it stayed asked, are needed no
                     // more: its value is known.
@@ -428,7 +376,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                 // next `alone - 1`) answer.
                 Value::Pending if place <= self.alone_here() => {
                     let window = (alpha.max(best), beta);
-                    self.guess(pos, path, &mut sorter, (rank, place), window);
+                    self.guess(pos, at, path, &mut order, (rank, place), window);
                     return Value::Pending;
                 }
                 Value::Pending => pending = true,
@@ -440,11 +388,11 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         // Known: the node's own job, if it stayed asked, is needed no more.
         jobs.truncate(own);
         let range = if best <= alpha {
-            i32::MIN..=best
+            (i32::MIN, best)
         } else {
-            best..=best
+            (best, best)
         };
-        self.learn_key(key, (lo, hi), range);
+        self.nodes.narrow(at, range);
         Value::Known(best)
     }
 
@@ -468,10 +416,9 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         split
     }
 
-    /// The job of the leaf `pos` (reached by `path`) in `window`, placed by its ancestor
-    /// [`TopTree::new`]'s `group` stones above it.
-    fn job(&self, pos: &Position<W, H, B>, path: &str, window: Window) -> Job<W, H, B> {
-        let key = pos.symmetric_key();
+    /// The job of the leaf `pos` (of symmetric key `key`, reached by `path`) in `window`,
+    /// placed by its ancestor [`TopTree::new`]'s `group` stones above it.
+    fn job(&self, pos: &Position<W, H, B>, key: B, path: &str, window: Window) -> Job<W, H, B> {
         let above = self.ancestors.len().saturating_sub(self.group);
         Job {
             group: if self.group == 0 {
@@ -486,29 +433,25 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         }
     }
 
-    /// The value of `pos` (whose known range is `known`) if a child's known bounds prove a
-    /// move good enough for `beta` (enhanced transposition cutoff), whatever the move order
-    /// puts first; the node learns it. Puts each child's key and range it read (every
-    /// move that does not lose at once, when it finds no cutoff) in `children`, by column.
+    /// The value of node `at` (of children `expansion`, seen from `side`) if a child's known
+    /// bounds prove a move good enough for `beta` (enhanced transposition cutoff), whatever
+    /// the move order puts first; the node learns it. The children are read in column
+    /// order.
     fn transposition_cutoff(
         &mut self,
-        pos: &Position<W, H, B>,
-        known: (i32, i32),
+        at: u32,
+        expansion: &Expansion<W>,
+        side: Side,
         beta: i32,
-        children: &mut [Known<B>; W],
     ) -> Option<i32> {
-        let mut rest = pos.non_losing_moves();
-        while rest != B::ZERO {
-            let square = rest.lowest();
-            rest &= rest - B::ONE;
-            let child = self.known_keyed(&pos.after(square));
-            children[Position::<W, H, B>::column_of(square)] = child;
-            let (_, (_, child_hi)) = child;
+        for column in 0..W {
+            let Some(child) = expansion.child(side, column) else {
+                continue;
+            };
+            let (_, child_hi) = self.nodes.range(child);
             if -child_hi >= beta {
-                let key = pos.symmetric_key();
-                self.best
-                    .insert(key, Position::<W, H, B>::column_of(square));
-                self.learn_key(key, known, -child_hi..=i32::MAX);
+                self.nodes.set_best(at, column);
+                self.nodes.narrow(at, (-child_hi, i32::MAX));
                 return Some(-child_hi);
             }
         }
@@ -525,34 +468,34 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         }
     }
 
-    /// Guesses the jobs of the children of `pos` after those asked (young brothers wait held
-    /// them back): the first such child that needs jobs, searched in the node's window, up
-    /// to [`CANDIDATES_A_GUESS`] times [`TopTree::set_guesses`]'s count. `at`: the node's
-    /// rank and the children taken.
+    /// Guesses the jobs of the children of `pos` (node `node`) after those asked (young
+    /// brothers wait held them back), the rest of `order`: the first such child that needs
+    /// jobs, searched in the node's window, up to [`CANDIDATES_A_GUESS`] times
+    /// [`TopTree::set_guesses`]'s count. `at`: the node's rank and the children taken.
     fn guess(
         &mut self,
         pos: &Position<W, H, B>,
+        node: u32,
         path: &mut String,
-        sorter: &mut MoveSorter<W, H, B>,
+        order: &mut Order<W>,
         at: (u32, u32),
         (alpha, beta): (i32, i32),
     ) {
         let (rank, mut place) = at;
         // The eldest answered without a cutoff: the node is likelier to need them all.
         let sure = place > 1;
-        let key = pos.symmetric_key();
+        let key = self.nodes.key(node);
         let max = self.guesses_max.saturating_mul(CANDIDATES_A_GUESS);
         while self.candidates.len() < max {
-            let Some((square, _)) = sorter.next(pos) else {
+            let Some((column, known)) = order.next() else {
                 return;
             };
             self.rank = rank + place;
             place += 1;
-            path.push(column_char(Position::<W, H, B>::column_of(square)));
+            path.push(column_char(column));
             self.ancestors.push(key);
             let mut jobs = Vec::new();
-            let child = pos.after(square);
-            let known = self.known_keyed(&child);
+            let child = pos.after(square_in(pos, column));
             let value = self.search(&child, known, path, -beta, -alpha, &mut jobs);
             self.ancestors.pop();
             path.pop();
@@ -571,6 +514,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
 mod tests {
     use super::*;
     use crate::cluster::{main_line_stones, owner};
+    use std::collections::HashMap;
     use transpo_connect4::score::{Strength, finish};
     use transpo_connect4::solver::Solver;
 
