@@ -8,10 +8,9 @@
 
 mod nodes;
 
-use super::{CANDIDATES_A_GUESS, Job, KeyHash, alone_before_release};
+use super::{CANDIDATES_A_GUESS, Job, alone_before_release};
 use crate::split::settled;
 use nodes::{Child, Expansion, Nodes, Order, Side, square_in};
-use std::collections::HashSet;
 use std::ops::RangeInclusive;
 use transpo_connect4::position::{Bitboard, Position, column_char};
 use transpo_connect4::score::{Window, loss_next_score, win_now_score};
@@ -66,15 +65,9 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     deepen: u32,
     /// Searches the cluster runs at once: a step that needs fewer jobs splits its new ones.
     searches: usize,
-    /// The positions at or past the leaf depth that a step split: the tree searches them,
-    /// and their children (or deeper) are the jobs. Kept until the line ends, so that the
-    /// jobs under them, once sent, stay needed.
-    split: HashSet<B, KeyHash>,
-    /// The keys of the last step's jobs: those may be running.
-    last_jobs: HashSet<B, KeyHash>,
-    /// Jobs split after a step had asked for them (they may be running): each stays asked
-    /// beside its children's jobs, whichever answers first.
-    overlap: HashSet<B, KeyHash>,
+    /// The keys of the last step's jobs (those may be running), sorted when a split
+    /// needs them.
+    last_jobs: Vec<B>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
@@ -99,9 +92,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             candidates: Vec::new(),
             deepen: 0,
             searches: 0,
-            split: HashSet::default(),
-            last_jobs: HashSet::default(),
-            overlap: HashSet::default(),
+            last_jobs: Vec::new(),
         }
     }
 
@@ -182,9 +173,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     pub fn clear(&mut self) {
         self.nodes.clear();
         self.asking = None;
-        self.split.clear();
         self.last_jobs.clear();
-        self.overlap.clear();
     }
 
     /// The null window asked of the root now, if one is: the root's score range known when
@@ -270,7 +259,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             match self.search(root, known, &mut path, med, med + 1, &mut jobs) {
                 Value::Pending if self.split_jobs(&jobs) => continue,
                 Value::Pending => {
-                    self.last_jobs = jobs.iter().map(Job::key).collect();
+                    self.last_jobs.clear();
+                    self.last_jobs.extend(jobs.iter().map(Job::key));
                     // Stable: each kind stays the deepest node first.
                     self.candidates.sort_by_key(|(sure, _)| !sure);
                     let max = self.guesses_max;
@@ -321,7 +311,8 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             alpha: alpha.max(lo - 1),
             beta: beta.min(hi + 1),
         };
-        if leaf && !self.split.contains(&key) {
+        let split = self.nodes.split(at);
+        if leaf && !split.split {
             jobs.push(self.job(pos, key, path, window));
             return Value::Pending;
         }
@@ -333,7 +324,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         // A job split after it was asked may be running: it stays asked beside the jobs
         // under it until the node's value is known.
         let own = jobs.len();
-        if leaf && self.overlap.contains(&key) {
+        if leaf && split.beside {
             jobs.push(self.job(pos, key, path, window));
         }
         let mut order = Order::new(&expansion, side, self.nodes.best(at));
@@ -406,12 +397,15 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         }
         let most = (self.leaf_moves + self.main_line + self.deepen).min((W * H) as u32);
         let mut split = false;
+        let mut sorted = false;
         for job in jobs.iter().filter(|job| job.position.moves() < most) {
-            let key = job.key();
-            if self.last_jobs.contains(&key) {
-                self.overlap.insert(key);
+            if !sorted {
+                self.last_jobs.sort_unstable();
+                sorted = true;
             }
-            split |= self.split.insert(key);
+            let key = job.key();
+            let asked = self.last_jobs.binary_search(&key).is_ok();
+            split |= self.nodes.set_split(key, asked);
         }
         split
     }
@@ -514,7 +508,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
 mod tests {
     use super::*;
     use crate::cluster::{main_line_stones, owner};
-    use std::collections::HashMap;
+    use std::collections::{HashMap, HashSet};
     use transpo_connect4::score::{Strength, finish};
     use transpo_connect4::solver::Solver;
 

@@ -40,6 +40,20 @@ struct Node<B> {
     windows: u128,
     /// Its children's entry in [`Nodes::expansions`], once expanded.
     expansion: Option<u32>,
+    /// Whether a step split its job ([`Nodes::set_split`]).
+    split: Split,
+}
+
+/// Whether a step split a node's job: the top tree then searches the node itself, and its
+/// children (or deeper) are the jobs. Kept until the line ends, so that the jobs under it,
+/// once sent, stay needed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Split {
+    /// The node's job was split.
+    pub(super) split: bool,
+    /// It was split after a step had asked for it (it may be running): it stays asked
+    /// beside its children's jobs, whichever answers first.
+    pub(super) beside: bool,
 }
 
 /// What the rules say of a node's children, worked out once, for the node's position as
@@ -194,6 +208,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Nodes<W, H, B> {
             best: None,
             windows: 0,
             expansion: None,
+            split: Split::default(),
         });
         self.index.insert(key, at);
         at
@@ -280,6 +295,24 @@ impl<const W: usize, const H: usize, B: Bitboard> Nodes<W, H, B> {
             .iter()
             .filter(|node| node.learned)
             .map(|node| (node.key, node.range))
+    }
+
+    /// Whether node `at`'s job was split.
+    pub(super) fn split(&self, at: u32) -> Split {
+        self.nodes[at as usize].split
+    }
+
+    /// Splits the job of the node of `key`, which a step had asked for before if `asked`;
+    /// whether it was not split before. A key of no node (no step met it) is left alone.
+    pub(super) fn set_split(&mut self, key: B, asked: bool) -> bool {
+        let Some(&at) = self.index.get(&key) else {
+            return false;
+        };
+        let split = &mut self.nodes[at as usize].split;
+        let fresh = !split.split;
+        split.split = true;
+        split.beside |= asked;
+        fresh
     }
 
     /// Counts node `at` expanded for the null window above `alpha` (once each).
