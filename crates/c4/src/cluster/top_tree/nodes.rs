@@ -256,15 +256,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Nodes<W, H, B> {
         let key = pos.symmetric_key();
         let at = match self.index.get(&key) {
             Some(&at) => at,
-            None => {
-                let (lo, hi) = trivial(pos);
-                let (lo, hi) = (lo.max(range.0), hi.min(range.1));
-                if lo > hi {
-                    return false;
-                }
-                self.insert(key, (lo, hi), true);
-                return true;
-            }
+            None => self.insert(key, trivial(pos), false),
         };
         self.narrow(at, range)
     }
