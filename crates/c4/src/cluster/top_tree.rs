@@ -367,7 +367,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
                 // next `alone - 1`) answer.
                 Value::Pending if place <= self.alone_here() => {
                     let window = (alpha.max(best), beta);
-                    self.guess(pos, at, path, &mut order, (rank, place), window);
+                    self.guess(pos, key, path, &mut order, (rank, place), window);
                     return Value::Pending;
                 }
                 Value::Pending => pending = true,
@@ -462,14 +462,14 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         }
     }
 
-    /// Guesses the jobs of the children of `pos` (node `node`) after those asked (young
-    /// brothers wait held them back), the rest of `order`: the first such child that needs
-    /// jobs, searched in the node's window, up to [`CANDIDATES_A_GUESS`] times
+    /// Guesses the jobs of the children of `pos` (of symmetric key `key`) after those asked
+    /// (young brothers wait held them back), the rest of `order`: the first such child that
+    /// needs jobs, searched in the node's window, up to [`CANDIDATES_A_GUESS`] times
     /// [`TopTree::set_guesses`]'s count. `at`: the node's rank and the children taken.
     fn guess(
         &mut self,
         pos: &Position<W, H, B>,
-        node: u32,
+        key: B,
         path: &mut String,
         order: &mut Order<W>,
         at: (u32, u32),
@@ -478,7 +478,6 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         let (rank, mut place) = at;
         // The eldest answered without a cutoff: the node is likelier to need them all.
         let sure = place > 1;
-        let key = self.nodes.key(node);
         let max = self.guesses_max.saturating_mul(CANDIDATES_A_GUESS);
         while self.candidates.len() < max {
             let Some((column, known)) = order.next() else {
