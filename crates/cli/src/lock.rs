@@ -371,11 +371,7 @@ mod tests {
         drop(second(&dir.join("link")).expect("free again"));
 
         let fifo = dir.join("fifo");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .expect("mkfifo");
-        assert!(made.success());
+        transpo_testkit::mkfifo(&fifo);
         let refused = ReplacedFileLock::take(&fifo, "fifo", "another run").unwrap_err();
         assert_eq!(refused.exit_code(), 2);
         assert!(refused.message().contains("FIFO"), "{refused:?}");

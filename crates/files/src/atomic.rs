@@ -229,11 +229,7 @@ mod tests {
     fn fifos_and_devices_are_not_replaced() {
         let dir = scratch("special");
         let fifo = dir.join("fifo");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .expect("mkfifo");
-        assert!(made.success());
+        transpo_testkit::mkfifo(&fifo);
         std::os::unix::fs::symlink("/dev/null", dir.join("null")).expect("symlink");
         for target in [fifo.as_path(), &dir.join("null"), Path::new("/dev/null")] {
             let error = write_atomic(target, write_text("x")).expect_err("refused");

@@ -184,7 +184,8 @@ fn wait_for_writer(_: &File) -> io::Result<()> {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use std::{io::Read, path::PathBuf, process::Command};
+    use std::{io::Read, path::PathBuf};
+    use transpo_testkit::mkfifo;
 
     fn scratch(name: &str) -> PathBuf {
         let dir =
@@ -192,14 +193,6 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("scratch directory");
         dir
-    }
-
-    fn mkfifo(path: &Path) {
-        let status = Command::new("mkfifo")
-            .arg(path)
-            .status()
-            .expect("mkfifo runs");
-        assert!(status.success());
     }
 
     #[test]

@@ -27,13 +27,23 @@ pub fn scratch(prefix: &str, name: &str) -> PathBuf {
     dir
 }
 
-/// Makes a named pipe at `path` (with the system's `mkfifo`).
+/// Makes a named pipe at `path`, in this process: a child (the system's `mkfifo`) would be
+/// forked with a copy of every handle open in the test binary, so a lock another test drops
+/// meanwhile would stay held until the child execs, and that test would see it still taken.
+#[cfg(unix)]
 pub fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo")
-        .arg(path)
-        .status()
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
         .unwrap_or_else(|e| panic!("mkfifo {}: {e}", path.display()));
-    assert!(status.success(), "mkfifo {}", path.display());
+    // SAFETY: mkfifo(3) reads a valid NUL-terminated path and nothing else.
+    let made = unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) };
+    assert_eq!(
+        made,
+        0,
+        "mkfifo {}: {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
 }
 
 /// A file under `shared/data/` beside the repository, if present. When it is missing the

@@ -726,9 +726,7 @@ mod tests {
         assert!(other.message().contains("another solve"), "{other:?}");
 
         let fifo = dir.join("fifo");
-        let c_path = std::ffi::CString::new(fifo.to_str().expect("UTF-8")).expect("no NUL");
-        // SAFETY: mkfifo(3) with a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        transpo_testkit::mkfifo(&fifo);
         let refused = StateFile::open(&fifo, &config).unwrap_err();
         assert_eq!(refused.exit_code(), 2, "{refused:?}");
         let _ = std::fs::remove_dir_all(dir);

@@ -122,11 +122,7 @@ mod tests {
         );
         let dir = scratch("fifo");
         let fifo = dir.join("observations.csv");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .expect("mkfifo");
-        assert!(made.success());
+        transpo_testkit::mkfifo(&fifo);
         assert!(read_run_file(&fifo).expect_err("a FIFO").contains("FIFO"));
         assert_eq!(read_run_file(&dir.join("missing.csv")), Ok(None));
     }
