@@ -24,7 +24,7 @@
 //! Beside the tree ([`TopTree`]): [`dispatch`], which jobs go to which worker; [`manager`],
 //! the manager that answers the line protocol with the tree and the workers; [`worker`], a
 //! worker as a state machine, and the threads that carry out its orders; [`sharing`], the
-//! bounds the workers pass each other; [`wire`], the messages between the ranks; [`state`],
+//! bounds the workers pass each other, and [`relay`], the tree they go along; [`wire`], the messages between the ranks; [`state`],
 //! the state file (`--state FILE`) that lets a killed solve go on where the last write left
 //! it; [`simulate`], the same manager and workers in virtual time, for timing many workers
 //! on few cores; [`plan`], what a run's ranks are set to from its size and knobs. None of
@@ -37,6 +37,7 @@ pub mod dispatch;
 pub mod manager;
 pub mod pace;
 pub mod plan;
+pub mod relay;
 pub mod sharing;
 pub mod simulate;
 pub mod state;

@@ -1,6 +1,7 @@
 //! What the manager decides about its workers, as plain code: which job goes to which
-//! worker, which is cancelled, which an idle worker takes from another, how many a worker
-//! holds ahead, and which bounds pass from one worker to the others. Every decision returns
+//! worker, which is cancelled, which an idle worker takes from another, and how many a
+//! worker holds ahead. (The bounds the workers prove pass between them without the manager:
+//! [`super::relay`].) Every decision returns
 //! the messages to send ([`Orders`]); the MPI pump (`commands/mpi/`) only sends them and
 //! hands back what comes, so unit tests drive the whole policy without a cluster.
 //!
@@ -18,15 +19,10 @@
 //! - A worker still left with nothing takes a guess, a job the search may need next
 //!   ([`TopTree::guesses`]); a guess is stopped once no step guesses or needs it, or once a
 //!   needed job could take its worker.
-//! - Bounds a worker proved wait in each other worker's outbox, up to
-//!   [`Policy::outbox_max`] bytes, and go out just before that worker's next job. One
-//!   batch is shared by every outbox it waits in, never copied: the manager's cost of a
-//!   batch grows with the workers by a pointer each, not by its bytes.
 
 use super::wire::{JobAnswer, ToWorker};
 use super::{Job, TopTree, holds, owner};
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::time::Duration;
 use transpo_connect4::position::Bitboard;
 use transpo_connect4::score::Window;
@@ -50,18 +46,15 @@ pub struct Policy {
     /// Whether only one job runs at a time (for measuring what splitting the table costs
     /// apart from running jobs side by side).
     pub serial: bool,
-    /// The most bytes of bounds kept for one worker until its next job.
-    pub outbox_max: usize,
 }
 
 impl Default for Policy {
-    /// One job held, stealing on, jobs side by side, 16 MiB of bounds per worker.
+    /// One job held, stealing on, jobs side by side.
     fn default() -> Self {
         Policy {
             ahead: 1,
             steal: true,
             serial: false,
-            outbox_max: 1 << 24,
         }
     }
 }
@@ -84,8 +77,6 @@ pub struct LineCount {
     pub answered: u64,
     /// Jobs cancelled before their answer.
     pub stopped: u64,
-    /// Bytes of bounds passed on, and dropped for a full outbox.
-    pub bounds: (u64, u64),
     /// Each worker's positions on the line.
     pub positions: Vec<u64>,
     /// Microseconds each worker searched on the line.
@@ -100,9 +91,6 @@ pub struct Dispatch<const W: usize, const H: usize, B: Bitboard> {
     sent: Vec<VecDeque<Sent<W, H, B>>>,
     /// The jobs waiting for each worker.
     queues: Vec<VecDeque<Job<W, H, B>>>,
-    /// The batches of bounds the other workers proved, for each worker's next job, and
-    /// their bytes.
-    outbox: Vec<(VecDeque<Arc<[u8]>>, usize)>,
     next_id: u64,
     count: LineCount,
 }
@@ -118,7 +106,6 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
             },
             sent: vec![VecDeque::new(); n],
             queues: vec![VecDeque::new(); n],
-            outbox: vec![(VecDeque::new(), 0); n],
             next_id: 0,
             count: LineCount {
                 positions: vec![0; n],
@@ -137,10 +124,6 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
     /// it with no job out ([`Dispatch::busy`] false).
     pub fn new_line(&mut self) -> Orders {
         let n = self.workers();
-        self.outbox.iter_mut().for_each(|(batches, bytes)| {
-            batches.clear();
-            *bytes = 0;
-        });
         self.queues.iter_mut().for_each(VecDeque::clear);
         self.count = LineCount {
             positions: vec![0; n],
@@ -268,25 +251,6 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
         orders
     }
 
-    /// Keeps the bounds worker `w` proved for every other worker's next job.
-    pub fn bounds(&mut self, w: usize, bounds: Arc<[u8]>) {
-        if bounds.is_empty() {
-            return;
-        }
-        for (other, (batches, bytes)) in self.outbox.iter_mut().enumerate() {
-            if other == w {
-                continue;
-            }
-            if *bytes + bounds.len() <= self.policy.outbox_max {
-                batches.push_back(Arc::clone(&bounds));
-                *bytes += bounds.len();
-                self.count.bounds.0 += bounds.len() as u64;
-            } else {
-                self.count.bounds.1 += bounds.len() as u64;
-            }
-        }
-    }
-
     /// Takes in worker `w`'s answer, teaching `top` the range it proved.
     ///
     /// # Errors
@@ -370,11 +334,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
         (w, ToWorker::Cancel { id: sent.id })
     }
 
-    /// Sends `job` to worker `w`, after the bounds the others proved since its last job.
+    /// Sends `job` to worker `w`.
     fn send(&mut self, w: usize, job: Job<W, H, B>, guess: bool, orders: &mut Orders) {
-        let (batches, bytes) = &mut self.outbox[w];
-        *bytes = 0;
-        orders.extend(batches.drain(..).map(|batch| (w, ToWorker::Bounds(batch))));
         orders.push((
             w,
             ToWorker::Job {
@@ -506,7 +467,10 @@ mod tests {
             while let Some(message) = inboxes[w].pop_front() {
                 match message {
                     ToWorker::Line => solvers[w].reset(),
-                    ToWorker::Bounds(_) | ToWorker::Cancel { .. } | ToWorker::End => {}
+                    ToWorker::Bounds(_)
+                    | ToWorker::Passed(_)
+                    | ToWorker::Cancel { .. }
+                    | ToWorker::End => {}
                     ToWorker::Job { id, window, moves } => {
                         let range = if cancelled.contains(&id) {
                             None
@@ -554,7 +518,6 @@ mod tests {
                         ahead,
                         steal,
                         serial,
-                        ..Policy::default()
                     };
                     let mut turn = 0usize;
                     let (score, answered, _, held) = cluster::<W, H, B>(
@@ -628,15 +591,10 @@ mod tests {
     }
 
     /// Jobs go to their owners; a job needed again is not sent again; one no longer needed
-    /// is cancelled; an idle worker steals from the longest queue; bounds go out before
-    /// the next job of every other worker.
+    /// is cancelled; an idle worker steals from the longest queue.
     #[test]
     fn the_rules_one_by_one() {
-        let policy = Policy {
-            outbox_max: 8,
-            ..Policy::default()
-        };
-        let mut d = Dispatch::<5, 4, u64>::new(2, policy);
+        let mut d = Dispatch::<5, 4, u64>::new(2, Policy::default());
         let (g0, g1) = (group_of(0, 2), group_of(1, 2));
         let a = job("11", 0, g0);
         let b = job("12", 0, g0);
@@ -667,10 +625,6 @@ mod tests {
             ..wide
         }]);
         assert!(matches!(orders[0], (0, ToWorker::Cancel { id: 0 })));
-        // Bounds from worker 1 wait for worker 0's next job, up to the cap.
-        d.bounds(1, vec![1, 2, 3, 4, 5].into());
-        d.bounds(1, vec![6, 7, 8, 9].into());
-        assert_eq!(d.count().bounds, (5, 4));
         let mut top = TopTree::<5, 4, u64>::new(14, 1);
         // Worker 0 answers its cancelled job, then its second.
         let stopped = JobAnswer {
@@ -695,8 +649,7 @@ mod tests {
         )
         .expect("a good answer");
         let orders = d.plan(vec![b, job("15", 0, g0)]);
-        assert_eq!(orders[0], (0, ToWorker::Bounds(vec![1, 2, 3, 4, 5].into())));
-        assert!(matches!(&orders[1], (0, ToWorker::Job { moves, .. }) if moves == "15"));
+        assert!(matches!(&orders[..], [(0, ToWorker::Job { moves, .. })] if moves == "15"));
         assert_eq!(d.positions(), 9);
     }
 

@@ -7,7 +7,7 @@
 use super::dispatch::{Dispatch, Policy};
 use super::wire::{ToManager, ToWorker};
 use super::{CurrentLine, State, StateFile, Step, TopTree};
-use crate::cluster::sharing::{KeptBounds, far_records};
+use crate::cluster::sharing::KeptBounds;
 use std::io;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -83,10 +83,6 @@ pub struct Setup {
     /// The most time between two writes of the state file (a write is due sooner, once 4% of
     /// the run's time has passed since the last, but not sooner than 0.1 s).
     pub state_every: Duration,
-    /// Workers journal deeper for the state file than they share: only the bounds of
-    /// positions with at least this many empty squares pass on to the other workers
-    /// (`None`: all do).
-    pub pass_empties: Option<u32>,
 }
 
 /// What stops the manager's run: its own failure, or standard input or output's.
@@ -128,8 +124,6 @@ pub struct Manager<L: Link, const W: usize, const H: usize, B: Bitboard> {
     kept: KeptBounds<B>,
     /// How long the last snapshot of the state took (its write goes on behind).
     save_took: Duration,
-    /// See [`Setup::pass_empties`].
-    pass_empties: Option<u32>,
 }
 
 /// A long line's expected positions ([`Manager::progress`]).
@@ -232,7 +226,6 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
             expected: Expected::None,
             kept: KeptBounds::default(),
             save_took: Duration::ZERO,
-            pass_empties: setup.pass_empties,
         }
     }
 
@@ -353,7 +346,9 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         }
     }
 
-    /// Waits for at least one answer and takes in every message that has come.
+    /// Waits for at least one answer and takes in every message that has come: answers,
+    /// and the bounds a worker sends for the state file (the workers pass their bounds to
+    /// each other themselves, [`super::relay`]).
     fn collect(&mut self) -> Result<(), Failure> {
         let mut wait = true;
         while let Some((w, message)) = self.link.receive(wait)? {
@@ -362,13 +357,6 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
                 ToManager::Bounds(bounds) => {
                     if self.file.is_some() {
                         self.kept.keep::<W, H>(&bounds).map_err(trouble)?;
-                    }
-                    match self.pass_empties {
-                        Some(empties) => {
-                            let far = far_records::<W, H, B>(&bounds, empties);
-                            self.dispatch.bounds(w, far.into());
-                        }
-                        None => self.dispatch.bounds(w, bounds.into()),
                     }
                 }
                 ToManager::Answer(answer) => {
@@ -408,15 +396,12 @@ impl<L: Link, const W: usize, const H: usize, B: Bitboard> Manager<L, W, H, B> {
         let count = self.dispatch.count();
         eprintln!(
             "  {line}: {:.1} s, {positions} positions, {} jobs answered, {} stopped, {} \
-             running{window}, {:.1} jobs searching at once on average, {:.1} MB of bounds \
-             passed on ({:.1} MB dropped){estimate}",
+             running{window}, {:.1} jobs searching at once on average{estimate}",
             elapsed.as_secs_f64(),
             count.answered,
             count.stopped,
             self.dispatch.running(),
             self.dispatch.searching_at_once(elapsed),
-            count.bounds.0 as f64 / 1e6,
-            count.bounds.1 as f64 / 1e6,
         );
     }
 
@@ -538,6 +523,7 @@ fn reprint<const W: usize>(done: &str, moves: &str, analyze: bool) -> Option<Ans
 mod tests {
     use super::super::wire::ToWorker;
     use super::super::worker::threads::Threaded;
+    use super::super::worker::{Outgoing, Route};
     use super::super::{LEAF_STONES, state_config};
     use super::*;
     use crate::cluster::sharing::SharingTable;
@@ -576,35 +562,44 @@ mod tests {
     }
 
     /// The pump of worker `w` as the binary's is, over channels: the same worker
-    /// ([`Threaded`]) on the same threads.
+    /// ([`Threaded`]) on the same threads, its bounds going by `route` to the other workers
+    /// (`peers`) and the manager (`out`).
     fn pump<const W: usize, const H: usize>(
-        w: usize,
+        route: Route,
         lanes: usize,
         inbox: &Receiver<ToWorker>,
+        peers: &[Sender<ToWorker>],
         out: &Sender<(usize, ToManager)>,
     ) {
         let mut worker = if lanes > 1 {
             let mut pool = SolverPool::<W, H, u64>::new(2, lanes).expect("2 MiB");
             // As the binary's workers: a lane without a job helps the others.
             pool.set_helping(true);
-            Threaded::start_lanes(pool, 4)
+            Threaded::start_lanes(pool, 4, route)
         } else {
             let table = BoundTable::<W, H, u64>::new(2).expect("2 MiB");
-            Threaded::start(Solver::with_table(SharingTable::new(table, 4)))
+            Threaded::start(Solver::with_table(SharingTable::new(table, 4)), route)
+        };
+        let send = |messages: Vec<Outgoing>| {
+            for message in messages {
+                // A worker or manager that ended has nothing more to hear.
+                let _ = match message {
+                    Outgoing::Manager(m) => out.send((route.me, m)).map_err(drop),
+                    Outgoing::Worker(to, m) => peers[to].send(m).map_err(drop),
+                };
+            }
         };
         while !worker.finished() {
             if worker.idle() {
                 let Ok(message) = inbox.recv() else { return };
-                worker.take(message).expect("a good message");
+                send(worker.take(message).expect("a good message"));
                 continue;
             }
             while let Ok(message) = inbox.try_recv() {
-                worker.take(message).expect("a good message");
+                send(worker.take(message).expect("a good message"));
             }
             let answered = worker.next_messages(Duration::from_millis(1));
-            for message in answered.expect("a search").unwrap_or_default() {
-                let _ = out.send((w, message));
-            }
+            send(answered.expect("a search").unwrap_or_default());
         }
     }
 
@@ -629,13 +624,15 @@ mod tests {
         file: Option<(StateFile, State)>,
     ) -> Result<(String, String, Summary), Failure> {
         let (to_manager, from) = channel();
-        let mut to = Vec::new();
+        let (to, inboxes): (Vec<_>, Vec<_>) = (0..workers).map(|_| channel()).unzip();
+        // With a state file the manager keeps the workers' bounds; all of them pass on.
+        let keep = file.as_ref().map(|_| 0);
         std::thread::scope(|scope| {
-            for w in 0..workers {
-                let (sender, inbox) = channel();
-                to.push(sender);
+            for (me, inbox) in inboxes.into_iter().enumerate() {
                 let out = to_manager.clone();
-                scope.spawn(move || pump::<W, H>(w, lanes, &inbox, &out));
+                let peers = to.clone();
+                let route = Route { me, workers, keep };
+                scope.spawn(move || pump::<W, H>(route, lanes, &inbox, &peers, &out));
             }
             drop(to_manager);
             let setup = Setup {
@@ -653,7 +650,6 @@ mod tests {
                     ..Policy::default()
                 },
                 state_every: Duration::ZERO,
-                pass_empties: None,
             };
             let (file, state) = file.map_or((None, State::default()), |(f, s)| (Some(f), s));
             let mut manager =

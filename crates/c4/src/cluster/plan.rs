@@ -14,6 +14,7 @@
 use super::dispatch::Policy;
 use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
+use super::worker::Route;
 use super::{GROUP, alone_before_release, deepen, guesses, helps, leaf_empties, main_line_stones};
 use crate::knobs::Knobs;
 use std::time::Duration;
@@ -43,6 +44,11 @@ pub struct Plan {
     /// Empty squares from which a worker journals its bounds: those that pass, or deeper
     /// with a state file, which keeps them.
     pub journal_empties: u32,
+    /// The workers of the run (the ranks but the manager).
+    pub workers: usize,
+    /// With a state file, which keeps every bound a worker journals: the empty squares from
+    /// which they pass between workers ([`Route::keep`]).
+    pub keep: Option<u32>,
     /// Whether a worker's threads each search a job of their own (lanes).
     pub lanes: bool,
     /// Whether a lane without a job helps the others'.
@@ -97,18 +103,30 @@ impl Plan {
                     .map_or(default.ahead.max(per_worker), |a| a as usize),
                 steal: Knobs::flag(knobs.steal).unwrap_or(default.steal),
                 serial: Knobs::flag(knobs.serial).unwrap_or(default.serial),
-                ..default
             },
             state_every: knobs.state_ms.map_or(STATE_EVERY, Duration::from_millis),
-            pass_empties: (journal_empties < shared_empties).then_some(shared_empties),
         };
         Plan {
             manager,
             shared_empties,
             journal_empties,
+            workers,
+            keep: keeping.then_some(shared_empties),
             lanes,
             help,
             spin: knobs.spin_us.map_or(Pace::SPIN, Duration::from_micros),
+        }
+    }
+}
+
+impl Plan {
+    /// Where worker `me`'s bounds go ([`Route`]): along the tree to the other workers, and
+    /// to the manager with a state file.
+    pub fn route(&self, me: usize) -> Route {
+        Route {
+            me,
+            workers: self.workers,
+            keep: self.keep,
         }
     }
 }
@@ -136,7 +154,7 @@ mod tests {
         assert_eq!(p.manager.policy, Policy::default());
         assert_eq!(p.manager.state_every, STATE_EVERY);
         assert_eq!((p.shared_empties, p.journal_empties), (25, 25));
-        assert_eq!(p.manager.pass_empties, None);
+        assert_eq!(p.keep, None);
         assert!(!p.lanes && !p.help);
         assert_eq!(p.manager.guesses, 2);
         assert_eq!(p.spin, Pace::SPIN);
@@ -196,14 +214,14 @@ mod tests {
         assert!(!plan(42, 3, 1, false, one).lanes);
     }
 
-    /// With a state file, workers journal 14 stones below jobs at most eight stones deep, and
-    /// only the bounds from the shared depth pass on.
+    /// With a state file, workers journal 14 stones below jobs at most eight stones deep,
+    /// send the manager all of it, and pass on only the bounds from the shared depth.
     #[test]
     fn a_state_file_keeps_deeper_than_what_passes() {
         let p = plan(40, 3, 1, true, Knobs::default());
         assert_eq!(p.journal_empties, 32 - KEEP_BELOW_LEAF);
         assert_eq!(p.shared_empties, 25);
-        assert_eq!(p.manager.pass_empties, Some(25));
+        assert_eq!(p.keep, Some(25));
         let sixteen = plan(40, 17, 1, true, Knobs::default());
         assert_eq!(sixteen.journal_empties, 18);
         // Bounds shared from deeper than kept: the journal is what passes.
@@ -212,7 +230,9 @@ mod tests {
             ..Knobs::default()
         };
         let p = plan(40, 17, 1, true, deep_share);
-        assert_eq!((p.journal_empties, p.manager.pass_empties), (10, None));
+        assert_eq!((p.journal_empties, p.keep), (10, Some(10)));
+        assert_eq!(p.route(3).keep, Some(10));
+        assert_eq!((p.route(3).me, p.route(3).workers), (3, 16));
     }
 
     /// Every knob set overrides its default; the shared depth follows a leaf set.

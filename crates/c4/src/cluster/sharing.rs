@@ -1,6 +1,7 @@
 //! The bounds a cluster's workers pass each other: each worker's table keeps its own
-//! searches' bounds, and the bounds it proves of positions far from the end of the game go,
-//! through the manager, to every other worker's table.
+//! searches' bounds, and the bounds it proves of positions far from the end of the game go
+//! to every other worker's table, from worker to worker along a tree
+//! ([`super::relay`]).
 //!
 //! Why: the manager's jobs are positions some stones deep, and the subtrees of neighbouring
 //! jobs meet again far below them. One solve's one table searches such a meeting point once;

@@ -29,7 +29,7 @@
 use super::manager::{Link, Manager, Setup};
 use super::sharing::SharingTable;
 use super::wire::{ToManager, ToWorker};
-use super::worker::{Order, Outcome, Report as Reported, Worker, WorkerSolver};
+use super::worker::{Order, Outcome, Outgoing, Report as Reported, Route, Worker, WorkerSolver};
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -174,14 +174,19 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         shared_empties: u32,
         costs: Costs,
     ) -> Result<Self, Failure> {
-        let workers = (0..workers.max(1))
-            .map(|_| {
+        let count = workers.max(1);
+        let workers = (0..count)
+            .map(|me| {
                 let table = BoundTable::<W, H, B>::new(hash_mib)
                     .map_err(|e| Failure::usage(format!("a worker's table: {e}")))?;
                 let mut table = SharingTable::new(table, shared_empties);
                 table.set_min_nodes(costs.min_nodes);
                 Ok(SimWorker {
-                    worker: Worker::new(),
+                    worker: Worker::new(Route {
+                        me,
+                        workers: count,
+                        keep: None,
+                    }),
                     solver: Solver::with_table(table),
                     inbox: VecDeque::new(),
                     orders: VecDeque::new(),
@@ -243,10 +248,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             let Some((_, message)) = self.workers[w].inbox.pop_front() else {
                 return Ok(());
             };
-            let orders = self.workers[w].worker.take(message).map_err(trouble)?;
+            let (orders, on) = self.workers[w].worker.take(message).map_err(trouble)?;
             for order in orders {
                 self.give(w, t, order);
             }
+            self.send(w, t, on);
             return Ok(());
         }
         let worker = &mut self.workers[w];
@@ -269,10 +275,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 bounds: running.bounds,
                 micros: ticks,
             });
-            let arrival = t + self.costs.latency;
-            for message in worker.worker.report(report).map_err(trouble)? {
-                self.outbox.push_back((arrival, w, message));
-            }
+            let sent = worker.worker.report(report).map_err(trouble)?;
+            self.send(w, t, sent);
             return Ok(());
         }
         if worker.running.len() >= self.lanes {
@@ -283,6 +287,22 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             self.search(w, t, order);
         }
         Ok(())
+    }
+
+    /// Sends worker `w`'s messages at tick `t`: each arrives [`Costs::latency`] later, at
+    /// the manager or at another worker (after the messages due there before it).
+    fn send(&mut self, w: usize, t: u64, messages: Vec<Outgoing>) {
+        let arrival = t + self.costs.latency;
+        for message in messages {
+            match message {
+                Outgoing::Manager(message) => self.outbox.push_back((arrival, w, message)),
+                Outgoing::Worker(to, message) => {
+                    if let Some(peer) = self.workers.get_mut(to) {
+                        arrive(&mut peer.inbox, arrival, message);
+                    }
+                }
+            }
+        }
     }
 
     /// Gives worker `w`'s searches an order at tick `t`, as [`super::worker::threads`]
@@ -381,7 +401,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Link for &mut Cluster<W, H, B>
         let arrival = self.now + self.costs.latency;
         for (w, message) in orders {
             if let Some(worker) = self.workers.get_mut(w) {
-                worker.inbox.push_back((arrival, message));
+                arrive(&mut worker.inbox, arrival, message);
             }
         }
         self.mark = Some(thread_cpu_time());
@@ -425,6 +445,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         self.now = self.now.max(t);
         Ok(Some((w, message)))
     }
+}
+
+/// Puts `message`, arriving at tick `arrival`, into a worker's `inbox`, which is in the
+/// order of arrival: after every message due by then (the manager's and the other
+/// workers' messages interleave).
+fn arrive(inbox: &mut VecDeque<(u64, ToWorker)>, arrival: u64, message: ToWorker) {
+    let at = inbox.partition_point(|(a, _)| *a <= arrival);
+    inbox.insert(at, (arrival, message));
 }
 
 /// The CPU time this thread has used: what the manager's work and a worker's intake are
@@ -560,7 +588,6 @@ mod tests {
             searches: 1,
             policy: Policy::default(),
             state_every: Duration::from_secs(5),
-            pass_empties: None,
         }
     }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use transpo_connect4::score::Window;
 
 /// The version of these messages' layout. Raise it with any change to a layout below.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// Manager to worker: search a job.
 pub const TAG_JOB: i32 = 1;
@@ -28,6 +28,8 @@ pub const TAG_HELLO: i32 = 10;
 pub const TAG_ANSWER: i32 = 11;
 /// Both ways: bounds of positions with many empty squares ([`crate::cluster::sharing`]).
 pub const TAG_BOUNDS: i32 = 12;
+/// Worker to worker: bounds passed along the tree of [`crate::cluster::relay`].
+pub const TAG_PASSED: i32 = 13;
 
 /// What the manager tells a worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,13 +49,45 @@ pub enum ToWorker {
         /// The job's number.
         id: u64,
     },
-    /// Take in the bounds the other workers proved ([`crate::cluster::sharing`]'s journal
-    /// bytes): one batch, shared by every worker it goes to.
+    /// From the manager: take in these bounds ([`crate::cluster::sharing`]'s journal bytes;
+    /// those a state file kept, at the start of a line it resumes): one batch, shared by
+    /// every worker it goes to.
     Bounds(Arc<[u8]>),
+    /// From another worker: take in the bounds a worker proved, and pass them on along the
+    /// tree ([`crate::cluster::relay`]).
+    Passed(Passed),
     /// A new input line: forget the table and the count.
     Line,
     /// The run is over: stop what runs, answer what is held, and leave.
     End,
+}
+
+/// A batch of bounds passed from worker to worker ([`crate::cluster::relay`]): the worker
+/// that proved them (4 bytes) and their journal, in the one buffer a worker sends on as it
+/// came, never copied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Passed(Arc<[u8]>);
+
+impl Passed {
+    /// The batch of `journal`, proved by worker `origin`.
+    pub fn new(origin: u32, journal: &[u8]) -> Self {
+        let mut bytes = Vec::with_capacity(4 + journal.len());
+        bytes.extend(origin.to_le_bytes());
+        bytes.extend_from_slice(journal);
+        Passed(bytes.into())
+    }
+
+    /// The worker that proved the bounds.
+    pub fn origin(&self) -> u32 {
+        let mut origin = [0; 4];
+        origin.copy_from_slice(&self.0[..4]);
+        u32::from_le_bytes(origin)
+    }
+
+    /// The bounds: journal bytes ([`crate::cluster::sharing`]).
+    pub fn journal(&self) -> &[u8] {
+        &self.0[4..]
+    }
 }
 
 /// What a worker tells the manager.
@@ -193,14 +227,16 @@ impl ToWorker {
             ToWorker::Job { .. } => TAG_JOB,
             ToWorker::Cancel { .. } => TAG_CANCEL,
             ToWorker::Bounds(_) => TAG_BOUNDS,
+            ToWorker::Passed(_) => TAG_PASSED,
             ToWorker::Line => TAG_LINE,
             ToWorker::End => TAG_END,
         }
     }
 
     /// The message's bytes: a job is `id`, `alpha`, `beta` then the moves; a cancel its
-    /// `id`; bounds their journal; a new line and the end one zero byte (MPI sends no
-    /// empty message to every implementation's liking).
+    /// `id`; bounds their journal; passed bounds their origin then their journal; a new
+    /// line and the end one zero byte (MPI sends no empty message to every implementation's
+    /// liking).
     pub fn encode(&self) -> Vec<u8> {
         match self {
             ToWorker::Job { id, window, moves } => {
@@ -212,7 +248,7 @@ impl ToWorker {
                 bytes
             }
             ToWorker::Cancel { id } => id.to_le_bytes().to_vec(),
-            ToWorker::Bounds(bytes) => bytes.to_vec(),
+            ToWorker::Bounds(bytes) | ToWorker::Passed(Passed(bytes)) => bytes.to_vec(),
             ToWorker::Line | ToWorker::End => vec![0],
         }
     }
@@ -221,7 +257,7 @@ impl ToWorker {
     /// bounds: what a sender sends from.
     pub fn payload(&self) -> Cow<'_, [u8]> {
         match self {
-            ToWorker::Bounds(bytes) => Cow::Borrowed(bytes),
+            ToWorker::Bounds(bytes) | ToWorker::Passed(Passed(bytes)) => Cow::Borrowed(bytes),
             other => Cow::Owned(other.encode()),
         }
     }
@@ -245,6 +281,10 @@ impl ToWorker {
             }
             TAG_CANCEL => ToWorker::Cancel { id: r.u64()? },
             TAG_BOUNDS => ToWorker::Bounds(bytes.into()),
+            TAG_PASSED => {
+                r.take(4)?;
+                ToWorker::Passed(Passed(bytes.into()))
+            }
             TAG_LINE | TAG_END => {
                 r.take(1)?;
                 if tag == TAG_LINE {
@@ -255,7 +295,7 @@ impl ToWorker {
             }
             _ => return Err(WireError::Tag(tag)),
         };
-        if !matches!(message, ToWorker::Bounds(_)) {
+        if !matches!(message, ToWorker::Bounds(_) | ToWorker::Passed(_)) {
             r.done()?;
         }
         Ok(message)
@@ -402,6 +442,8 @@ mod tests {
             ToWorker::Cancel { id: 77 },
             ToWorker::Bounds(vec![1, 2, 3, 255].into()),
             ToWorker::Bounds(Vec::new().into()),
+            ToWorker::Passed(Passed::new(7, &[4, 5, 6])),
+            ToWorker::Passed(Passed::new(u32::MAX, &[])),
             ToWorker::Line,
             ToWorker::End,
         ]
@@ -435,7 +477,10 @@ mod tests {
             let bytes = message.encode();
             assert_eq!(&message.payload()[..], &bytes[..], "{message:?}");
             assert_eq!(ToWorker::decode(message.tag(), &bytes), Ok(message.clone()));
-            if !matches!(message, ToWorker::Bounds(_) | ToWorker::Job { .. }) {
+            if !matches!(
+                message,
+                ToWorker::Bounds(_) | ToWorker::Passed(_) | ToWorker::Job { .. }
+            ) {
                 for cut in 0..bytes.len() {
                     assert!(ToWorker::decode(message.tag(), &bytes[..cut]).is_err());
                 }
@@ -450,6 +495,12 @@ mod tests {
                 for cut in 0..16 {
                     assert!(ToWorker::decode(TAG_JOB, &bytes[..cut]).is_err());
                 }
+            }
+            if let ToWorker::Passed(passed) = &message {
+                for cut in 0..4 {
+                    assert!(ToWorker::decode(TAG_PASSED, &bytes[..cut]).is_err());
+                }
+                assert_eq!(passed.journal(), &bytes[4..]);
             }
         }
         for message in every_to_manager() {

@@ -1,6 +1,7 @@
-//! A worker of the cluster as a state machine without I/O ([`Worker`]): the manager's
-//! messages and the time go in; orders for its searches ([`Order`]) and messages for the
-//! manager come out, as [`super::dispatch::Dispatch`] does on the manager's side.
+//! A worker of the cluster as a state machine without I/O ([`Worker`]): the manager's and
+//! the other workers' messages and the time go in; orders for its searches ([`Order`]) and
+//! messages for the manager and the other workers ([`Outgoing`]) come out, as
+//! [`super::dispatch::Dispatch`] does on the manager's side.
 //!
 //! Why this shape: every driver runs this one worker. The binary's MPI pump and the
 //! in-process tests carry its orders out on real search threads ([`threads`]); the
@@ -11,8 +12,9 @@
 
 pub mod threads;
 
-use super::sharing::{Records, SharingTable};
-use super::wire::{JobAnswer, ToManager, ToWorker};
+use super::relay;
+use super::sharing::{Records, SharingTable, far_records};
+use super::wire::{JobAnswer, Passed, ToManager, ToWorker};
 use std::collections::VecDeque;
 use std::time::Duration;
 use transpo_cli::Failure;
@@ -44,6 +46,41 @@ pub enum Order<const W: usize, const H: usize, B: Bitboard> {
     Pass,
 }
 
+/// A message a worker sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outgoing {
+    /// To the manager.
+    Manager(ToManager),
+    /// To another worker (its number: MPI rank − 1): bounds passed along the tree.
+    Worker(usize, ToWorker),
+}
+
+/// Where a worker's bounds go: to the other workers along the tree of [`relay`], never
+/// through the manager; and to the manager as well when it keeps them for a state file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// This worker's number, from 0 (MPI rank − 1).
+    pub me: usize,
+    /// The workers of the run.
+    pub workers: usize,
+    /// With a state file: the manager keeps every bound the worker journals, and only
+    /// those of positions with at least this many empty squares pass to the other workers
+    /// (it journals deeper than it shares). `None`: every bound journaled passes to the
+    /// other workers, and none goes to the manager.
+    pub keep: Option<u32>,
+}
+
+impl Route {
+    /// A worker on its own: its bounds go nowhere.
+    pub fn alone() -> Self {
+        Route {
+            me: 0,
+            workers: 1,
+            keep: None,
+        }
+    }
+}
+
 /// What a worker's searches report back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Report {
@@ -68,9 +105,10 @@ pub struct Outcome {
     pub micros: u64,
 }
 
-/// A worker: which jobs its searches hold, and whether the run is over.
+/// A worker: which jobs its searches hold, where its bounds go, and whether the run is over.
 #[derive(Debug)]
 pub struct Worker<const W: usize, const H: usize, B: Bitboard> {
+    route: Route,
     /// The ids of the jobs ordered and not yet reported, in the order they were sent.
     held: VecDeque<u64>,
     /// Whether the manager said the run is over.
@@ -80,31 +118,55 @@ pub struct Worker<const W: usize, const H: usize, B: Bitboard> {
     board: std::marker::PhantomData<Position<W, H, B>>,
 }
 
-impl<const W: usize, const H: usize, B: Bitboard> Default for Worker<W, H, B> {
-    fn default() -> Self {
+impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
+    /// A worker holding nothing, whose bounds go by `route`.
+    pub fn new(route: Route) -> Self {
         Worker {
+            route,
             held: VecDeque::new(),
             ended: false,
             last_pass: None,
             board: std::marker::PhantomData,
         }
     }
-}
 
-impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
-    /// A worker holding nothing.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The orders one message from the manager gives.
+    /// The orders one message from the manager or another worker gives, and the messages
+    /// it passes on: bounds from another worker go on to this worker's children in the
+    /// tree of their origin ([`relay::next`]), until the run is over.
     ///
     /// # Errors
     ///
     /// A job whose moves are no position of this board, bounds that are not this board's,
     /// or a second job of one id: ranks run the same binary and flags (the manager checks
     /// at the handshake), so only a bug or a damaged message makes one.
-    pub fn take(&mut self, message: ToWorker) -> Result<Vec<Order<W, H, B>>, Failure> {
+    #[allow(clippy::type_complexity)]
+    pub fn take(
+        &mut self,
+        message: ToWorker,
+    ) -> Result<(Vec<Order<W, H, B>>, Vec<Outgoing>), Failure> {
+        if let ToWorker::Passed(passed) = message {
+            let origin = passed.origin() as usize;
+            let records = Records::decode(passed.journal()).map_err(|e| {
+                Failure::run(format!(
+                    "bounds from worker {origin} (rank {}): {e}",
+                    origin + 1
+                ))
+            })?;
+            let Route { me, workers, .. } = self.route;
+            let on = match self.ended {
+                true => Vec::new(),
+                false => relay::next(origin, me, workers)
+                    .map(|child| Outgoing::Worker(child, ToWorker::Passed(passed.clone())))
+                    .collect(),
+            };
+            return Ok((vec![Order::Store(records)], on));
+        }
+        self.take_from_manager(message)
+            .map(|orders| (orders, Vec::new()))
+    }
+
+    /// The orders one message from the manager gives ([`Worker::take`]).
+    fn take_from_manager(&mut self, message: ToWorker) -> Result<Vec<Order<W, H, B>>, Failure> {
         match message {
             ToWorker::Job { id, window, moves } => {
                 let pos = Position::<W, H, B>::from_moves(&moves)
@@ -132,6 +194,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
                 self.ended = true;
                 Ok(self.held.iter().map(|&id| Order::Stop(id)).collect())
             }
+            // Taken by `take`.
+            ToWorker::Passed(_) => Ok(Vec::new()),
         }
     }
 
@@ -149,17 +213,20 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
         })
     }
 
-    /// The messages for the manager that a report of the searches gives: bounds passed on
-    /// while a job runs; a job's bounds still to pass on, then its answer. Nothing once the
-    /// run is over: the manager no longer listens.
+    /// The messages that a report of the searches gives: bounds passed on while a job
+    /// runs; a job's bounds still to pass on, then its answer. Bounds go by the worker's
+    /// [`Route`]: to its children in its own tree, and to the manager if it keeps them. A
+    /// job's bounds go out before its answer, so that, the messages being sent in turn,
+    /// they have reached the other workers by the time the manager has every answer.
+    /// Nothing once the run is over: no one listens.
     ///
     /// # Errors
     ///
     /// The outcome of a job it does not hold (a bug of the searches).
-    pub fn report(&mut self, report: Report) -> Result<Vec<ToManager>, Failure> {
+    pub fn report(&mut self, report: Report) -> Result<Vec<Outgoing>, Failure> {
         let done = match report {
             Report::Bounds(bounds) if self.ended || bounds.is_empty() => return Ok(Vec::new()),
-            Report::Bounds(bounds) => return Ok(vec![ToManager::Bounds(bounds)]),
+            Report::Bounds(bounds) => return Ok(self.pass(bounds)),
             Report::Done(done) => done,
         };
         let Some(at) = self.held.iter().position(|&id| id == done.id) else {
@@ -172,17 +239,42 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
         if self.ended {
             return Ok(Vec::new());
         }
-        let mut messages = Vec::with_capacity(2);
-        if !done.bounds.is_empty() {
-            messages.push(ToManager::Bounds(done.bounds));
-        }
-        messages.push(ToManager::Answer(JobAnswer {
+        let mut messages = match done.bounds.is_empty() {
+            true => Vec::new(),
+            false => self.pass(done.bounds),
+        };
+        messages.push(Outgoing::Manager(ToManager::Answer(JobAnswer {
             id: done.id,
             range: done.range,
             positions: done.positions,
             micros: done.micros,
-        }));
+        })));
         Ok(messages)
+    }
+
+    /// The messages that pass on `journal`, bounds this worker proved ([`Route`]).
+    fn pass(&self, journal: Vec<u8>) -> Vec<Outgoing> {
+        let Route { me, workers, keep } = self.route;
+        let shared = match keep {
+            Some(empties) => far_records::<W, H, B>(&journal, empties),
+            None => Vec::new(),
+        };
+        let shared = match keep {
+            Some(_) => &shared,
+            None => &journal,
+        };
+        let mut messages = Vec::new();
+        if !shared.is_empty() {
+            let passed = Passed::new(me as u32, shared);
+            messages.extend(
+                relay::next(me, me, workers)
+                    .map(|child| Outgoing::Worker(child, ToWorker::Passed(passed.clone()))),
+            );
+        }
+        if keep.is_some() {
+            messages.push(Outgoing::Manager(ToManager::Bounds(journal)));
+        }
+        messages
     }
 
     /// Whether it holds no job.
@@ -203,6 +295,32 @@ mod tests {
     use transpo_connect4::score::Strength;
 
     type Five = Worker<5, 4, u64>;
+
+    /// Worker 0 of three: its bounds go to workers 1 and 2.
+    fn five() -> Five {
+        Five::new(Route {
+            me: 0,
+            workers: 3,
+            keep: None,
+        })
+    }
+
+    impl Five {
+        /// The orders of [`Worker::take`], without the messages it passes on.
+        fn take_orders(&mut self, message: ToWorker) -> Result<Vec<Order<5, 4, u64>>, Failure> {
+            self.take(message).map(|(orders, _)| orders)
+        }
+    }
+
+    /// The bytes of bounds passed to worker `to` in `sent`, in order.
+    fn passed_to(sent: &[Outgoing], to: usize) -> Vec<Vec<u8>> {
+        sent.iter()
+            .filter_map(|m| match m {
+                Outgoing::Worker(w, ToWorker::Passed(p)) if *w == to => Some(p.journal().to_vec()),
+                _ => None,
+            })
+            .collect()
+    }
 
     fn job(id: u64, moves: &str) -> ToWorker {
         ToWorker::Job {
@@ -256,19 +374,25 @@ mod tests {
     /// is idle once all are answered; a job reported twice, or never sent, is a bug.
     #[test]
     fn answers_in_any_order() {
-        let mut worker = Five::new();
+        let mut worker = five();
         let mut orders = Vec::new();
         for (id, moves) in [(1, "1"), (2, "2"), (3, "33")] {
-            orders.extend(worker.take(job(id, moves)).expect("a job"));
+            orders.extend(worker.take_orders(job(id, moves)).expect("a job"));
         }
         assert_eq!(searched(&orders), [1, 2, 3]);
         let sent = worker.report(done(3, Some((1, 1)), vec![9])).expect("held");
+        assert_eq!(
+            (passed_to(&sent, 1), passed_to(&sent, 2)),
+            (vec![vec![9]], vec![vec![9]])
+        );
         assert!(
-            matches!(&sent[..], [ToManager::Bounds(b), ToManager::Answer(a)]
-            if b == &[9] && a.id == 3 && a.range == Some((1, 1)) && a.positions == 7)
+            matches!(&sent[..], [_, _, Outgoing::Manager(ToManager::Answer(a))]
+            if a.id == 3 && a.range == Some((1, 1)) && a.positions == 7)
         );
         let sent = worker.report(done(1, None, Vec::new())).expect("held");
-        assert!(matches!(&sent[..], [ToManager::Answer(a)] if a.id == 1 && a.range.is_none()));
+        assert!(
+            matches!(&sent[..], [Outgoing::Manager(ToManager::Answer(a))] if a.id == 1 && a.range.is_none())
+        );
         assert!(!worker.idle());
         assert!(worker.report(done(1, None, Vec::new())).is_err());
         assert!(worker.report(done(8, None, Vec::new())).is_err());
@@ -282,11 +406,11 @@ mod tests {
     /// answer stops nothing.
     #[test]
     fn cancels_reach_only_jobs_held() {
-        let mut worker = Five::new();
-        worker.take(job(1, "1")).expect("a job");
-        worker.take(job(2, "2")).expect("a job");
+        let mut worker = five();
+        worker.take_orders(job(1, "1")).expect("a job");
+        worker.take_orders(job(2, "2")).expect("a job");
         assert_eq!(
-            stopped(&worker.take(ToWorker::Cancel { id: 2 }).expect("ok")),
+            stopped(&worker.take_orders(ToWorker::Cancel { id: 2 }).expect("ok")),
             [2]
         );
         worker
@@ -294,13 +418,13 @@ mod tests {
             .expect("held");
         assert!(
             worker
-                .take(ToWorker::Cancel { id: 1 })
+                .take_orders(ToWorker::Cancel { id: 1 })
                 .expect("ok")
                 .is_empty()
         );
         assert!(
             worker
-                .take(ToWorker::Cancel { id: 77 })
+                .take_orders(ToWorker::Cancel { id: 77 })
                 .expect("ok")
                 .is_empty()
         );
@@ -312,13 +436,16 @@ mod tests {
     /// bounds nor answers), and finishes the worker once every job has reported.
     #[test]
     fn the_end_stops_everything_and_silences_the_worker() {
-        let mut worker = Five::new();
-        assert!(worker.take(ToWorker::End).expect("ok").is_empty());
+        let mut worker = five();
+        assert!(worker.take_orders(ToWorker::End).expect("ok").is_empty());
         assert!(worker.finished());
-        let mut worker = Five::new();
-        worker.take(job(4, "4")).expect("a job");
-        worker.take(job(5, "44")).expect("a job");
-        assert_eq!(stopped(&worker.take(ToWorker::End).expect("ok")), [4, 5]);
+        let mut worker = five();
+        worker.take_orders(job(4, "4")).expect("a job");
+        worker.take_orders(job(5, "44")).expect("a job");
+        assert_eq!(
+            stopped(&worker.take_orders(ToWorker::End).expect("ok")),
+            [4, 5]
+        );
         assert!(!worker.finished());
         assert!(
             worker
@@ -346,9 +473,9 @@ mod tests {
     #[test]
     fn bad_bounds_fail_the_worker() {
         let bounds = real_bounds();
-        let mut worker = Five::new();
+        let mut worker = five();
         let orders = worker
-            .take(ToWorker::Bounds(bounds.clone().into()))
+            .take_orders(ToWorker::Bounds(bounds.clone().into()))
             .expect("good bounds");
         assert!(matches!(&orders[..], [Order::Store(r)] if r.len() == bounds.len() / 11));
         let cut = bounds[..bounds.len() - 1].to_vec();
@@ -357,8 +484,8 @@ mod tests {
         let mut junk_score = bounds;
         junk_score[9] = 100;
         for bad in [cut, junk_key, junk_score] {
-            let failure = Five::new()
-                .take(ToWorker::Bounds(bad.into()))
+            let failure = five()
+                .take_orders(ToWorker::Bounds(bad.into()))
                 .expect_err("refused");
             assert!(
                 failure.message().contains("bounds from the manager"),
@@ -371,28 +498,28 @@ mod tests {
     /// out fail the worker.
     #[test]
     fn bad_jobs_fail_the_worker() {
-        assert!(Five::new().take(job(1, "6")).is_err());
-        assert!(Five::new().take(job(1, "1111111")).is_err());
-        let mut worker = Five::new();
-        worker.take(job(1, "1")).expect("a job");
-        assert!(worker.take(job(1, "2")).is_err());
-        assert!(worker.take(ToWorker::Line).is_err());
+        assert!(five().take_orders(job(1, "6")).is_err());
+        assert!(five().take_orders(job(1, "1111111")).is_err());
+        let mut worker = five();
+        worker.take_orders(job(1, "1")).expect("a job");
+        assert!(worker.take_orders(job(1, "2")).is_err());
+        assert!(worker.take_orders(ToWorker::Line).is_err());
         worker.report(done(1, None, Vec::new())).expect("held");
         assert!(matches!(
-            &worker.take(ToWorker::Line).expect("ok")[..],
+            &worker.take_orders(ToWorker::Line).expect("ok")[..],
             [Order::NewLine]
         ));
     }
 
     /// While jobs run, the time gives a pass every [`PASS_EVERY`], counted from the first
-    /// job; an idle worker passes nothing; bounds passed mid-job go to the manager unless
-    /// empty.
+    /// job; an idle worker passes nothing; bounds passed mid-job go to the other workers
+    /// unless empty.
     #[test]
     fn running_jobs_pass_their_bounds_on_a_beat() {
-        let mut worker = Five::new();
+        let mut worker = five();
         let at = |ms: u64| Duration::from_millis(ms);
         assert!(worker.tick(at(0)).is_none());
-        worker.take(job(1, "1")).expect("a job");
+        worker.take_orders(job(1, "1")).expect("a job");
         assert!(worker.tick(at(1_000)).is_none());
         assert!(worker.tick(at(1_499)).is_none());
         assert!(matches!(worker.tick(at(1_500)), Some(Order::Pass)));
@@ -405,8 +532,78 @@ mod tests {
                 .is_empty()
         );
         let sent = worker.report(Report::Bounds(vec![3])).expect("ok");
-        assert!(matches!(&sent[..], [ToManager::Bounds(b)] if b == &[3]));
+        assert_eq!(sent.len(), 2);
+        assert_eq!(
+            (passed_to(&sent, 1), passed_to(&sent, 2)),
+            (vec![vec![3]], vec![vec![3]])
+        );
         worker.report(done(1, None, Vec::new())).expect("held");
         assert!(worker.tick(at(9_000)).is_none());
+    }
+
+    /// Bounds go along the tree, never through the manager: a worker passes what another
+    /// proved on to its own children in the origin's tree, and stores it; with a state file
+    /// the manager has the whole journal and the others only the far records; once the run
+    /// is over nothing is passed on.
+    #[test]
+    fn bounds_go_along_the_tree() {
+        let bounds = real_bounds();
+        // Worker 5 of 16, a batch proved by worker 4: number 1 in that tree, it sends to
+        // numbers 3, 5 and 9 (workers 7, 9 and 13).
+        let route = |me, keep| Route {
+            me,
+            workers: 16,
+            keep,
+        };
+        let mut worker = Five::new(route(5, None));
+        let (orders, on) = worker
+            .take(ToWorker::Passed(Passed::new(4, &bounds)))
+            .expect("good bounds");
+        assert!(matches!(&orders[..], [Order::Store(r)] if r.len() == bounds.len() / 11));
+        let to: Vec<usize> = on
+            .iter()
+            .map(|m| match m {
+                Outgoing::Worker(w, ToWorker::Passed(p)) if p.origin() == 4 => *w,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(to, [7, 9, 13]);
+        // Its own bounds: to numbers 1, 2, 4 and 8 of its own tree.
+        worker.take_orders(job(1, "1")).expect("a job");
+        let sent = worker
+            .report(done(1, Some((0, 0)), bounds.clone()))
+            .expect("held");
+        for w in [6, 7, 9, 13] {
+            assert_eq!(passed_to(&sent, w), std::slice::from_ref(&bounds), "{w}");
+        }
+        assert_eq!(sent.len(), 5);
+        // Kept for a state file: the manager has all; the others only what has at least
+        // 16 empty squares (4 stones or fewer on 5×4).
+        let mut keeping = Five::new(route(5, Some(16)));
+        keeping.take_orders(job(2, "1")).expect("a job");
+        let sent = keeping
+            .report(done(2, Some((0, 0)), bounds.clone()))
+            .expect("held");
+        let far = far_records::<5, 4, u64>(&bounds, 16);
+        assert!(!far.is_empty() && far.len() < bounds.len());
+        assert_eq!(passed_to(&sent, 6), [far]);
+        assert!(
+            sent.iter()
+                .any(|m| *m == Outgoing::Manager(ToManager::Bounds(bounds.clone())))
+        );
+        // Bad bounds from a worker fail this one, naming the sender.
+        let failure = five()
+            .take(ToWorker::Passed(Passed::new(2, &bounds[1..])))
+            .expect_err("refused");
+        assert!(
+            failure.message().contains("worker 2 (rank 3)"),
+            "{failure:?}"
+        );
+        // After the end: stored, not passed on.
+        worker.take_orders(ToWorker::End).expect("ok");
+        let (_, on) = worker
+            .take(ToWorker::Passed(Passed::new(4, &bounds)))
+            .expect("good bounds");
+        assert!(on.is_empty());
     }
 }

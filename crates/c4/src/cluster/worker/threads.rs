@@ -2,8 +2,8 @@
 //! one solver whose table lasts the whole line, on a search thread of its own
 //! ([`Threaded::start`]); or lanes, threads that each search a job of their own on one table
 //! ([`Threaded::start_lanes`]). The transport (MPI in the binary, channels in the tests)
-//! hands it the manager's messages ([`Threaded::take`]) and sends what it answers
-//! ([`Threaded::next_messages`]).
+//! hands it the messages of the manager and the other workers ([`Threaded::take`]) and sends
+//! what it answers and passes on ([`Threaded::next_messages`]).
 //!
 //! Why this shape: the thread that talks to the manager never searches, so a cancel or the
 //! manager's big send is taken in while a job runs; the search thread carries out the
@@ -11,9 +11,9 @@
 //! next job while the last still runs ([`crate::cluster::dispatch::Policy::ahead`]), so the
 //! search thread starts it the moment the last ends instead of waiting a round trip for it.
 
-use super::{Order, Outcome, Report, Worker, WorkerSolver};
+use super::{Order, Outcome, Outgoing, Report, Route, Worker, WorkerSolver};
 use crate::cluster::sharing::{Journal, Records, store_records};
-use crate::cluster::wire::{ToManager, ToWorker};
+use crate::cluster::wire::ToWorker;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -34,9 +34,10 @@ pub struct Threaded<const W: usize, const H: usize, B: Bitboard> {
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Threaded<W, H, B> {
-    /// A worker searching with `solver` on a thread of its own.
-    pub fn start(solver: WorkerSolver<W, H, B>) -> Self {
-        Self::on(Searches::one(solver))
+    /// A worker searching with `solver` on a thread of its own, its bounds going by
+    /// `route`.
+    pub fn start(solver: WorkerSolver<W, H, B>, route: Route) -> Self {
+        Self::on(Searches::one(solver), route)
     }
 
     /// A worker whose threads each search a job of their own on one table: `pool`, one
@@ -51,37 +52,39 @@ impl<const W: usize, const H: usize, B: Bitboard> Threaded<W, H, B> {
     /// every job's start and end for its team, and jobs of a few dozen empty squares are
     /// small for sixteen threads; T jobs at once on one table keep every thread busy and
     /// share what each finds (docs/connect4/mpi.md).
-    pub fn start_lanes(pool: SolverPool<W, H, B>, journal_empties: u32) -> Self {
-        Self::on(Searches::lanes(pool, journal_empties))
+    pub fn start_lanes(pool: SolverPool<W, H, B>, journal_empties: u32, route: Route) -> Self {
+        Self::on(Searches::lanes(pool, journal_empties), route)
     }
 
-    fn on(searches: Searches<W, H, B>) -> Self {
+    fn on(searches: Searches<W, H, B>, route: Route) -> Self {
         Threaded {
-            worker: Worker::new(),
+            worker: Worker::new(route),
             searches,
             started: Instant::now(),
         }
     }
 
-    /// Acts on one message from the manager ([`Worker::take`]).
+    /// Acts on one message from the manager or another worker ([`Worker::take`]); the
+    /// messages that pass it on, to send.
     ///
     /// # Errors
     ///
     /// What [`Worker::take`] refuses, or a search thread that is gone (it panicked: a bug).
-    pub fn take(&mut self, message: ToWorker) -> Result<(), Failure> {
-        for order in self.worker.take(message)? {
+    pub fn take(&mut self, message: ToWorker) -> Result<Vec<Outgoing>, Failure> {
+        let (orders, on) = self.worker.take(message)?;
+        for order in orders {
             self.searches.carry_out(order)?;
         }
-        Ok(())
+        Ok(on)
     }
 
-    /// The next messages for the manager, waiting at most `wait` for the searches to report
+    /// The next messages to send, waiting at most `wait` for the searches to report
     /// ([`Worker::report`]); `None` if nothing came by then.
     ///
     /// # Errors
     ///
     /// A search thread that is gone, or a report [`Worker::report`] refuses (a bug).
-    pub fn next_messages(&mut self, wait: Duration) -> Result<Option<Vec<ToManager>>, Failure> {
+    pub fn next_messages(&mut self, wait: Duration) -> Result<Option<Vec<Outgoing>>, Failure> {
         if let Some(order) = self.worker.tick(self.started.elapsed()) {
             self.searches.carry_out(order)?;
         }
@@ -485,7 +488,7 @@ fn journaled_into<const W: usize, const H: usize, B: Bitboard, R>(
 mod tests {
     use super::*;
     use crate::cluster::sharing::SharingTable;
-    use crate::cluster::wire::JobAnswer;
+    use crate::cluster::wire::{JobAnswer, ToManager};
     use transpo_connect4::bounds::BoundTable;
     use transpo_connect4::score::Strength;
     use transpo_connect4::solver::Solver;
@@ -503,7 +506,7 @@ mod tests {
         while !worker.idle() {
             let messages = worker.next_messages(Duration::from_millis(5));
             for message in messages.expect("a search").unwrap_or_default() {
-                if let ToManager::Answer(answer) = message {
+                if let Outgoing::Manager(ToManager::Answer(answer)) = message {
                     answers.push(answer);
                 }
             }
@@ -531,12 +534,15 @@ mod tests {
             .collect();
         let one = || {
             let table = BoundTable::<6, 5, u64>::new(4).expect("4 MiB");
-            Threaded::start(Solver::with_table(SharingTable::new(table, 20)))
+            Threaded::start(
+                Solver::with_table(SharingTable::new(table, 20)),
+                Route::alone(),
+            )
         };
         let lanes = || {
             let mut pool = SolverPool::<6, 5, u64>::new(4, 3).expect("4 MiB");
             pool.set_helping(true);
-            Threaded::start_lanes(pool, 20)
+            Threaded::start_lanes(pool, 20, Route::alone())
         };
         for mut worker in [one(), lanes()] {
             let mut trace: Vec<ToWorker> = lines

@@ -7,11 +7,15 @@
 //! are library code, tested without a cluster; here the ranks read their knobs, shake hands
 //! and carry the messages.
 //!
-//! Two rules keep two ranks from waiting on each other for ever. A worker never blocks on a
-//! send: its answer goes out as an immediate send, and while it is on its way the worker
-//! goes on taking in what the manager sends (a big message of bounds waits for its receiver
-//! under MPI's rendezvous protocol, so a manager sending bounds to a worker that sends its
-//! own would otherwise wait for ever). And while a job runs, a worker looks for messages
+//! Three rules keep two ranks from waiting on each other for ever. A worker never blocks on
+//! a send: each of its messages (an answer to the manager, bounds to another worker) goes
+//! out as an immediate send, and while it is on its way the worker goes on taking in what
+//! comes (a big message of bounds waits for its receiver under MPI's rendezvous protocol,
+//! so two workers sending each other bounds would otherwise wait for ever); what it must
+//! pass on meanwhile waits its turn. No rank leaves while another may still be sending to
+//! it: at the end every rank enters a barrier without blocking and takes in what comes
+//! until every rank has entered it (bounds passed on near the end of a run may still be on
+//! their way along the tree). And while a job runs, a worker looks for messages
 //! every [`LOOK_EVERY`]: often enough that a manager's send waits little, not so often that
 //! the searching core is woken for nothing (every 200 µs cost 12% of a worker's search on
 //! 9×4). OpenMPI's blocking receives spin, so both sides probe and, when nothing has come,
@@ -27,6 +31,7 @@ use mpi::collective::SystemOperation;
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,6 +44,7 @@ use transpo_c4::cluster::pace::Pace;
 use transpo_c4::cluster::plan::Plan;
 use transpo_c4::cluster::sharing::SharingTable;
 use transpo_c4::cluster::wire::{TAG_HELLO, ToManager, ToWorker, check_hello};
+use transpo_c4::cluster::worker::Outgoing;
 use transpo_c4::cluster::worker::threads::Threaded;
 use transpo_c4::cluster::{self, State, StateFile};
 use transpo_c4::knobs;
@@ -224,14 +230,18 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
                 // The manager keeps no table of its own.
                 return Ok(Role::Manager(setup));
             }
-            let worker = start_worker(solving, &setup)?;
+            let worker = start_worker(solving, &setup, rank as usize - 1)?;
             Ok(Role::Worker(setup, worker))
         })
     };
     match agree(&world, role)? {
         // The manager keeps no table of its own; it exits as one solve would (it told the
         // workers the run is over).
-        Role::Manager(setup) => manage::<W, H, B>(&world, &setup, analyze, state.as_deref()),
+        Role::Manager(setup) => {
+            let managed = manage::<W, H, B>(&world, &setup, analyze, state.as_deref());
+            part(&world, &mut Pace::new(setup.plan.spin));
+            managed
+        }
         Role::Worker(setup, worker) => match work(&world, &setup, worker) {
             Ok(()) => Ok(()),
             Err(failure) => {
@@ -243,22 +253,23 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
     }
 }
 
-/// A worker's searches as the setup says: lanes, or one solver on its own thread.
+/// Worker `me`'s searches as the setup says: lanes, or one solver on its own thread.
 fn start_worker<const W: usize, const H: usize, B: Bitboard>(
     solving: Solving<W, H, B>,
     setup: &Setup,
+    me: usize,
 ) -> Result<Threaded<W, H, B>, Failure> {
-    let journal_empties = setup.plan.journal_empties;
+    let (journal_empties, route) = (setup.plan.journal_empties, setup.plan.route(me));
     if setup.plan.lanes {
         let mut pool = SolverPool::new(solving.hash_mib, solving.threads).map_err(table_failure)?;
         pool.set_helping(setup.plan.help);
         if let Some(book) = solving.book {
             pool.set_book(book);
         }
-        return Ok(Threaded::start_lanes(pool, journal_empties));
+        return Ok(Threaded::start_lanes(pool, journal_empties, route));
     }
     let solver = solving.solver_on(|table| SharingTable::new(table, journal_empties))?;
-    Ok(Threaded::start(solver))
+    Ok(Threaded::start(solver, route))
 }
 
 /// The manager's rank: checks every worker's handshake, then answers the line protocol over
@@ -350,8 +361,9 @@ impl Link for Mpi<'_> {
     }
 }
 
-/// A worker's rank: says what it was started as, then carries the manager's messages to
-/// its worker ([`Threaded`]) and the worker's answers back until the run is over.
+/// A worker's rank: says what it was started as, then carries the messages of the manager
+/// and the other workers to its worker ([`Threaded`]) and the worker's messages out, in
+/// turn, until the run is over; then waits for every rank to be done ([`part`]).
 fn work<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
     setup: &Setup,
@@ -362,51 +374,76 @@ fn work<const W: usize, const H: usize, B: Bitboard>(
         .process_at_rank(0)
         .send_with_tag(&hello.encode()[..], hello.tag());
     let mut pace = Pace::new(setup.plan.spin);
-    while !worker.finished() {
+    // The messages to send, in turn: a job's bounds before its answer.
+    let mut queue = VecDeque::new();
+    while !worker.finished() || !queue.is_empty() {
+        if let Some(message) = queue.pop_front() {
+            send(world, &mut worker, &message, &mut pace, &mut queue)?;
+            continue;
+        }
         if worker.idle() {
-            if !take_waiting(world, &mut worker, &mut pace)? {
+            if !take_waiting(world, &mut worker, &mut pace, &mut queue)? {
                 pace.pause();
             }
             continue;
         }
         match worker.next_messages(LOOK_EVERY)? {
-            Some(messages) => {
-                for message in messages {
-                    send_to_manager(world, &mut worker, &message, &mut pace)?;
-                }
-            }
-            None => while take_waiting(world, &mut worker, &mut pace)? {},
+            Some(messages) => queue.extend(messages),
+            None => while take_waiting(world, &mut worker, &mut pace, &mut queue)? {},
         }
     }
+    part(world, &mut pace);
     Ok(())
 }
 
-/// Hands the worker the manager's next message if one has come; whether one had.
+/// Hands the worker the next message that has come, if one has, and queues what it passes
+/// on; whether one had.
 fn take_waiting<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
     worker: &mut Threaded<W, H, B>,
     pace: &mut Pace,
+    queue: &mut VecDeque<Outgoing>,
 ) -> Result<bool, Failure> {
     let Some((bytes, tag, _)) = try_message(world, pace) else {
         return Ok(false);
     };
-    worker.take(ToWorker::decode(tag, &bytes).map_err(Failure::run)?)?;
+    queue.extend(worker.take(ToWorker::decode(tag, &bytes).map_err(Failure::run)?)?);
     Ok(true)
 }
 
-/// Sends `message` to the manager without blocking on it: hands the worker the manager's
-/// messages until the send is done.
-fn send_to_manager<const W: usize, const H: usize, B: Bitboard>(
+/// The end of a rank's run: enters a barrier of every rank without blocking, and takes in
+/// (and drops) whatever comes until every rank has entered it, so that no rank leaves
+/// while another's send to it waits for its receive.
+fn part(world: &SimpleCommunicator, pace: &mut Pace) {
+    let mut barrier = world.immediate_barrier();
+    loop {
+        match barrier.test() {
+            Ok(_) => return,
+            Err(pending) => barrier = pending,
+        }
+        if try_message(world, pace).is_none() {
+            pace.pause();
+        }
+    }
+}
+
+/// Sends `message` (to the manager or another worker) without blocking on it: hands the
+/// worker what comes, queueing what it passes on, until the send is done.
+fn send<const W: usize, const H: usize, B: Bitboard>(
     world: &SimpleCommunicator,
     worker: &mut Threaded<W, H, B>,
-    message: &ToManager,
+    message: &Outgoing,
     pace: &mut Pace,
+    queue: &mut VecDeque<Outgoing>,
 ) -> Result<(), Failure> {
-    let bytes = message.encode();
+    let (rank, tag, bytes) = match message {
+        Outgoing::Manager(m) => (0, m.tag(), std::borrow::Cow::Owned(m.encode())),
+        Outgoing::Worker(w, m) => (*w as i32 + 1, m.tag(), m.payload()),
+    };
     pace.active();
     mpi::request::scope(|scope| {
-        let process = world.process_at_rank(0);
-        let mut request = process.immediate_send_with_tag(scope, &bytes[..], message.tag());
+        let process = world.process_at_rank(rank);
+        let mut request = process.immediate_send_with_tag(scope, &bytes[..], tag);
         // The first error is kept until the send is done: a request must complete before
         // its scope ends, and the manager must never wait on this worker.
         let mut failed = Ok(());
@@ -415,7 +452,7 @@ fn send_to_manager<const W: usize, const H: usize, B: Bitboard>(
                 Ok(_) => return failed,
                 Err(pending) => request = pending,
             }
-            match take_waiting(world, worker, pace) {
+            match take_waiting(world, worker, pace, queue) {
                 Ok(true) => {}
                 Ok(false) => pace.pause(),
                 Err(failure) => failed = failed.and(Err(failure)),
