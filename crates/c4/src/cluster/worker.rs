@@ -81,6 +81,9 @@ impl Route {
     }
 }
 
+/// What a message taken gives: orders for the searches, and messages to pass on.
+pub type Taken<const W: usize, const H: usize, B> = (Vec<Order<W, H, B>>, Vec<Outgoing>);
+
 /// What a worker's searches report back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Report {
@@ -139,11 +142,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
     /// A job whose moves are no position of this board, bounds that are not this board's,
     /// or a second job of one id: ranks run the same binary and flags (the manager checks
     /// at the handshake), so only a bug or a damaged message makes one.
-    #[allow(clippy::type_complexity)]
-    pub fn take(
-        &mut self,
-        message: ToWorker,
-    ) -> Result<(Vec<Order<W, H, B>>, Vec<Outgoing>), Failure> {
+    pub fn take(&mut self, message: ToWorker) -> Result<Taken<W, H, B>, Failure> {
         if let ToWorker::Passed(passed) = message {
             let origin = passed.origin() as usize;
             let records = Records::decode(passed.journal()).map_err(|e| {
@@ -255,12 +254,12 @@ impl<const W: usize, const H: usize, B: Bitboard> Worker<W, H, B> {
     /// The messages that pass on `journal`, bounds this worker proved ([`Route`]).
     fn pass(&self, journal: Vec<u8>) -> Vec<Outgoing> {
         let Route { me, workers, keep } = self.route;
+        let far;
         let shared = match keep {
-            Some(empties) => far_records::<W, H, B>(&journal, empties),
-            None => Vec::new(),
-        };
-        let shared = match keep {
-            Some(_) => &shared,
+            Some(empties) => {
+                far = far_records::<W, H, B>(&journal, empties);
+                &far
+            }
             None => &journal,
         };
         let mut messages = Vec::new();
