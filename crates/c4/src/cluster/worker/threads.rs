@@ -25,6 +25,13 @@ use transpo_connect4::pool::{self, SolverPool, Stop};
 use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::Window;
 
+/// The most records of the other workers' bounds a one-solver worker holds waiting for its
+/// search thread (which takes them in between jobs); past it a batch is dropped. Bounds are
+/// facts the search may use, never need: a dropped batch costs positions, not a score. It
+/// bounds the worker's memory while a long job runs and the others' bounds keep coming
+/// (2^20 records: about 60 MB on a board of 64-bit keys).
+pub const STORE_QUEUE_MAX: usize = 1 << 20;
+
 /// A worker and the threads that carry out its orders.
 pub struct Threaded<const W: usize, const H: usize, B: Bitboard> {
     worker: Worker<W, H, B>,
@@ -169,6 +176,9 @@ struct Searches<const W: usize, const H: usize, B: Bitboard> {
     reports: Receiver<Report>,
     /// Raised to have the one solver's running job pass its journal on.
     pass: Arc<AtomicBool>,
+    /// Records of bounds the search thread holds and has not taken in yet, and the most it
+    /// may ([`STORE_QUEUE_MAX`]).
+    waiting: (Arc<AtomicUsize>, usize),
     /// The stops of the jobs handed to the threads and not yet reported.
     halts: Vec<(u64, Halt)>,
     /// The search thread, or the lanes' threads.
@@ -189,12 +199,15 @@ impl<const W: usize, const H: usize, B: Bitboard> Searches<W, H, B> {
                 let _ = passing.send(Report::Bounds(records));
             }),
         );
-        let thread = std::thread::spawn(move || search(solver, &ordered, &report));
+        let waiting = Arc::new(AtomicUsize::new(0));
+        let taken = Arc::clone(&waiting);
+        let thread = std::thread::spawn(move || search(solver, &ordered, &report, &taken));
         Searches {
             lanes: None,
             orders: Some(orders),
             reports,
             pass,
+            waiting: (waiting, STORE_QUEUE_MAX),
             halts: Vec::new(),
             threads: vec![thread],
         }
@@ -229,6 +242,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Searches<W, H, B> {
             orders: None,
             reports,
             pass: Arc::new(AtomicBool::new(false)),
+            waiting: (Arc::new(AtomicUsize::new(0)), STORE_QUEUE_MAX),
             halts: Vec::new(),
             threads,
         }
@@ -279,7 +293,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Searches<W, H, B> {
                 self.halts.push((id, Halt::Flag(Arc::clone(&stop))));
                 ThreadOrder::Job(id, pos, window, stop)
             }
-            (Order::Store(records), None) => ThreadOrder::Store(records),
+            (Order::Store(records), None) => {
+                let (waiting, most) = (&self.waiting.0, self.waiting.1);
+                if waiting.load(Ordering::Acquire) + records.len() > most {
+                    return Ok(());
+                }
+                waiting.fetch_add(records.len(), Ordering::AcqRel);
+                ThreadOrder::Store(records)
+            }
             (Order::NewLine, None) => ThreadOrder::NewLine,
         };
         let orders = self.orders.as_ref().ok_or_else(search_thread_gone)?;
@@ -329,6 +350,7 @@ fn search<const W: usize, const H: usize, B: Bitboard>(
     mut solver: WorkerSolver<W, H, B>,
     orders: &Receiver<ThreadOrder<W, H, B>>,
     report: &Sender<Report>,
+    waiting: &AtomicUsize,
 ) {
     for order in orders {
         match order {
@@ -351,7 +373,10 @@ fn search<const W: usize, const H: usize, B: Bitboard>(
                     return;
                 }
             }
-            ThreadOrder::Store(records) => solver.table_mut().take_in(&records),
+            ThreadOrder::Store(records) => {
+                solver.table_mut().take_in(&records);
+                waiting.fetch_sub(records.len(), Ordering::AcqRel);
+            }
             ThreadOrder::NewLine => solver.reset(),
         }
     }
@@ -581,5 +606,55 @@ mod tests {
                 assert!(said.expect("a search").unwrap_or_default().is_empty());
             }
         }
+    }
+
+    /// A one-solver worker whose job runs holds the others' bounds for its search thread up
+    /// to its cap and drops what comes past it; once the job ends, the thread takes in what
+    /// it held.
+    #[test]
+    fn bounds_waiting_for_a_running_job_are_capped() {
+        // Real bounds of the 7×6 board: the journal of a solve near the end.
+        let journaling = BoundTable::<7, 6, u64>::new(1).expect("1 MiB");
+        let mut near_end = Solver::with_table(SharingTable::new(journaling, 4));
+        let pos = Position::<7, 6, u64>::from_moves("141724165222235").expect("legal");
+        near_end.solve(&pos, Strength::Strong);
+        let records = Records::<7, 6, u64>::decode(&near_end.table_mut().take_journal())
+            .expect("its own bounds");
+        assert!(!records.is_empty());
+        let table = BoundTable::<7, 6, u64>::new(4).expect("4 MiB");
+        let mut worker = Threaded::start(
+            Solver::with_table(SharingTable::new(table, 36)),
+            Route::alone(),
+        );
+        worker.searches.waiting.1 = 2 * records.len();
+        // The empty 7×6 board: a job that runs until it is stopped.
+        worker
+            .take(ToWorker::Job {
+                id: 1,
+                window: Window::of(Strength::Strong),
+                moves: String::new(),
+            })
+            .expect("a job");
+        let waiting = Arc::clone(&worker.searches.waiting.0);
+        for _ in 0..3 {
+            worker
+                .searches
+                .carry_out(Order::Store(records.clone()))
+                .expect("taken or dropped");
+        }
+        assert_eq!(waiting.load(Ordering::Acquire), 2 * records.len());
+        worker.take(ToWorker::Cancel { id: 1 }).expect("a cancel");
+        while !worker.idle() {
+            worker
+                .next_messages(Duration::from_millis(5))
+                .expect("a search");
+        }
+        // The thread takes in what it held after the job, before any later order.
+        worker.take(ToWorker::Line).expect("a new line");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while waiting.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(waiting.load(Ordering::Acquire), 0);
     }
 }

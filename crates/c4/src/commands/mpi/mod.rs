@@ -199,7 +199,7 @@ fn agree<T>(world: &SimpleCommunicator, local: Result<T, Failure>) -> Result<T, 
 /// What a rank is, once its setup is done: the manager, or a worker ready to search.
 enum Role<const W: usize, const H: usize, B: Bitboard> {
     Manager(Setup),
-    Worker(Setup, Threaded<W, H, B>),
+    Worker(Setup, Box<Threaded<W, H, B>>),
 }
 
 /// The run under MPI ([`main`] started it): the manager on rank 0, a worker on every
@@ -231,7 +231,7 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
                 return Ok(Role::Manager(setup));
             }
             let worker = start_worker(solving, &setup, rank as usize - 1)?;
-            Ok(Role::Worker(setup, worker))
+            Ok(Role::Worker(setup, Box::new(worker)))
         })
     };
     match agree(&world, role)? {
@@ -242,7 +242,7 @@ pub(crate) fn run<const W: usize, const H: usize, B: Bitboard>(
             part(&world, &mut Pace::new(setup.plan.spin));
             managed
         }
-        Role::Worker(setup, worker) => match work(&world, &setup, worker) {
+        Role::Worker(setup, worker) => match work(&world, &setup, *worker) {
             Ok(()) => Ok(()),
             Err(failure) => {
                 eprintln!("error: rank {rank}: {}", failure.message());
