@@ -8,8 +8,10 @@
 
 use clap::Parser;
 use std::process::ExitCode;
+use transpo_c4::cluster::GROUP;
+use transpo_c4::cluster::foreman::Crew;
 use transpo_c4::cluster::plan::Plan;
-use transpo_c4::cluster::simulate::{Costs, simulate, thread_cpu_time};
+use transpo_c4::cluster::simulate::{Costs, Lanes, Stops, simulate, thread_cpu_time};
 use transpo_c4::knobs::Knobs;
 use transpo_cli::Failure;
 use transpo_connect4::position::{Bitboard, Position};
@@ -71,6 +73,24 @@ struct Args {
     /// MiB of each worker's table (and one solve's).
     #[arg(long, default_value_t = 128)]
     hash_mib: u64,
+    /// Each worker splits its jobs over its lanes with a top tree of its own, into jobs this
+    /// many stones deeper (the manager then counts one search a worker).
+    #[arg(long)]
+    crew_stones: Option<u32>,
+    /// Stones further a worker's tree splits a job while it needs fewer jobs than the lanes.
+    #[arg(long, default_value_t = 4)]
+    crew_deepen: u32,
+    /// Children a node of a worker's tree answers before it releases the rest.
+    #[arg(long, default_value_t = 1)]
+    crew_alone: u32,
+    /// What a job stopped while it searches costs and leaves: `cut` (its ticks to the stop,
+    /// its whole search left in the table), `whole` (its whole search's ticks) or `partial`
+    /// (its ticks to the stop, and what a search stopped there leaves).
+    #[arg(long, default_value = "cut")]
+    stops: String,
+    /// Jobs a worker's tree guesses for lanes that would wait.
+    #[arg(long, default_value_t = 0)]
+    crew_guesses: usize,
 }
 
 fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), Failure> {
@@ -92,7 +112,25 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         args.board,
         rate / 1e6
     );
+    let stops = match args.stops.as_str() {
+        "cut" => Stops::Cut,
+        "whole" => Stops::Whole,
+        "partial" => Stops::Partial,
+        other => {
+            return Err(Failure::usage(format!(
+                "--stops {other}: cut, whole or partial"
+            )));
+        }
+    };
     let squares = (W * H) as u32;
+    let crew = args.crew_stones.map(|stones| Crew {
+        lanes: args.lanes,
+        stones,
+        deepen: args.crew_deepen,
+        alone: args.crew_alone,
+        guesses: args.crew_guesses,
+        group: GROUP,
+    });
     for &workers in &args.workers {
         // The binary's plan for that many workers (`cluster::plan`), with this run's flags
         // over it as the knobs would be.
@@ -103,11 +141,16 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             leaf,
             alone: args.alone,
             alone_all: args.alone_all,
-            ahead: Some(args.ahead.max(args.lanes) as u32),
+            ahead: Some(match crew {
+                Some(_) => args.ahead,
+                None => args.ahead.max(args.lanes),
+            } as u32),
             guess: args.guesses,
             ..Knobs::default()
         };
-        let plan = Plan::new(squares, workers + 1, args.lanes, strength, false, &knobs);
+        // A worker that splits its own jobs is one search to the manager.
+        let threads = if crew.is_some() { 1 } else { args.lanes };
+        let plan = Plan::new(squares, workers + 1, threads, strength, false, &knobs);
         let mut setup = plan.manager;
         if let Some(stones) = args.main_line_stones {
             setup.main_line = stones;
@@ -121,11 +164,12 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             latency: args.latency,
             manager_rate: if args.manager_time { rate } else { 0.0 },
             min_nodes: args.min_nodes,
+            stops,
         };
         let r = simulate::<W, H, B>(
             "",
             workers,
-            args.lanes,
+            crew.map_or(Lanes::Own(args.lanes), Lanes::Crew),
             &setup,
             args.hash_mib,
             shared,
@@ -139,7 +183,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         }
         println!(
             "  {workers:>3} workers x {} lanes, alone {alone} (all {alone_all}), {} guesses, jobs {stones} stones deep (main line +{}, split +{}): positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
-             {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s charged, {:.3} s of CPU), bounds taken in {:.1}% of the workers' time",
+             {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s charged, {:.3} s of CPU), bounds taken in {:.1}% of the workers' time, foremen {:.1}%",
             args.lanes,
             setup.guesses,
             setup.main_line,
@@ -154,6 +198,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             r.thinking as f64 / rate,
             r.manager_cpu.as_secs_f64(),
             100.0 * r.intake as f64 / (r.makespan.max(1) as f64 * (workers * args.lanes) as f64),
+            100.0 * r.foremen as f64 / (r.makespan.max(1) as f64 * workers as f64),
         );
     }
     Ok(())

@@ -34,6 +34,7 @@ use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::score::Window;
 
 pub mod dispatch;
+pub mod foreman;
 pub mod manager;
 pub mod pace;
 pub mod plan;
@@ -104,6 +105,17 @@ pub const HELP_UP_TO_LANES: usize = 4;
 pub const fn helps(lanes: usize) -> bool {
     lanes > 1 && lanes <= HELP_UP_TO_LANES
 }
+
+/// Stones below the manager's job a worker of `lanes` lanes splits it to over them by
+/// default ([`foreman`]): none (each lane takes the manager's jobs).
+pub const fn crew_stones(lanes: usize) -> u32 {
+    let _ = lanes;
+    0
+}
+
+/// Stones further a worker's own tree splits a job while it needs fewer jobs than its
+/// lanes ([`TopTree::set_deepen`]).
+pub const CREW_DEEPEN: u32 = 4;
 
 /// Candidates a step of the top tree looks at for each guess it makes
 /// ([`TopTree::guesses`]): enough that guesses at nodes whose eldest answered come first.

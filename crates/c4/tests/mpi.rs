@@ -278,11 +278,18 @@ fn a_killed_solve_goes_on_from_its_state() {
 
 /// Ranks that run two or three threads each score as one solve does, whether each thread
 /// searches a job of its own on the rank's table (`TRANSPO_C4_MPI_LANES=1`, the default) or
-/// all search one job together (`0`); with small jobs too, so that lanes answer out of
-/// order and pass many bounds on.
+/// all search one job together (`0`), or the rank splits each job over its threads with a
+/// top tree of its own (`TRANSPO_C4_MPI_CREW`); with small jobs too, so that lanes answer
+/// out of order and pass many bounds on.
 #[test]
 fn ranks_with_two_threads_score_as_one_solve() {
-    for (threads, lanes, leaf) in [("2", "1", "17"), ("2", "0", "17"), ("3", "1", "20")] {
+    let runs = [
+        ("2", "1", "17", "0"),
+        ("2", "0", "17", "0"),
+        ("3", "1", "20", "0"),
+        ("3", "1", "20", "2"),
+    ];
+    for (threads, lanes, leaf, crew) in runs {
         for flags in [&[][..], &["--weak"]] {
             let mut args = vec!["--board", "6x4", "--threads", threads, "--hash-mib", "4"];
             args.extend(flags);
@@ -290,9 +297,11 @@ fn ranks_with_two_threads_score_as_one_solve() {
             let knobs = [
                 ("TRANSPO_C4_MPI_LANES", lanes),
                 ("TRANSPO_C4_MPI_LEAF", leaf),
+                ("TRANSPO_C4_MPI_CREW", crew),
             ];
             let mpi = mpirun_with(3, &knobs, &args, LINES_6X4).output();
-            let what = format!("{threads} threads, lanes {lanes}, leaf {leaf} {flags:?}");
+            let what =
+                format!("{threads} threads, lanes {lanes}, leaf {leaf}, crew {crew} {flags:?}");
             assert_eq!(mpi.code(), Some(0), "{what}: {}", mpi.stderr_text());
             assert_eq!(scores(&mpi), scores(&one), "{what}");
         }
@@ -409,6 +418,7 @@ fn mpi_refuses_a_fifo_a_device_and_a_bad_knob() {
         ("TRANSPO_C4_MPI_HELP", " 1"),
         ("TRANSPO_C4_MPI_SPIN_US", "-1"),
         ("TRANSPO_C4_MPI_GUESS", "4097"),
+        ("TRANSPO_C4_MPI_CREW", "65"),
     ] {
         let out = Run::new("mpirun")
             .args([

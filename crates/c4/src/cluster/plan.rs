@@ -12,10 +12,14 @@
 //! [`alone_before_release`], [`main_line_stones`], [`guesses`], [`helps`]).
 
 use super::dispatch::Policy;
+use super::foreman::Crew;
 use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
 use super::worker::Route;
-use super::{GROUP, alone_before_release, deepen, guesses, helps, leaf_empties, main_line_stones};
+use super::{
+    CREW_DEEPEN, GROUP, alone_before_release, crew_stones, deepen, guesses, helps, leaf_empties,
+    main_line_stones,
+};
 use crate::knobs::Knobs;
 use std::time::Duration;
 use transpo_connect4::score::Strength;
@@ -53,6 +57,8 @@ pub struct Plan {
     pub lanes: bool,
     /// Whether a lane without a job helps the others'.
     pub help: bool,
+    /// How a worker of lanes splits the manager's jobs over them, if it does.
+    pub crew: Option<Crew>,
     /// How long a rank yields after a message before it sleeps between looks.
     pub spin: Duration,
 }
@@ -70,10 +76,20 @@ impl Plan {
         knobs: &Knobs,
     ) -> Plan {
         let lanes = Knobs::flag(knobs.lanes).unwrap_or(true) && threads > 1;
-        let help = Knobs::flag(knobs.help).unwrap_or(helps(threads));
+        let stones = knobs.crew.unwrap_or(crew_stones(threads));
+        let crew = (lanes && stones > 0).then_some(Crew {
+            lanes: threads,
+            stones,
+            deepen: CREW_DEEPEN,
+            alone: alone_before_release(threads),
+            guesses: 0,
+            group: GROUP,
+        });
+        let help = crew.is_none() && Knobs::flag(knobs.help).unwrap_or(helps(threads));
         // A worker of lanes is that many searches at once: it is held as many jobs, and
-        // the leaf depth and the release rule count its lanes as workers.
-        let per_worker = if lanes { threads } else { 1 };
+        // the leaf depth and the release rule count its lanes as workers; unless it splits
+        // the manager's jobs itself, when it is one search.
+        let per_worker = if lanes && crew.is_none() { threads } else { 1 };
         let workers = ranks.saturating_sub(1);
         let searches = workers.saturating_mul(per_worker);
         let leaf = knobs.leaf.unwrap_or(leaf_empties(squares, searches));
@@ -114,6 +130,7 @@ impl Plan {
             keep: keeping.then_some(shared_empties),
             lanes,
             help,
+            crew,
             spin: knobs.spin_us.map_or(Pace::SPIN, Duration::from_micros),
         }
     }
@@ -212,6 +229,33 @@ mod tests {
             ..Knobs::default()
         };
         assert!(!plan(42, 3, 1, false, one).lanes);
+    }
+
+    /// A worker that splits the manager's jobs over its lanes (the knob) is one search to
+    /// the manager: held one job, the leaf depth and release rule of as many searches as
+    /// workers; its crew has its lanes, and its idle lanes do not help (the crew's jobs keep
+    /// them busy). Off by default, and for a worker without lanes.
+    #[test]
+    fn a_crew_makes_a_worker_one_search() {
+        let knobs = || Knobs {
+            crew: Some(2),
+            ..Knobs::default()
+        };
+        let p = plan(40, 17, 16, false, knobs());
+        let crew = p.crew.expect("a crew");
+        assert_eq!((crew.lanes, crew.stones, crew.deepen), (16, 2, CREW_DEEPEN));
+        assert_eq!(p.manager.searches, 16);
+        assert_eq!(p.manager.policy.ahead, 1);
+        assert_eq!(p.manager.leaf_empties, leaf_empties(40, 16));
+        assert_eq!(p.manager.deepen, deepen(16));
+        assert!(p.lanes && !p.help);
+        assert_eq!(plan(40, 17, 16, false, Knobs::default()).crew, None);
+        assert_eq!(plan(40, 17, 1, false, knobs()).crew, None);
+        let off = Knobs {
+            lanes: Some(0),
+            ..knobs()
+        };
+        assert_eq!(plan(40, 3, 8, false, off).crew, None);
     }
 
     /// With a state file, workers journal 14 stones below jobs at most eight stones deep,

@@ -26,17 +26,19 @@
 //! with its answer instead; memory that slows many cores at once is not modelled. How it
 //! compares with real runs is in docs/connect4/mpi.md.
 
+use super::foreman::{Crew, Foreman};
 use super::manager::{Link, Manager, Setup};
 use super::sharing::SharingTable;
 use super::wire::{ToManager, ToWorker};
-use super::worker::{Order, Outcome, Outgoing, Report as Reported, Route, Worker, WorkerSolver};
-use std::collections::VecDeque;
+use super::worker::{Order, Outcome, Outgoing, Report as Reported, Route, Worker};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use transpo_cli::Failure;
-use transpo_connect4::bounds::BoundTable;
-use transpo_connect4::position::Bitboard;
+use transpo_connect4::bounds::{BoundStore, BoundTable, ScoreBound};
+use transpo_connect4::position::{Bitboard, Position};
 use transpo_connect4::protocol::{self, Options};
+use transpo_connect4::score::Window;
 use transpo_connect4::solver::Solver;
 
 /// What time costs in the virtual cluster, in ticks (one tick: one position searched by
@@ -53,6 +55,30 @@ pub struct Costs {
     /// Workers journal only the bounds whose search explored at least this many positions
     /// ([`SharingTable::set_min_nodes`]; 1: all, as the binary's workers do).
     pub min_nodes: u64,
+    /// What a job stopped while it searches costs and leaves ([`Stops`]).
+    pub stops: Stops,
+}
+
+/// What a job stopped while it searches costs in ticks and leaves in its worker's table.
+///
+/// Why three: a virtual job is searched whole at its start (its length is its positions),
+/// so a job stopped halfway has already left its whole search in its worker's table and
+/// journal. When most positions are searched in jobs later stopped (at 256 searches, over
+/// half), that flatters a policy that stops many jobs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stops {
+    /// It ends at its stop, and its whole search stays in the table: the lower bound of
+    /// the cost.
+    #[default]
+    Cut,
+    /// It takes its whole search's ticks (its answer dropped), and its whole search stays
+    /// in the table: an upper bound of the cost, as if stops were ignored.
+    Whole,
+    /// It ends at its stop, and the table holds what a search stopped there holds: what a
+    /// job stores is held aside until it ends (the worker's other lanes do not see it
+    /// before), and a stopped job's is dropped and searched again up to the positions its
+    /// ticks paid for.
+    Partial,
 }
 
 impl Default for Costs {
@@ -64,6 +90,27 @@ impl Default for Costs {
             latency: 1_000,
             manager_rate: 0.0,
             min_nodes: 1,
+            stops: Stops::Cut,
+        }
+    }
+}
+
+/// How each virtual worker's lanes get their jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    /// This many lanes (at least one), each taking the manager's jobs: give the manager's
+    /// setup a [`super::dispatch::Policy::ahead`] of at least as many, or the lanes wait.
+    Own(usize),
+    /// The worker splits the manager's jobs over the crew's lanes ([`Foreman`]).
+    Crew(Crew),
+}
+
+impl Lanes {
+    /// How many lanes a worker has.
+    pub fn count(self) -> usize {
+        match self {
+            Lanes::Own(lanes) => lanes.max(1),
+            Lanes::Crew(crew) => crew.lanes.max(1),
         }
     }
 }
@@ -92,6 +139,9 @@ pub struct Report {
     /// Ticks the workers spent taking in each other's bounds, all together (charged as
     /// the manager's time is).
     pub intake: u64,
+    /// Ticks the workers' foremen spent splitting their jobs, all together (charged as the
+    /// manager's time is).
+    pub foremen: u64,
 }
 
 impl Report {
@@ -102,19 +152,98 @@ impl Report {
 }
 
 /// A job a worker runs: it is searched whole at its start, and ends at `end` unless stopped.
-struct Running {
+struct Running<const W: usize, const H: usize, B: Bitboard> {
     id: u64,
+    position: Position<W, H, B>,
+    window: Window,
     start: u64,
     end: u64,
     nodes: u64,
     range: Option<(i32, i32)>,
     bounds: Vec<u8>,
+    /// What it stored, held aside until it ends ([`Stops::Partial`]).
+    held: Vec<Stored<W, H, B>>,
+}
+
+/// One store of a search: the position, the bound, its best column and its positions.
+type Stored<const W: usize, const H: usize, B> =
+    (Position<W, H, B>, ScoreBound, Option<usize>, u64);
+
+/// A worker's table in virtual time: its [`SharingTable`], and while a job is searched with
+/// [`Stops::Partial`], what the job stores held aside (read back by the same job, its mirror
+/// images too), to be stored for good when the job ends or dropped when it is stopped.
+struct Aside<const W: usize, const H: usize, B: Bitboard> {
+    base: SharingTable<W, H, B>,
+    holding: bool,
+    held: HashMap<B, (ScoreBound, Option<usize>)>,
+    order: Vec<Stored<W, H, B>>,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Aside<W, H, B> {
+    /// Stores what a job held aside, in its order (journaled as it is stored).
+    fn keep(&mut self, held: Vec<Stored<W, H, B>>) {
+        for (pos, bound, best, nodes) in held {
+            self.base.put(&pos, bound, best, nodes);
+        }
+    }
+
+    /// Holds what is stored aside from now on.
+    fn hold(&mut self) {
+        self.holding = true;
+    }
+
+    /// Stops holding; what was held, in order.
+    fn release(&mut self) -> Vec<Stored<W, H, B>> {
+        self.holding = false;
+        self.held.clear();
+        std::mem::take(&mut self.order)
+    }
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for Aside<W, H, B> {
+    const WEIGHS_SUBTREES: bool = <SharingTable<W, H, B> as BoundStore<W, H, B>>::WEIGHS_SUBTREES;
+
+    fn clear(&mut self) {
+        self.base.clear();
+        self.release();
+    }
+
+    fn prefetch(&self, pos: &Position<W, H, B>) {
+        self.base.prefetch(pos);
+    }
+
+    fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
+        if self.holding {
+            if let Some(&found) = self.held.get(&pos.key()) {
+                return Some(found);
+            }
+            if let Some(&(bound, best)) = self.held.get(&pos.mirror_key()) {
+                return Some((bound, best.map(|col| W - 1 - col)));
+            }
+        }
+        self.base.get(pos)
+    }
+
+    fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, nodes: u64) {
+        if self.holding {
+            self.held.insert(pos.key(), (bound, best));
+            self.order.push((*pos, bound, best, nodes));
+        } else {
+            self.base.put(pos, bound, best, nodes);
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        self.base.capacity()
+    }
 }
 
 /// One worker: the shipped [`Worker`], and its searches in virtual time.
 struct SimWorker<const W: usize, const H: usize, B: Bitboard> {
     worker: Worker<W, H, B>,
-    solver: WorkerSolver<W, H, B>,
+    /// Its own top tree over its lanes, if it splits its jobs.
+    foreman: Option<Foreman<W, H, B>>,
+    solver: Solver<W, H, B, Aside<W, H, B>>,
     /// Messages on their way: arrival tick and message.
     inbox: VecDeque<(u64, ToWorker)>,
     /// The worker's orders for its searches, in order, each with the tick it was given.
@@ -122,7 +251,7 @@ struct SimWorker<const W: usize, const H: usize, B: Bitboard> {
     /// Jobs stopped before they started.
     stopped: Vec<u64>,
     /// The jobs searching, one a lane.
-    running: Vec<Running>,
+    running: Vec<Running<W, H, B>>,
     /// When the next order may be taken (a lane free, the last intake done).
     free_at: u64,
     /// Positions counted on this line.
@@ -153,6 +282,8 @@ pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
     manager_cpu: Duration,
     /// Ticks the workers spent taking in bounds.
     intake: u64,
+    /// Ticks the workers' foremen spent.
+    foremen: u64,
 }
 
 /// Ticks a second, to show the manager its virtual clock when no rate is set: one thread
@@ -160,21 +291,25 @@ pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
 const NOMINAL_RATE: f64 = 12.4e6;
 
 impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
-    /// `workers` workers (at least one), each searching `lanes` jobs at once (at least one)
-    /// on one table of `hash_mib` MiB that journals the bounds of positions with at least
-    /// `shared_empties` empty squares for the others.
+    /// `workers` workers (at least one), each searching as many jobs at once as it has
+    /// `lanes`, on one table of `hash_mib` MiB that journals the bounds of positions with at
+    /// least `shared_empties` empty squares for the others.
     ///
     /// # Errors
     ///
     /// A table of that size cannot be had.
     pub fn new(
         workers: usize,
-        lanes: usize,
+        lanes: Lanes,
         hash_mib: u64,
         shared_empties: u32,
         costs: Costs,
     ) -> Result<Self, Failure> {
         let count = workers.max(1);
+        let crew = match lanes {
+            Lanes::Crew(crew) => Some(crew),
+            Lanes::Own(_) => None,
+        };
         let workers = (0..count)
             .map(|me| {
                 let table = BoundTable::<W, H, B>::new(hash_mib)
@@ -187,7 +322,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                         workers: count,
                         keep: None,
                     }),
-                    solver: Solver::with_table(table),
+                    foreman: crew.map(Foreman::new),
+                    solver: Solver::with_table(Aside {
+                        base: table,
+                        holding: false,
+                        held: HashMap::new(),
+                        order: Vec::new(),
+                    }),
                     inbox: VecDeque::new(),
                     orders: VecDeque::new(),
                     stopped: Vec::new(),
@@ -199,7 +340,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             .collect::<Result<Vec<_>, Failure>>()?;
         Ok(Cluster {
             costs,
-            lanes: lanes.max(1),
+            lanes: lanes.count(),
             workers,
             outbox: VecDeque::new(),
             now: 0,
@@ -211,6 +352,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             thinking: 0,
             manager_cpu: Duration::ZERO,
             intake: 0,
+            foremen: 0,
         })
     }
 
@@ -249,15 +391,20 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 return Ok(());
             };
             let (orders, on) = self.workers[w].worker.take(message).map_err(trouble)?;
-            for order in orders {
-                self.give(w, t, order);
-            }
             self.send(w, t, on);
+            for order in orders {
+                self.order(w, t, order)?;
+            }
             return Ok(());
         }
         let worker = &mut self.workers[w];
         if let Some(lane) = worker.running.iter().position(|r| r.end == t) {
-            let running = worker.running.swap_remove(lane);
+            let mut running = worker.running.swap_remove(lane);
+            if !running.held.is_empty() {
+                let table = worker.solver.table_mut();
+                table.keep(std::mem::take(&mut running.held));
+                running.bounds = table.base.take_journal();
+            }
             let ticks = running.end - running.start;
             worker.counted += ticks.min(running.nodes);
             worker.free_at = worker.free_at.max(t);
@@ -275,9 +422,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 bounds: running.bounds,
                 micros: ticks,
             });
-            let sent = worker.worker.report(report).map_err(trouble)?;
-            self.send(w, t, sent);
-            return Ok(());
+            return self.report(w, t, report);
         }
         if worker.running.len() >= self.lanes {
             return Ok(());
@@ -285,6 +430,58 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         if let Some((_, order)) = worker.orders.pop_front() {
             worker.free_at = worker.free_at.max(t);
             self.search(w, t, order);
+        }
+        Ok(())
+    }
+
+    /// Gives worker `w`'s `order` at tick `t` to its foreman, if it has one, and what comes
+    /// of it to its lanes and itself; else to its searches.
+    fn order(&mut self, w: usize, t: u64, order: Order<W, H, B>) -> Result<(), Failure> {
+        let started = thread_cpu_time();
+        let Some(foreman) = self.workers[w].foreman.as_mut() else {
+            self.give(w, t, order);
+            return Ok(());
+        };
+        let relayed = foreman.order(order);
+        self.relay(w, t, started, relayed)
+    }
+
+    /// Takes worker `w`'s searches' `report` at tick `t`: through its foreman, if it has
+    /// one, to the worker.
+    fn report(&mut self, w: usize, t: u64, report: Reported) -> Result<(), Failure> {
+        let started = thread_cpu_time();
+        let relayed = match self.workers[w].foreman.as_mut() {
+            Some(foreman) => foreman.report(report),
+            None => Ok((Vec::new(), vec![report])),
+        };
+        self.relay(w, t, started, relayed)
+    }
+
+    /// Carries out what worker `w`'s foreman gave at tick `t` (its work began at the CPU
+    /// time `started`, charged to the worker: its lanes take nothing new until it is done):
+    /// orders to the lanes, reports to the worker, whose messages go out.
+    fn relay(
+        &mut self,
+        w: usize,
+        t: u64,
+        started: Duration,
+        relayed: Result<super::foreman::Relayed<W, H, B>, Failure>,
+    ) -> Result<(), Failure> {
+        let trouble = |e: Failure| Failure::run(format!("worker {w}: {}", e.message()));
+        let (orders, reports) = relayed.map_err(trouble)?;
+        if self.workers[w].foreman.is_some() {
+            let spent = thread_cpu_time().saturating_sub(started);
+            let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
+            let worker = &mut self.workers[w];
+            worker.free_at = worker.free_at.max(t) + ticks;
+            self.foremen += ticks;
+        }
+        for order in orders {
+            self.give(w, t, order);
+        }
+        for report in reports {
+            let sent = self.workers[w].worker.report(report).map_err(trouble)?;
+            self.send(w, t, sent);
         }
         Ok(())
     }
@@ -313,8 +510,26 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         match order {
             Order::Stop(id) => match worker.running.iter_mut().find(|r| r.id == id && r.end > t) {
                 Some(running) => {
-                    running.end = t;
                     running.range = None;
+                    match self.costs.stops {
+                        Stops::Whole => {}
+                        Stops::Cut => running.end = t,
+                        Stops::Partial => {
+                            // What it held is dropped; a search stopped where it stops
+                            // stores for good what it stores.
+                            running.end = t;
+                            running.held.clear();
+                            let paid = t - running.start;
+                            let never = AtomicBool::new(false);
+                            worker.solver.solve_window_within(
+                                &running.position,
+                                running.window,
+                                &never,
+                                paid.max(1),
+                            );
+                            running.bounds = worker.solver.table_mut().base.take_journal();
+                        }
+                    }
                 }
                 None => worker.stopped.push(id),
             },
@@ -333,7 +548,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         match order {
             Order::Store(records) => {
                 let started = thread_cpu_time();
-                worker.solver.table_mut().take_in(&records);
+                worker.solver.table_mut().base.take_in(&records);
                 let spent = thread_cpu_time().saturating_sub(started);
                 let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
                 if self.lanes == 1 {
@@ -347,28 +562,36 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 worker.free_at = t;
             }
             Order::Search(id, pos, window) => {
-                let (range, nodes, bounds) =
+                let partial = self.costs.stops == Stops::Partial;
+                let (range, nodes, bounds, held) =
                     match worker.stopped.iter().position(|stopped| *stopped == id) {
                         Some(i) => {
                             worker.stopped.swap_remove(i);
-                            (None, 0, Vec::new())
+                            (None, 0, Vec::new(), Vec::new())
                         }
                         None => {
                             let before = worker.solver.nodes();
                             let never = AtomicBool::new(false);
+                            if partial {
+                                worker.solver.table_mut().hold();
+                            }
                             let range = worker.solver.solve_window_until(&pos, window, &never);
                             let nodes = worker.solver.nodes() - before;
-                            let bounds = worker.solver.table_mut().take_journal();
-                            (range.map(|r| (*r.start(), *r.end())), nodes, bounds)
+                            let held = worker.solver.table_mut().release();
+                            let bounds = worker.solver.table_mut().base.take_journal();
+                            (range.map(|r| (*r.start(), *r.end())), nodes, bounds, held)
                         }
                     };
                 worker.running.push(Running {
                     id,
+                    position: pos,
+                    window,
                     start: t,
                     end: t + nodes,
                     nodes,
                     range,
                     bounds,
+                    held,
                 });
             }
             Order::Stop(_) | Order::Pass => {}
@@ -476,9 +699,7 @@ pub fn thread_cpu_time() -> Duration {
 }
 
 /// Solves the position reached by `moves` ("" for the empty board) with the manager of
-/// `setup` and `workers` workers of `lanes` lanes in virtual time ([`Cluster::new`]'s
-/// tables; give `setup` a [`super::dispatch::Policy::ahead`] of at least `lanes`, or the
-/// lanes wait).
+/// `setup` and `workers` workers of `lanes` in virtual time ([`Cluster::new`]'s tables).
 ///
 /// # Errors
 ///
@@ -486,7 +707,7 @@ pub fn thread_cpu_time() -> Duration {
 pub fn simulate<const W: usize, const H: usize, B: Bitboard>(
     moves: &str,
     workers: usize,
-    lanes: usize,
+    lanes: Lanes,
     setup: &Setup,
     hash_mib: u64,
     shared_empties: u32,
@@ -539,6 +760,7 @@ pub fn simulate<const W: usize, const H: usize, B: Bitboard>(
         thinking: cluster.thinking,
         manager_cpu: cluster.manager_cpu,
         intake: cluster.intake,
+        foremen: cluster.foremen,
     })
 }
 
@@ -609,15 +831,19 @@ mod tests {
                 (8, 1, 1_000),
                 (2, 3, 1_000),
             ] {
+                // Stopped jobs counted as searched in part, by a one-lane cluster and one of
+                // lanes.
+                let partial = workers == 8 || lanes == 3;
                 let costs = Costs {
                     latency,
-                    manager_rate: 0.0,
-                    min_nodes: 1,
+                    stops: if partial { Stops::Partial } else { Stops::Cut },
+                    ..Costs::default()
                 };
                 let mut setup = setup(strength, 30, 1);
                 setup.policy.ahead = lanes;
-                let report = simulate::<6, 5, u64>("", workers, lanes, &setup, 4, 12, costs)
-                    .expect("a solve");
+                let report =
+                    simulate::<6, 5, u64>("", workers, Lanes::Own(lanes), &setup, 4, 12, costs)
+                        .expect("a solve");
                 assert_eq!(report.score, expected, "{strength:?} {workers} workers");
                 let jobs = report.jobs.0 + report.jobs.1;
                 match (workers, latency) {
@@ -632,6 +858,49 @@ mod tests {
                     _ => assert!(report.makespan < report.positions, "{report:?}"),
                 }
                 assert!(report.busy_share(workers * lanes) <= 1.0, "{report:?}");
+            }
+        }
+    }
+
+    /// Workers that split their jobs over their lanes ([`Crew`]) print one solve's score,
+    /// strong and weak, whichever way stopped jobs are counted ([`Stops`]); their
+    /// foremen are charged when the manager is; the lanes' jobs are many more than the
+    /// manager's.
+    #[test]
+    fn workers_that_split_their_jobs_solve_as_one_solve() {
+        let root = Position::<6, 5, u64>::new();
+        for strength in [Strength::Strong, Strength::Weak] {
+            let expected = Solver::<6, 5, u64>::new(4)
+                .expect("4 MiB")
+                .solve(&root, strength);
+            let runs = [
+                (1, Stops::Cut, 0.0),
+                (3, Stops::Whole, 0.0),
+                (4, Stops::Partial, 1e7),
+                (2, Stops::Partial, 0.0),
+            ];
+            for (workers, stops, rate) in runs {
+                let costs = Costs {
+                    manager_rate: rate,
+                    stops,
+                    ..Costs::default()
+                };
+                let crew = Crew {
+                    lanes: 4,
+                    stones: 2,
+                    deepen: 2,
+                    alone: 1,
+                    guesses: 0,
+                    group: 2,
+                };
+                let mut setup = setup(strength, 30, 1);
+                setup.leaf_empties = 30 - 5;
+                let report =
+                    simulate::<6, 5, u64>("", workers, Lanes::Crew(crew), &setup, 4, 12, costs)
+                        .expect("a solve");
+                assert_eq!(report.score, expected, "{strength:?} {workers} workers");
+                assert_eq!(report.foremen > 0, rate > 0.0, "{report:?}");
+                assert!(report.busy_share(workers * crew.lanes) <= 1.0, "{report:?}");
             }
         }
     }

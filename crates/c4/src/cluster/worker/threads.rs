@@ -12,6 +12,7 @@
 //! search thread starts it the moment the last ends instead of waiting a round trip for it.
 
 use super::{Order, Outcome, Outgoing, Report, Route, Worker, WorkerSolver};
+use crate::cluster::foreman::{Crew, Foreman, Relayed};
 use crate::cluster::sharing::{Journal, Records, store_records};
 use crate::cluster::wire::ToWorker;
 use std::collections::VecDeque;
@@ -35,6 +36,8 @@ pub const STORE_QUEUE_MAX: usize = 1 << 20;
 /// A worker and the threads that carry out its orders.
 pub struct Threaded<const W: usize, const H: usize, B: Bitboard> {
     worker: Worker<W, H, B>,
+    /// The worker's own top tree over its lanes, if it splits its jobs.
+    foreman: Option<Foreman<W, H, B>>,
     searches: Searches<W, H, B>,
     /// The worker's clock starts here.
     started: Instant,
@@ -63,9 +66,24 @@ impl<const W: usize, const H: usize, B: Bitboard> Threaded<W, H, B> {
         Self::on(Searches::lanes(pool, journal_empties), route)
     }
 
+    /// [`Threaded::start_lanes`], but each job the manager sends is split over the lanes
+    /// by the worker's own top tree ([`Foreman`], of `crew`): hold it one job or two, as
+    /// one search.
+    pub fn start_crew(
+        pool: SolverPool<W, H, B>,
+        journal_empties: u32,
+        route: Route,
+        crew: Crew,
+    ) -> Self {
+        let mut threaded = Self::on(Searches::lanes(pool, journal_empties), route);
+        threaded.foreman = Some(Foreman::new(crew));
+        threaded
+    }
+
     fn on(searches: Searches<W, H, B>, route: Route) -> Self {
         Threaded {
             worker: Worker::new(route),
+            foreman: None,
             searches,
             started: Instant::now(),
         }
@@ -78,11 +96,30 @@ impl<const W: usize, const H: usize, B: Bitboard> Threaded<W, H, B> {
     ///
     /// What [`Worker::take`] refuses, or a search thread that is gone (it panicked: a bug).
     pub fn take(&mut self, message: ToWorker) -> Result<Vec<Outgoing>, Failure> {
-        let (orders, on) = self.worker.take(message)?;
+        let (orders, mut on) = self.worker.take(message)?;
+        for order in orders {
+            match self.foreman.as_mut() {
+                Some(foreman) => {
+                    let relayed = foreman.order(order)?;
+                    on.extend(self.relay(relayed)?);
+                }
+                None => self.searches.carry_out(order)?,
+            }
+        }
+        Ok(on)
+    }
+
+    /// Carries out what the foreman gave: its orders to the lanes, its reports to the
+    /// worker; the worker's messages to send.
+    fn relay(&mut self, (orders, reports): Relayed<W, H, B>) -> Result<Vec<Outgoing>, Failure> {
         for order in orders {
             self.searches.carry_out(order)?;
         }
-        Ok(on)
+        let mut messages = Vec::new();
+        for report in reports {
+            messages.extend(self.worker.report(report)?);
+        }
+        Ok(messages)
     }
 
     /// The next messages to send, waiting at most `wait` for the searches to report
@@ -95,9 +132,15 @@ impl<const W: usize, const H: usize, B: Bitboard> Threaded<W, H, B> {
         if let Some(order) = self.worker.tick(self.started.elapsed()) {
             self.searches.carry_out(order)?;
         }
-        match self.searches.next_report(wait)? {
-            Some(report) => self.worker.report(report).map(Some),
-            None => Ok(None),
+        let Some(report) = self.searches.next_report(wait)? else {
+            return Ok(None);
+        };
+        match self.foreman.as_mut() {
+            Some(foreman) => {
+                let relayed = foreman.report(report)?;
+                self.relay(relayed).map(Some)
+            }
+            None => self.worker.report(report).map(Some),
         }
     }
 
@@ -540,15 +583,20 @@ mod tests {
         answers
     }
 
-    /// A scripted trace on a one-solver worker and on a worker of three lanes that help:
-    /// every job answered gives a lone solver's range for its window, a job cancelled
-    /// before it starts answers stopped with no positions of its own, and the end of the
-    /// run stops what runs and finishes the worker.
+    /// A scripted trace on a one-solver worker, on a worker of three lanes that help, and on
+    /// one that splits its jobs over three lanes ([`Threaded::start_crew`]): every job
+    /// answered gives a range that decides its window and holds a lone solver's score (the
+    /// first two: the lone solver's very range), a job cancelled before it starts answers
+    /// stopped, and the end of the run stops what runs and finishes the worker.
     #[test]
     fn both_kinds_of_worker_answer_a_trace_as_a_lone_solver() {
         let lines = ["1", "2", "3", "44", "45", "4"];
         let mut plain = Solver::<6, 5, u64>::new(4).expect("4 MiB");
         let window = Window::of(Strength::Weak);
+        let scores: Vec<i32> = lines
+            .iter()
+            .map(|m| plain.solve(&Position::from_moves(m).expect("legal"), Strength::Strong))
+            .collect();
         let expected: Vec<(i32, i32)> = lines
             .iter()
             .map(|m| {
@@ -569,7 +617,19 @@ mod tests {
             pool.set_helping(true);
             Threaded::start_lanes(pool, 20, Route::alone())
         };
-        for mut worker in [one(), lanes()] {
+        let crew = || {
+            let pool = SolverPool::<6, 5, u64>::new(4, 3).expect("4 MiB");
+            let crew = Crew {
+                lanes: 3,
+                stones: 2,
+                deepen: 2,
+                alone: 1,
+                guesses: 0,
+                group: 2,
+            };
+            Threaded::start_crew(pool, 20, Route::alone(), crew)
+        };
+        for (kind, mut worker) in [(0, one()), (1, lanes()), (2, crew())] {
             let mut trace: Vec<ToWorker> = lines
                 .iter()
                 .enumerate()
@@ -588,8 +648,13 @@ mod tests {
             trace.push(ToWorker::Cancel { id: 99 });
             let answers = run_trace(&mut worker, trace);
             assert_eq!(answers.len(), lines.len() + 1);
-            for (answer, range) in answers.iter().zip(&expected) {
-                assert_eq!(answer.range, Some(*range), "job {}", answer.id);
+            for ((answer, range), score) in answers.iter().zip(&expected).zip(&scores) {
+                let (lo, hi) = answer.range.expect("answered");
+                assert!(window.decided(lo, hi), "{kind}: job {}", answer.id);
+                assert!((lo..=hi).contains(score), "{kind}: job {}", answer.id);
+                if kind < 2 {
+                    assert_eq!(answer.range, Some(*range), "{kind}: job {}", answer.id);
+                }
             }
             assert_eq!(answers[lines.len()].id, 99);
             worker.take(ToWorker::Line).expect("a new line");

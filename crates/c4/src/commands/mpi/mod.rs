@@ -102,6 +102,10 @@ impl Setup {
             (knobs::MPI_GROUP.name, plan.manager.group.to_string()),
             (knobs::MPI_SHARE.name, plan.shared_empties.to_string()),
             (knobs::MPI_LANES.name, plan.lanes.to_string()),
+            (
+                knobs::MPI_CREW.name,
+                plan.crew.map_or(0, |c| c.stones).to_string(),
+            ),
         ];
         Ok(Setup { plan, identity })
     }
@@ -265,6 +269,9 @@ fn start_worker<const W: usize, const H: usize, B: Bitboard>(
         pool.set_helping(setup.plan.help);
         if let Some(book) = solving.book {
             pool.set_book(book);
+        }
+        if let Some(crew) = setup.plan.crew {
+            return Ok(Threaded::start_crew(pool, journal_empties, route, crew));
         }
         return Ok(Threaded::start_lanes(pool, journal_empties, route));
     }

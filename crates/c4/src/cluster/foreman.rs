@@ -1,0 +1,537 @@
+//! A worker's own top tree over its lanes ([`Foreman`]): a job from the manager is split
+//! into smaller jobs for the worker's lanes, as the manager splits the root for its workers,
+//! and answered once the worker's tree has decided its window.
+//!
+//! Why: with workers of many lanes, the manager kept one job out for every lane (256 at 16
+//! workers of 16 lanes), replayed its tree over all of them after every batch of answers, and
+//! was busy three quarters of the run (docs/connect4/mpi.md, 2026-11-30). Two levels keep the
+//! manager's tree as small as the workers (Feldmann's distributed YBW over a cluster of
+//! shared-memory nodes): the manager holds one job a worker, and each worker splits its job
+//! over its lanes on its own time, its answers never crossing the network.
+//!
+//! It sits between the [`Worker`](super::worker::Worker) and its searches, as a pure state
+//! machine: the worker's orders go in, and orders for the lanes come out; the lanes' reports
+//! go in, and reports for the worker come out. So the worker, the simulator and the threads
+//! that search are the same with it or without it.
+
+use super::dispatch::{Dispatch, Policy};
+use super::wire::{JobAnswer, ToWorker};
+use super::worker::{Order, Outcome, Report};
+use super::{Step, TopTree};
+use std::collections::HashMap;
+use transpo_cli::Failure;
+use transpo_connect4::position::{Bitboard, Position, column_from_char};
+use transpo_connect4::score::Window;
+
+/// How a foreman splits a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crew {
+    /// The lanes its jobs go to (at least one).
+    pub lanes: usize,
+    /// Stones below the manager's job its own jobs are.
+    pub stones: u32,
+    /// Stones further its tree splits a job while it needs fewer jobs than the lanes
+    /// ([`TopTree::set_deepen`]).
+    pub deepen: u32,
+    /// Children a node of its tree answers before it releases the rest
+    /// ([`TopTree::set_alone`]).
+    pub alone: u32,
+    /// Jobs guessed ahead for lanes that would wait ([`TopTree::set_guesses`]).
+    pub guesses: usize,
+    /// Stones above a job its placement's ancestor is ([`TopTree::new`]).
+    pub group: usize,
+}
+
+/// What the foreman gives: orders for the lanes, and reports for the worker.
+pub type Relayed<const W: usize, const H: usize, B> = (Vec<Order<W, H, B>>, Vec<Report>);
+
+/// The root's moves as a lead's tree is told them: none, so that its jobs' paths start at
+/// the lead's position ([`after_path`]).
+const RELATIVE: &str = "";
+
+/// One of the manager's jobs being split.
+#[derive(Debug)]
+struct Lead<const W: usize, const H: usize, B: Bitboard> {
+    /// The manager's id of the job.
+    id: u64,
+    position: Position<W, H, B>,
+    window: Window,
+    top: TopTree<W, H, B>,
+    dispatch: Dispatch<W, H, B>,
+    /// The lane job of each of the dispatch's (its worker and id).
+    lanes: HashMap<(usize, u64), u64>,
+    /// `Some` once its answer is known (`None` inside: stopped), waiting for the lane jobs
+    /// still out.
+    ended: Option<Option<(i32, i32)>>,
+    /// Microseconds its lane jobs searched, summed.
+    micros: u64,
+    /// The worker's positions when it began.
+    began: u64,
+}
+
+/// A worker's own top tree over its lanes (the module's docs).
+#[derive(Debug)]
+pub struct Foreman<const W: usize, const H: usize, B: Bitboard> {
+    crew: Crew,
+    leads: Vec<Lead<W, H, B>>,
+    /// For each lane job out: its lead's id, and the dispatch's worker and id.
+    out: HashMap<u64, (u64, usize, u64)>,
+    next: u64,
+    /// The worker's positions on this line, as the lanes last reported them.
+    positions: u64,
+}
+
+impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
+    /// A foreman holding nothing.
+    pub fn new(crew: Crew) -> Self {
+        Foreman {
+            crew: Crew {
+                lanes: crew.lanes.max(1),
+                ..crew
+            },
+            leads: Vec::new(),
+            out: HashMap::new(),
+            next: 0,
+            positions: 0,
+        }
+    }
+
+    /// The orders for the lanes and the reports for the worker that the worker's `order`
+    /// gives: a job is split, a stop stops its lane jobs; the rest goes to the lanes as it
+    /// is.
+    ///
+    /// # Errors
+    ///
+    /// A job the foreman already holds: the worker refuses those first, so a bug.
+    pub fn order(&mut self, order: Order<W, H, B>) -> Result<Relayed<W, H, B>, Failure> {
+        match order {
+            Order::Search(id, position, window) => {
+                if self.leads.iter().any(|lead| lead.id == id) {
+                    return Err(Failure::run(format!("job {id} split twice (a bug)")));
+                }
+                let stones = position.moves().saturating_add(self.crew.stones);
+                let leaf_empties = ((W * H) as u32).saturating_sub(stones);
+                let mut top = TopTree::new(leaf_empties, self.crew.group);
+                top.set_alone(self.crew.alone);
+                top.set_guesses(self.crew.guesses);
+                top.set_deepen(self.crew.deepen, self.crew.lanes);
+                let policy = Policy {
+                    ahead: 1,
+                    steal: true,
+                    serial: false,
+                };
+                self.leads.push(Lead {
+                    id,
+                    position,
+                    window,
+                    top,
+                    dispatch: Dispatch::new(self.crew.lanes, policy),
+                    lanes: HashMap::new(),
+                    ended: None,
+                    micros: 0,
+                    began: self.positions,
+                });
+                Ok(self.drive(self.leads.len() - 1))
+            }
+            Order::Stop(id) => {
+                let Some(at) = self.leads.iter().position(|lead| lead.id == id) else {
+                    return Ok((Vec::new(), Vec::new()));
+                };
+                let lead = &mut self.leads[at];
+                if lead.ended.is_none() {
+                    lead.ended = Some(None);
+                }
+                let orders = lead.dispatch.cancel_all();
+                let orders = self.lane_orders(at, orders)?;
+                Ok((orders, self.finish_if_done(at)))
+            }
+            Order::NewLine => {
+                self.positions = 0;
+                Ok((vec![Order::NewLine], Vec::new()))
+            }
+            order => Ok((vec![order], Vec::new())),
+        }
+    }
+
+    /// The orders for the lanes and the reports for the worker that a lane's `report`
+    /// gives: bounds go on to the worker at once; an answer teaches its lead's tree, which
+    /// then asks for more or decides the job (answered once its last lane job is).
+    ///
+    /// # Errors
+    ///
+    /// The outcome of a lane job the foreman does not hold, or an answer its tree refuses
+    /// (a bug or a broken search).
+    pub fn report(&mut self, report: Report) -> Result<Relayed<W, H, B>, Failure> {
+        let done = match report {
+            Report::Done(done) => done,
+            bounds => return Ok((Vec::new(), vec![bounds])),
+        };
+        let (lead_id, w, sub) = self.out.remove(&done.id).ok_or_else(|| {
+            Failure::run(format!(
+                "an answer to lane job {}, which no job holds (a bug)",
+                done.id
+            ))
+        })?;
+        self.positions = self.positions.max(done.positions);
+        let mut reports = Vec::new();
+        if !done.bounds.is_empty() {
+            reports.push(Report::Bounds(done.bounds));
+        }
+        let Some(at) = self.leads.iter().position(|lead| lead.id == lead_id) else {
+            return Err(Failure::run(format!(
+                "lane job {} of job {lead_id}, which is gone (a bug)",
+                done.id
+            )));
+        };
+        let lead = &mut self.leads[at];
+        lead.lanes.remove(&(w, sub));
+        lead.micros += done.micros;
+        let answer = JobAnswer {
+            id: sub,
+            range: done.range,
+            positions: done.positions,
+            micros: done.micros,
+        };
+        lead.dispatch
+            .answer(w, answer, &mut lead.top)
+            .map_err(|e| Failure::run(format!("job {lead_id}'s lanes: {e}")))?;
+        let orders = match lead.ended {
+            Some(_) => Vec::new(),
+            None => {
+                let (orders, more) = self.drive(at);
+                reports.extend(more);
+                return Ok((orders, reports));
+            }
+        };
+        reports.extend(self.finish_if_done(at));
+        Ok((orders, reports))
+    }
+
+    /// Steps lead `at`'s tree and hands out its jobs; once the tree decides the job, stops
+    /// the lane jobs still out and answers when none is.
+    fn drive(&mut self, at: usize) -> Relayed<W, H, B> {
+        let lead = &mut self.leads[at];
+        let explored = self.positions.saturating_sub(lead.began) + lead.top.positions();
+        let step = lead
+            .top
+            .step(&lead.position, RELATIVE, lead.window, explored);
+        let orders = match step {
+            Step::Solved(range) => {
+                lead.ended = Some(Some((*range.start(), *range.end())));
+                lead.dispatch.cancel_all()
+            }
+            Step::Jobs(jobs) => lead.dispatch.plan_with_guesses(jobs, lead.top.guesses()),
+        };
+        // The dispatch's jobs are positions of this board: its orders are well formed.
+        let orders = self.lane_orders(at, orders).unwrap_or_default();
+        let reports = self.finish_if_done(at);
+        (orders, reports)
+    }
+
+    /// Lead `at`'s dispatch orders as orders for the lanes, each job under an id of its own.
+    fn lane_orders(
+        &mut self,
+        at: usize,
+        orders: super::dispatch::Orders,
+    ) -> Result<Vec<Order<W, H, B>>, Failure> {
+        let lead = &mut self.leads[at];
+        let mut lane = Vec::with_capacity(orders.len());
+        for (w, message) in orders {
+            match message {
+                ToWorker::Job { id, window, moves } => {
+                    let position = after_path(&lead.position, &moves)?;
+                    let own = self.next;
+                    self.next += 1;
+                    lead.lanes.insert((w, id), own);
+                    self.out.insert(own, (lead.id, w, id));
+                    lane.push(Order::Search(own, position, window));
+                }
+                ToWorker::Cancel { id } => {
+                    if let Some(&own) = lead.lanes.get(&(w, id)) {
+                        lane.push(Order::Stop(own));
+                    }
+                }
+                // A dispatch of jobs sends nothing else mid-line.
+                _ => {}
+            }
+        }
+        Ok(lane)
+    }
+
+    /// The worker's report of lead `at`'s outcome, if it has ended and no lane job of it is
+    /// out (the lead is then let go).
+    fn finish_if_done(&mut self, at: usize) -> Vec<Report> {
+        let lead = &self.leads[at];
+        let Some(range) = lead.ended else {
+            return Vec::new();
+        };
+        if lead.dispatch.busy() {
+            return Vec::new();
+        }
+        let lead = self.leads.remove(at);
+        vec![Report::Done(Outcome {
+            id: lead.id,
+            range,
+            positions: self.positions,
+            bounds: Vec::new(),
+            micros: lead.micros,
+        })]
+    }
+
+    /// Whether it holds no job.
+    pub fn idle(&self) -> bool {
+        self.leads.is_empty()
+    }
+}
+
+/// The position `path` (columns as [`column_char`](transpo_connect4::position::column_char) writes them) reaches from `root`: a lane
+/// job's, whose path the lead's tree writes from the lead's position.
+fn after_path<const W: usize, const H: usize, B: Bitboard>(
+    root: &Position<W, H, B>,
+    path: &str,
+) -> Result<Position<W, H, B>, Failure> {
+    let mut position = *root;
+    for ch in path.chars() {
+        match column_from_char(ch) {
+            Some(col) if col < W && position.can_play(col) => position.play_column(col),
+            _ => {
+                return Err(Failure::run(format!(
+                    "lane job {path:?}: not a move of the job"
+                )));
+            }
+        }
+    }
+    Ok(position)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use transpo_connect4::score::Strength;
+    use transpo_connect4::solver::Solver;
+
+    fn crew(lanes: usize, stones: u32, deepen: u32) -> Crew {
+        Crew {
+            lanes,
+            stones,
+            deepen,
+            alone: 1,
+            guesses: 0,
+            group: 2,
+        }
+    }
+
+    /// The lanes of a worker as one solver that searches the lane jobs one at a time,
+    /// `pick` choosing which of those waiting goes next (answers come back in any order);
+    /// returns what the foreman reported to the worker and the lane jobs searched.
+    fn run_lanes<const W: usize, const H: usize>(
+        foreman: &mut Foreman<W, H, u64>,
+        first: Relayed<W, H, u64>,
+        mut pick: impl FnMut(usize) -> usize,
+    ) -> (Vec<Report>, usize) {
+        let mut solver = Solver::<W, H, u64>::new(4).expect("4 MiB");
+        let (mut waiting, mut reports) = (Vec::new(), first.1);
+        let mut stopped = Vec::new();
+        let take = |orders: Vec<Order<W, H, u64>>, waiting: &mut Vec<_>, stopped: &mut Vec<u64>| {
+            for order in orders {
+                match order {
+                    Order::Search(id, pos, window) => waiting.push((id, pos, window)),
+                    Order::Stop(id) => stopped.push(id),
+                    other => panic!("a lane order {other:?}"),
+                }
+            }
+        };
+        take(first.0, &mut waiting, &mut stopped);
+        let mut searched = 0;
+        while !waiting.is_empty() {
+            let (id, pos, window) = waiting.remove(pick(waiting.len()) % waiting.len());
+            let range = if stopped.contains(&id) {
+                None
+            } else {
+                searched += 1;
+                let range = solver.solve_window(&pos, window);
+                assert!(window.decided(*range.start(), *range.end()));
+                Some((*range.start(), *range.end()))
+            };
+            let outcome = Outcome {
+                id,
+                range,
+                positions: solver.nodes(),
+                bounds: Vec::new(),
+                micros: 1,
+            };
+            let (orders, more) = foreman.report(Report::Done(outcome)).expect("held");
+            reports.extend(more);
+            take(orders, &mut waiting, &mut stopped);
+        }
+        (reports, searched)
+    }
+
+    /// A job split over lanes is answered with a range that decides its window and agrees
+    /// with one solve of the job, whatever order the lane jobs are answered in, strong and
+    /// weak, on several boards, splits and depths; and the foreman is then idle.
+    #[test]
+    fn a_split_job_is_answered_as_one_solve() {
+        fn check<const W: usize, const H: usize>(moves: &str, stones: u32, deepen: u32) {
+            let pos = Position::<W, H, u64>::from_moves(moves).expect("a position");
+            let mut one = Solver::<W, H, u64>::new(4).expect("4 MiB");
+            let mut split_into = 0;
+            for strength in [Strength::Strong, Strength::Weak] {
+                let full = Window::of(strength);
+                let score = one.solve_window(&pos, full);
+                let mut windows = vec![full];
+                // A null window either side of the score, as the manager asks them.
+                let s = *score.start();
+                windows.extend([
+                    Window {
+                        alpha: s - 1,
+                        beta: s,
+                    },
+                    Window {
+                        alpha: s,
+                        beta: s + 1,
+                    },
+                ]);
+                for (window, shuffle) in windows.into_iter().zip([0, 3, 7]) {
+                    let mut foreman = Foreman::<W, H, u64>::new(crew(4, stones, deepen));
+                    let first = foreman.order(Order::Search(9, pos, window)).expect("a job");
+                    let mut turn = 0;
+                    let (reports, searched) = run_lanes(&mut foreman, first, |n| {
+                        turn += 1;
+                        (turn * shuffle) % n.max(1)
+                    });
+                    let [Report::Done(done)] = &reports[..] else {
+                        panic!("{moves:?} {window:?}: {reports:?}");
+                    };
+                    let (lo, hi) = done.range.expect("answered");
+                    assert_eq!(done.id, 9);
+                    assert!(window.decided(lo, hi), "{moves:?} {window:?}: {lo}..={hi}");
+                    let truth = one.solve_window(&pos, window);
+                    assert!(
+                        lo <= *truth.end() && *truth.start() <= hi,
+                        "{moves:?} {window:?}: {lo}..={hi} against {truth:?}"
+                    );
+                    split_into = split_into.max(searched);
+                    assert!(foreman.idle());
+                }
+            }
+            assert!(split_into > 1, "{moves:?}: split into {split_into} at most");
+        }
+        check::<5, 4>("", 2, 0);
+        check::<5, 4>("3", 1, 2);
+        check::<6, 4>("34", 2, 2);
+        check::<4, 5>("1122", 3, 0);
+        check::<6, 5>("34", 2, 2);
+    }
+
+    /// A stop stops every lane job of the job that is out, and once they have reported, the
+    /// job is reported stopped; the lanes' bounds go to the worker as they come; a report
+    /// of a lane job no job holds, and a job split twice, are refused.
+    #[test]
+    fn a_stop_reaches_every_lane_job() {
+        let pos = Position::<6, 5, u64>::from_moves("33").expect("a position");
+        let mut foreman = Foreman::<6, 5, u64>::new(crew(4, 3, 2));
+        let window = Window::of(Strength::Strong);
+        let (orders, reports) = foreman.order(Order::Search(1, pos, window)).expect("a job");
+        assert!(reports.is_empty());
+        let ids: Vec<u64> = orders
+            .iter()
+            .map(|o| match o {
+                Order::Search(id, ..) => *id,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(!ids.is_empty());
+        assert!(foreman.order(Order::Search(1, pos, window)).is_err());
+        let passed = foreman.report(Report::Bounds(vec![1, 2])).expect("bounds");
+        assert_eq!(passed.1, [Report::Bounds(vec![1, 2])]);
+        let (stops, reports) = foreman.order(Order::Stop(1)).expect("a stop");
+        let mut stopped: Vec<u64> = stops
+            .iter()
+            .map(|o| match o {
+                Order::Stop(id) => *id,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        stopped.sort_unstable();
+        assert_eq!(stopped, ids);
+        assert!(reports.is_empty(), "answered before its lane jobs");
+        let last = ids.len() - 1;
+        for (i, &id) in ids.iter().enumerate() {
+            let outcome = Outcome {
+                id,
+                range: None,
+                positions: 5,
+                bounds: vec![7],
+                micros: 2,
+            };
+            let (orders, reports) = foreman.report(Report::Done(outcome)).expect("held");
+            assert!(orders.is_empty());
+            let done: Vec<_> = reports
+                .iter()
+                .filter_map(|r| match r {
+                    Report::Done(done) => Some(done.clone()),
+                    Report::Bounds(b) => {
+                        assert_eq!(b, &[7]);
+                        None
+                    }
+                })
+                .collect();
+            if i == last {
+                assert_eq!(done.len(), 1);
+                assert_eq!((done[0].id, done[0].range), (1, None));
+                assert_eq!(done[0].micros, 2 * ids.len() as u64);
+            } else {
+                assert!(done.is_empty());
+            }
+        }
+        assert!(foreman.idle());
+        let stray = Outcome {
+            id: ids[0],
+            range: None,
+            positions: 5,
+            bounds: Vec::new(),
+            micros: 0,
+        };
+        assert!(foreman.report(Report::Done(stray)).is_err());
+        // A stop of a job it does not hold (answered already) is nothing.
+        let (orders, reports) = foreman.order(Order::Stop(1)).expect("nothing");
+        assert!(orders.is_empty() && reports.is_empty());
+    }
+
+    /// Two jobs held at once are each answered as one solve answers them, their lane jobs
+    /// interleaved.
+    #[test]
+    fn two_jobs_split_at_once() {
+        let mut foreman = Foreman::<6, 4, u64>::new(crew(3, 2, 2));
+        let mut one = Solver::<6, 4, u64>::new(4).expect("4 MiB");
+        let window = Window::of(Strength::Strong);
+        let (a, b) = (
+            Position::<6, 4, u64>::from_moves("3").expect("a position"),
+            Position::<6, 4, u64>::from_moves("4").expect("a position"),
+        );
+        let (mut orders, mut reports) = foreman.order(Order::Search(1, a, window)).expect("a");
+        let more = foreman.order(Order::Search(2, b, window)).expect("b");
+        orders.extend(more.0);
+        reports.extend(more.1);
+        let mut turn = 0;
+        let (reports, _) = run_lanes(&mut foreman, (orders, reports), |n| {
+            turn += 1;
+            turn % n
+        });
+        assert_eq!(reports.len(), 2);
+        for report in reports {
+            let Report::Done(done) = report else {
+                panic!("{report:?}");
+            };
+            let pos = if done.id == 1 { a } else { b };
+            let want = one.solve(&pos, Strength::Strong);
+            let (lo, hi) = done.range.expect("answered");
+            assert!(
+                window.decided(lo, hi) && (lo..=hi).contains(&want),
+                "job {}",
+                done.id
+            );
+        }
+    }
+}
