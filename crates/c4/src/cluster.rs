@@ -23,7 +23,8 @@
 //!
 //! Beside the tree ([`TopTree`]): [`dispatch`], which jobs go to which worker; [`manager`],
 //! the manager that answers the line protocol with the tree and the workers; [`worker`], a
-//! worker as a state machine, and the threads that carry out its orders; [`sharing`], the
+//! worker as a state machine, and the threads that carry out its orders; [`foreman`], a
+//! worker's own top tree that splits the manager's jobs over its lanes; [`sharing`], the
 //! bounds the workers pass each other, and [`relay`], the tree they go along; [`wire`], the messages between the ranks; [`state`],
 //! the state file (`--state FILE`) that lets a killed solve go on where the last write left
 //! it; [`simulate`], the same manager and workers in virtual time, for timing many workers

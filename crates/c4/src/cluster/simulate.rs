@@ -18,10 +18,10 @@
 //! manager's share and the intake's share say where the rest went. A worker may search
 //! several jobs at once on one table (lanes: a worker of that many threads, one job each).
 //!
-//! What it leaves out: a job is searched whole the moment it starts, so a job stopped
-//! halfway counts only the positions of its ticks but leaves its whole search in its
-//! worker's table (later jobs of that worker are a little cheaper than they would be), and
-//! a lane's job sees the whole of the jobs started before it on its worker's other lanes;
+//! What it leaves out: a job is searched whole the moment it starts, so by default a job
+//! stopped halfway counts only the positions of its ticks but leaves its whole search in its
+//! worker's table, and a lane's job sees the whole of the jobs started before it on its
+//! worker's other lanes ([`Stops`] bounds the first from both sides and models it closer);
 //! the bounds a running job passes on mid-search ([`super::worker::PASS_EVERY`]) go out
 //! with its answer instead; memory that slows many cores at once is not modelled. How it
 //! compares with real runs is in docs/connect4/mpi.md.
