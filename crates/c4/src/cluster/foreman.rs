@@ -102,7 +102,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
     ///
     /// # Errors
     ///
-    /// A job the foreman already holds: the worker refuses those first, so a bug.
+    /// A job the foreman already holds (the worker refuses those first), or a lane job its
+    /// tree writes that is no move of the job: a bug.
     pub fn order(&mut self, order: Order<W, H, B>) -> Result<Relayed<W, H, B>, Failure> {
         match order {
             Order::Search(id, position, window) => {
@@ -131,7 +132,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
                     micros: 0,
                     began: self.positions,
                 });
-                Ok(self.drive(self.leads.len() - 1))
+                self.drive(self.leads.len() - 1)
             }
             Order::Stop(id) => {
                 let Some(at) = self.leads.iter().position(|lead| lead.id == id) else {
@@ -198,7 +199,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
         let orders = match lead.ended {
             Some(_) => Vec::new(),
             None => {
-                let (orders, more) = self.drive(at);
+                let (orders, more) = self.drive(at)?;
                 reports.extend(more);
                 return Ok((orders, reports));
             }
@@ -209,7 +210,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
 
     /// Steps lead `at`'s tree and hands out its jobs; once the tree decides the job, stops
     /// the lane jobs still out and answers when none is.
-    fn drive(&mut self, at: usize) -> Relayed<W, H, B> {
+    fn drive(&mut self, at: usize) -> Result<Relayed<W, H, B>, Failure> {
         let lead = &mut self.leads[at];
         let explored = self.positions.saturating_sub(lead.began) + lead.top.positions();
         let step = lead
@@ -222,10 +223,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
             }
             Step::Jobs(jobs) => lead.dispatch.plan_with_guesses(jobs, lead.top.guesses()),
         };
-        // The dispatch's jobs are positions of this board: its orders are well formed.
-        let orders = self.lane_orders(at, orders).unwrap_or_default();
+        let orders = self.lane_orders(at, orders)?;
         let reports = self.finish_if_done(at);
-        (orders, reports)
+        Ok((orders, reports))
     }
 
     /// Lead `at`'s dispatch orders as orders for the lanes, each job under an id of its own.

@@ -169,6 +169,9 @@ struct Running<const W: usize, const H: usize, B: Bitboard> {
 type Stored<const W: usize, const H: usize, B> =
     (Position<W, H, B>, ScoreBound, Option<usize>, u64);
 
+/// Entries of a held job's map kept allocated for the next ([`Aside::release`]).
+const HELD_KEPT: usize = 1 << 12;
+
 /// A worker's table in virtual time: its [`SharingTable`], and while a job is searched with
 /// [`Stops::Partial`], what the job stores held aside (read back by the same job, its mirror
 /// images too), to be stored for good when the job ends or dropped when it is stopped.
@@ -195,7 +198,11 @@ impl<const W: usize, const H: usize, B: Bitboard> Aside<W, H, B> {
     /// Stops holding; what was held, in order.
     fn release(&mut self) -> Vec<Stored<W, H, B>> {
         self.holding = false;
-        self.held.clear();
+        if !self.held.is_empty() {
+            // A big job's map, cleared, would cost every later job a sweep of its size.
+            self.held.clear();
+            self.held.shrink_to(HELD_KEPT);
+        }
         std::mem::take(&mut self.order)
     }
 }
