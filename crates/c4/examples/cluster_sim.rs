@@ -8,7 +8,6 @@
 
 use clap::Parser;
 use std::process::ExitCode;
-use transpo_c4::cluster::GROUP;
 use transpo_c4::cluster::foreman::Crew;
 use transpo_c4::cluster::plan::Plan;
 use transpo_c4::cluster::simulate::{Costs, Lanes, Stops, simulate, thread_cpu_time};
@@ -74,15 +73,18 @@ struct Args {
     #[arg(long, default_value_t = 128)]
     hash_mib: u64,
     /// Each worker splits its jobs over its lanes with a top tree of its own, into jobs this
-    /// many stones deeper (the manager then counts one search a worker).
+    /// many stones deeper (the manager then counts one search a worker), as
+    /// `TRANSPO_C4_MPI_CREW` does.
     #[arg(long)]
     crew_stones: Option<u32>,
-    /// Stones further a worker's tree splits a job while it needs fewer jobs than the lanes.
-    #[arg(long, default_value_t = 4)]
-    crew_deepen: u32,
-    /// Children a node of a worker's tree answers before it releases the rest.
-    #[arg(long, default_value_t = 1)]
-    crew_alone: u32,
+    /// Stones further a worker's tree splits a job while it needs fewer jobs than the lanes
+    /// (default: the binary's).
+    #[arg(long)]
+    crew_deepen: Option<u32>,
+    /// Children a node of a worker's tree answers before it releases the rest (default: the
+    /// binary's).
+    #[arg(long)]
+    crew_alone: Option<u32>,
     /// What a job stopped while it searches costs and leaves: `cut` (its ticks to the stop,
     /// its whole search left in the table), `whole` (its whole search's ticks) or `partial`
     /// (its ticks to the stop, and what a search stopped there leaves).
@@ -123,14 +125,6 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         }
     };
     let squares = (W * H) as u32;
-    let crew = args.crew_stones.map(|stones| Crew {
-        lanes: args.lanes,
-        stones,
-        deepen: args.crew_deepen,
-        alone: args.crew_alone,
-        guesses: args.crew_guesses,
-        group: GROUP,
-    });
     for &workers in &args.workers {
         // The binary's plan for that many workers (`cluster::plan`), with this run's flags
         // over it as the knobs would be.
@@ -141,16 +135,21 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             leaf,
             alone: args.alone,
             alone_all: args.alone_all,
-            ahead: Some(match crew {
+            ahead: Some(match args.crew_stones {
                 Some(_) => args.ahead,
                 None => args.ahead.max(args.lanes),
             } as u32),
             guess: args.guesses,
+            crew: args.crew_stones,
             ..Knobs::default()
         };
-        // A worker that splits its own jobs is one search to the manager.
-        let threads = if crew.is_some() { 1 } else { args.lanes };
-        let plan = Plan::new(squares, workers + 1, threads, strength, false, &knobs);
+        let plan = Plan::new(squares, workers + 1, args.lanes, strength, false, &knobs);
+        let crew = plan.crew.map(|crew| Crew {
+            deepen: args.crew_deepen.unwrap_or(crew.deepen),
+            alone: args.crew_alone.unwrap_or(crew.alone),
+            guesses: args.crew_guesses,
+            ..crew
+        });
         let mut setup = plan.manager;
         if let Some(stones) = args.main_line_stones {
             setup.main_line = stones;

@@ -107,13 +107,6 @@ pub const fn helps(lanes: usize) -> bool {
     lanes > 1 && lanes <= HELP_UP_TO_LANES
 }
 
-/// Stones below the manager's job a worker of `lanes` lanes splits it to over them by
-/// default ([`foreman`]): none (each lane takes the manager's jobs).
-pub const fn crew_stones(lanes: usize) -> u32 {
-    let _ = lanes;
-    0
-}
-
 /// Stones further a worker's own tree splits a job while it needs fewer jobs than its
 /// lanes ([`TopTree::set_deepen`]).
 pub const CREW_DEEPEN: u32 = 4;

@@ -17,7 +17,7 @@ use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
 use super::worker::Route;
 use super::{
-    CREW_DEEPEN, GROUP, alone_before_release, crew_stones, deepen, guesses, helps, leaf_empties,
+    CREW_DEEPEN, GROUP, alone_before_release, deepen, guesses, helps, leaf_empties,
     main_line_stones,
 };
 use crate::knobs::Knobs;
@@ -76,7 +76,9 @@ impl Plan {
         knobs: &Knobs,
     ) -> Plan {
         let lanes = Knobs::flag(knobs.lanes).unwrap_or(true) && threads > 1;
-        let stones = knobs.crew.unwrap_or(crew_stones(threads));
+        // Off unless the knob says: no real run has timed it (docs/connect4/mpi.md,
+        // 2026-11-30, “a worker that splits its job over its lanes”).
+        let stones = knobs.crew.unwrap_or(0);
         let crew = (lanes && stones > 0).then_some(Crew {
             lanes: threads,
             stones,
