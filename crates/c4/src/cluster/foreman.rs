@@ -116,17 +116,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
                 top.set_alone(self.crew.alone);
                 top.set_guesses(self.crew.guesses);
                 top.set_deepen(self.crew.deepen, self.crew.lanes);
-                let policy = Policy {
-                    ahead: 1,
-                    steal: true,
-                    serial: false,
-                };
                 self.leads.push(Lead {
                     id,
                     position,
                     window,
                     top,
-                    dispatch: Dispatch::new(self.crew.lanes, policy),
+                    // One job a lane, an idle lane taking another's.
+                    dispatch: Dispatch::new(self.crew.lanes, Policy::default()),
                     lanes: HashMap::new(),
                     ended: None,
                     micros: 0,
