@@ -9,38 +9,68 @@ use crate::read::{Given, Refusal};
 use crate::rules::{Game, Rules};
 
 /// Checked positions: all their moves (0-based columns) in one buffer, so that reading one
-/// allocates nothing.
+/// allocates nothing; or, for a batch read from an array of grids, each one's key
+/// ([`Game::grid_key`]), which the solver turns into its position without playing the
+/// moves that reach it.
 #[derive(Default, Debug, PartialEq, Eq)]
 pub struct Batch {
     /// The moves of every position, one after the other.
     pub moves: Vec<u8>,
     /// Where each position's moves end in `moves` (and the next one's begin).
     ends: Vec<usize>,
+    /// The positions' keys, in a batch of keys (then `moves` and `ends` are empty).
+    keys: Vec<u128>,
+}
+
+/// One position of a [`Batch`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item<'a> {
+    /// The moves that reach it.
+    Moves(&'a [u8]),
+    /// Its key ([`transpo_connect4::position::Position::key`], widened to `u128`).
+    Key(u128),
 }
 
 impl Batch {
     /// Positions in the batch.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.ends.len() + self.keys.len()
     }
 
     /// Whether the batch has no position.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.len() == 0
     }
 
-    /// The moves of position `i` (none if there is no such position).
-    pub fn get(&self, i: usize) -> &[u8] {
+    /// Position `i` (no moves if there is no such position).
+    pub fn get(&self, i: usize) -> Item<'_> {
+        if !self.keys.is_empty() {
+            return match self.keys.get(i) {
+                Some(&key) => Item::Key(key),
+                None => Item::Moves(&[]),
+            };
+        }
         let start = i.checked_sub(1).map_or(0, |j| self.ends[j]);
-        self.ends
-            .get(i)
-            .and_then(|&end| self.moves.get(start..end))
-            .unwrap_or_default()
+        Item::Moves(
+            self.ends
+                .get(i)
+                .and_then(|&end| self.moves.get(start..end))
+                .unwrap_or_default(),
+        )
     }
 
     /// Ends a position whose moves were pushed onto `moves`.
     pub fn end_position(&mut self) {
         self.ends.push(self.moves.len());
+    }
+
+    /// Adds a position by its key, to a batch of keys (one with no moves).
+    pub fn push_key(&mut self, key: u128) {
+        debug_assert!(
+            self.ends.is_empty(),
+            "a batch holds moves or keys, not both"
+        );
+        self.keys.push(key);
     }
 }
 
@@ -48,13 +78,14 @@ impl Batch {
 pub type Refused = (usize, String);
 
 /// Runs `check` on each of `count` items on up to `threads` threads (chunks of at least
-/// 256), in order: each check pushes its position's moves onto the buffer it is given, so a
-/// position costs its moves and one index, never an allocation of its own. The positions,
-/// or the first refused (by index).
+/// 256), in order: each check adds its position to the batch it is given (its moves and
+/// [`Batch::end_position`], or [`Batch::push_key`]), so a position costs its moves and one
+/// index, or its key, never an allocation of its own. The positions, or the first refused
+/// (by index).
 fn check_in_parallel(
     count: usize,
     threads: usize,
-    check: impl Fn(usize, &mut Vec<u8>) -> Result<(), String> + Sync,
+    check: impl Fn(usize, &mut Batch) -> Result<(), String> + Sync,
 ) -> Result<Batch, Refused> {
     let chunk = count.div_ceil(threads.max(1)).max(256);
     let check = &check;
@@ -65,8 +96,7 @@ fn check_in_parallel(
                 scope.spawn(move || {
                     let mut part = Batch::default();
                     for i in from..count.min(from + chunk) {
-                        check(i, &mut part.moves).map_err(|why| (i, why))?;
-                        part.end_position();
+                        check(i, &mut part).map_err(|why| (i, why))?;
                     }
                     Ok(part)
                 })
@@ -81,15 +111,13 @@ fn check_in_parallel(
             })
             .collect()
     });
-    let mut all = Batch {
-        moves: Vec::new(),
-        ends: Vec::with_capacity(count),
-    };
+    let mut all = Batch::default();
     for part in parts {
         let part = part?;
         let offset = all.moves.len();
         all.moves.extend_from_slice(&part.moves);
         all.ends.extend(part.ends.iter().map(|end| end + offset));
+        all.keys.extend_from_slice(&part.keys);
     }
     Ok(all)
 }
@@ -106,18 +134,23 @@ pub fn with_slow(
     if slow.is_empty() {
         return Ok(batch);
     }
-    let checked = check_in_parallel(slow.len(), threads, |k, moves| {
+    let checked = check_in_parallel(slow.len(), threads, |k, part| {
         let game = slow[k].1.check(rules)?;
-        moves.extend_from_slice(game.moves());
+        part.moves.extend_from_slice(game.moves());
+        part.end_position();
         Ok(())
     })
     .map_err(|(k, why)| (slow[k].0, why))?;
     let mut merged = Batch::default();
     let mut slow = slow.iter().map(|(i, _)| *i).enumerate().peekable();
     for i in 0..batch.len() {
-        match slow.next_if(|(_, at)| *at == i) {
-            Some((k, _)) => merged.moves.extend_from_slice(checked.get(k)),
-            None => merged.moves.extend_from_slice(batch.get(i)),
+        let from = match slow.next_if(|(_, at)| *at == i) {
+            Some((k, _)) => checked.get(k),
+            None => batch.get(i),
+        };
+        // Both are batches of moves: read one Python object at a time.
+        if let Item::Moves(moves) = from {
+            merged.moves.extend_from_slice(moves);
         }
         merged.end_position();
     }
@@ -194,22 +227,26 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
             .map(|row| row.iter().map(|&c| int(c)).collect())
             .collect()
     };
-    let check = |i: usize, moves: &mut Vec<u8>| -> Result<(), String> {
+    // A batch of moves for move lists, of keys for grids (`Game::grid_key`).
+    let keyed = !matches!(array.layout, Layout::Moves(_));
+    let check = |i: usize, part: &mut Batch| -> Result<(), String> {
         let cells = &array.values[i * each..(i + 1) * each];
         let given = match array.layout {
             Layout::Moves(_) => {
                 if cells.iter().all(|&c| int(c) >= 0) {
-                    let start = moves.len();
-                    moves.extend_from_slice(cells);
-                    if Game::fits(rules, &moves[start..]) {
+                    let start = part.moves.len();
+                    part.moves.extend_from_slice(cells);
+                    if Game::fits(rules, &part.moves[start..]) {
+                        part.end_position();
                         return Ok(());
                     }
-                    moves.truncate(start);
+                    part.moves.truncate(start);
                 }
                 Given::Moves(cells.iter().map(|&c| int(c)).collect(), false)
             }
             Layout::Grids | Layout::Kaggle => {
-                if Game::push_grid(rules, cells, moves) {
+                if let Some(key) = Game::grid_key(rules, cells) {
+                    part.push_key(key);
                     return Ok(());
                 }
                 Given::Grid(grid_of(cells))
@@ -230,8 +267,9 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
                 };
                 let mut grid = [0; layout::MAX_CELLS];
                 if let Some(grid) = layout::planes_cells(&planes, agent(i), &mut grid)
-                    && Game::push_grid(rules, grid, moves)
+                    && let Some(key) = Game::grid_key(rules, grid)
                 {
+                    part.push_key(key);
                     return Ok(());
                 }
                 let observer = Observer {
@@ -244,7 +282,12 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
             }
         };
         let game = given.check(rules)?;
-        moves.extend_from_slice(game.moves());
+        if keyed {
+            part.push_key(game.key(rules));
+        } else {
+            part.moves.extend_from_slice(game.moves());
+            part.end_position();
+        }
         Ok(())
     };
     check_in_parallel(array.count, threads, check)
@@ -280,9 +323,16 @@ mod tests {
         batch.end_position();
         assert_eq!(
             (batch.len(), batch.get(0), batch.get(1), batch.get(2)),
-            (3, &[3, 3][..], &[][..], &[0][..])
+            (3, Item::Moves(&[3, 3]), Item::Moves(&[]), Item::Moves(&[0]))
         );
-        assert_eq!(batch.get(3), &[] as &[u8]);
+        assert_eq!(batch.get(3), Item::Moves(&[]));
+        let mut keys = Batch::default();
+        keys.push_key(5);
+        keys.push_key(7);
+        assert_eq!(
+            (keys.len(), keys.get(1), keys.get(2)),
+            (2, Item::Key(7), Item::Moves(&[]))
+        );
     }
 
     #[test]
@@ -294,8 +344,8 @@ mod tests {
         }
         let slow = [(1, Given::Moves(vec![4, 4], false))];
         let merged = with_slow(batch, &slow, &rules(), 2).expect("checked");
-        assert_eq!(merged.get(1), &[4, 4]);
-        assert_eq!(merged.get(2), &[1]);
+        assert_eq!(merged.get(1), Item::Moves(&[4, 4]));
+        assert_eq!(merged.get(2), Item::Moves(&[1]));
         let bad = [(2, Given::Moves(vec![9], false))];
         let mut two = Batch::default();
         two.end_position();
@@ -351,10 +401,21 @@ mod tests {
             };
             let batch = from_array(&array, &r, 2).expect("positions");
             (0..3)
-                .map(|i| cells_after(&batch.get(i).iter().map(|&c| c as usize).collect::<Vec<_>>()))
+                .map(|i| match batch.get(i) {
+                    Item::Key(key) => Some(key),
+                    Item::Moves(_) => None,
+                })
                 .collect::<Vec<_>>()
         };
-        let want: Vec<Vec<i8>> = games.iter().map(|g| cells_after(g)).collect();
+        // The library's keys, after the moves.
+        let want: Vec<Option<u128>> = games
+            .iter()
+            .map(|g| {
+                let moves: Vec<i64> = g.iter().map(|&c| c as i64).collect();
+                let game = Game::from_moves(&r, &moves, false).expect("a position");
+                Some(game.key(&r))
+            })
+            .collect();
         assert_eq!(read(&grids, Layout::Grids, &[]), want);
         assert_eq!(read(&grids, Layout::Kaggle, &[]), want);
         // Planes as the agent to move sees them (1, 0, 1 after 3, 2 and 1 moves).
@@ -391,7 +452,7 @@ mod tests {
         let batch = from_array(&array, &r, 1).expect("positions");
         assert_eq!(
             (batch.get(0), batch.get(1)),
-            (&[3, 3, 4, 2][..], &[0, 1, 0, 1][..])
+            (Item::Moves(&[3, 3, 4, 2]), Item::Moves(&[0, 1, 0, 1]))
         );
         let bad: Vec<i8> = [3, -1].to_vec();
         let array = Array {

@@ -3,7 +3,7 @@
 //! and, made on first use, a crew for batches (each thread on positions of its own, the
 //! caller's thread too: `transpo_connect4::crew`).
 
-use crate::batch::Batch;
+use crate::batch::{Batch, Item};
 use crate::budget::{Columns, Goal, narrow_one, next_window};
 use crate::settings::{BookSetting, Settings};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -142,6 +142,17 @@ impl<const W: usize, const H: usize, B: Bitboard> Typed<W, H, B> {
         pos
     }
 
+    /// The position of a batch's item: its moves played, or made from its key.
+    fn position_of(item: Item<'_>) -> Position<W, H, B> {
+        match item {
+            Item::Moves(moves) => Self::position(moves),
+            // A batch's key is one of a grid checked on this board (`Game::grid_key`: not
+            // full, no four, the counts of a game), which `from_key` takes; the empty board
+            // would stand in for one it did not.
+            Item::Key(key) => Position::from_key(B::from_u128(key)).unwrap_or_default(),
+        }
+    }
+
     /// Forgets, without dropping it, a crew made by the process this one forked from (a
     /// PyTorch `DataLoader` worker, `multiprocessing` with fork): its helper threads did
     /// not come along, and a lock one of them held at the fork would stay held here, so
@@ -275,7 +286,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
         let strength = self.strength;
         let count = positions.len();
         // Each position is made on the thread that solves it.
-        let position = move |i| Self::position(positions.get(i));
+        let position = move |i| Self::position_of(positions.get(i));
         Ok(self
             .crew()?
             .solve_each(count, position, strength, |solved| check(solved, count))
@@ -293,7 +304,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
         // one batch; the library's `column_scores` asks for them in the same order twice.
         let mut children = Vec::new();
         for i in 0..positions.len() {
-            let pos = Self::position(positions.get(i));
+            let pos = Self::position_of(positions.get(i));
             let _ = column_scores(&pos, strength, |next| {
                 children.push(*next);
                 Some(0)
@@ -312,7 +323,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
         let mut scores = scores.into_iter();
         let mut all = Vec::with_capacity(positions.len() * W);
         for i in 0..positions.len() {
-            let pos = Self::position(positions.get(i));
+            let pos = Self::position_of(positions.get(i));
             let columns = column_scores(&pos, strength, |_| scores.next());
             // Every child was solved above, in this order.
             all.extend(columns.unwrap_or([None; W]));
@@ -356,7 +367,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Engine for Typed<W, H, B> {
         let mut going = true;
         let mut all = Vec::with_capacity(positions.len());
         for i in 0..positions.len() {
-            let pos = Self::position(positions.get(i));
+            let pos = Self::position_of(positions.get(i));
             let moves = pos.moves();
             let mut known = if pos.can_win_next() {
                 let win = win_now_score(squares, moves);

@@ -20,6 +20,7 @@ pub struct Rules {
     first_fours: fn(&[u8]) -> [Option<usize>; 2],
     playable_without_four: fn(&[u8]) -> bool,
     columns_without_four: fn(&[u8; MAX_COLUMNS], &[u32; MAX_COLUMNS]) -> bool,
+    key_after: fn(&[u8]) -> u128,
 }
 
 impl Rules {
@@ -71,7 +72,22 @@ fn rules_of<const W: usize, const H: usize, B: Bitboard>(board: Board) -> Option
         first_fours: first_fours::<W, H, B>,
         playable_without_four: playable_without_four::<W, H, B>,
         columns_without_four: columns_without_four::<W, H, B>,
+        key_after: key_after::<W, H, B>,
     })
+}
+
+/// The library's key of the position after `moves`, columns of the board none into a full
+/// column (the replay stops at the first that is not), widened to `u128`.
+fn key_after<const W: usize, const H: usize, B: Bitboard>(moves: &[u8]) -> u128 {
+    let mut pos = Position::<W, H, B>::new();
+    for &col in moves {
+        let col = col as usize;
+        if col >= W || !pos.can_play(col) {
+            break;
+        }
+        pos.play_column(col);
+    }
+    pos.key().to_u128()
 }
 
 fn columns_without_four<const W: usize, const H: usize, B: Bitboard>(
@@ -227,54 +243,44 @@ impl Game {
 
     /// Pushes onto `moves` the moves [`Game::from_grid`] gives for a grid of the board
     /// given as its cells row after row (`cells[r * width + c]`, row 0 the top; `i8`s, or
-    /// an `int8` array's bytes, whose values past 127 are no cell either), if the grid is
-    /// not full and has no four ([`Game::fits`]'s questions, asked of the stones before any
-    /// order) and the order search takes them without backing out of a dead end:
-    /// `solve_many`'s path for arrays of grids, read by the million, which allocates
-    /// nothing. Returns `false`, `moves` as they were, for anything else (a bad cell or
-    /// shape, a floating stone, impossible counts, an order that needs the search, a four, a
-    /// full board); `from_grid` then decides and says why.
+    /// an `int8` array's bytes, whose values past 127 are no cell either), if
+    /// [`Game::grid_key`] takes the grid. Returns `false`, `moves` as they were, for anything
+    /// else; `from_grid` then decides and says why.
     pub fn push_grid<C: Copy + Into<i16>>(rules: &Rules, cells: &[C], moves: &mut Vec<u8>) -> bool {
-        let (width, height) = (rules.board.width(), rules.board.height());
-        if cells.len() != width * height || width > MAX_COLUMNS || height > MAX_ROWS {
+        let Some(stacks) = Stacks::of_grid(rules, cells) else {
             return false;
-        }
-        // Each column's stones from the bottom, as `columns_of` reads them, row after row
-        // from the bottom; bit h of `seconds[c]`: the stone at height h is the second
-        // player's.
-        let mut heights = [0u8; MAX_COLUMNS];
-        let mut seconds = [0u32; MAX_COLUMNS];
-        // Bit c of `ended`: column c's top is below this row. A bad cell or a floating
-        // stone sets `bad`, without a branch on the cells.
-        let (mut ended, mut bad) = (0u32, false);
-        for (h, row) in cells.chunks_exact(width).rev().enumerate() {
-            for (c, &cell) in row.iter().enumerate() {
-                let cell: i16 = cell.into();
-                let stone = cell != 0;
-                bad |= !(0..=2).contains(&cell) | (stone & (ended >> c & 1 != 0));
-                ended |= u32::from(!stone) << c;
-                heights[c] += u8::from(stone);
-                seconds[c] |= u32::from(cell == 2) << h;
+        };
+        let mut order = [0u8; MAX_COLUMNS * MAX_ROWS];
+        match stacks.first_tries(&mut order) {
+            Some(total) => {
+                moves.extend_from_slice(&order[..total]);
+                true
             }
+            None => false,
         }
-        if bad {
-            return false;
-        }
-        let total: u32 = heights.iter().map(|&h| u32::from(h)).sum();
-        let second: u32 = seconds.iter().map(|s| s.count_ones()).sum();
-        let first = total - second;
-        if first != second && first != second + 1
-            || total as usize >= width * height
-            || !rules.columns_without_four(&heights, &seconds)
-        {
-            return false;
-        }
-        let start = moves.len();
-        if Stacks::of_bits(width, heights, seconds).push_first_tries(moves) {
-            return true;
-        }
-        moves.truncate(start);
-        false
+    }
+
+    /// The key of a grid's position ([`Position::key`], widened to `u128`), the grid given
+    /// as its cells row after row (`cells[r * width + c]`, row 0 the top; `i8`s, or an
+    /// `int8` array's bytes, whose values past 127 are no cell either), if the grid is not
+    /// full and has no four ([`Game::fits`]'s questions, asked of the stones before any
+    /// order) and the order search takes it without backing out of a dead end:
+    /// `solve_many`'s path for arrays of grids, read by the million, which allocates
+    /// nothing and leaves the moves unwritten (the solver builds the position from the key,
+    /// not by playing them). `None` for anything else (a bad cell or shape, a floating
+    /// stone, impossible counts, an order that needs the search, a four, a full board);
+    /// `from_grid` then decides and says why.
+    pub fn grid_key<C: Copy + Into<i16>>(rules: &Rules, cells: &[C]) -> Option<u128> {
+        let stacks = Stacks::of_grid(rules, cells)?;
+        let mut order = [0u8; MAX_COLUMNS * MAX_ROWS];
+        stacks.first_tries(&mut order)?;
+        Some(stacks.key(rules.board.height()))
+    }
+
+    /// The key of the position ([`Position::key`], widened to `u128`): the library's, after
+    /// the moves.
+    pub fn key(&self, rules: &Rules) -> u128 {
+        (rules.key_after)(&self.moves)
     }
 
     /// The position of `grid` (`height` rows of `width` cells, row 0 the top), reached by
@@ -425,6 +431,63 @@ impl Stacks {
         Stacks::of_bits(width, heights, seconds)
     }
 
+    /// The stacks of a grid of the board of `rules` given as its cells row after row
+    /// ([`Game::grid_key`]'s), if its cells are 0, 1 or 2, no stone floats, the counts are a
+    /// game's, the board is not full and neither player has four; `None` otherwise.
+    fn of_grid<C: Copy + Into<i16>>(rules: &Rules, cells: &[C]) -> Option<Stacks> {
+        let (width, height) = (rules.board.width(), rules.board.height());
+        if cells.len() != width * height || width > MAX_COLUMNS || height > MAX_ROWS {
+            return None;
+        }
+        // Each column's stones from the bottom, as `columns_of` reads them, row after row
+        // from the bottom; bit h of `seconds[c]`: the stone at height h is the second
+        // player's.
+        let mut heights = [0u8; MAX_COLUMNS];
+        let mut seconds = [0u32; MAX_COLUMNS];
+        // Bit c of `ended`: column c's top is below this row. A bad cell or a floating
+        // stone sets `bad`, without a branch on the cells.
+        let (mut ended, mut bad) = (0u32, false);
+        for (h, row) in cells.chunks_exact(width).rev().enumerate() {
+            for (c, &cell) in row.iter().enumerate() {
+                let cell: i16 = cell.into();
+                let stone = cell != 0;
+                bad |= !(0..=2).contains(&cell) | (stone & (ended >> c & 1 != 0));
+                ended |= u32::from(!stone) << c;
+                heights[c] += u8::from(stone);
+                seconds[c] |= u32::from(cell == 2) << h;
+            }
+        }
+        if bad {
+            return None;
+        }
+        let total: u32 = heights.iter().map(|&h| u32::from(h)).sum();
+        let second: u32 = seconds.iter().map(|s| s.count_ones()).sum();
+        let first = total - second;
+        if first != second && first != second + 1
+            || total as usize >= width * height
+            || !rules.columns_without_four(&heights, &seconds)
+        {
+            return None;
+        }
+        Some(Stacks::of_bits(width, heights, seconds))
+    }
+
+    /// The key of the position of the stacks on a board `height` rows high
+    /// ([`Position::key`]): column `c`'s `height + 1` bits, from bit `c·(height + 1)` up,
+    /// hold the stones of the player to move and a one just above the column's top.
+    fn key(&self, height: usize) -> u128 {
+        let total: u32 = self.heights.iter().map(|&h| u32::from(h)).sum();
+        // The first player is to move after an even number of stones.
+        let flip = if total.is_multiple_of(2) { u32::MAX } else { 0 };
+        let mut key = 0u128;
+        for c in 0..self.width {
+            let top = 1u32 << self.heights[c];
+            let mover = (self.seconds[c] ^ flip) & (top - 1);
+            key |= u128::from(mover | top) << (c * (height + 1));
+        }
+        key
+    }
+
     /// The stacks of columns of `heights[c]` stones, bit `h` of `seconds[c]` set where the
     /// stone at height `h` of column `c` is the second player's.
     ///
@@ -535,13 +598,13 @@ impl Stacks {
         count
     }
 
-    /// Pushes onto `moves` the column of every stone, each time the first that
-    /// [`Stacks::next`] offers (what the order search takes when it meets no dead end);
-    /// `false` at a dead end, `moves` as they were. Which columns' next stone is each
+    /// Writes into `order` the column of every stone, each time the first that
+    /// [`Stacks::next`] offers (what the order search takes when it meets no dead end), and
+    /// returns how many; `None` at a dead end. Which columns' next stone is each
     /// player's is kept as a bit set a player, and each column's next stone's key (rank,
     /// then column) in both of [`rank`]'s orders, so a move looks only at the two to four
     /// columns the player to move can take and takes the least key.
-    fn push_first_tries(&self, moves: &mut Vec<u8>) -> bool {
+    fn first_tries(&self, order: &mut [u8; MAX_COLUMNS * MAX_ROWS]) -> Option<usize> {
         let mut taken = [0u8; MAX_COLUMNS];
         // `keys[stuck][c]`: column c's next stone's key in `rank`'s order for `stuck`.
         let mut keys = [[0u16; MAX_COLUMNS]; 2];
@@ -560,7 +623,6 @@ impl Stacks {
             enter(c, 0, &mut keys, &mut open);
         }
         let total: usize = self.heights.iter().map(|&h| usize::from(h)).sum();
-        let mut order = [0u8; MAX_COLUMNS * MAX_ROWS];
         for (i, slot) in order.iter_mut().enumerate().take(total) {
             let (mine, theirs) = (i % 2, 1 - i % 2);
             let keys_now = &keys[usize::from(open[theirs] == 0)];
@@ -573,7 +635,7 @@ impl Stacks {
                 least = least.min(keys_now[c]);
             }
             if least == u16::MAX {
-                return false;
+                return None;
             }
             let c = usize::from(least & 15);
             open[mine] &= !(1 << c);
@@ -581,8 +643,7 @@ impl Stacks {
             enter(c, usize::from(taken[c]), &mut keys, &mut open);
             *slot = c as u8;
         }
-        moves.extend_from_slice(&order[..total]);
-        true
+        Some(total)
     }
 }
 
@@ -1051,8 +1112,8 @@ mod tests {
     /// random games played past their fours, whole or cut just before and after a four, with
     /// full columns, and on the same grids spoilt (a stone made floating, a stone's owner or
     /// a cell changed, two stones of a column swapped), `push_grid` accepts a grid only if
-    /// `from_grid` does and then gives its moves; and it accepts every grid of a real game
-    /// not over.
+    /// `from_grid` does and then gives its moves, and `grid_key` the library's key after
+    /// them; and it accepts every grid of a real game not over.
     #[test]
     fn the_fast_grid_reader_agrees_with_from_grid() {
         let mut next = crate::seeded(2026);
@@ -1102,12 +1163,16 @@ mod tests {
                     .collect();
                 let reference = Game::from_grid(&r, &rows);
                 let mut read = vec![7];
+                let key = Game::grid_key(&r, &cells);
                 if Game::push_grid(&r, &cells, &mut read) {
                     fast += 1;
                     let game = reference.expect("the fast reader accepts only positions");
                     assert_eq!(&read[1..], game.moves(), "{board} {cells:?}");
+                    // The key made from the stones is the library's after the moves.
+                    assert_eq!(key, Some(game.key(&r)), "{board} {cells:?}");
                 } else {
                     assert_eq!(read, [7], "left as it was");
+                    assert_eq!(key, None, "{board} {cells:?}");
                     match reference {
                         Ok(_) => searched += 1,
                         Err(_) => refused += 1,
