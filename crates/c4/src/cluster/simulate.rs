@@ -32,6 +32,7 @@ use super::sharing::SharingTable;
 use super::wire::{ToManager, ToWorker};
 use super::worker::{Order, Outcome, Outgoing, Report as Reported, Route, Worker};
 use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasherDefault;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use transpo_cli::Failure;
@@ -162,12 +163,42 @@ struct Running<const W: usize, const H: usize, B: Bitboard> {
     range: Option<(i32, i32)>,
     bounds: Vec<u8>,
     /// What it stored, held aside until it ends ([`Stops::Partial`]).
-    held: Vec<Stored<W, H, B>>,
+    held: Vec<Held<B>>,
 }
 
-/// One store of a search: the position, the bound, its best column and its positions.
-type Stored<const W: usize, const H: usize, B> =
-    (Position<W, H, B>, ScoreBound, Option<usize>, u64);
+/// A store held aside: the position's key, the bound, its best column and its positions
+/// (the last store of each position only: a later one replaces it in a table too).
+type Held<B> = (B, ScoreBound, Option<u8>, u64);
+
+/// Hashes a position's key for the held map: the key's two halves of a 128-bit product with
+/// an odd constant, folded, so that the low bits (a hash map's bucket) depend on every
+/// column and not on the first ones only. A held job looks up every position it searches
+/// twice (its mirror image too): `std`'s SipHash made a big run's held searches several
+/// times slower than the table's.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        let product = u128::from(self.0 ^ word) * 0x9E37_79B9_7F4A_7C15;
+        self.0 = (product as u64) ^ ((product >> 64) as u64);
+    }
+
+    fn write_u128(&mut self, word: u128) {
+        self.write_u64(word as u64);
+        self.write_u64((word >> 64) as u64);
+    }
+}
 
 /// Entries of a held job's map kept allocated for the next ([`Aside::release`]).
 const HELD_KEPT: usize = 1 << 12;
@@ -178,15 +209,17 @@ const HELD_KEPT: usize = 1 << 12;
 struct Aside<const W: usize, const H: usize, B: Bitboard> {
     base: SharingTable<W, H, B>,
     holding: bool,
-    held: HashMap<B, (ScoreBound, Option<usize>)>,
-    order: Vec<Stored<W, H, B>>,
+    held: HashMap<B, (ScoreBound, Option<u8>, u64), BuildHasherDefault<KeyHasher>>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Aside<W, H, B> {
-    /// Stores what a job held aside, in its order (journaled as it is stored).
-    fn keep(&mut self, held: Vec<Stored<W, H, B>>) {
-        for (pos, bound, best, nodes) in held {
-            self.base.put(&pos, bound, best, nodes);
+    /// Stores what a job held aside (journaled as it is stored).
+    fn keep(&mut self, held: Vec<Held<B>>) {
+        for (key, bound, best, nodes) in held {
+            // The key of a position the job searched, which `from_key` takes back.
+            if let Some(pos) = Position::from_key(key) {
+                self.base.put(&pos, bound, best.map(usize::from), nodes);
+            }
         }
     }
 
@@ -195,15 +228,17 @@ impl<const W: usize, const H: usize, B: Bitboard> Aside<W, H, B> {
         self.holding = true;
     }
 
-    /// Stops holding; what was held, in order.
-    fn release(&mut self) -> Vec<Stored<W, H, B>> {
+    /// Stops holding; what was held.
+    fn release(&mut self) -> Vec<Held<B>> {
         self.holding = false;
-        if !self.held.is_empty() {
-            // A big job's map, cleared, would cost every later job a sweep of its size.
-            self.held.clear();
-            self.held.shrink_to(HELD_KEPT);
-        }
-        std::mem::take(&mut self.order)
+        let held = self
+            .held
+            .drain()
+            .map(|(key, (bound, best, nodes))| (key, bound, best, nodes))
+            .collect();
+        // A big job's map, emptied, would cost every later job a sweep of its size.
+        self.held.shrink_to(HELD_KEPT);
+        held
     }
 }
 
@@ -221,11 +256,11 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for Aside<
 
     fn get(&self, pos: &Position<W, H, B>) -> Option<(ScoreBound, Option<usize>)> {
         if self.holding {
-            if let Some(&found) = self.held.get(&pos.key()) {
-                return Some(found);
+            if let Some(&(bound, best, _)) = self.held.get(&pos.key()) {
+                return Some((bound, best.map(usize::from)));
             }
-            if let Some(&(bound, best)) = self.held.get(&pos.mirror_key()) {
-                return Some((bound, best.map(|col| W - 1 - col)));
+            if let Some(&(bound, best, _)) = self.held.get(&pos.mirror_key()) {
+                return Some((bound, best.map(|col| W - 1 - usize::from(col))));
             }
         }
         self.base.get(pos)
@@ -233,8 +268,9 @@ impl<const W: usize, const H: usize, B: Bitboard> BoundStore<W, H, B> for Aside<
 
     fn put(&mut self, pos: &Position<W, H, B>, bound: ScoreBound, best: Option<usize>, nodes: u64) {
         if self.holding {
-            self.held.insert(pos.key(), (bound, best));
-            self.order.push((*pos, bound, best, nodes));
+            // A column fits a byte: a board has at most 16.
+            let best = best.and_then(|col| u8::try_from(col).ok());
+            self.held.insert(pos.key(), (bound, best, nodes));
         } else {
             self.base.put(pos, bound, best, nodes);
         }
@@ -333,8 +369,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                     solver: Solver::with_table(Aside {
                         base: table,
                         holding: false,
-                        held: HashMap::new(),
-                        order: Vec::new(),
+                        held: HashMap::default(),
                     }),
                     inbox: VecDeque::new(),
                     orders: VecDeque::new(),
