@@ -64,6 +64,17 @@ impl Batch {
         self.ends.push(self.moves.len());
     }
 
+    /// Adds a position: its moves to a batch of moves, its key to a batch of keys.
+    pub fn push(&mut self, item: Item<'_>) {
+        match item {
+            Item::Moves(moves) => {
+                self.moves.extend_from_slice(moves);
+                self.end_position();
+            }
+            Item::Key(key) => self.push_key(key),
+        }
+    }
+
     /// Adds a position by its key, to a batch of keys (one with no moves).
     pub fn push_key(&mut self, key: u128) {
         debug_assert!(
@@ -111,9 +122,15 @@ fn check_in_parallel(
             })
             .collect()
     });
+    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut all = Batch::default();
+    all.moves
+        .reserve(parts.iter().map(|part| part.moves.len()).sum());
+    all.ends
+        .reserve(parts.iter().map(|part| part.ends.len()).sum());
+    all.keys
+        .reserve(parts.iter().map(|part| part.keys.len()).sum());
     for part in parts {
-        let part = part?;
         let offset = all.moves.len();
         all.moves.extend_from_slice(&part.moves);
         all.ends.extend(part.ends.iter().map(|end| end + offset));
@@ -135,24 +152,17 @@ pub fn with_slow(
         return Ok(batch);
     }
     let checked = check_in_parallel(slow.len(), threads, |k, part| {
-        let game = slow[k].1.check(rules)?;
-        part.moves.extend_from_slice(game.moves());
-        part.end_position();
+        part.push(Item::Moves(slow[k].1.check(rules)?.moves()));
         Ok(())
     })
     .map_err(|(k, why)| (slow[k].0, why))?;
     let mut merged = Batch::default();
     let mut slow = slow.iter().map(|(i, _)| *i).enumerate().peekable();
     for i in 0..batch.len() {
-        let from = match slow.next_if(|(_, at)| *at == i) {
+        merged.push(match slow.next_if(|(_, at)| *at == i) {
             Some((k, _)) => checked.get(k),
             None => batch.get(i),
-        };
-        // Both are batches of moves: read one Python object at a time.
-        if let Item::Moves(moves) = from {
-            merged.moves.extend_from_slice(moves);
-        }
-        merged.end_position();
+        });
     }
     Ok(merged)
 }
@@ -282,12 +292,11 @@ pub fn from_array(array: &Array<'_>, rules: &Rules, threads: usize) -> Result<Ba
             }
         };
         let game = given.check(rules)?;
-        if keyed {
-            part.push_key(game.key(rules));
+        part.push(if keyed {
+            Item::Key(game.key(rules))
         } else {
-            part.moves.extend_from_slice(game.moves());
-            part.end_position();
-        }
+            Item::Moves(game.moves())
+        });
         Ok(())
     };
     check_in_parallel(array.count, threads, check)
