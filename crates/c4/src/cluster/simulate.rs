@@ -26,13 +26,13 @@
 //! with its answer instead; memory that slows many cores at once is not modelled. How it
 //! compares with real runs is in docs/connect4/mpi.md.
 
+use super::KeyHash;
 use super::foreman::{Crew, Foreman};
 use super::manager::{Link, Manager, Setup};
 use super::sharing::SharingTable;
 use super::wire::{ToManager, ToWorker};
 use super::worker::{Order, Outcome, Outgoing, Report as Reported, Route, Worker};
 use std::collections::{HashMap, VecDeque};
-use std::hash::BuildHasherDefault;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use transpo_cli::Failure;
@@ -170,36 +170,6 @@ struct Running<const W: usize, const H: usize, B: Bitboard> {
 /// (the last store of each position only: a later one replaces it in a table too).
 type Held<B> = (B, ScoreBound, Option<u8>, u64);
 
-/// Hashes a position's key for the held map: the key's two halves of a 128-bit product with
-/// an odd constant, folded, so that the low bits (a hash map's bucket) depend on every
-/// column and not on the first ones only. A held job looks up every position it searches
-/// twice (its mirror image too): `std`'s SipHash made a big run's held searches several
-/// times slower than the table's.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl std::hash::Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
-        }
-    }
-
-    fn write_u64(&mut self, word: u64) {
-        let product = u128::from(self.0 ^ word) * 0x9E37_79B9_7F4A_7C15;
-        self.0 = (product as u64) ^ ((product >> 64) as u64);
-    }
-
-    fn write_u128(&mut self, word: u128) {
-        self.write_u64(word as u64);
-        self.write_u64((word >> 64) as u64);
-    }
-}
-
 /// Entries of a held job's map kept allocated for the next ([`Aside::release`]).
 const HELD_KEPT: usize = 1 << 12;
 
@@ -209,7 +179,10 @@ const HELD_KEPT: usize = 1 << 12;
 struct Aside<const W: usize, const H: usize, B: Bitboard> {
     base: SharingTable<W, H, B>,
     holding: bool,
-    held: HashMap<B, (ScoreBound, Option<u8>, u64), BuildHasherDefault<KeyHasher>>,
+    /// Hashed as the top tree's maps are ([`KeyHash`]): a held job looks up every position
+    /// it searches twice (its mirror image too), and SipHash made that several times slower
+    /// than the table.
+    held: HashMap<B, (ScoreBound, Option<u8>, u64), KeyHash>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Aside<W, H, B> {
