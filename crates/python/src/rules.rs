@@ -417,6 +417,8 @@ struct Stacks {
     /// Of each column, the latest move (0 the first; negative: none) at which its bottom
     /// stone may be played in a game that plays every stone: see [`Stacks::deadline`].
     bottom: [i16; MAX_COLUMNS],
+    /// Stones in all.
+    total: usize,
 }
 
 impl Stacks {
@@ -478,9 +480,12 @@ impl Stacks {
     /// ([`Position::key`]): column `c`'s `height + 1` bits, from bit `c·(height + 1)` up,
     /// hold the stones of the player to move and a one just above the column's top.
     fn key(&self, height: usize) -> u128 {
-        let total: u32 = self.heights.iter().map(|&h| u32::from(h)).sum();
         // The first player is to move after an even number of stones.
-        let flip = if total.is_multiple_of(2) { u32::MAX } else { 0 };
+        let flip = if self.total.is_multiple_of(2) {
+            u32::MAX
+        } else {
+            0
+        };
         let mut key = 0u128;
         for c in 0..self.width {
             let top = 1u32 << self.heights[c];
@@ -524,6 +529,7 @@ impl Stacks {
             heights,
             seconds,
             bottom,
+            total: usize::from(total.unsigned_abs()),
         }
     }
 
@@ -624,7 +630,7 @@ impl Stacks {
         for c in 0..self.width {
             enter(c, 0, &mut keys, &mut open);
         }
-        let total: usize = self.heights.iter().map(|&h| usize::from(h)).sum();
+        let total = self.total;
         for (i, slot) in order.iter_mut().enumerate().take(total) {
             let (mine, theirs) = (i % 2, 1 - i % 2);
             let keys_now = &keys[usize::from(open[theirs] == 0)];
