@@ -182,7 +182,8 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         }
         println!(
             "  {workers:>3} workers x {} lanes, alone {alone} (all {alone_all}), {} guesses, jobs {stones} stones deep (main line +{}, split +{}): positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
-             {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s charged, {:.3} s of CPU), bounds taken in {:.1}% of the workers' time, foremen {:.1}%",
+             {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s charged, {:.3} s of CPU), bounds taken in {:.1}% of the workers' time, foremen {:.1}%; \
+             {} charges, each less the clock's {:.2} µs",
             args.lanes,
             setup.guesses,
             setup.main_line,
@@ -198,6 +199,8 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             r.manager_cpu.as_secs_f64(),
             100.0 * r.intake as f64 / (r.makespan.max(1) as f64 * (workers * args.lanes) as f64),
             100.0 * r.foremen as f64 / (r.makespan.max(1) as f64 * workers as f64),
+            r.clock.1,
+            r.clock.0.as_secs_f64() * 1e6,
         );
     }
     Ok(())

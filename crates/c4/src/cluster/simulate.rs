@@ -143,6 +143,9 @@ pub struct Report {
     /// Ticks the workers' foremen spent splitting their jobs, all together (charged as the
     /// manager's time is).
     pub foremen: u64,
+    /// What one reading of the CPU clock costs ([`clock_cost`]), taken off every charge
+    /// (the manager's, the intake's and the foremen's), and how many charges there were.
+    pub clock: (Duration, u64),
 }
 
 impl Report {
@@ -300,6 +303,8 @@ pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
     intake: u64,
     /// Ticks the workers' foremen spent.
     foremen: u64,
+    /// What one reading of the CPU clock costs, and the charges made.
+    clock: (Duration, u64),
 }
 
 /// Ticks a second, to show the manager its virtual clock when no rate is set: one thread
@@ -368,13 +373,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             manager_cpu: Duration::ZERO,
             intake: 0,
             foremen: 0,
+            clock: (clock_cost(), 0),
         })
     }
 
     /// Moves the manager's clock on by the time it spent thinking since it last got control.
     fn think(&mut self) {
         if let Some(mark) = self.mark.take() {
-            let spent = thread_cpu_time().saturating_sub(mark);
+            let spent = self.spent_since(mark);
             self.manager_cpu += spent;
             let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
             self.now += ticks;
@@ -485,7 +491,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         let trouble = |e: Failure| Failure::run(format!("worker {w}: {}", e.message()));
         let (orders, reports) = relayed.map_err(trouble)?;
         if self.workers[w].foreman.is_some() {
-            let spent = thread_cpu_time().saturating_sub(started);
+            let spent = self.spent_since(started);
             let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
             let worker = &mut self.workers[w];
             worker.free_at = worker.free_at.max(t) + ticks;
@@ -557,14 +563,24 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         }
     }
 
+    /// The CPU time this thread has used since `started` (a reading of
+    /// [`thread_cpu_time`]), less what one reading of the clock costs: the part of the two
+    /// readings that falls between them, which a run without the simulator's clock would
+    /// not spend. Counts the charge.
+    fn spent_since(&mut self, started: Duration) -> Duration {
+        let spent = thread_cpu_time().saturating_sub(started);
+        self.clock.1 += 1;
+        spent.saturating_sub(self.clock.0)
+    }
+
     /// Worker `w`'s searches take `order` at tick `t`.
     fn search(&mut self, w: usize, t: u64, order: Order<W, H, B>) {
-        let worker = &mut self.workers[w];
         match order {
             Order::Store(records) => {
                 let started = thread_cpu_time();
-                worker.solver.table_mut().base.take_in(&records);
-                let spent = thread_cpu_time().saturating_sub(started);
+                self.workers[w].solver.table_mut().base.take_in(&records);
+                let spent = self.spent_since(started);
+                let worker = &mut self.workers[w];
                 let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
                 if self.lanes == 1 {
                     worker.free_at = t + ticks;
@@ -572,11 +588,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                 self.intake += ticks;
             }
             Order::NewLine => {
+                let worker = &mut self.workers[w];
                 worker.solver.reset();
                 worker.counted = 0;
                 worker.free_at = t;
             }
             Order::Search(id, pos, window) => {
+                let worker = &mut self.workers[w];
                 let partial = self.costs.stops == Stops::Partial;
                 let (range, nodes, bounds, held) =
                     match worker.stopped.iter().position(|stopped| *stopped == id) {
@@ -713,6 +731,21 @@ pub fn thread_cpu_time() -> Duration {
     Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
 
+/// What one reading of [`thread_cpu_time`] costs in the CPU time it reads: the least
+/// difference of two readings one after the other, of 1,000 pairs (a lower bound: the
+/// charges keep any part of the clock's cost above it). 0.5–0.6 µs on this project's
+/// 2-core machine, where a system call reads the clock; a charge of the manager's work
+/// includes one such cost.
+pub fn clock_cost() -> Duration {
+    (0..1000)
+        .map(|_| {
+            let first = thread_cpu_time();
+            thread_cpu_time().saturating_sub(first)
+        })
+        .min()
+        .unwrap_or(Duration::ZERO)
+}
+
 /// Solves the position reached by `moves` ("" for the empty board) with the manager of
 /// `setup` and `workers` workers of `lanes` in virtual time ([`Cluster::new`]'s tables).
 ///
@@ -776,6 +809,7 @@ pub fn simulate<const W: usize, const H: usize, B: Bitboard>(
         manager_cpu: cluster.manager_cpu,
         intake: cluster.intake,
         foremen: cluster.foremen,
+        clock: cluster.clock,
     })
 }
 
@@ -810,6 +844,35 @@ mod tests {
             "200 ms of work charged {worked:?}"
         );
         assert!(worked <= start.elapsed() + Duration::from_millis(5));
+    }
+
+    /// The clock's own cost is what an empty charge reads at least: no more than the
+    /// least of 1,000 more empty charges, and below a charge of 20 ms of work by far.
+    #[test]
+    fn the_clock_s_cost_is_an_empty_charge() {
+        let cost = clock_cost();
+        let least = (0..1000)
+            .map(|_| {
+                let first = thread_cpu_time();
+                thread_cpu_time().saturating_sub(first)
+            })
+            .min()
+            .unwrap_or(Duration::MAX);
+        // Both are least of 1,000 readings of the same thing; the machine may give either
+        // the lower one, so allow a microsecond.
+        assert!(
+            cost <= least + Duration::from_micros(1),
+            "{cost:?} against {least:?}"
+        );
+        assert!(cost < Duration::from_micros(100), "{cost:?}");
+        let before = thread_cpu_time();
+        let start = Instant::now();
+        let mut x = 1u64;
+        while start.elapsed() < Duration::from_millis(20) {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let worked = thread_cpu_time().saturating_sub(before);
+        assert!(cost * 100 < worked, "{cost:?} against {worked:?}");
     }
 
     fn setup(strength: Strength, squares: u32, alone: u32) -> Setup {
@@ -915,6 +978,7 @@ mod tests {
                         .expect("a solve");
                 assert_eq!(report.score, expected, "{strength:?} {workers} workers");
                 assert_eq!(report.foremen > 0, rate > 0.0, "{report:?}");
+                assert!(report.clock.1 > 0, "{report:?}");
                 assert!(report.busy_share(workers * crew.lanes) <= 1.0, "{report:?}");
             }
         }
