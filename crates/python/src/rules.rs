@@ -151,9 +151,9 @@ const MAX_COLUMNS: usize = 16;
 /// The most rows of a board the library has, 16.
 const MAX_ROWS: usize = 16;
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
 /// Lanes of [`Stacks::first_tries_in_lanes`]'s vectors: columns, and stones a column, it
 /// takes at most.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
 const LANES: usize = 8;
 
 /// A checked position: the moves that reach it, on its board.
@@ -633,9 +633,9 @@ impl Stacks {
         self.first_tries_by_column(order)
     }
 
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
     /// The stacks' height, if they fit [`Stacks::first_tries_in_lanes`]: at most
     /// [`LANES`] columns of at most [`LANES`] stones.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
     fn lane_levels(&self) -> Option<usize> {
         let tallest = self.heights[..self.width]
             .iter()
@@ -645,10 +645,10 @@ impl Stacks {
         (self.width <= LANES && usize::from(tallest) <= LANES).then_some(usize::from(tallest))
     }
 
-    /// [`Stacks::first_tries`] one column at a time, on any board. Which columns' next stone is each
-    /// player's is kept as a bit set a player, and each column's next stone's key (rank,
-    /// then column) in both of [`rank`]'s orders, so a move looks only at the two to four
-    /// columns the player to move can take and takes the least key.
+    /// [`Stacks::first_tries`] one column at a time, on any board. Which columns' next
+    /// stone is each player's is kept as a bit set a player, and each column's next stone's
+    /// key (rank, then column) in both of [`rank`]'s orders, so a move looks only at the two
+    /// to four columns the player to move can take and takes the least key.
     fn first_tries_by_column(&self, order: &mut [u8; MAX_COLUMNS * MAX_ROWS]) -> Option<usize> {
         let mut taken = [0u8; MAX_COLUMNS];
         // `keys[stuck][c]`: column c's next stone's key in `rank`'s order for `stuck`.
@@ -972,16 +972,11 @@ mod tests {
         assert!(found > 1000 && none > 30, "{found} found, {none} not");
     }
 
-    /// Each stone's deadline, worked out from the bottom one in a few bit operations,
-    /// against a plain walk down each column: the top stone's is the game's last move of
-    /// its player, and each one below it the last move of its own player before the
-    /// deadline of the stone above (negative where there is none).
     /// The walk in lanes against the walk one column at a time, on every board shape it
     /// takes (up to eight columns of eight) and on stacks one stone too many for it, on
     /// stacks of random games (mostly an order), the same stones shuffled within their
-    /// columns, stones of both players given to the other, and owners at random (mostly a dead
-    /// end): the same
-    /// answer, and the same order where there is one.
+    /// columns, stones of both players given to the other, and owners at random (mostly a
+    /// dead end): the same answer, and the same order where there is one.
     #[test]
     fn the_lanes_take_the_columns_order() {
         let mut next = crate::seeded(73);
@@ -1058,6 +1053,10 @@ mod tests {
         assert!(found > 5000 && none > 2000, "{found} found, {none} not");
     }
 
+    /// Each stone's deadline, worked out from the bottom one in a few bit operations,
+    /// against a plain walk down each column: the top stone's is the game's last move of
+    /// its player, and each one below it the last move of its own player before the
+    /// deadline of the stone above (negative where there is none).
     #[test]
     fn deadlines_are_the_last_moves_before_the_stone_above() {
         let mut next = crate::seeded(17);
