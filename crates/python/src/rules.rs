@@ -925,6 +925,27 @@ mod tests {
         .then_some(order)
     }
 
+    /// The stacks of a random game of up to `width × height` stones on that board, played
+    /// past its fours (each column's stones from the bottom, the players in turn), and how
+    /// many stones.
+    fn random_stacks(
+        next: &mut impl FnMut(usize) -> usize,
+        width: usize,
+        height: usize,
+    ) -> (Vec<Vec<u8>>, usize) {
+        let mut columns = vec![Vec::new(); width];
+        let total = next(width * height + 1);
+        let mut n = 0;
+        while n < total {
+            let c = next(width);
+            if columns[c].len() < height {
+                columns[c].push(1 + (n % 2) as u8);
+                n += 1;
+            }
+        }
+        (columns, total)
+    }
+
     /// On random grids, reachable (the stones of random games) and mostly not (the same
     /// stones shuffled within each column), the order search finds an order exactly when the plain one
     /// does, and its order reaches the grid: each column's stones from the bottom, the
@@ -935,16 +956,7 @@ mod tests {
         let (mut found, mut none) = (0, 0);
         for (width, height) in [(7, 6), (4, 4), (9, 7), (13, 4), (4, 16)] {
             for _ in 0..400 {
-                let mut columns = vec![Vec::new(); width];
-                let total = next(width * height + 1);
-                let mut n = 0;
-                while n < total {
-                    let c = next(width);
-                    if columns[c].len() < height {
-                        columns[c].push(1 + (n % 2) as u8);
-                        n += 1;
-                    }
-                }
+                let (mut columns, total) = random_stacks(&mut next, width, height);
                 if next(2) == 0 {
                     // The stones of each column in a random order: mostly no game's.
                     for column in columns.iter_mut() {
@@ -992,16 +1004,7 @@ mod tests {
             (4, 9),
         ] {
             for _ in 0..1500 {
-                let mut columns = vec![Vec::new(); width];
-                let total = next(width * height + 1);
-                let mut n = 0;
-                while n < total {
-                    let c = next(width);
-                    if columns[c].len() < height {
-                        columns[c].push(1 + (n % 2) as u8);
-                        n += 1;
-                    }
-                }
+                let (mut columns, _) = random_stacks(&mut next, width, height);
                 match next(4) {
                     0 => {
                         for column in columns.iter_mut() {
