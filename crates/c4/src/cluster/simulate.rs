@@ -733,7 +733,7 @@ pub fn thread_cpu_time() -> Duration {
 
 /// What one reading of [`thread_cpu_time`] costs in the CPU time it reads: the least
 /// difference of two readings one after the other, of 1,000 pairs (a lower bound: the
-/// charges keep any part of the clock's cost above it). 0.5–0.6 µs on this project's
+/// charges keep any part of the clock's cost above it). 0.5–0.7 µs on this project's
 /// 2-core machine, where a system call reads the clock; a charge of the manager's work
 /// includes one such cost.
 pub fn clock_cost() -> Duration {
