@@ -9,6 +9,12 @@
 //! shared-memory nodes): the manager holds one job a worker, and each worker splits its job
 //! over its lanes on its own time, its answers never crossing the network.
 //!
+//! A worker may hold several of the manager's jobs at once ([`Policy::ahead`](super::dispatch::Policy::ahead)). Its
+//! lanes then go to the oldest job first: at most one lane job a lane is given out, and a
+//! younger job's lane jobs wait in the foreman until no older job has one waiting. So a
+//! second job takes only the lanes the first job's tree leaves idle, and never holds back
+//! the first.
+//!
 //! It sits between the [`Worker`](super::worker::Worker) and its searches, as a pure state
 //! machine: the worker's orders go in, and orders for the lanes come out; the lanes' reports
 //! go in, and reports for the worker come out. So the worker, the simulator and the threads
@@ -18,7 +24,7 @@ use super::dispatch::{Dispatch, Policy};
 use super::wire::{JobAnswer, ToWorker};
 use super::worker::{Order, Outcome, Report};
 use super::{Step, TopTree};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use transpo_cli::Failure;
 use transpo_connect4::position::{Bitboard, Position, column_from_char};
 use transpo_connect4::score::Window;
@@ -67,6 +73,9 @@ struct Lead<const W: usize, const H: usize, B: Bitboard> {
     micros: u64,
     /// The worker's positions when it began.
     began: u64,
+    /// Its lane jobs not yet given to a lane (the lanes were taken by older jobs' or its
+    /// own earlier ones), in the order its tree released them.
+    waiting: VecDeque<Order<W, H, B>>,
 }
 
 /// A worker's own top tree over its lanes (the module's docs).
@@ -74,8 +83,13 @@ struct Lead<const W: usize, const H: usize, B: Bitboard> {
 pub struct Foreman<const W: usize, const H: usize, B: Bitboard> {
     crew: Crew,
     leads: Vec<Lead<W, H, B>>,
-    /// For each lane job out: its lead's id, and the dispatch's worker and id.
+    /// For each lane job out (given to a lane or waiting): its lead's id, and the
+    /// dispatch's worker and id.
     out: HashMap<u64, (u64, usize, u64)>,
+    /// Lane jobs given to the lanes and not yet reported: at most one a lane.
+    on_lanes: usize,
+    /// Lane jobs stopped while they waited, to be answered as stopped without a lane.
+    unsent: Vec<u64>,
     next: u64,
     /// The worker's positions on this line, as the lanes last reported them.
     positions: u64,
@@ -91,6 +105,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
             },
             leads: Vec::new(),
             out: HashMap::new(),
+            on_lanes: 0,
+            unsent: Vec::new(),
             next: 0,
             positions: 0,
         }
@@ -105,7 +121,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
     /// A job the foreman already holds (the worker refuses those first), or a lane job its
     /// tree writes that is no move of the job: a bug.
     pub fn order(&mut self, order: Order<W, H, B>) -> Result<Relayed<W, H, B>, Failure> {
-        match order {
+        let relayed = match order {
             Order::Search(id, position, window) => {
                 if self.leads.iter().any(|lead| lead.id == id) {
                     return Err(Failure::run(format!("job {id} split twice (a bug)")));
@@ -127,8 +143,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
                     ended: None,
                     micros: 0,
                     began: self.positions,
+                    waiting: VecDeque::new(),
                 });
-                self.drive(self.leads.len() - 1)
+                self.drive(self.leads.len() - 1)?
             }
             Order::Stop(id) => {
                 let Some(at) = self.leads.iter().position(|lead| lead.id == id) else {
@@ -140,19 +157,21 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
                 }
                 let orders = lead.dispatch.cancel_all();
                 let orders = self.lane_orders(at, orders)?;
-                Ok((orders, self.finish_if_done(at)))
+                (orders, self.finish_if_done(at))
             }
             Order::NewLine => {
                 self.positions = 0;
-                Ok((vec![Order::NewLine], Vec::new()))
+                return Ok((vec![Order::NewLine], Vec::new()));
             }
-            order => Ok((vec![order], Vec::new())),
-        }
+            order => return Ok((vec![order], Vec::new())),
+        };
+        self.settle(relayed)
     }
 
     /// The orders for the lanes and the reports for the worker that a lane's `report`
     /// gives: bounds go on to the worker at once; an answer teaches its lead's tree, which
-    /// then asks for more or decides the job (answered once its last lane job is).
+    /// then asks for more or decides the job (answered once its last lane job is), and
+    /// frees its lane for the next lane job waiting.
     ///
     /// # Errors
     ///
@@ -163,6 +182,20 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
             Report::Done(done) => done,
             bounds => return Ok((Vec::new(), vec![bounds])),
         };
+        if !self.out.contains_key(&done.id) {
+            return Err(Failure::run(format!(
+                "an answer to lane job {}, which no job holds (a bug)",
+                done.id
+            )));
+        }
+        self.on_lanes = self.on_lanes.saturating_sub(1);
+        let relayed = self.answer(done)?;
+        self.settle(relayed)
+    }
+
+    /// What lane job `done`'s outcome gives: its lead's tree learns it, and asks for more or
+    /// decides the job.
+    fn answer(&mut self, done: Outcome) -> Result<Relayed<W, H, B>, Failure> {
         let (lead_id, w, sub) = self.out.remove(&done.id).ok_or_else(|| {
             Failure::run(format!(
                 "an answer to lane job {}, which no job holds (a bug)",
@@ -204,6 +237,39 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
         Ok((orders, reports))
     }
 
+    /// `relayed` with what follows from it: the lane jobs stopped while they waited are
+    /// answered as stopped, and free lanes take the waiting lane jobs, the oldest job's
+    /// first.
+    fn settle(
+        &mut self,
+        (mut orders, mut reports): Relayed<W, H, B>,
+    ) -> Result<Relayed<W, H, B>, Failure> {
+        while let Some(id) = self.unsent.pop() {
+            let stopped = Outcome {
+                id,
+                range: None,
+                positions: self.positions,
+                bounds: Vec::new(),
+                micros: 0,
+            };
+            let (more, told) = self.answer(stopped)?;
+            orders.extend(more);
+            reports.extend(told);
+        }
+        while self.on_lanes < self.crew.lanes {
+            let Some(order) = self
+                .leads
+                .iter_mut()
+                .find_map(|lead| lead.waiting.pop_front())
+            else {
+                break;
+            };
+            self.on_lanes += 1;
+            orders.push(order);
+        }
+        Ok((orders, reports))
+    }
+
     /// Steps lead `at`'s tree and hands out its jobs; once the tree decides the job, stops
     /// the lane jobs still out and answers when none is.
     fn drive(&mut self, at: usize) -> Result<Relayed<W, H, B>, Failure> {
@@ -224,14 +290,16 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
         Ok((orders, reports))
     }
 
-    /// Lead `at`'s dispatch orders as orders for the lanes, each job under an id of its own.
+    /// Lead `at`'s dispatch orders carried out: each job waits in the lead under an id of
+    /// its own until a lane is free ([`Foreman::settle`]); a stop of a job given to a lane
+    /// goes to the lanes, and a job stopped while it waits is taken back unsearched.
     fn lane_orders(
         &mut self,
         at: usize,
         orders: super::dispatch::Orders,
     ) -> Result<Vec<Order<W, H, B>>, Failure> {
         let lead = &mut self.leads[at];
-        let mut lane = Vec::with_capacity(orders.len());
+        let mut lane = Vec::new();
         for (w, message) in orders {
             match message {
                 ToWorker::Job { id, window, moves } => {
@@ -240,11 +308,22 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
                     self.next += 1;
                     lead.lanes.insert((w, id), own);
                     self.out.insert(own, (lead.id, w, id));
-                    lane.push(Order::Search(own, position, window));
+                    lead.waiting.push_back(Order::Search(own, position, window));
                 }
                 ToWorker::Cancel { id } => {
-                    if let Some(&own) = lead.lanes.get(&(w, id)) {
-                        lane.push(Order::Stop(own));
+                    let Some(&own) = lead.lanes.get(&(w, id)) else {
+                        continue;
+                    };
+                    let waited = lead
+                        .waiting
+                        .iter()
+                        .position(|o| matches!(o, Order::Search(job, ..) if *job == own));
+                    match waited {
+                        Some(i) => {
+                            lead.waiting.remove(i);
+                            self.unsent.push(own);
+                        }
+                        None => lane.push(Order::Stop(own)),
                     }
                 }
                 // A dispatch of jobs sends nothing else mid-line.
@@ -493,6 +572,73 @@ mod tests {
         // A stop of a job it does not hold (answered already) is nothing.
         let (orders, reports) = foreman.order(Order::Stop(1)).expect("nothing");
         assert!(orders.is_empty() && reports.is_empty());
+    }
+
+    /// With two jobs held, at most one lane job a lane is given out, and the younger job's
+    /// lane jobs go to the lanes only while none of the older job's waits; it still gets
+    /// the lanes the older one leaves idle, before the older one is answered.
+    #[test]
+    fn the_older_job_takes_the_lanes_first() {
+        let lanes = 3;
+        let mut foreman = Foreman::<6, 4, u64>::new(crew(lanes, 2, 2));
+        let mut one = Solver::<6, 4, u64>::new(4).expect("4 MiB");
+        let window = Window::of(Strength::Strong);
+        let jobs = ["3", "4"].map(|m| Position::<6, 4, u64>::from_moves(m).expect("legal"));
+        let mut given: Vec<(u64, Position<6, 4, u64>, Window)> = Vec::new();
+        let (mut younger_early, mut answered) = (0, Vec::new());
+        let mut take = |relayed: Relayed<6, 4, u64>,
+                        foreman: &Foreman<6, 4, u64>,
+                        given: &mut Vec<_>,
+                        answered: &mut Vec<u64>| {
+            for order in relayed.0 {
+                if let Order::Search(id, pos, window) = order {
+                    let lead = foreman.out[&id].0;
+                    let older = foreman.leads.iter().find(|l| l.id == 1);
+                    if lead == 2 {
+                        if let Some(older) = older {
+                            assert!(
+                                older.waiting.is_empty(),
+                                "job 2 took a lane job 1 waited for"
+                            );
+                            younger_early += 1;
+                        }
+                    }
+                    given.push((id, pos, window));
+                }
+            }
+            answered.extend(relayed.1.iter().filter_map(|r| match r {
+                Report::Done(done) => Some(done.id),
+                Report::Bounds(_) => None,
+            }));
+            assert!(
+                given.len() <= lanes,
+                "{} lane jobs given to {lanes} lanes",
+                given.len()
+            );
+        };
+        for (id, pos) in [1, 2].into_iter().zip(jobs) {
+            let relayed = foreman
+                .order(Order::Search(id, pos, window))
+                .expect("a job");
+            take(relayed, &foreman, &mut given, &mut answered);
+        }
+        while !given.is_empty() {
+            let (id, pos, window) = given.remove(0);
+            let range = one.solve_window(&pos, window);
+            let outcome = Outcome {
+                id,
+                range: Some((*range.start(), *range.end())),
+                positions: one.nodes(),
+                bounds: Vec::new(),
+                micros: 1,
+            };
+            let relayed = foreman.report(Report::Done(outcome)).expect("held");
+            take(relayed, &foreman, &mut given, &mut answered);
+        }
+        answered.sort_unstable();
+        assert_eq!(answered, [1, 2]);
+        assert!(foreman.idle());
+        assert!(younger_early > 0, "job 2 waited for job 1's end");
     }
 
     /// Two jobs held at once are each answered as one solve answers them, their lane jobs

@@ -567,17 +567,21 @@ mod tests {
         worker: &mut Threaded<W, H, u64>,
         messages: Vec<ToWorker>,
     ) -> Vec<JobAnswer> {
-        for message in messages {
-            worker.take(message).expect("a good message");
-        }
         let mut answers = Vec::new();
-        while !worker.idle() {
-            let messages = worker.next_messages(Duration::from_millis(5));
-            for message in messages.expect("a search").unwrap_or_default() {
+        let mut keep = |said: Vec<Outgoing>| {
+            for message in said {
                 if let Outgoing::Manager(ToManager::Answer(answer)) = message {
                     answers.push(answer);
                 }
             }
+        };
+        // A job may be answered at once (a crew's job stopped before its lane jobs ran).
+        for message in messages {
+            keep(worker.take(message).expect("a good message"));
+        }
+        while !worker.idle() {
+            let messages = worker.next_messages(Duration::from_millis(5));
+            keep(messages.expect("a search").unwrap_or_default());
         }
         answers.sort_by_key(|a| a.id);
         answers
