@@ -594,14 +594,12 @@ mod tests {
                 if let Order::Search(id, pos, window) = order {
                     let lead = foreman.out[&id].0;
                     let older = foreman.leads.iter().find(|l| l.id == 1);
-                    if lead == 2 {
-                        if let Some(older) = older {
-                            assert!(
-                                older.waiting.is_empty(),
-                                "job 2 took a lane job 1 waited for"
-                            );
-                            younger_early += 1;
-                        }
+                    if let (2, Some(older)) = (lead, older) {
+                        assert!(
+                            older.waiting.is_empty(),
+                            "job 2 took a lane job 1 waited for"
+                        );
+                        younger_early += 1;
                     }
                     given.push((id, pos, window));
                 }
