@@ -50,9 +50,10 @@ struct Args {
     /// Jobs guessed ahead of young brothers wait for workers that would wait.
     #[arg(long)]
     guesses: Option<u32>,
-    /// Jobs held ahead by a worker (at least its lanes).
-    #[arg(long, default_value_t = 1)]
-    ahead: usize,
+    /// Jobs held ahead by a worker (at least its lanes; default: the binary's rule, two
+    /// with a crew).
+    #[arg(long)]
+    ahead: Option<usize>,
     /// Jobs each worker searches at once, on one table (one thread each).
     #[arg(long, default_value_t = 1)]
     lanes: usize,
@@ -135,10 +136,10 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             leaf,
             alone: args.alone,
             alone_all: args.alone_all,
-            ahead: Some(match args.crew_stones {
-                Some(_) => args.ahead,
-                None => args.ahead.max(args.lanes),
-            } as u32),
+            ahead: args.ahead.map(|ahead| match args.crew_stones {
+                Some(_) => ahead as u32,
+                None => ahead.max(args.lanes) as u32,
+            }),
             guess: args.guesses,
             crew: args.crew_stones,
             ..Knobs::default()

@@ -17,7 +17,7 @@ use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
 use super::worker::Route;
 use super::{
-    CREW_DEEPEN, GROUP, alone_before_release, deepen, guesses, helps, leaf_empties,
+    CREW_AHEAD, CREW_DEEPEN, GROUP, alone_before_release, deepen, guesses, helps, leaf_empties,
     main_line_stones,
 };
 use crate::knobs::Knobs;
@@ -116,9 +116,13 @@ impl Plan {
             deepen: deepen(searches),
             searches,
             policy: Policy {
-                ahead: knobs
-                    .ahead
-                    .map_or(default.ahead.max(per_worker), |a| a as usize),
+                ahead: knobs.ahead.map_or(
+                    match crew {
+                        Some(_) => CREW_AHEAD,
+                        None => default.ahead.max(per_worker),
+                    },
+                    |a| a as usize,
+                ),
                 steal: Knobs::flag(knobs.steal).unwrap_or(default.steal),
                 serial: Knobs::flag(knobs.serial).unwrap_or(default.serial),
             },
@@ -247,7 +251,7 @@ mod tests {
         let crew = p.crew.expect("a crew");
         assert_eq!((crew.lanes, crew.stones, crew.deepen), (16, 2, CREW_DEEPEN));
         assert_eq!(p.manager.searches, 16);
-        assert_eq!(p.manager.policy.ahead, 1);
+        assert_eq!(p.manager.policy.ahead, CREW_AHEAD);
         assert_eq!(p.manager.leaf_empties, leaf_empties(40, 16));
         assert_eq!(p.manager.deepen, deepen(16));
         assert!(p.lanes && !p.help);
