@@ -182,14 +182,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
             Report::Done(done) => done,
             bounds => return Ok((Vec::new(), vec![bounds])),
         };
-        if !self.out.contains_key(&done.id) {
-            return Err(Failure::run(format!(
-                "an answer to lane job {}, which no job holds (a bug)",
-                done.id
-            )));
-        }
-        self.on_lanes = self.on_lanes.saturating_sub(1);
         let relayed = self.answer(done)?;
+        self.on_lanes = self.on_lanes.saturating_sub(1);
         self.settle(relayed)
     }
 
