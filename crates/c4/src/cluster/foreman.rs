@@ -9,11 +9,11 @@
 //! shared-memory nodes): the manager holds one job a worker, and each worker splits its job
 //! over its lanes on its own time, its answers never crossing the network.
 //!
-//! A worker may hold several of the manager's jobs at once ([`Policy::ahead`](super::dispatch::Policy::ahead)). Its
-//! lanes then go to the oldest job first: at most one lane job a lane is given out, and a
-//! younger job's lane jobs wait in the foreman until no older job has one waiting. So a
-//! second job takes only the lanes the first job's tree leaves idle, and never holds back
-//! the first.
+//! A worker may hold several of the manager's jobs at once
+//! ([`Policy::ahead`](super::dispatch::Policy::ahead)). Its lanes then go to the oldest job
+//! first: at most one lane job a lane is given out, and a younger job's lane jobs wait in
+//! the foreman until no older job has one waiting. So a second job takes only the lanes the
+//! first job's tree leaves idle, and never holds back the first.
 //!
 //! It sits between the [`Worker`](super::worker::Worker) and its searches, as a pure state
 //! machine: the worker's orders go in, and orders for the lanes come out; the lanes' reports
