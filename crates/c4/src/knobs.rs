@@ -177,8 +177,8 @@ knobs! {
         default "`TRANSPO_C4_MPI_ALONE`'s",
         "Under `mpirun`, the same at the nodes an even number of stones below the root (expected to need all their children).";
     MPI_AHEAD ahead: u32 = "TRANSPO_C4_MPI_AHEAD" in 1..=64,
-        "jobs a worker holds", default "the worker's lanes",
-        "Under `mpirun`, jobs a worker holds at once.";
+        "jobs a worker holds", default "the worker's lanes (2 with a crew)",
+        "Under `mpirun`, jobs a worker holds at once. With a crew, its lanes go to the oldest job first: a younger job takes only the lanes the older ones' trees leave idle.";
     MPI_STEAL steal: u8 = "TRANSPO_C4_MPI_STEAL" in 0..=1, "0 or 1", default "1",
         "Under `mpirun`, 1 lets an idle worker take another's job, 0 never.";
     MPI_SERIAL serial: u8 = "TRANSPO_C4_MPI_SERIAL" in 0..=1, "0 or 1", default "0",
