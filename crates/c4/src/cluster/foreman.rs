@@ -169,27 +169,55 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
     }
 
     /// The orders for the lanes and the reports for the worker that a lane's `report`
-    /// gives: bounds go on to the worker at once; an answer teaches its lead's tree, which
-    /// then asks for more or decides the job (answered once its last lane job is), and
-    /// frees its lane for the next lane job waiting.
+    /// gives ([`Foreman::reports`] of one).
+    ///
+    /// # Errors
+    ///
+    /// As [`Foreman::reports`].
+    pub fn report(&mut self, report: Report) -> Result<Relayed<W, H, B>, Failure> {
+        self.reports([report])
+    }
+
+    /// The orders for the lanes and the reports for the worker that the lanes' `reports`
+    /// give: bounds go on to the worker at once; every answer teaches its lead's tree first,
+    /// then each lead that learnt steps once, and asks for more or decides the job
+    /// (answered once its last lane job is); the lanes freed take the lane jobs waiting.
+    ///
+    /// Why many at once: a step replays its lead's tree from the lead, whatever it learnt,
+    /// so answers that came in while the foreman was busy cost one step, not one each.
     ///
     /// # Errors
     ///
     /// The outcome of a lane job the foreman does not hold, or an answer its tree refuses
     /// (a bug or a broken search).
-    pub fn report(&mut self, report: Report) -> Result<Relayed<W, H, B>, Failure> {
-        let done = match report {
-            Report::Done(done) => done,
-            bounds => return Ok((Vec::new(), vec![bounds])),
-        };
-        let relayed = self.answer(done)?;
-        self.on_lanes = self.on_lanes.saturating_sub(1);
+    pub fn reports(
+        &mut self,
+        reports: impl IntoIterator<Item = Report>,
+    ) -> Result<Relayed<W, H, B>, Failure> {
+        let mut relayed = (Vec::new(), Vec::new());
+        let mut learnt = Vec::new();
+        for report in reports {
+            match report {
+                Report::Done(done) => {
+                    self.on_lanes = self.on_lanes.saturating_sub(1);
+                    self.learn(done, &mut learnt, &mut relayed.1)?;
+                }
+                bounds => relayed.1.push(bounds),
+            }
+        }
+        self.step_learnt(&learnt, &mut relayed)?;
         self.settle(relayed)
     }
 
-    /// What lane job `done`'s outcome gives: its lead's tree learns it, and asks for more or
-    /// decides the job.
-    fn answer(&mut self, done: Outcome) -> Result<Relayed<W, H, B>, Failure> {
+    /// Lane job `done`'s outcome taught to its lead's tree: its bounds go to `told`; the
+    /// lead's id joins `learnt` (to step) unless the lead has ended, in which case its
+    /// answer goes to `told` once no lane job of it is out.
+    fn learn(
+        &mut self,
+        done: Outcome,
+        learnt: &mut Vec<u64>,
+        told: &mut Vec<Report>,
+    ) -> Result<(), Failure> {
         let (lead_id, w, sub) = self.out.remove(&done.id).ok_or_else(|| {
             Failure::run(format!(
                 "an answer to lane job {}, which no job holds (a bug)",
@@ -197,9 +225,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
             ))
         })?;
         self.positions = self.positions.max(done.positions);
-        let mut reports = Vec::new();
         if !done.bounds.is_empty() {
-            reports.push(Report::Bounds(done.bounds));
+            told.push(Report::Bounds(done.bounds));
         }
         let Some(at) = self.leads.iter().position(|lead| lead.id == lead_id) else {
             return Err(Failure::run(format!(
@@ -219,36 +246,49 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
         lead.dispatch
             .answer(w, answer, &mut lead.top)
             .map_err(|e| Failure::run(format!("job {lead_id}'s lanes: {e}")))?;
-        let orders = match lead.ended {
-            Some(_) => Vec::new(),
-            None => {
-                let (orders, more) = self.drive(at)?;
-                reports.extend(more);
-                return Ok((orders, reports));
-            }
-        };
-        reports.extend(self.finish_if_done(at));
-        Ok((orders, reports))
+        match lead.ended {
+            Some(_) => told.extend(self.finish_if_done(at)),
+            None if !learnt.contains(&lead_id) => learnt.push(lead_id),
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// Steps each lead of `learnt` (by id) once, adding what follows to `relayed`.
+    fn step_learnt(
+        &mut self,
+        learnt: &[u64],
+        relayed: &mut Relayed<W, H, B>,
+    ) -> Result<(), Failure> {
+        for &id in learnt {
+            // A lead that learnt and has not ended is still held.
+            let Some(at) = self.leads.iter().position(|lead| lead.id == id) else {
+                continue;
+            };
+            let (orders, reports) = self.drive(at)?;
+            relayed.0.extend(orders);
+            relayed.1.extend(reports);
+        }
+        Ok(())
     }
 
     /// `relayed` with what follows from it: the lane jobs stopped while they waited are
     /// answered as stopped, and free lanes take the waiting lane jobs, the oldest job's
     /// first.
-    fn settle(
-        &mut self,
-        (mut orders, mut reports): Relayed<W, H, B>,
-    ) -> Result<Relayed<W, H, B>, Failure> {
-        while let Some(id) = self.unsent.pop() {
-            let stopped = Outcome {
-                id,
-                range: None,
-                positions: self.positions,
-                bounds: Vec::new(),
-                micros: 0,
-            };
-            let (more, told) = self.answer(stopped)?;
-            orders.extend(more);
-            reports.extend(told);
+    fn settle(&mut self, mut relayed: Relayed<W, H, B>) -> Result<Relayed<W, H, B>, Failure> {
+        while !self.unsent.is_empty() {
+            let mut learnt = Vec::new();
+            for id in std::mem::take(&mut self.unsent) {
+                let stopped = Outcome {
+                    id,
+                    range: None,
+                    positions: self.positions,
+                    bounds: Vec::new(),
+                    micros: 0,
+                };
+                self.learn(stopped, &mut learnt, &mut relayed.1)?;
+            }
+            self.step_learnt(&learnt, &mut relayed)?;
         }
         while self.on_lanes < self.crew.lanes {
             let Some(order) = self
@@ -259,9 +299,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
                 break;
             };
             self.on_lanes += 1;
-            orders.push(order);
+            relayed.0.push(order);
         }
-        Ok((orders, reports))
+        Ok(relayed)
     }
 
     /// Steps lead `at`'s tree and hands out its jobs; once the tree decides the job, stops
@@ -391,11 +431,13 @@ mod tests {
     }
 
     /// The lanes of a worker as one solver that searches the lane jobs one at a time,
-    /// `pick` choosing which of those waiting goes next (answers come back in any order);
-    /// returns what the foreman reported to the worker and the lane jobs searched.
+    /// `pick` choosing which of those waiting goes next (answers come back in any order),
+    /// and reports them `batch` at a time (fewer if fewer wait); returns what the foreman
+    /// reported to the worker and the lane jobs searched.
     fn run_lanes<const W: usize, const H: usize>(
         foreman: &mut Foreman<W, H, u64>,
         first: Relayed<W, H, u64>,
+        batch: usize,
         mut pick: impl FnMut(usize) -> usize,
     ) -> (Vec<Report>, usize) {
         let mut solver = Solver::<W, H, u64>::new(4).expect("4 MiB");
@@ -413,23 +455,26 @@ mod tests {
         take(first.0, &mut waiting, &mut stopped);
         let mut searched = 0;
         while !waiting.is_empty() {
-            let (id, pos, window) = waiting.remove(pick(waiting.len()) % waiting.len());
-            let range = if stopped.contains(&id) {
-                None
-            } else {
-                searched += 1;
-                let range = solver.solve_window(&pos, window);
-                assert!(window.decided(*range.start(), *range.end()));
-                Some((*range.start(), *range.end()))
-            };
-            let outcome = Outcome {
-                id,
-                range,
-                positions: solver.nodes(),
-                bounds: Vec::new(),
-                micros: 1,
-            };
-            let (orders, more) = foreman.report(Report::Done(outcome)).expect("held");
+            let mut done = Vec::new();
+            while done.len() < batch.max(1) && !waiting.is_empty() {
+                let (id, pos, window) = waiting.remove(pick(waiting.len()) % waiting.len());
+                let range = if stopped.contains(&id) {
+                    None
+                } else {
+                    searched += 1;
+                    let range = solver.solve_window(&pos, window);
+                    assert!(window.decided(*range.start(), *range.end()));
+                    Some((*range.start(), *range.end()))
+                };
+                done.push(Report::Done(Outcome {
+                    id,
+                    range,
+                    positions: solver.nodes(),
+                    bounds: Vec::new(),
+                    micros: 1,
+                }));
+            }
+            let (orders, more) = foreman.reports(done).expect("held");
             reports.extend(more);
             take(orders, &mut waiting, &mut stopped);
         }
@@ -437,8 +482,9 @@ mod tests {
     }
 
     /// A job split over lanes is answered with a range that decides its window and agrees
-    /// with one solve of the job, whatever order the lane jobs are answered in, strong and
-    /// weak, on several boards, splits and depths; and the foreman is then idle.
+    /// with one solve of the job, whatever order the lane jobs are answered in, one at a
+    /// time or several together, strong and weak, on several boards, splits and depths; and
+    /// the foreman is then idle.
     #[test]
     fn a_split_job_is_answered_as_one_solve() {
         fn check<const W: usize, const H: usize>(moves: &str, stones: u32, deepen: u32) {
@@ -461,11 +507,12 @@ mod tests {
                         beta: s + 1,
                     },
                 ]);
-                for (window, shuffle) in windows.into_iter().zip([0, 3, 7]) {
+                let runs = windows.into_iter().zip([0, 3, 7]);
+                for ((window, shuffle), batch) in runs.flat_map(|run| [(run, 1), (run, 3)]) {
                     let mut foreman = Foreman::<W, H, u64>::new(crew(4, stones, deepen));
                     let first = foreman.order(Order::Search(9, pos, window)).expect("a job");
                     let mut turn = 0;
-                    let (reports, searched) = run_lanes(&mut foreman, first, |n| {
+                    let (reports, searched) = run_lanes(&mut foreman, first, batch, |n| {
                         turn += 1;
                         (turn * shuffle) % n.max(1)
                     });
@@ -649,7 +696,7 @@ mod tests {
         orders.extend(more.0);
         reports.extend(more.1);
         let mut turn = 0;
-        let (reports, _) = run_lanes(&mut foreman, (orders, reports), |n| {
+        let (reports, _) = run_lanes(&mut foreman, (orders, reports), 2, |n| {
             turn += 1;
             turn % n
         });

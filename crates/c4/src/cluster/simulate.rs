@@ -273,6 +273,9 @@ struct SimWorker<const W: usize, const H: usize, B: Bitboard> {
     running: Vec<Running<W, H, B>>,
     /// When the next order may be taken (a lane free, the last intake done).
     free_at: u64,
+    /// Its lanes' reports that came in while its foreman was busy (before `free_at`): the
+    /// foreman takes them together once it is free, as the threads do.
+    deferred: Vec<Reported>,
     /// Positions counted on this line.
     counted: u64,
 }
@@ -354,6 +357,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                     stopped: Vec::new(),
                     running: Vec::new(),
                     free_at: 0,
+                    deferred: Vec::new(),
                     counted: 0,
                 })
             })
@@ -388,16 +392,18 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         }
     }
 
-    /// The tick of worker `w`'s next event, if it has one: a message arriving, its job
-    /// ending, or its searches taking the next order.
+    /// The tick of worker `w`'s next event, if it has one: its foreman taking the reports
+    /// that waited for it, a message arriving, its job ending, or its searches taking the
+    /// next order.
     fn next_event(&self, w: usize) -> Option<u64> {
         let worker = &self.workers[w];
+        let flush = (!worker.deferred.is_empty()).then_some(worker.free_at);
         let arrival = worker.inbox.front().map(|(t, _)| *t);
         let end = worker.running.iter().map(|r| r.end).min();
         let take = (worker.running.len() < self.lanes)
             .then(|| worker.orders.front().map(|(a, _)| worker.free_at.max(*a)))
             .flatten();
-        [arrival, end, take].into_iter().flatten().min()
+        [flush, arrival, end, take].into_iter().flatten().min()
     }
 
     /// Carries out worker `w`'s next event, at tick `t`.
@@ -407,6 +413,15 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     /// What the worker refuses ([`Worker::take`], [`Worker::report`]).
     fn run_event(&mut self, w: usize, t: u64) -> Result<(), Failure> {
         let trouble = |e: Failure| Failure::run(format!("worker {w}: {}", e.message()));
+        if !self.workers[w].deferred.is_empty() && self.workers[w].free_at <= t {
+            let reports = std::mem::take(&mut self.workers[w].deferred);
+            let started = thread_cpu_time();
+            let relayed = match self.workers[w].foreman.as_mut() {
+                Some(foreman) => foreman.reports(reports),
+                None => Ok((Vec::new(), reports)),
+            };
+            return self.relay(w, t, started, relayed);
+        }
         if self.workers[w].inbox.front().is_some_and(|(a, _)| *a == t) {
             let Some((_, message)) = self.workers[w].inbox.pop_front() else {
                 return Ok(());
@@ -468,8 +483,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     }
 
     /// Takes worker `w`'s searches' `report` at tick `t`: through its foreman, if it has
-    /// one, to the worker.
+    /// one, to the worker; one that comes while the foreman is busy waits for it (with the
+    /// others that come meanwhile).
     fn report(&mut self, w: usize, t: u64, report: Reported) -> Result<(), Failure> {
+        let worker = &mut self.workers[w];
+        if worker.foreman.is_some() && (worker.free_at > t || !worker.deferred.is_empty()) {
+            worker.deferred.push(report);
+            return Ok(());
+        }
         let started = thread_cpu_time();
         let relayed = match self.workers[w].foreman.as_mut() {
             Some(foreman) => foreman.report(report),

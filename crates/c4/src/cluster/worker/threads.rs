@@ -135,13 +135,16 @@ impl<const W: usize, const H: usize, B: Bitboard> Threaded<W, H, B> {
         let Some(report) = self.searches.next_report(wait)? else {
             return Ok(None);
         };
-        match self.foreman.as_mut() {
-            Some(foreman) => {
-                let relayed = foreman.report(report)?;
-                self.relay(relayed).map(Some)
-            }
-            None => self.worker.report(report).map(Some),
+        let Some(foreman) = self.foreman.as_mut() else {
+            return self.worker.report(report).map(Some);
+        };
+        // The reports already in go to the foreman together: its tree steps once for them.
+        let mut reports = vec![report];
+        while let Some(more) = self.searches.next_report(Duration::ZERO)? {
+            reports.push(more);
         }
+        let relayed = foreman.reports(reports)?;
+        self.relay(relayed).map(Some)
     }
 
     /// Whether it holds no job.
