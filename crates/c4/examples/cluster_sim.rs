@@ -91,9 +91,9 @@ struct Args {
     /// (its ticks to the stop, and what a search stopped there leaves).
     #[arg(long, default_value = "cut")]
     stops: String,
-    /// Jobs a worker's tree guesses for lanes that would wait.
-    #[arg(long, default_value_t = 0)]
-    crew_guesses: usize,
+    /// Jobs a worker's tree guesses for lanes that would wait (default: the binary's).
+    #[arg(long)]
+    crew_guesses: Option<usize>,
 }
 
 fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), Failure> {
@@ -148,7 +148,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         let crew = plan.crew.map(|crew| Crew {
             deepen: args.crew_deepen.unwrap_or(crew.deepen),
             alone: args.crew_alone.unwrap_or(crew.alone),
-            guesses: args.crew_guesses,
+            guesses: args.crew_guesses.unwrap_or(crew.guesses),
             ..crew
         });
         let mut setup = plan.manager;

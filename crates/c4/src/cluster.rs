@@ -111,6 +111,12 @@ pub const fn helps(lanes: usize) -> bool {
 /// lanes ([`TopTree::set_deepen`]).
 pub const CREW_DEEPEN: u32 = 4;
 
+/// Lane jobs a worker's own tree guesses ahead of young brothers wait, for lanes that would
+/// otherwise wait ([`TopTree::set_guesses`]). In virtual time, 8×5 strong, 16 workers of 16
+/// lanes: 22.30× with none, 26.19× with 8, 26.40× with 16, 27.90× with 32, 27.13× with 64
+/// (docs/connect4/mpi.md, 2026-12-01).
+pub const CREW_GUESSES: usize = 32;
+
 /// Jobs the manager holds a worker that splits its jobs over its lanes: the lanes the first
 /// job's tree leaves idle go to the second ([`foreman`]). In virtual time, 8×5 strong, 16
 /// workers: 20.18× → 22.18× at 16 lanes, 9.63× → 10.86× at 4; a third gained nothing

@@ -17,8 +17,8 @@ use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
 use super::worker::Route;
 use super::{
-    CREW_AHEAD, CREW_DEEPEN, GROUP, alone_before_release, deepen, guesses, helps, leaf_empties,
-    main_line_stones,
+    CREW_AHEAD, CREW_DEEPEN, CREW_GUESSES, GROUP, alone_before_release, deepen, guesses, helps,
+    leaf_empties, main_line_stones,
 };
 use crate::knobs::Knobs;
 use std::time::Duration;
@@ -84,7 +84,7 @@ impl Plan {
             stones,
             deepen: CREW_DEEPEN,
             alone: alone_before_release(threads),
-            guesses: 0,
+            guesses: CREW_GUESSES,
             group: GROUP,
         });
         let help = crew.is_none() && Knobs::flag(knobs.help).unwrap_or(helps(threads));
