@@ -168,16 +168,6 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
         self.settle(relayed)
     }
 
-    /// The orders for the lanes and the reports for the worker that a lane's `report`
-    /// gives ([`Foreman::reports`] of one).
-    ///
-    /// # Errors
-    ///
-    /// As [`Foreman::reports`].
-    pub fn report(&mut self, report: Report) -> Result<Relayed<W, H, B>, Failure> {
-        self.reports([report])
-    }
-
     /// The orders for the lanes and the reports for the worker that the lanes' `reports`
     /// give: bounds go on to the worker at once; every answer teaches its lead's tree first,
     /// then each lead that learnt steps once, and asks for more or decides the job
@@ -559,7 +549,9 @@ mod tests {
             .collect();
         assert!(!ids.is_empty());
         assert!(foreman.order(Order::Search(1, pos, window)).is_err());
-        let passed = foreman.report(Report::Bounds(vec![1, 2])).expect("bounds");
+        let passed = foreman
+            .reports([Report::Bounds(vec![1, 2])])
+            .expect("bounds");
         assert_eq!(passed.1, [Report::Bounds(vec![1, 2])]);
         let (stops, reports) = foreman.order(Order::Stop(1)).expect("a stop");
         let mut stopped: Vec<u64> = stops
@@ -581,7 +573,7 @@ mod tests {
                 bounds: vec![7],
                 micros: 2,
             };
-            let (orders, reports) = foreman.report(Report::Done(outcome)).expect("held");
+            let (orders, reports) = foreman.reports([Report::Done(outcome)]).expect("held");
             assert!(orders.is_empty());
             let done: Vec<_> = reports
                 .iter()
@@ -609,7 +601,7 @@ mod tests {
             bounds: Vec::new(),
             micros: 0,
         };
-        assert!(foreman.report(Report::Done(stray)).is_err());
+        assert!(foreman.reports([Report::Done(stray)]).is_err());
         // A stop of a job it does not hold (answered already) is nothing.
         let (orders, reports) = foreman.order(Order::Stop(1)).expect("nothing");
         assert!(orders.is_empty() && reports.is_empty());
@@ -671,7 +663,7 @@ mod tests {
                 bounds: Vec::new(),
                 micros: 1,
             };
-            let relayed = foreman.report(Report::Done(outcome)).expect("held");
+            let relayed = foreman.reports([Report::Done(outcome)]).expect("held");
             take(relayed, &foreman, &mut given, &mut answered);
         }
         answered.sort_unstable();
