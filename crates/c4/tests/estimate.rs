@@ -106,8 +106,8 @@ fn an_estimate_lands_within_the_stated_error() {
 }
 
 /// `--ladder`: the 4-high ladder of 7×4, 8×4 and 9×4 (weak, `docs/connect4/open-boards.md`)
-/// extended to 10×4 by the line through them, and a geometric ladder extended exactly; the
-/// hours at `--rate` on `--cores`.
+/// extended to 10×4 by the line through them, raised ×1.38 for the one column past it, and a
+/// geometric ladder of rows extended exactly; the hours at `--rate` on `--cores`.
 #[test]
 fn a_ladder_extends_the_line_through_its_last_three_boards() {
     let out = c4(&[
@@ -120,14 +120,14 @@ fn a_ladder_extends_the_line_through_its_last_three_boards() {
     ]);
     let (count, how) = estimated(&out);
     // ln of the three: the line's slope is half of ln(77744362 / 776760), its value at 10
-    // the geometric mean of the three times that growth twice.
+    // the geometric mean of the three times that growth twice; a column past the ladder,
+    // raised once (`ladder::COLUMN_GROWTH`).
     let growth = (77_744_362f64 / 776_760.0).sqrt();
     let mean = (776_760f64 * 7_940_336.0 * 77_744_362.0).cbrt();
-    assert!(
-        (count / (mean * growth * growth) - 1.0).abs() < 1e-6,
-        "{how}"
-    );
+    let line = mean * growth * growth;
+    assert!((count / (line * 1.38) - 1.0).abs() < 1e-6, "{how}");
     assert!(how.contains("predicted 1 column"), "{how}");
+    assert!(how.contains(&format!("the line {line:.2e}")), "{how}");
     // A ladder of rows, ×10 a row; 7×10^7 positions at 10 M/s on 2 cores: 3.5 s.
     let out = c4(&[
         "estimate",

@@ -9,7 +9,7 @@ use std::time::Duration;
 use transpo_cli::Failure;
 use transpo_connect4::Strength;
 use transpo_connect4::board::Board;
-use transpo_connect4::estimate::ladder::{Ladder, MAX_RUNGS, Rung};
+use transpo_connect4::estimate::ladder::{Along, COLUMN_GROWTH, Ladder, MAX_RUNGS, Rung};
 use transpo_connect4::estimate::{self, Estimate, FIRST_EMPTY, Level, Plan};
 use transpo_connect4::position::Bitboard;
 
@@ -113,7 +113,7 @@ fn strength_name(strength: Strength) -> &'static str {
 
 /// The rungs of `--ladder` (`BOARD=POSITIONS,…`) for `target`: their sizes along its family
 /// (columns if every board has its height, else rows if every one has its width) and which.
-fn parse_ladder(target: Board, text: &str) -> Result<(Vec<Rung>, &'static str), String> {
+fn parse_ladder(target: Board, text: &str) -> Result<(Vec<Rung>, Along), String> {
     let items: Vec<&str> = text.split(',').map(str::trim).collect();
     if items.len() > MAX_RUNGS {
         return Err(format!(
@@ -135,33 +135,34 @@ fn parse_ladder(target: Board, text: &str) -> Result<(Vec<Rung>, &'static str), 
         })?;
         boards.push((board, positions));
     }
-    let by = if boards.iter().all(|(b, _)| b.height() == target.height()) {
-        "column"
+    let along = if boards.iter().all(|(b, _)| b.height() == target.height()) {
+        Along::Columns
     } else if boards.iter().all(|(b, _)| b.width() == target.width()) {
-        "row"
+        Along::Rows
     } else {
         return Err(format!(
             "--ladder: every board must have {target}'s height (a ladder of columns) or its \
              width (a ladder of rows)"
         ));
     };
-    let size = |board: Board| {
-        let size = if by == "column" {
-            board.width()
-        } else {
-            board.height()
-        };
-        // A board's sides are at most its squares, at most 128.
-        u32::try_from(size).unwrap_or(u32::MAX)
-    };
     let rungs = boards
         .iter()
         .map(|&(board, positions)| Rung {
-            size: size(board),
+            size: size_along(board, along),
             positions,
         })
         .collect();
-    Ok((rungs, by))
+    Ok((rungs, along))
+}
+
+/// A board's size `along` a ladder: its columns or its rows.
+fn size_along(board: Board, along: Along) -> u32 {
+    let size = match along {
+        Along::Columns => board.width(),
+        Along::Rows => board.height(),
+    };
+    // A board's sides are at most its squares, at most 128.
+    u32::try_from(size).unwrap_or(u32::MAX)
 }
 
 /// `estimate --ladder`: the ladder's line extended to `target`, with its interval, and the
@@ -180,15 +181,11 @@ fn ladder_report(
             "--rate {rate}: above 0 and at most 10000 (M positions/s)"
         ));
     }
-    let (rungs, by) = parse_ladder(target, ladder)?;
-    let ladder = Ladder::new(rungs).map_err(|e| format!("--ladder: {e}"))?;
-    let size = if by == "column" {
-        target.width()
-    } else {
-        target.height()
-    };
+    let (rungs, along) = parse_ladder(target, ladder)?;
+    let ladder = Ladder::new(rungs, along).map_err(|e| format!("--ladder: {e}"))?;
+    let by = along.step_name();
     let prediction = ladder
-        .predict(u32::try_from(size).unwrap_or(u32::MAX))
+        .predict(size_along(target, along))
         .map_err(|e| format!("--ladder: {e}"))?;
     let fitted: Vec<String> = ladder
         .fitted()
@@ -199,18 +196,28 @@ fn ladder_report(
         "ladder of {} boards of one {}, the line through the last {} ({}): growth x{:.2} a \
          {by}\n",
         ladder.rungs().len(),
-        if by == "column" { "height" } else { "width" },
+        match along {
+            Along::Columns => "height",
+            Along::Rows => "width",
+        },
         fitted.len(),
         fitted.join(", "),
         prediction.growth,
     );
+    let plural = if prediction.steps == 1 { "" } else { "s" };
+    let lean = match along {
+        Along::Columns => format!(
+            "; the line {:.2e}, raised x{COLUMN_GROWTH} a column",
+            prediction.line
+        ),
+        Along::Rows => String::new(),
+    };
     text += &format!(
-        "{target} {kind}, empty board: {:.0} positions ({:.2e}, predicted {} {by}{} past the \
-         ladder; interval {:.2e} to {:.2e})\n",
+        "{target} {kind}, empty board: {:.0} positions ({:.2e}, predicted {} {by}{plural} past \
+         the ladder{lean}; interval {:.2e} to {:.2e})\n",
         prediction.positions,
         prediction.positions,
         prediction.steps,
-        if prediction.steps == 1 { "" } else { "s" },
         prediction.low,
         prediction.high,
     );
