@@ -94,6 +94,10 @@ struct Args {
     /// Jobs a worker's tree guesses for lanes that would wait (default: the binary's).
     #[arg(long)]
     crew_guesses: Option<usize>,
+    /// Lane jobs a worker's tree gives out beyond one a lane, waiting in the lanes' queue
+    /// (default: the binary's).
+    #[arg(long)]
+    crew_spare: Option<usize>,
 }
 
 fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), Failure> {
@@ -149,6 +153,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             deepen: args.crew_deepen.unwrap_or(crew.deepen),
             alone: args.crew_alone.unwrap_or(crew.alone),
             guesses: args.crew_guesses.unwrap_or(crew.guesses),
+            spare: args.crew_spare.unwrap_or(crew.spare),
             ..crew
         });
         let mut setup = plan.manager;

@@ -11,9 +11,10 @@
 //!
 //! A worker may hold several of the manager's jobs at once
 //! ([`Policy::ahead`](super::dispatch::Policy::ahead)). Its lanes then go to the oldest job
-//! first: at most one lane job a lane is given out, and a younger job's lane jobs wait in
-//! the foreman until no older job has one waiting. So a second job takes only the lanes the
-//! first job's tree leaves idle, and never holds back the first.
+//! first: at most one lane job a lane is given out (and [`Crew::spare`] more, waiting in the
+//! lanes' queue), and a younger job's lane jobs wait in the foreman until no older job has
+//! one waiting. So a second job takes only the lanes the first job's tree leaves idle, and
+//! never holds back the first.
 //!
 //! It sits between the [`Worker`](super::worker::Worker) and its searches, as a pure state
 //! machine: the worker's orders go in, and orders for the lanes come out; the lanes' reports
@@ -46,6 +47,9 @@ pub struct Crew {
     pub guesses: usize,
     /// Stones above a job its placement's ancestor is ([`TopTree::new`]).
     pub group: usize,
+    /// Lane jobs given out beyond one a lane ([`super::crew_spare`]): they wait in the
+    /// lanes' queue for the first lane free.
+    pub spare: usize,
 }
 
 /// What the foreman gives: orders for the lanes, and reports for the worker.
@@ -86,7 +90,8 @@ pub struct Foreman<const W: usize, const H: usize, B: Bitboard> {
     /// For each lane job out (given to a lane or waiting): its lead's id, and the
     /// dispatch's worker and id.
     out: HashMap<u64, (u64, usize, u64)>,
-    /// Lane jobs given to the lanes and not yet reported: at most one a lane.
+    /// Lane jobs given to the lanes and not yet reported: at most one a lane and the
+    /// [`Crew::spare`].
     on_lanes: usize,
     /// Lane jobs stopped while they waited, to be answered as stopped without a lane.
     unsent: Vec<u64>,
@@ -280,7 +285,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
             }
             self.step_learnt(&learnt, &mut relayed)?;
         }
-        while self.on_lanes < self.crew.lanes {
+        while self.on_lanes < self.crew.lanes.saturating_add(self.crew.spare) {
             let Some(order) = self
                 .leads
                 .iter_mut()
@@ -417,6 +422,7 @@ mod tests {
             alone: 1,
             guesses: 0,
             group: 2,
+            spare: 0,
         }
     }
 
@@ -607,13 +613,24 @@ mod tests {
         assert!(orders.is_empty() && reports.is_empty());
     }
 
-    /// With two jobs held, at most one lane job a lane is given out, and the younger job's
-    /// lane jobs go to the lanes only while none of the older job's waits; it still gets
-    /// the lanes the older one leaves idle, before the older one is answered.
+    /// With two jobs held, at most one lane job a lane is given out (and the spare ones, if
+    /// any, all of them used), and the younger job's lane jobs go to the lanes only while
+    /// none of the older job's waits; it still gets the lanes the older one leaves idle,
+    /// before the older one is answered.
     #[test]
     fn the_older_job_takes_the_lanes_first() {
+        for spare in [0, 2] {
+            older_first(spare);
+        }
+    }
+
+    fn older_first(spare: usize) {
         let lanes = 3;
-        let mut foreman = Foreman::<6, 4, u64>::new(crew(lanes, 2, 2));
+        let mut foreman = Foreman::<6, 4, u64>::new(Crew {
+            spare,
+            ..crew(lanes, 2, 2)
+        });
+        let mut most = 0;
         let mut one = Solver::<6, 4, u64>::new(4).expect("4 MiB");
         let window = Window::of(Strength::Strong);
         let jobs = ["3", "4"].map(|m| Position::<6, 4, u64>::from_moves(m).expect("legal"));
@@ -642,10 +659,11 @@ mod tests {
                 Report::Bounds(_) => None,
             }));
             assert!(
-                given.len() <= lanes,
-                "{} lane jobs given to {lanes} lanes",
+                given.len() <= lanes + spare,
+                "{} lane jobs given to {lanes} lanes and {spare} spare",
                 given.len()
             );
+            most = most.max(given.len());
         };
         for (id, pos) in [1, 2].into_iter().zip(jobs) {
             let relayed = foreman
@@ -670,6 +688,11 @@ mod tests {
         assert_eq!(answered, [1, 2]);
         assert!(foreman.idle());
         assert!(younger_early > 0, "job 2 waited for job 1's end");
+        assert_eq!(
+            most,
+            lanes + spare,
+            "the lanes and spare slots were not all used"
+        );
     }
 
     /// Two jobs held at once are each answered as one solve answers them, their lane jobs

@@ -17,8 +17,8 @@ use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
 use super::worker::Route;
 use super::{
-    CREW_AHEAD, CREW_DEEPEN, CREW_GUESSES, GROUP, alone_before_release, deepen, guesses, helps,
-    leaf_empties, main_line_stones,
+    CREW_AHEAD, CREW_DEEPEN, CREW_GUESSES, GROUP, alone_before_release, crew_spare, deepen,
+    guesses, helps, leaf_empties, main_line_stones,
 };
 use crate::knobs::Knobs;
 use std::time::Duration;
@@ -86,6 +86,7 @@ impl Plan {
             alone: alone_before_release(threads),
             guesses: CREW_GUESSES,
             group: GROUP,
+            spare: crew_spare(threads),
         });
         let help = crew.is_none() && Knobs::flag(knobs.help).unwrap_or(helps(threads));
         // A worker of lanes is that many searches at once: it is held as many jobs, and

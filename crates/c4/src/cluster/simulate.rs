@@ -400,8 +400,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         let flush = (!worker.deferred.is_empty()).then_some(worker.free_at);
         let arrival = worker.inbox.front().map(|(t, _)| *t);
         let end = worker.running.iter().map(|r| r.end).min();
+        // A foreman's lane jobs wait for it only until they are given ([`Self::relay`]).
+        let gate = if worker.foreman.is_some() {
+            0
+        } else {
+            worker.free_at
+        };
         let take = (worker.running.len() < self.lanes)
-            .then(|| worker.orders.front().map(|(a, _)| worker.free_at.max(*a)))
+            .then(|| worker.orders.front().map(|(a, _)| gate.max(*a)))
             .flatten();
         [flush, arrival, end, take].into_iter().flatten().min()
     }
@@ -501,8 +507,9 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     }
 
     /// Carries out what worker `w`'s foreman gave at tick `t` (its work began at the CPU
-    /// time `started`, charged to the worker: its lanes take nothing new until it is done):
-    /// orders to the lanes, reports to the worker, whose messages go out.
+    /// time `started`, charged to the worker: the lane jobs it gave are taken only once it
+    /// is done, and the reports that come meanwhile wait for it): orders to the lanes,
+    /// reports to the worker, whose messages go out.
     fn relay(
         &mut self,
         w: usize,
@@ -512,15 +519,22 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     ) -> Result<(), Failure> {
         let trouble = |e: Failure| Failure::run(format!("worker {w}: {}", e.message()));
         let (orders, reports) = relayed.map_err(trouble)?;
+        // The lane jobs a foreman gives are in the lanes' queue once it is done: a lane
+        // takes one from there, even while the foreman works on something later.
+        let mut ready = t;
         if self.workers[w].foreman.is_some() {
             let spent = self.spent_since(started);
             let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
             let worker = &mut self.workers[w];
             worker.free_at = worker.free_at.max(t) + ticks;
+            ready = worker.free_at;
             self.foremen += ticks;
         }
         for order in orders {
-            self.give(w, t, order);
+            match order {
+                order @ Order::Search(..) => self.workers[w].orders.push_back((ready, order)),
+                order => self.give(w, t, order),
+            }
         }
         for report in reports {
             let sent = self.workers[w].worker.report(report).map_err(trouble)?;
@@ -993,6 +1007,7 @@ mod tests {
                     alone: 1,
                     guesses: 0,
                     group: 2,
+                    spare: 0,
                 };
                 let mut setup = setup(strength, 30, 1);
                 setup.leaf_empties = 30 - 5;

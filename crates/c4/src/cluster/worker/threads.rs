@@ -591,10 +591,11 @@ mod tests {
     }
 
     /// A scripted trace on a one-solver worker, on a worker of three lanes that help, and on
-    /// one that splits its jobs over three lanes ([`Threaded::start_crew`]): every job
-    /// answered gives a range that decides its window and holds a lone solver's score (the
-    /// first two: the lone solver's very range), a job cancelled before it starts answers
-    /// stopped, and the end of the run stops what runs and finishes the worker.
+    /// one that splits its jobs over three lanes with three more lane jobs waiting
+    /// ([`Threaded::start_crew`]): every job answered gives a range that decides its window
+    /// and holds a lone solver's score (the first two: the lone solver's very range), a job
+    /// cancelled before it starts answers stopped, and the end of the run stops what runs
+    /// and finishes the worker.
     #[test]
     fn both_kinds_of_worker_answer_a_trace_as_a_lone_solver() {
         let lines = ["1", "2", "3", "44", "45", "4"];
@@ -633,6 +634,8 @@ mod tests {
                 alone: 1,
                 guesses: 0,
                 group: 2,
+                // Three lane jobs more wait in the lanes' queue.
+                spare: 3,
             };
             Threaded::start_crew(pool, 20, Route::alone(), crew)
         };
