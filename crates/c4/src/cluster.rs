@@ -113,7 +113,9 @@ pub const CREW_DEEPEN: u32 = 4;
 
 /// Lane jobs a worker's own tree guesses ahead of young brothers wait, for lanes that would
 /// otherwise wait ([`TopTree::set_guesses`]). In virtual time, 8×5 strong, 16 workers of 16
-/// lanes: 22.30× with none, 26.19× with 8, 26.40× with 16, 27.90× with 32, 27.13× with 64
+/// lanes: 22.30× with none, 26.19× with 8, 26.40× with 16, 27.90× with 32, 27.13× with 64.
+/// With a spare lane job a lane and the manager's jobs [`CREW_LEAF_STONES`] deep: 16 lanes
+/// 41.11× with 32, 41.83× with 16; 4 lanes 17.29–18.39× with 32, 16.31× with 4
 /// (docs/connect4/mpi.md, 2026-12-01).
 pub const CREW_GUESSES: usize = 32;
 
@@ -158,6 +160,43 @@ pub const fn guesses(workers: usize, lanes: bool) -> usize {
     } else {
         workers
     }
+}
+
+/// The deepest the manager's jobs are by default when each worker splits its jobs over its
+/// lanes ([`foreman`], [`crew_leaf_stones`]).
+///
+/// With a crew the manager's tree has one search a worker, so by [`leaf_stones`] its jobs
+/// would be as deep as sixteen one-thread workers' (eight stones), and each worker's tree
+/// splits them further. Jobs two stones shallower make the manager's tree smaller (its step
+/// 0.21–0.24 s → 0.022 s of the run on 8×5) and give each worker's tree more to split. In
+/// virtual time, 8×5 strong, 16 workers, with [`crew_manager_guesses`]: 16 lanes 31.70–32.85×
+/// → 41.11×, the manager 25.8–29.9% → 11.4% of the run; 4 lanes 13.90–14.42× → 17.29×
+/// (docs/connect4/mpi.md, 2026-12-01).
+pub const CREW_LEAF_STONES: u32 = 6;
+
+/// The default leaf depth in stones of the manager's jobs for `workers` workers that each
+/// split their jobs over their lanes: [`leaf_stones`] for as many searches, but at most
+/// [`CREW_LEAF_STONES`].
+pub const fn crew_leaf_stones(workers: usize) -> u32 {
+    let stones = leaf_stones(workers);
+    if stones < CREW_LEAF_STONES {
+        stones
+    } else {
+        CREW_LEAF_STONES
+    }
+}
+
+/// Jobs the manager guesses ahead of young brothers wait for `workers` workers that each
+/// split their jobs over their lanes, by default: one a worker.
+///
+/// A worker with a crew is held [`CREW_AHEAD`] jobs, and its lanes take the second job's
+/// lane jobs only where the first leaves them idle; a guess keeps that second job there
+/// when the tree has none needed. In virtual time, 8×5 strong, 16 workers, jobs
+/// [`CREW_LEAF_STONES`] deep: at 16 lanes 25.19× with none, 37.94× with 8, 41.11× with
+/// 16, 37.40× with 32; at 4 lanes 13.86× with 8, 17.29× with 16, 17.36× with 32
+/// (docs/connect4/mpi.md, 2026-12-01).
+pub const fn crew_manager_guesses(workers: usize) -> usize {
+    workers
 }
 
 /// The default leaf depth in empty squares on a board of `squares` squares for `searches`

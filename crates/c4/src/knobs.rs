@@ -160,7 +160,7 @@ knobs! {
         "With several threads, children every node searches alone before it may split.";
     MPI_LEAF leaf: u32 = "TRANSPO_C4_MPI_LEAF" in 0..=128,
         "empty squares a job has",
-        default "W·H − 8, or − 5 up to 2 searches; the main line's 2 fewer",
+        default "W·H − 8, or − 5 up to 2 searches; the main line's 2 fewer; with a crew W·H − 6, or − 5 up to 2 workers",
         "Under `mpirun`, a position with at most this many empty squares is a worker's job.";
     MPI_SHARE share: u32 = "TRANSPO_C4_MPI_SHARE" in 0..=128,
         "empty squares a shared bound's position has", default "ten fewer than the leaf's",
@@ -197,7 +197,7 @@ knobs! {
         "stones below the manager's job a worker splits it to", default "0: no split",
         "Under `mpirun`, a worker of lanes splits each job the manager sends over its lanes with a top tree of its own, into jobs this many stones deeper (the manager then holds it one job, as one search), one more a lane waiting in the lanes' queue; 0, each lane takes the manager's jobs.";
     MPI_GUESS guess: u32 = "TRANSPO_C4_MPI_GUESS" in 0..=4096,
-        "jobs guessed ahead", default "1 a worker up to 2 one-thread workers, else 0",
+        "jobs guessed ahead", default "1 a worker up to 2 one-thread workers or with a crew, else 0",
         "Under `mpirun`, jobs the manager guesses ahead of young brothers wait for workers that would otherwise wait.";
 }
 

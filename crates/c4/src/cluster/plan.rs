@@ -17,8 +17,8 @@ use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
 use super::worker::Route;
 use super::{
-    CREW_AHEAD, CREW_DEEPEN, CREW_GUESSES, GROUP, alone_before_release, crew_spare, deepen,
-    guesses, helps, leaf_empties, main_line_stones,
+    CREW_AHEAD, CREW_DEEPEN, CREW_GUESSES, GROUP, alone_before_release, crew_leaf_stones,
+    crew_manager_guesses, crew_spare, deepen, guesses, helps, leaf_empties, main_line_stones,
 };
 use crate::knobs::Knobs;
 use std::time::Duration;
@@ -95,7 +95,11 @@ impl Plan {
         let per_worker = if lanes && crew.is_none() { threads } else { 1 };
         let workers = ranks.saturating_sub(1);
         let searches = workers.saturating_mul(per_worker);
-        let leaf = knobs.leaf.unwrap_or(leaf_empties(squares, searches));
+        // With a crew, shallower jobs and a guess a worker ([`crew_leaf_stones`]).
+        let leaf = knobs.leaf.unwrap_or(match crew {
+            Some(_) => squares.saturating_sub(crew_leaf_stones(workers)),
+            None => leaf_empties(squares, searches),
+        });
         let shared_empties = knobs.share.unwrap_or(leaf.saturating_sub(SHARE_BELOW_LEAF));
         let journal_empties = if keeping {
             // Kept as deep below jobs of many searches' depth, whatever this run's.
@@ -113,7 +117,13 @@ impl Plan {
             alone,
             alone_all: knobs.alone_all.unwrap_or(alone),
             main_line: main_line_stones(searches),
-            guesses: knobs.guess.map_or(guesses(workers, lanes), |g| g as usize),
+            guesses: knobs.guess.map_or(
+                match crew {
+                    Some(_) => crew_manager_guesses(workers),
+                    None => guesses(workers, lanes),
+                },
+                |g| g as usize,
+            ),
             deepen: deepen(searches),
             searches,
             policy: Policy {
@@ -158,7 +168,7 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::DEEPEN_STONES;
+    use crate::cluster::{CREW_LEAF_STONES, DEEPEN_STONES};
 
     fn plan(squares: u32, ranks: usize, threads: usize, keeping: bool, knobs: Knobs) -> Plan {
         Plan::new(squares, ranks, threads, Strength::Strong, keeping, &knobs)
@@ -239,9 +249,10 @@ mod tests {
     }
 
     /// A worker that splits the manager's jobs over its lanes (the knob) is one search to
-    /// the manager: held one job, the leaf depth and release rule of as many searches as
-    /// workers; its crew has its lanes, and its idle lanes do not help (the crew's jobs keep
-    /// them busy). Off by default, and for a worker without lanes.
+    /// the manager: held two jobs, the release rule of as many searches as workers, jobs at
+    /// most [`CREW_LEAF_STONES`] deep and a guess a worker; its crew has its lanes, and its
+    /// idle lanes do not help (the crew's jobs keep them busy). Off by default, and for a
+    /// worker without lanes.
     #[test]
     fn a_crew_makes_a_worker_one_search() {
         let knobs = || Knobs {
@@ -253,8 +264,23 @@ mod tests {
         assert_eq!((crew.lanes, crew.stones, crew.deepen), (16, 2, CREW_DEEPEN));
         assert_eq!(p.manager.searches, 16);
         assert_eq!(p.manager.policy.ahead, CREW_AHEAD);
-        assert_eq!(p.manager.leaf_empties, leaf_empties(40, 16));
+        // Its jobs shallower than sixteen searches' and a guess a worker.
+        assert_eq!(p.manager.leaf_empties, 40 - CREW_LEAF_STONES);
+        assert!(p.manager.leaf_empties > leaf_empties(40, 16));
+        assert_eq!(p.manager.guesses, 16);
         assert_eq!(p.manager.deepen, deepen(16));
+        // Two workers of a crew: as deep as two searches' jobs, which are shallower.
+        let two = plan(40, 3, 8, false, knobs());
+        assert_eq!(two.manager.leaf_empties, leaf_empties(40, 2));
+        assert_eq!(two.manager.guesses, 2);
+        // The knobs still win.
+        let set = Knobs {
+            leaf: Some(30),
+            guess: Some(0),
+            ..knobs()
+        };
+        let p = plan(40, 17, 16, false, set);
+        assert_eq!((p.manager.leaf_empties, p.manager.guesses), (30, 0));
         assert!(p.lanes && !p.help);
         assert_eq!(plan(40, 17, 16, false, Knobs::default()).crew, None);
         assert_eq!(plan(40, 17, 1, false, knobs()).crew, None);
