@@ -170,8 +170,8 @@ pub const fn guesses(workers: usize, lanes: bool) -> usize {
 /// splits them further. Jobs two stones shallower make the manager's tree smaller (its step
 /// 0.21–0.24 s → 0.022 s of the run on 8×5) and give each worker's tree more to split. In
 /// virtual time, 8×5 strong, 16 workers, with [`crew_manager_guesses`]: 16 lanes 31.70–32.85×
-/// → 41.11×, the manager 25.8–29.9% → 11.4% of the run; 4 lanes 13.90–14.42× → 17.29×
-/// (docs/connect4/mpi.md, 2026-12-01).
+/// → 37.52–41.83× (three runs), the manager 25.8–29.9% → 11.4–12.8% of the run; 4 lanes
+/// 13.90–14.42× → 17.29–18.39× (docs/connect4/mpi.md, 2026-12-01).
 pub const CREW_LEAF_STONES: u32 = 6;
 
 /// The default leaf depth in stones of the manager's jobs for `workers` workers that each
