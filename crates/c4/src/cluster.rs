@@ -167,8 +167,9 @@ pub const fn guesses(workers: usize, lanes: bool) -> usize {
 ///
 /// With a crew the manager's tree has one search a worker, so by [`leaf_stones`] its jobs
 /// would be as deep as sixteen one-thread workers' (eight stones), and each worker's tree
-/// splits them further. Jobs two stones shallower make the manager's tree smaller (its step
-/// 0.21–0.24 s → 0.022 s of the run on 8×5) and give each worker's tree more to split. In
+/// splits them further. Jobs two stones shallower make the manager's tree smaller (its time
+/// on 8×5, 16 × 16: 0.21–0.24 s → 0.022 s, and 0.075–0.087 s with the guesses) and give
+/// each worker's tree more to split. In
 /// virtual time, 8×5 strong, 16 workers, with [`crew_manager_guesses`]: 16 lanes 31.70–32.85×
 /// → 37.52–41.83× (three runs), the manager 25.8–29.9% → 11.4–12.8% of the run; 4 lanes
 /// 13.90–14.42× → 17.29–18.39× (docs/connect4/mpi.md, 2026-12-01).
