@@ -145,7 +145,8 @@ pub const GUESS_UP_TO_WORKERS: usize = 2;
 /// Jobs the top tree guesses ahead of young brothers wait for workers that would otherwise
 /// wait ([`TopTree::set_guesses`]), by default: one a worker for up to
 /// [`GUESS_UP_TO_WORKERS`] one-thread workers; none for more, nor for workers of lanes
-/// (their idle lanes help their running jobs instead).
+/// (their idle lanes help their running jobs instead). Workers with a crew have their own
+/// rule, [`crew_manager_guesses`].
 ///
 /// A guess runs only on a worker with nothing to search, and is stopped as soon as no step
 /// wants it or a needed job could take its worker, so when wrong it costs positions a waiting
@@ -169,10 +170,10 @@ pub const fn guesses(workers: usize, lanes: bool) -> usize {
 /// would be as deep as sixteen one-thread workers' (eight stones), and each worker's tree
 /// splits them further. Jobs two stones shallower make the manager's tree smaller (its time
 /// on 8×5, 16 × 16: 0.21–0.24 s → 0.022 s, and 0.075–0.087 s with the guesses) and give
-/// each worker's tree more to split. In
-/// virtual time, 8×5 strong, 16 workers, with [`crew_manager_guesses`]: 16 lanes 31.70–32.85×
-/// → 37.52–41.83× (three runs), the manager 25.8–29.9% → 11.4–12.8% of the run; 4 lanes
-/// 13.90–14.42× → 17.29–18.39× (docs/connect4/mpi.md, 2026-12-01).
+/// each worker's tree more to split. In virtual time, 8×5 strong, 16 workers, with
+/// [`crew_manager_guesses`]: 16 lanes 31.70–32.85× → 37.52–41.83× (three runs), the manager
+/// 25.8–29.9% → 11.4–12.8% of the run; 4 lanes 13.90–14.42× → 17.29–18.39×
+/// (docs/connect4/mpi.md, 2026-12-01).
 pub const CREW_LEAF_STONES: u32 = 6;
 
 /// The default leaf depth in stones of the manager's jobs for `workers` workers that each

@@ -18,7 +18,8 @@ use super::pace::Pace;
 use super::worker::Route;
 use super::{
     CREW_AHEAD, CREW_DEEPEN, CREW_GUESSES, GROUP, alone_before_release, crew_leaf_stones,
-    crew_manager_guesses, crew_spare, deepen, guesses, helps, leaf_empties, main_line_stones,
+    crew_manager_guesses, crew_spare, deepen, guesses, helps, leaf_empties, leaf_stones,
+    main_line_stones,
 };
 use crate::knobs::Knobs;
 use std::time::Duration;
@@ -95,11 +96,13 @@ impl Plan {
         let per_worker = if lanes && crew.is_none() { threads } else { 1 };
         let workers = ranks.saturating_sub(1);
         let searches = workers.saturating_mul(per_worker);
-        // With a crew, shallower jobs and a guess a worker ([`crew_leaf_stones`]).
-        let leaf = knobs.leaf.unwrap_or(match crew {
-            Some(_) => squares.saturating_sub(crew_leaf_stones(workers)),
-            None => leaf_empties(squares, searches),
-        });
+        // The leaf depth in stones and the guesses: with a crew, shallower jobs and a guess a
+        // worker ([`crew_leaf_stones`], [`crew_manager_guesses`]).
+        let (stones, default_guesses) = match crew {
+            Some(_) => (crew_leaf_stones(workers), crew_manager_guesses(workers)),
+            None => (leaf_stones(searches), guesses(workers, lanes)),
+        };
+        let leaf = knobs.leaf.unwrap_or(squares.saturating_sub(stones));
         let shared_empties = knobs.share.unwrap_or(leaf.saturating_sub(SHARE_BELOW_LEAF));
         let journal_empties = if keeping {
             // Kept as deep below jobs of many searches' depth, whatever this run's.
@@ -117,13 +120,7 @@ impl Plan {
             alone,
             alone_all: knobs.alone_all.unwrap_or(alone),
             main_line: main_line_stones(searches),
-            guesses: knobs.guess.map_or(
-                match crew {
-                    Some(_) => crew_manager_guesses(workers),
-                    None => guesses(workers, lanes),
-                },
-                |g| g as usize,
-            ),
+            guesses: knobs.guess.map_or(default_guesses, |g| g as usize),
             deepen: deepen(searches),
             searches,
             policy: Policy {
