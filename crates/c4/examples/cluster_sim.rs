@@ -10,7 +10,7 @@ use clap::Parser;
 use std::process::ExitCode;
 use transpo_c4::cluster::foreman::Crew;
 use transpo_c4::cluster::plan::Plan;
-use transpo_c4::cluster::simulate::{Costs, Lanes, Stops, simulate, thread_cpu_time};
+use transpo_c4::cluster::simulate::{self, Costs, Lanes, Stops, simulate, thread_cpu_time};
 use transpo_c4::knobs::Knobs;
 use transpo_cli::Failure;
 use transpo_connect4::position::{Bitboard, Position};
@@ -98,6 +98,10 @@ struct Args {
     /// (default: the binary's).
     #[arg(long)]
     crew_spare: Option<usize>,
+    /// Whether a lane job a worker's tree splits while it runs keeps running beside its
+    /// children's jobs (`true` or `false`; default: the binary's).
+    #[arg(long)]
+    crew_beside: Option<bool>,
 }
 
 fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), Failure> {
@@ -154,6 +158,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             alone: args.crew_alone.unwrap_or(crew.alone),
             guesses: args.crew_guesses.unwrap_or(crew.guesses),
             spare: args.crew_spare.unwrap_or(crew.spare),
+            beside: args.crew_beside.unwrap_or(crew.beside),
             ..crew
         });
         let mut setup = plan.manager;
@@ -189,7 +194,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         println!(
             "  {workers:>3} workers x {} lanes, alone {alone} (all {alone_all}), {} guesses, jobs {stones} stones deep (main line +{}, split +{}): positions {:.2}x, speed-up {:.2}x, busy {:.0}%, \
              {} jobs answered, {} stopped ({:.0}% of the positions), manager {:.1}% of the time ({:.3} s charged, {:.3} s of CPU), bounds taken in {:.1}% of the workers' time, foremen {:.1}%; \
-             {} charges, each less the clock's {:.2} µs",
+             {} charges, each less the clock's {:.2} µs; stopped jobs' positions by cause: {}",
             args.lanes,
             setup.guesses,
             setup.main_line,
@@ -207,9 +212,24 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             100.0 * r.foremen as f64 / (r.makespan.max(1) as f64 * workers as f64),
             r.clock.1,
             r.clock.0.as_secs_f64() * 1e6,
+            stopped_by(&r),
         );
     }
     Ok(())
+}
+
+/// The shares of the positions of the stopped jobs, by cause.
+fn stopped_by(r: &simulate::Report) -> String {
+    let names = simulate::STOP_CAUSES
+        .iter()
+        .map(|cause| format!("{cause:?}").to_lowercase())
+        .chain(["no foreman".to_string()]);
+    let total = r.stopped_ticks.max(1) as f64;
+    names
+        .zip(r.stopped_by)
+        .map(|(name, ticks)| format!("{name} {:.0}%", 100.0 * ticks as f64 / total))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn main() -> ExitCode {

@@ -111,6 +111,10 @@ pub const fn helps(lanes: usize) -> bool {
 /// lanes ([`TopTree::set_deepen`]).
 pub const CREW_DEEPEN: u32 = 4;
 
+/// Whether a worker's own tree keeps a lane job it splits while it runs beside its
+/// children's jobs ([`TopTree::set_beside`]).
+pub const CREW_BESIDE: bool = true;
+
 /// Lane jobs a worker's own tree guesses ahead of young brothers wait, for lanes that would
 /// otherwise wait ([`TopTree::set_guesses`]). In virtual time, 8×5 strong, 16 workers of 16
 /// lanes: 22.30× with none, 26.19× with 8, 26.40× with 16, 27.90× with 32, 27.13× with 64.

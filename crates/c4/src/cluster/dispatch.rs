@@ -293,6 +293,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Dispatch<W, H, B> {
         Ok(())
     }
 
+    /// Worker `w`'s job `id`, if it holds it (cancelled or not), and whether it is a guess
+    /// no step has needed yet.
+    pub fn held_job(&self, w: usize, id: u64) -> Option<(&Job<W, H, B>, bool)> {
+        let sent = self.sent.get(w)?.iter().find(|sent| sent.id == id)?;
+        Some((&sent.job, sent.guess))
+    }
+
     /// Whether a worker holds a job not yet answered (cancelled or not).
     pub fn busy(&self) -> bool {
         self.sent.iter().any(|held| !held.is_empty())

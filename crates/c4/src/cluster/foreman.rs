@@ -50,6 +50,27 @@ pub struct Crew {
     /// Lane jobs given out beyond one a lane ([`super::crew_spare`]): they wait in the
     /// lanes' queue for the first lane free.
     pub spare: usize,
+    /// Whether a lane job split while it runs keeps running beside its children's jobs
+    /// ([`TopTree::set_beside`]; [`super::CREW_BESIDE`]).
+    pub beside: bool,
+}
+
+/// Why a lane job given to a lane was stopped ([`Foreman::stop_cause`]): for the
+/// simulator's account of the positions searched in stopped jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StopCause {
+    /// The manager stopped its job.
+    Lead,
+    /// Its job's tree decided the job without it.
+    Solved,
+    /// It was a guess no step guessed or needed any more, or one that gave way to a needed
+    /// lane job.
+    Guess,
+    /// Its position was split while it ran, and its children's jobs (or a brother's
+    /// cutoff) settled it first.
+    Split,
+    /// A brother's cutoff made it needless.
+    Cut,
 }
 
 /// What the foreman gives: orders for the lanes, and reports for the worker.
@@ -98,6 +119,8 @@ pub struct Foreman<const W: usize, const H: usize, B: Bitboard> {
     next: u64,
     /// The worker's positions on this line, as the lanes last reported them.
     positions: u64,
+    /// Why each lane job stopped on its lane and not yet reported was stopped.
+    causes: HashMap<u64, StopCause>,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
@@ -114,7 +137,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
             unsent: Vec::new(),
             next: 0,
             positions: 0,
+            causes: HashMap::new(),
         }
+    }
+
+    /// Why lane job `id` was stopped, if it was stopped on its lane and has not reported
+    /// since.
+    pub fn stop_cause(&self, id: u64) -> Option<StopCause> {
+        self.causes.get(&id).copied()
     }
 
     /// The orders for the lanes and the reports for the worker that the worker's `order`
@@ -137,6 +167,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
                 top.set_alone(self.crew.alone);
                 top.set_guesses(self.crew.guesses);
                 top.set_deepen(self.crew.deepen, self.crew.lanes);
+                top.set_beside(self.crew.beside);
                 self.leads.push(Lead {
                     id,
                     position,
@@ -220,6 +251,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
             ))
         })?;
         self.positions = self.positions.max(done.positions);
+        self.causes.remove(&done.id);
         if !done.bounds.is_empty() {
             told.push(Report::Bounds(done.bounds));
         }
@@ -352,7 +384,21 @@ impl<const W: usize, const H: usize, B: Bitboard> Foreman<W, H, B> {
                             lead.waiting.remove(i);
                             self.unsent.push(own);
                         }
-                        None => lane.push(Order::Stop(own)),
+                        None => {
+                            let cause = match (lead.ended, lead.dispatch.held_job(w, id)) {
+                                (Some(None), _) => StopCause::Lead,
+                                (Some(Some(_)), _) => StopCause::Solved,
+                                (None, Some((_, true))) => StopCause::Guess,
+                                (None, Some((job, false)))
+                                    if lead.top.split_beside(&job.position) =>
+                                {
+                                    StopCause::Split
+                                }
+                                (None, _) => StopCause::Cut,
+                            };
+                            self.causes.insert(own, cause);
+                            lane.push(Order::Stop(own));
+                        }
                     }
                 }
                 // A dispatch of jobs sends nothing else mid-line.
@@ -423,6 +469,7 @@ mod tests {
             guesses: 0,
             group: 2,
             spare: 0,
+            beside: true,
         }
     }
 
@@ -505,7 +552,12 @@ mod tests {
                 ]);
                 let runs = windows.into_iter().zip([0, 3, 7]);
                 for ((window, shuffle), batch) in runs.flat_map(|run| [(run, 1), (run, 3)]) {
-                    let mut foreman = Foreman::<W, H, u64>::new(crew(4, stones, deepen));
+                    // A running lane job split beside its children's, or giving way.
+                    let crew = Crew {
+                        beside: shuffle != 3,
+                        ..crew(4, stones, deepen)
+                    };
+                    let mut foreman = Foreman::<W, H, u64>::new(crew);
                     let first = foreman.order(Order::Search(9, pos, window)).expect("a job");
                     let mut turn = 0;
                     let (reports, searched) = run_lanes(&mut foreman, first, batch, |n| {
@@ -536,8 +588,8 @@ mod tests {
         check::<6, 5>("34", 2, 2);
     }
 
-    /// A stop stops every lane job of the job that is out, and once they have reported, the
-    /// job is reported stopped; the lanes' bounds go to the worker as they come; a report
+    /// A stop stops every lane job of the job that is out (each stopped for that cause
+    /// until it reports), and once they have reported, the job is reported stopped; the lanes' bounds go to the worker as they come; a report
     /// of a lane job no job holds, and a job split twice, are refused.
     #[test]
     fn a_stop_reaches_every_lane_job() {
@@ -570,6 +622,10 @@ mod tests {
         stopped.sort_unstable();
         assert_eq!(stopped, ids);
         assert!(reports.is_empty(), "answered before its lane jobs");
+        // Each was stopped with its job, until it reports.
+        for &id in &ids {
+            assert_eq!(foreman.stop_cause(id), Some(StopCause::Lead));
+        }
         let last = ids.len() - 1;
         for (i, &id) in ids.iter().enumerate() {
             let outcome = Outcome {
@@ -581,6 +637,7 @@ mod tests {
             };
             let (orders, reports) = foreman.reports([Report::Done(outcome)]).expect("held");
             assert!(orders.is_empty());
+            assert_eq!(foreman.stop_cause(id), None);
             let done: Vec<_> = reports
                 .iter()
                 .filter_map(|r| match r {

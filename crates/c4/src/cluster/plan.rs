@@ -17,9 +17,9 @@ use super::manager::{STATE_EVERY, Setup};
 use super::pace::Pace;
 use super::worker::Route;
 use super::{
-    CREW_AHEAD, CREW_DEEPEN, CREW_GUESSES, GROUP, alone_before_release, crew_leaf_stones,
-    crew_manager_guesses, crew_spare, deepen, guesses, helps, leaf_empties, leaf_stones,
-    main_line_stones,
+    CREW_AHEAD, CREW_BESIDE, CREW_DEEPEN, CREW_GUESSES, GROUP, alone_before_release,
+    crew_leaf_stones, crew_manager_guesses, crew_spare, deepen, guesses, helps, leaf_empties,
+    leaf_stones, main_line_stones,
 };
 use crate::knobs::Knobs;
 use std::time::Duration;
@@ -88,6 +88,7 @@ impl Plan {
             guesses: CREW_GUESSES,
             group: GROUP,
             spare: crew_spare(threads),
+            beside: CREW_BESIDE,
         });
         let help = crew.is_none() && Knobs::flag(knobs.help).unwrap_or(helps(threads));
         // A worker of lanes is that many searches at once: it is held as many jobs, and

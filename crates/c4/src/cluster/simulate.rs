@@ -27,7 +27,7 @@
 //! compares with real runs is in docs/connect4/mpi.md.
 
 use super::KeyHash;
-use super::foreman::{Crew, Foreman};
+use super::foreman::{Crew, Foreman, StopCause};
 use super::manager::{Link, Manager, Setup};
 use super::sharing::SharingTable;
 use super::wire::{ToManager, ToWorker};
@@ -132,6 +132,9 @@ pub struct Report {
     pub jobs: (u64, u64),
     /// Ticks the workers spent on jobs that were stopped.
     pub stopped_ticks: u64,
+    /// The same, by why a worker's foreman stopped them, in the order of
+    /// [`STOP_CAUSES`]; the last, jobs no foreman stopped (workers without a crew).
+    pub stopped_by: [u64; STOP_CAUSES.len() + 1],
     /// Ticks the manager spent thinking ([`Costs::manager_rate`]).
     pub thinking: u64,
     /// The manager's own CPU time, charged or not: with no charge the run's events come in
@@ -147,6 +150,15 @@ pub struct Report {
     /// (the manager's, the intake's and the foremen's), and how many charges there were.
     pub clock: (Duration, u64),
 }
+
+/// The causes [`Report::stopped_by`] counts, in its order.
+pub const STOP_CAUSES: [StopCause; 5] = [
+    StopCause::Lead,
+    StopCause::Solved,
+    StopCause::Guess,
+    StopCause::Split,
+    StopCause::Cut,
+];
 
 impl Report {
     /// The share of the workers' time spent searching.
@@ -294,6 +306,7 @@ pub struct Cluster<const W: usize, const H: usize, B: Bitboard> {
     origin: Instant,
     busy: u64,
     stopped_ticks: u64,
+    stopped_by: [u64; STOP_CAUSES.len() + 1],
     jobs: (u64, u64),
     /// When the manager last got control back from the link (its time since then is its
     /// own thinking).
@@ -371,6 +384,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             origin: Instant::now(),
             busy: 0,
             stopped_ticks: 0,
+            stopped_by: [0; STOP_CAUSES.len() + 1],
             jobs: (0, 0),
             mark: None,
             thinking: 0,
@@ -451,6 +465,12 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
             } else {
                 self.jobs.1 += 1;
                 self.stopped_ticks += ticks;
+                let cause = worker
+                    .foreman
+                    .as_ref()
+                    .and_then(|f| f.stop_cause(running.id));
+                let at = cause.and_then(|cause| STOP_CAUSES.iter().position(|c| *c == cause));
+                self.stopped_by[at.unwrap_or(STOP_CAUSES.len())] += ticks;
             }
             let report = Reported::Done(Outcome {
                 id: running.id,
@@ -841,6 +861,7 @@ pub fn simulate<const W: usize, const H: usize, B: Bitboard>(
         busy: cluster.busy,
         jobs: cluster.jobs,
         stopped_ticks: cluster.stopped_ticks,
+        stopped_by: cluster.stopped_by,
         thinking: cluster.thinking,
         manager_cpu: cluster.manager_cpu,
         intake: cluster.intake,
@@ -979,8 +1000,8 @@ mod tests {
 
     /// Workers that split their jobs over their lanes ([`Crew`]) print one solve's score,
     /// strong and weak, whichever way stopped jobs are counted ([`Stops`]); their
-    /// foremen are charged when the manager is; the lanes' jobs are many more than the
-    /// manager's.
+    /// foremen are charged when the manager is, and name why each stopped job was
+    /// stopped.
     #[test]
     fn workers_that_split_their_jobs_solve_as_one_solve() {
         let root = Position::<6, 5, u64>::new();
@@ -1008,6 +1029,7 @@ mod tests {
                     guesses: 0,
                     group: 2,
                     spare: 0,
+                    beside: workers % 2 == 0,
                 };
                 let mut setup = setup(strength, 30, 1);
                 setup.leaf_empties = 30 - 5;
@@ -1018,6 +1040,10 @@ mod tests {
                 assert_eq!(report.foremen > 0, rate > 0.0, "{report:?}");
                 assert!(report.clock.1 > 0, "{report:?}");
                 assert!(report.busy_share(workers * crew.lanes) <= 1.0, "{report:?}");
+                // Every lane job stopped was stopped by its foreman, for one cause.
+                let by_cause = report.stopped_by.iter().sum::<u64>();
+                assert_eq!(by_cause, report.stopped_ticks, "{report:?}");
+                assert_eq!(report.stopped_by[STOP_CAUSES.len()], 0, "{report:?}");
             }
         }
     }

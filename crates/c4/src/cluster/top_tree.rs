@@ -68,6 +68,9 @@ pub struct TopTree<const W: usize, const H: usize, B: Bitboard> {
     /// The keys of the last step's jobs (those may be running), sorted when a split
     /// needs them.
     last_jobs: Vec<B>,
+    /// Whether a job split after it was asked stays asked beside its children's jobs
+    /// ([`TopTree::set_beside`]).
+    beside: bool,
 }
 
 impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
@@ -93,6 +96,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
             deepen: 0,
             searches: 0,
             last_jobs: Vec::new(),
+            beside: true,
         }
     }
 
@@ -115,6 +119,18 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     pub fn set_deepen(&mut self, deepen: u32, searches: usize) {
         self.deepen = deepen;
         self.searches = searches;
+    }
+
+    /// Whether a job split after a step asked for it ([`TopTree::set_deepen`]) stays asked
+    /// beside its children's jobs, whichever answers first (`true`, the default), or gives
+    /// way to them: no step asks for it again, so the one who runs it stops it.
+    ///
+    /// Why both: beside, the job's search is not lost where its children's are searched
+    /// from another table (the manager's workers); on one table (a worker's lanes) a job
+    /// stopped leaves what it found to its children, and beside them it searches again what
+    /// they search.
+    pub fn set_beside(&mut self, beside: bool) {
+        self.beside = beside;
     }
 
     /// Makes the jobs of the main line `stones` stones deeper than the others (never past
@@ -180,6 +196,12 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
     /// it was chosen and the window's value (`(min, max, med)`: is the score above `med`?).
     pub fn asking(&self) -> Option<(i32, i32, i32)> {
         self.asking.map(|(_, lo, hi, med)| (lo, hi, med))
+    }
+
+    /// Whether the job of `pos` was split while a step still asked for it, so that it ran
+    /// beside its children's jobs ([`TopTree::set_deepen`]).
+    pub fn split_beside(&self, pos: &Position<W, H, B>) -> bool {
+        self.nodes.split_beside(pos.symmetric_key())
     }
 
     /// Positions the manager expanded itself (each node once a null window).
@@ -324,7 +346,7 @@ impl<const W: usize, const H: usize, B: Bitboard> TopTree<W, H, B> {
         // A job split after it was asked may be running: it stays asked beside the jobs
         // under it until the node's value is known.
         let own = jobs.len();
-        if leaf && split.beside {
+        if leaf && split.beside && self.beside {
             jobs.push(self.job(pos, key, path, window));
         }
         let mut order = Order::new(&expansion, side, self.nodes.best(at));
@@ -721,21 +743,23 @@ mod tests {
     /// A step that needs fewer jobs than the searches splits its jobs, down to the set
     /// stones past the leaf depth and no further; a job the last step asked for and that is
     /// not yet answered, split, is still asked beside the jobs under it (it may be running:
-    /// a split never stops it); and the tree still gives one solve's answer. Without the
-    /// setting, every job is at the leaf depth and none lies under another.
+    /// a split never stops it), or, not beside, asked no more; and the tree still gives one
+    /// solve's answer. Without the setting, every job is at the leaf depth and none lies
+    /// under another.
     #[test]
     fn jobs_are_split_where_searches_would_wait() {
         let root = Position::<6, 5, u64>::new();
         let expected = Solver::<6, 5, u64>::new(4)
             .expect("4 MiB")
             .solve(&root, Strength::Strong);
-        for deepen in [0, 3] {
+        for (deepen, beside) in [(0, true), (3, true), (3, false)] {
             let mut top = TopTree::<6, 5, u64>::new(25, 2);
             top.set_alone(1);
             top.set_deepen(deepen, 64);
+            top.set_beside(beside);
             let mut solver = Solver::<6, 5, u64>::new(4).expect("4 MiB");
             let mut pending: HashSet<String> = HashSet::new();
-            let (mut deepest, mut kept_beside) = (0, 0);
+            let (mut deepest, mut kept_beside, mut gave_way) = (0, 0, 0);
             let score = loop {
                 match top.step(&root, "", Window::of(Strength::Strong), 0) {
                     Step::Solved(range) => break finish(*range.start(), Strength::Strong),
@@ -746,14 +770,17 @@ mod tests {
                             assert!((5..=5 + deepen).contains(&stones), "{deepen}: {job:?}");
                             deepest = deepest.max(stones);
                             // A job asked before (it may be running) that a split put this
-                            // one under is still asked: split, never stopped.
+                            // one under is still asked beside it: split, never stopped; or
+                            // not beside, asked no more.
                             for cut in 5..job.moves.len() {
                                 if pending.contains(&job.moves[..cut]) {
-                                    assert!(
+                                    assert_eq!(
                                         asked.contains(&job.moves[..cut]),
-                                        "{job:?} lies under a job asked before and no more"
+                                        beside,
+                                        "{job:?} under a job asked before"
                                     );
-                                    kept_beside += 1;
+                                    kept_beside += usize::from(beside);
+                                    gave_way += usize::from(!beside);
                                 }
                             }
                         }
@@ -770,9 +797,9 @@ mod tests {
             assert_eq!(score, expected, "deepen {deepen}");
             assert_eq!(deepest, 5 + deepen, "deepen {deepen}: the deepest job");
             assert_eq!(
-                kept_beside > 0,
-                deepen > 0,
-                "deepen {deepen}: {kept_beside}"
+                (kept_beside > 0, gave_way > 0),
+                (deepen > 0 && beside, deepen > 0 && !beside),
+                "deepen {deepen}, beside {beside}: {kept_beside}, {gave_way}"
             );
         }
     }

@@ -294,6 +294,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Nodes<W, H, B> {
         self.nodes[at as usize].split
     }
 
+    /// Whether the job of the node of `key` was split while it was asked (false for a key
+    /// of no node).
+    pub(super) fn split_beside(&self, key: B) -> bool {
+        self.index
+            .get(&key)
+            .is_some_and(|&at| self.nodes[at as usize].split.beside)
+    }
+
     /// Splits the job of the node of `key`, which a step had asked for before if `asked`;
     /// whether it was not split before. A key of no node (no step met it) is left alone.
     pub(super) fn set_split(&mut self, key: B, asked: bool) -> bool {

@@ -636,6 +636,7 @@ mod tests {
                 group: 2,
                 // Three lane jobs more wait in the lanes' queue.
                 spare: 3,
+                beside: true,
             };
             Threaded::start_crew(pool, 20, Route::alone(), crew)
         };
