@@ -260,6 +260,7 @@ mod tests {
         let p = plan(40, 17, 16, false, knobs());
         let crew = p.crew.expect("a crew");
         assert_eq!((crew.lanes, crew.stones, crew.deepen), (16, 2, CREW_DEEPEN));
+        assert_eq!(crew.beside, CREW_BESIDE);
         assert_eq!(p.manager.searches, 16);
         assert_eq!(p.manager.policy.ahead, CREW_AHEAD);
         // Its jobs shallower than sixteen searches' and a guess a worker.
