@@ -66,8 +66,9 @@ pub enum StopCause {
     /// It was a guess no step guessed or needed any more, or one that gave way to a needed
     /// lane job.
     Guess,
-    /// Its position was split while it ran, and its children's jobs (or a brother's
-    /// cutoff) settled it first.
+    /// Its position was split while it ran: it gave way to its children's jobs
+    /// ([`Crew::beside`] false), or beside them they (or a brother's cutoff) settled it
+    /// first.
     Split,
     /// A brother's cutoff made it needless.
     Cut,
@@ -589,8 +590,9 @@ mod tests {
     }
 
     /// A stop stops every lane job of the job that is out (each stopped for that cause
-    /// until it reports), and once they have reported, the job is reported stopped; the lanes' bounds go to the worker as they come; a report
-    /// of a lane job no job holds, and a job split twice, are refused.
+    /// until it reports), and once they have reported, the job is reported stopped; the
+    /// lanes' bounds go to the worker as they come; a report of a lane job no job holds, and
+    /// a job split twice, are refused.
     #[test]
     fn a_stop_reaches_every_lane_job() {
         let pos = Position::<6, 5, u64>::from_moves("33").expect("a position");
