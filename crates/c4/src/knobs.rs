@@ -195,7 +195,7 @@ knobs! {
         "Under `mpirun`, microseconds a rank that finds no message yields its core after the last message before it sleeps between looks (0: it always sleeps).";
     MPI_CREW crew: u32 = "TRANSPO_C4_MPI_CREW" in 0..=64,
         "stones below the manager's job a worker splits it to", default "0: no split",
-        "Under `mpirun`, a worker of lanes splits each job the manager sends over its lanes with a top tree of its own, into jobs this many stones deeper (the manager then holds it one job, as one search), one more a lane waiting in the lanes' queue; 0, each lane takes the manager's jobs.";
+        "Under `mpirun`, a worker of lanes splits each job the manager sends over its lanes with a top tree of its own, into jobs this many stones deeper (the manager then holds it one job, as one search), one more a lane waiting in the lanes' queue; a lane job it splits while it runs gives way to its children's; 0, each lane takes the manager's jobs.";
     MPI_GUESS guess: u32 = "TRANSPO_C4_MPI_GUESS" in 0..=4096,
         "jobs guessed ahead", default "1 a worker up to 2 one-thread workers or with a crew, else 0",
         "Under `mpirun`, jobs the manager guesses ahead of young brothers wait for workers that would otherwise wait.";
