@@ -290,6 +290,8 @@ struct SimWorker<const W: usize, const H: usize, B: Bitboard> {
     deferred: Vec<Reported>,
     /// Positions counted on this line.
     counted: u64,
+    /// The tick of its last event: its own clock, which an event never puts back.
+    at: u64,
 }
 
 /// The virtual cluster: a [`Link`] whose workers live in virtual time.
@@ -372,6 +374,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
                     free_at: 0,
                     deferred: Vec::new(),
                     counted: 0,
+                    at: 0,
                 })
             })
             .collect::<Result<Vec<_>, Failure>>()?;
@@ -414,11 +417,12 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         let flush = (!worker.deferred.is_empty()).then_some(worker.free_at);
         let arrival = worker.inbox.front().map(|(t, _)| *t);
         let end = worker.running.iter().map(|r| r.end).min();
-        // A foreman's lane jobs wait for it only until they are given ([`Self::relay`]).
+        // A foreman's lane jobs wait for it only until they are given ([`Self::relay`]); a
+        // job waiting while every lane was busy starts when one is free, not before.
         let gate = if worker.foreman.is_some() {
-            0
+            worker.at
         } else {
-            worker.free_at
+            worker.free_at.max(worker.at)
         };
         let take = (worker.running.len() < self.lanes)
             .then(|| worker.orders.front().map(|(a, _)| gate.max(*a)))
@@ -433,6 +437,13 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
     /// What the worker refuses ([`Worker::take`], [`Worker::report`]).
     fn run_event(&mut self, w: usize, t: u64) -> Result<(), Failure> {
         let trouble = |e: Failure| Failure::run(format!("worker {w}: {}", e.message()));
+        if t < self.workers[w].at {
+            return Err(Failure::run(format!(
+                "worker {w}: an event at tick {t}, after one at tick {}",
+                self.workers[w].at
+            )));
+        }
+        self.workers[w].at = t;
         if !self.workers[w].deferred.is_empty() && self.workers[w].free_at <= t {
             let reports = std::mem::take(&mut self.workers[w].deferred);
             return self.hand_over(w, t, reports);
@@ -1001,7 +1012,8 @@ mod tests {
     /// Workers that split their jobs over their lanes ([`Crew`]) print one solve's score,
     /// strong and weak, whichever way stopped jobs are counted ([`Stops`]); their
     /// foremen are charged when the manager is, and name why each stopped job was
-    /// stopped.
+    /// stopped. Lane jobs wait in the queue while every lane is busy (spare jobs, guesses),
+    /// and none starts before a lane is free: a worker's clock never goes back.
     #[test]
     fn workers_that_split_their_jobs_solve_as_one_solve() {
         let root = Position::<6, 5, u64>::new();
@@ -1026,9 +1038,9 @@ mod tests {
                     stones: 2,
                     deepen: 2,
                     alone: 1,
-                    guesses: 0,
+                    guesses: workers % 2,
                     group: 2,
-                    spare: 0,
+                    spare: workers / 2,
                     beside: workers % 2 == 0,
                 };
                 let mut setup = setup(strength, 30, 1);
