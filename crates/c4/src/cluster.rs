@@ -115,12 +115,12 @@ pub const CREW_DEEPEN: u32 = 4;
 /// children's jobs ([`TopTree::set_beside`]): no. Its lanes share one table, so the job
 /// stopped leaves its children what it found. In virtual time, 8×5 strong, 16 workers: at
 /// 4 lanes 21.43–22.62× one search with the job giving way against 16.85–18.39× beside
-/// (positions 2.52–2.66× against 3.30–3.57×); at 16 lanes 40.33× against 37.52–41.83× (positions 4.71×
-/// against 5.12–5.53×); with stopped jobs counted whole, 89.34× against 88.11× at 4 lanes
-/// (docs/connect4/mpi.md, 2026-12-01, “a split lane job gives way”). Those runs let a
-/// queued lane job start before a lane was free; with that fixed, giving way reads
-/// 20.09–22.04× at 4 lanes and 42.94–45.29× at 16 (the same notebook, “the simulator's
-/// lanes started queued jobs early”).
+/// (positions 2.52–2.66× against 3.30–3.57×); at 16 lanes 40.33× against 37.52–41.83×
+/// (positions 4.71× against 5.12–5.53×); with stopped jobs counted whole, 89.34× against
+/// 88.11× at 4 lanes (docs/connect4/mpi.md, 2026-12-01, “a split lane job gives way”).
+/// Those runs let a queued lane job start before a lane was free; with that fixed, giving
+/// way reads 20.09–22.04× at 4 lanes and 42.94–45.29× at 16 (the same notebook, “the
+/// simulator's lanes started queued jobs early”).
 pub const CREW_BESIDE: bool = false;
 
 /// Lane jobs a worker's own tree guesses ahead of young brothers wait, for lanes that would
