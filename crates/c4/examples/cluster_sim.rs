@@ -70,6 +70,10 @@ struct Args {
     /// solve).
     #[arg(long)]
     manager_time: bool,
+    /// The share of the foremen's time charged with `--manager-time`, from 0 (none: what
+    /// their time costs the run) to 1 (all, the default).
+    #[arg(long, default_value_t = 1.0)]
+    foreman_charge: f64,
     /// MiB of each worker's table (and one solve's).
     #[arg(long, default_value_t = 128)]
     hash_mib: u64,
@@ -105,6 +109,17 @@ struct Args {
 }
 
 fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), Failure> {
+    if !(0.0..=1.0).contains(&args.foreman_charge) {
+        return Err(Failure::usage(format!(
+            "--foreman-charge {}: a share from 0 to 1",
+            args.foreman_charge
+        )));
+    }
+    if args.foreman_charge != 1.0 && !args.manager_time {
+        return Err(Failure::usage(
+            "--foreman-charge: only with --manager-time (the foremen's time is charged only then)",
+        ));
+    }
     let strength = if args.weak {
         Strength::Weak
     } else {
@@ -153,6 +168,11 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             ..Knobs::default()
         };
         let plan = Plan::new(squares, workers + 1, args.lanes, strength, false, &knobs);
+        if args.foreman_charge != 1.0 && plan.crew.is_none() {
+            return Err(Failure::usage(
+                "--foreman-charge: only for workers with foremen (--crew-stones, several --lanes)",
+            ));
+        }
         let crew = plan.crew.map(|crew| Crew {
             deepen: args.crew_deepen.unwrap_or(crew.deepen),
             alone: args.crew_alone.unwrap_or(crew.alone),
@@ -175,6 +195,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             manager_rate: if args.manager_time { rate } else { 0.0 },
             min_nodes: args.min_nodes,
             stops,
+            foreman_share: args.foreman_charge,
         };
         let r = simulate::<W, H, B>(
             "",

@@ -58,6 +58,9 @@ pub struct Costs {
     pub min_nodes: u64,
     /// What a job stopped while it searches costs and leaves ([`Stops`]).
     pub stops: Stops,
+    /// The share of a foreman's time charged to its worker (at [`Costs::manager_rate`]): 1,
+    /// all of it; 0, none, so that a run shows what the foremen's time costs it.
+    pub foreman_share: f64,
 }
 
 /// What a job stopped while it searches costs in ticks and leaves in its worker's table.
@@ -92,6 +95,7 @@ impl Default for Costs {
             manager_rate: 0.0,
             min_nodes: 1,
             stops: Stops::Cut,
+            foreman_share: 1.0,
         }
     }
 }
@@ -555,7 +559,8 @@ impl<const W: usize, const H: usize, B: Bitboard> Cluster<W, H, B> {
         let mut ready = t;
         if self.workers[w].foreman.is_some() {
             let spent = self.spent_since(started);
-            let ticks = (spent.as_secs_f64() * self.costs.manager_rate) as u64;
+            let rate = self.costs.manager_rate * self.costs.foreman_share;
+            let ticks = (spent.as_secs_f64() * rate) as u64;
             let worker = &mut self.workers[w];
             worker.free_at = worker.free_at.max(t) + ticks;
             ready = worker.free_at;
@@ -1011,7 +1016,7 @@ mod tests {
 
     /// Workers that split their jobs over their lanes ([`Crew`]) print one solve's score,
     /// strong and weak, whichever way stopped jobs are counted ([`Stops`]); their
-    /// foremen are charged when the manager is, and name why each stopped job was
+    /// foremen are charged when the manager is (unless their share is none), and name why each stopped job was
     /// stopped. Lane jobs wait in the queue while every lane is busy (spare jobs, guesses),
     /// and none starts before a lane is free: a worker's clock never goes back.
     #[test]
@@ -1021,16 +1026,19 @@ mod tests {
             let expected = Solver::<6, 5, u64>::new(4)
                 .expect("4 MiB")
                 .solve(&root, strength);
+            // The workers, how stops count, the manager's rate and the foremen's share.
             let runs = [
-                (1, Stops::Cut, 0.0),
-                (3, Stops::Whole, 0.0),
-                (4, Stops::Partial, 1e7),
-                (2, Stops::Partial, 0.0),
+                (1, Stops::Cut, 0.0, 1.0),
+                (3, Stops::Whole, 0.0, 1.0),
+                (4, Stops::Partial, 1e7, 1.0),
+                (2, Stops::Partial, 0.0, 1.0),
+                (4, Stops::Partial, 1e7, 0.0),
             ];
-            for (workers, stops, rate) in runs {
+            for (workers, stops, rate, share) in runs {
                 let costs = Costs {
                     manager_rate: rate,
                     stops,
+                    foreman_share: share,
                     ..Costs::default()
                 };
                 let crew = Crew {
@@ -1049,7 +1057,11 @@ mod tests {
                     simulate::<6, 5, u64>("", workers, Lanes::Crew(crew), &setup, 4, 12, costs)
                         .expect("a solve");
                 assert_eq!(report.score, expected, "{strength:?} {workers} workers");
-                assert_eq!(report.foremen > 0, rate > 0.0, "{report:?}");
+                assert_eq!(report.foremen > 0, rate * share > 0.0, "{report:?}");
+                if share == 0.0 {
+                    // The manager is charged still.
+                    assert!(report.thinking > 0, "{report:?}");
+                }
                 assert!(report.clock.1 > 0, "{report:?}");
                 assert!(report.busy_share(workers * crew.lanes) <= 1.0, "{report:?}");
                 // Every lane job stopped was stopped by its foreman, for one cause.
