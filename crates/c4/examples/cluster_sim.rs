@@ -125,6 +125,41 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
     } else {
         Strength::Strong
     };
+    let stops = match args.stops.as_str() {
+        "cut" => Stops::Cut,
+        "whole" => Stops::Whole,
+        "partial" => Stops::Partial,
+        other => {
+            return Err(Failure::usage(format!(
+                "--stops {other}: cut, whole or partial"
+            )));
+        }
+    };
+    let squares = (W * H) as u32;
+    let leaf = args
+        .leaf_stones
+        .map(|stones| squares.saturating_sub(stones));
+    let knobs = Knobs {
+        leaf,
+        alone: args.alone,
+        alone_all: args.alone_all,
+        ahead: args.ahead.map(|ahead| match args.crew_stones {
+            Some(_) => ahead as u32,
+            None => ahead.max(args.lanes) as u32,
+        }),
+        guess: args.guesses,
+        crew: args.crew_stones,
+        ..Knobs::default()
+    };
+    // Whether workers have foremen does not depend on their count.
+    let crews = Plan::new(squares, 2, args.lanes, strength, false, &knobs)
+        .crew
+        .is_some();
+    if args.foreman_charge != 1.0 && !crews {
+        return Err(Failure::usage(
+            "--foreman-charge: only for workers with foremen (--crew-stones, several --lanes)",
+        ));
+    }
     let mut one = Solver::<W, H, B>::new(args.hash_mib)
         .map_err(|e| Failure::usage(format!("--hash-mib: {e}")))?;
     // The rate by the thread's CPU time, as the manager's work is charged: a busy machine
@@ -138,41 +173,10 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         args.board,
         rate / 1e6
     );
-    let stops = match args.stops.as_str() {
-        "cut" => Stops::Cut,
-        "whole" => Stops::Whole,
-        "partial" => Stops::Partial,
-        other => {
-            return Err(Failure::usage(format!(
-                "--stops {other}: cut, whole or partial"
-            )));
-        }
-    };
-    let squares = (W * H) as u32;
     for &workers in &args.workers {
         // The binary's plan for that many workers (`cluster::plan`), with this run's flags
         // over it as the knobs would be.
-        let leaf = args
-            .leaf_stones
-            .map(|stones| squares.saturating_sub(stones));
-        let knobs = Knobs {
-            leaf,
-            alone: args.alone,
-            alone_all: args.alone_all,
-            ahead: args.ahead.map(|ahead| match args.crew_stones {
-                Some(_) => ahead as u32,
-                None => ahead.max(args.lanes) as u32,
-            }),
-            guess: args.guesses,
-            crew: args.crew_stones,
-            ..Knobs::default()
-        };
         let plan = Plan::new(squares, workers + 1, args.lanes, strength, false, &knobs);
-        if args.foreman_charge != 1.0 && plan.crew.is_none() {
-            return Err(Failure::usage(
-                "--foreman-charge: only for workers with foremen (--crew-stones, several --lanes)",
-            ));
-        }
         let crew = plan.crew.map(|crew| Crew {
             deepen: args.crew_deepen.unwrap_or(crew.deepen),
             alone: args.crew_alone.unwrap_or(crew.alone),
