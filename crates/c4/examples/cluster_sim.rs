@@ -135,6 +135,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
             )));
         }
     };
+    // This run's flags as the knobs would set them.
     let squares = (W * H) as u32;
     let leaf = args
         .leaf_stones
@@ -174,8 +175,7 @@ fn run<const W: usize, const H: usize, B: Bitboard>(args: &Args) -> Result<(), F
         rate / 1e6
     );
     for &workers in &args.workers {
-        // The binary's plan for that many workers (`cluster::plan`), with this run's flags
-        // over it as the knobs would be.
+        // The binary's plan for that many workers (`cluster::plan`), the knobs over it.
         let plan = Plan::new(squares, workers + 1, args.lanes, strength, false, &knobs);
         let crew = plan.crew.map(|crew| Crew {
             deepen: args.crew_deepen.unwrap_or(crew.deepen),

@@ -1017,8 +1017,9 @@ mod tests {
     /// Workers that split their jobs over their lanes ([`Crew`]) print one solve's score,
     /// strong and weak, whichever way stopped jobs are counted ([`Stops`]); their foremen
     /// are charged when the manager is (unless their share is none), and name why each
-    /// stopped job was stopped. Lane jobs wait in the queue while every lane is busy (spare jobs, guesses),
-    /// and none starts before a lane is free: a worker's clock never goes back.
+    /// stopped job was stopped. Lane jobs wait in the queue while every lane is busy (spare
+    /// jobs, guesses), and none starts before a lane is free: a worker's clock never goes
+    /// back.
     #[test]
     fn workers_that_split_their_jobs_solve_as_one_solve() {
         let root = Position::<6, 5, u64>::new();
